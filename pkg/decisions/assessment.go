@@ -1,0 +1,208 @@
+package decisions
+
+import (
+	"math"
+	"strconv"
+)
+
+// Block and axis indices of a self-assessment: Std and AxisLevel are indexed
+// by block*3 + axis, BlockLevel by block.
+const (
+	BlockPosition    = 0
+	BlockVelocity    = 1
+	BlockOrientation = 2
+
+	AxisX = 0
+	AxisY = 1
+	AxisZ = 2
+)
+
+// SelfAssessment is the agent's classificatory claim about what its belief
+// declares to know (ADR-0020), one per belief stamp; its fields mirror
+// BeliefSelfAssessment.msg.
+//
+// A standard deviation that is "none" (no covariance, or a negative or
+// non-finite diagonal entry) is NaN, as on the wire; canonical JSON writes it
+// as null. The struct is a plain value: copying it copies everything.
+type SelfAssessment struct {
+	// BeliefStampSimNs is the stamp of the VehicleState this assessment describes.
+	BeliefStampSimNs int64
+	// Std holds the per-axis standard deviations, index block*3+axis
+	// (position x,y,z in m; velocity x,y,z in m/s; orientation x,y,z in rad).
+	Std [9]float64
+	// AxisLevel holds the per-axis levels, indexed like Std.
+	AxisLevel [9]Level
+	// BlockLevel holds the position, velocity and orientation overall levels.
+	BlockLevel [3]Level
+	// OverallLevel is the worst of the three blocks.
+	OverallLevel Level
+	// ThresholdsUsed are the thresholds that produced the levels, inline.
+	ThresholdsUsed Thresholds
+	// ThresholdsSHA256 is the claimed SHA-256 of ThresholdsUsed' canonical JSON.
+	ThresholdsSHA256 string
+	// CovarianceAvailable says whether the belief carried a covariance at all.
+	CovarianceAvailable bool
+	// SchemaVersion is 1.
+	SchemaVersion uint8
+}
+
+var blockNames = [3]string{"position", "velocity", "orientation"}
+var axisNames = [3]string{"x", "y", "z"}
+var blockUnits = [3]string{"m", "mps", "rad"}
+
+// The .msg field names of Std[i] (e.g. "velocity_axis_y_std_mps") and
+// AxisLevel[i], built once so canonical JSON does not allocate them.
+var stdFields, levelFields = func() (std, level [9]string) {
+	for i := range std {
+		std[i] = blockNames[i/3] + "_axis_" + axisNames[i%3] + "_std_" + blockUnits[i/3]
+		level[i] = blockNames[i/3] + "_axis_" + axisNames[i%3] + "_level"
+	}
+	return std, level
+}()
+
+func stdField(i int) string   { return stdFields[i] }
+func levelField(i int) string { return levelFields[i] }
+
+// Validate applies the reference's validation: belief stamp >= 0, valid
+// thresholds, thresholds_sha256 of 64 lowercase hex characters, schema
+// version 1, every level in range. Like the reference it does not require
+// the levels to follow from the standard deviations, nor the claimed
+// thresholds hash to match the thresholds: Consistency reports those.
+func (a *SelfAssessment) Validate() error {
+	if a.BeliefStampSimNs < 0 {
+		return invalid("BeliefSelfAssessment", "belief_stamp_sim_ns", a.BeliefStampSimNs, "must be >= 0")
+	}
+	for i, l := range a.AxisLevel {
+		if !l.Valid() {
+			return invalid("BeliefSelfAssessment", levelField(i), uint8(l), "must be 0 (known), 1 (uncertain) or 2 (unknown)")
+		}
+	}
+	for b, l := range a.BlockLevel {
+		if !l.Valid() {
+			return invalid("BeliefSelfAssessment", blockNames[b]+"_overall_level", uint8(l), "must be 0 (known), 1 (uncertain) or 2 (unknown)")
+		}
+	}
+	if !a.OverallLevel.Valid() {
+		return invalid("BeliefSelfAssessment", "overall_level", uint8(a.OverallLevel), "must be 0 (known), 1 (uncertain) or 2 (unknown)")
+	}
+	if err := a.ThresholdsUsed.Validate(); err != nil {
+		return err
+	}
+	if !isSHA256Hex(a.ThresholdsSHA256) {
+		return invalid("BeliefSelfAssessment", "thresholds_sha256", a.ThresholdsSHA256, "must be 64 lowercase hex characters")
+	}
+	if a.SchemaVersion != SchemaVersion {
+		return invalid("BeliefSelfAssessment", "schema_version", a.SchemaVersion, "must be 1")
+	}
+	return nil
+}
+
+// Inconsistency is something a self-assessment claims that its own content
+// contradicts, but that the reference accepts (so hashes and decisions stay
+// identical to it). Auditors and diagnostics report them.
+type Inconsistency struct {
+	Field  string // .msg field name
+	Detail string // what disagrees with what
+}
+
+// Consistency lists what the reference tolerates but an auditor should see:
+// an axis level that does not follow from its std and the thresholds, a block
+// or overall level that is not the worst of its parts, a thresholds_sha256
+// that is not the hash of thresholds_used, covariance_available disagreeing
+// with the presence of standard deviations (false while some std is given;
+// true with every std none is what a covariance of non-finite or negative
+// diagonal entries produces, so it is not reported). The list is empty for anything
+// Assess produced. Call it on a valid assessment.
+func (a *SelfAssessment) Consistency() []Inconsistency {
+	var out []Inconsistency
+	for i, std := range a.Std {
+		known, unknown := a.ThresholdsUsed.Block(i / 3)
+		if want := classify(std, known, unknown); want != a.AxisLevel[i] {
+			out = append(out, Inconsistency{levelField(i),
+				"claims " + a.AxisLevel[i].String() + " but " + stdField(i) + " " + FormatFloat(std) + " classifies as " + want.String()})
+		}
+	}
+	for b := 0; b < 3; b++ {
+		if w := Worst(a.AxisLevel[3*b], a.AxisLevel[3*b+1], a.AxisLevel[3*b+2]); w != a.BlockLevel[b] {
+			out = append(out, Inconsistency{blockNames[b] + "_overall_level",
+				"claims " + a.BlockLevel[b].String() + " but the worst of its axes is " + w.String()})
+		}
+	}
+	if w := Worst(a.BlockLevel[:]...); w != a.OverallLevel {
+		out = append(out, Inconsistency{"overall_level",
+			"claims " + a.OverallLevel.String() + " but the worst of its blocks is " + w.String()})
+	}
+	if h := a.ThresholdsUsed.SHA256(); h != a.ThresholdsSHA256 {
+		out = append(out, Inconsistency{"thresholds_sha256", "claims " + a.ThresholdsSHA256 + " but thresholds_used hashes to " + h})
+	}
+	anyStd := false
+	for _, s := range a.Std {
+		if !math.IsNaN(s) {
+			anyStd = true
+		}
+	}
+	if anyStd && !a.CovarianceAvailable {
+		out = append(out, Inconsistency{"covariance_available", "false, yet standard deviations are present"})
+	}
+	return out
+}
+
+// AppendCanonicalJSON appends the canonical JSON of a: every field, keys
+// sorted, thresholds_used nested with its own sorted keys, levels as their
+// names, a none std as null.
+func (a *SelfAssessment) AppendCanonicalJSON(b []byte) []byte {
+	b = append(b, `{"belief_stamp_sim_ns":`...)
+	b = appendInt(b, a.BeliefStampSimNs)
+	b = append(b, `,"covariance_available":`...)
+	b = appendBool(b, a.CovarianceAvailable)
+	b = a.appendBlock(b, BlockOrientation)
+	b = append(b, `,"overall_level":"`...)
+	b = append(b, a.OverallLevel.String()...)
+	b = append(b, '"')
+	b = a.appendBlock(b, BlockPosition)
+	b = append(b, `,"schema_version":`...)
+	b = appendUint(b, uint64(a.SchemaVersion))
+	b = append(b, `,"thresholds_sha256":`...)
+	b = appendJSONString(b, a.ThresholdsSHA256)
+	b = append(b, `,"thresholds_used":`...)
+	b = a.ThresholdsUsed.AppendCanonicalJSON(b)
+	b = a.appendBlock(b, BlockVelocity)
+	return append(b, '}')
+}
+
+// appendBlock writes one block's keys in sorted order:
+// <block>_axis_{x,y,z}_{level,std_<unit>} then <block>_overall_level.
+// "level" sorts before "std", and every block's keys are contiguous.
+func (a *SelfAssessment) appendBlock(b []byte, block int) []byte {
+	for axis := 0; axis < 3; axis++ {
+		i := block*3 + axis
+		b = append(b, `,"`...)
+		b = append(b, levelField(i)...)
+		b = append(b, `":"`...)
+		b = append(b, a.AxisLevel[i].String()...)
+		b = append(b, `","`...)
+		b = append(b, stdField(i)...)
+		b = append(b, `":`...)
+		b = appendOptFloat(b, a.Std[i])
+	}
+	b = append(b, `,"`...)
+	b = append(b, blockNames[block]...)
+	b = append(b, `_overall_level":"`...)
+	b = append(b, a.BlockLevel[block].String()...)
+	return append(b, '"')
+}
+
+// CanonicalJSON returns the canonical JSON of a.
+func (a *SelfAssessment) CanonicalJSON() []byte { return a.AppendCanonicalJSON(make([]byte, 0, 1536)) }
+
+// SHA256 returns the lowercase hex SHA-256 of a's canonical JSON: the value a
+// rationale carries as self_assessment_sha256.
+func (a *SelfAssessment) SHA256() string {
+	var buf [1536]byte
+	return hashHex(a.AppendCanonicalJSON(buf[:0]))
+}
+
+// String summarises a for logs.
+func (a *SelfAssessment) String() string {
+	return "self-assessment@" + strconv.FormatInt(a.BeliefStampSimNs, 10) + " overall " + a.OverallLevel.String()
+}

@@ -1,0 +1,89 @@
+package decisions
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Policy maps a decision context to a decision (ADR-0021). Decide must be a
+// pure function of the context: no clock, no randomness, no I/O, no state
+// carried between calls, so that re-running the policy on a context rebuilt
+// from a recording gives the identical decision.
+type Policy interface {
+	// ID is the policy's stable identifier, recorded in every rationale:
+	// ^[a-z][a-z0-9_]*$, 1 to 64 characters.
+	ID() string
+	// Decide returns the decision for c; its stamp must be c's belief stamp.
+	Decide(c Context) (Decision, error)
+}
+
+// ErrUnknownPolicy is returned by LookupPolicy for an id it does not know.
+var ErrUnknownPolicy = errors.New("unknown policy")
+
+// LookupPolicy returns the built-in policy with the given id.
+func LookupPolicy(id string) (Policy, error) {
+	for _, p := range builtinPolicies {
+		if p.ID() == id {
+			return p, nil
+		}
+	}
+	return nil, fmt.Errorf("%w %q (known: %v)", ErrUnknownPolicy, id, PolicyIDs())
+}
+
+// PolicyIDs lists the ids of the built-in policies.
+func PolicyIDs() []string {
+	ids := make([]string, len(builtinPolicies))
+	for i, p := range builtinPolicies {
+		ids[i] = p.ID()
+	}
+	return ids
+}
+
+var builtinPolicies = []Policy{ReferencePolicy{}}
+
+// DecideWithRationale runs p on c and binds the decision to its inputs: the
+// rationale carries the decision, the belief stamp, the SHA-256 of the
+// context's self-assessment (empty when there is none) and p's id. The
+// context, the decision and the rationale are validated; any violation is an
+// error and nothing is returned.
+func DecideWithRationale(p Policy, c Context) (Decision, Rationale, error) {
+	if err := c.Validate(); err != nil {
+		return Decision{}, Rationale{}, err
+	}
+	d, err := p.Decide(c)
+	if err != nil {
+		return Decision{}, Rationale{}, fmt.Errorf("policy %s at belief stamp %d: %w", p.ID(), c.BeliefStampSimNs, err)
+	}
+	if err := d.Validate(); err != nil {
+		return Decision{}, Rationale{}, fmt.Errorf("policy %s: %w", p.ID(), err)
+	}
+	if d.DecisionStampSimNs != c.BeliefStampSimNs {
+		return Decision{}, Rationale{}, fmt.Errorf("policy %s: %w", p.ID(), invalid("Decision", "decision_stamp_sim_ns",
+			d.DecisionStampSimNs, fmt.Sprintf("must equal the context's belief stamp %d", c.BeliefStampSimNs)))
+	}
+	r := Rationale{
+		Decision:             d,
+		BeliefStampSimNs:     c.BeliefStampSimNs,
+		SelfAssessmentSHA256: c.SelfAssessmentSHA256(),
+		PolicyID:             p.ID(),
+		SchemaVersion:        SchemaVersion,
+	}
+	if err := r.Validate(); err != nil {
+		return Decision{}, Rationale{}, fmt.Errorf("policy %s: %w", p.ID(), err)
+	}
+	return d, r, nil
+}
+
+// DecideAndPublish decides with rationale and publishes both to s. On a
+// publish failure the decision and rationale are still returned with the
+// error, so the caller knows what was not delivered.
+func DecideAndPublish(p Policy, c Context, s Sink) (Decision, Rationale, error) {
+	d, r, err := DecideWithRationale(p, c)
+	if err != nil {
+		return d, r, err
+	}
+	if err := s.Publish(d, r); err != nil {
+		return d, r, fmt.Errorf("publish %s: %w", d, err)
+	}
+	return d, r, nil
+}
