@@ -68,7 +68,17 @@ func appendOptFloat(b []byte, f float64) []byte {
 func appendJSONString(b []byte, s string) []byte {
 	const hexDigits = "0123456789abcdef"
 	b = append(b, '"')
-	for i := 0; i < len(s); {
+	// Fast path: hashes and identifiers need no escaping at all.
+	plain := 0
+	for plain < len(s) {
+		c := s[plain]
+		if c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+			break
+		}
+		plain++
+	}
+	b = append(b, s[:plain]...)
+	for i := plain; i < len(s); {
 		c := s[i]
 		if c >= utf8.RuneSelf {
 			r, size := utf8.DecodeRuneInString(s[i:])
