@@ -1,0 +1,199 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/ghost-robotics/ghost/pkg/decisions"
+)
+
+// Options configure the simulated flight. The zero value of a field means its
+// default.
+type Options struct {
+	// Duration is the simulated flight time (default 120 s).
+	Duration time.Duration
+	// RateHz is the belief publication rate (default 50 Hz, at most 10 kHz).
+	RateHz float64
+	// Thresholds classify the simulator's own beliefs into self-assessments
+	// (required: the node's configured thresholds).
+	Thresholds decisions.Thresholds
+	// BeliefLatency is how long after its stamp a belief reaches the node
+	// (default 4 ms).
+	BeliefLatency time.Duration
+	// AssessmentLatency is how long after its stamp a self-assessment reaches
+	// the node (default 6 ms). Every fifth assessment instead arrives
+	// AssessmentLatency/2 after its stamp, before its belief, as happens
+	// across ROS 2 topics.
+	AssessmentLatency time.Duration
+}
+
+func (o Options) withDefaults() (Options, error) {
+	if o.Duration == 0 {
+		o.Duration = 120 * time.Second
+	}
+	if o.RateHz == 0 {
+		o.RateHz = 50
+	}
+	if o.BeliefLatency == 0 {
+		o.BeliefLatency = 4 * time.Millisecond
+	}
+	if o.AssessmentLatency == 0 {
+		o.AssessmentLatency = 6 * time.Millisecond
+	}
+	switch {
+	case o.Duration < 0:
+		return o, fmt.Errorf("sim: duration %v: must be > 0", o.Duration)
+	case !(o.RateHz > 0 && o.RateHz <= 10000):
+		return o, fmt.Errorf("sim: rate %v Hz: must be in (0, 10000]", o.RateHz)
+	case o.BeliefLatency < 0 || o.AssessmentLatency < 0:
+		return o, errors.New("sim: latencies must be >= 0")
+	}
+	if err := o.Thresholds.Validate(); err != nil {
+		return o, fmt.Errorf("sim: thresholds: %w", err)
+	}
+	return o, nil
+}
+
+// EventKind says what a simulated publication is.
+type EventKind uint8
+
+// The three publications of the simulated vehicle.
+const (
+	EventBelief EventKind = iota
+	EventAssessment
+	EventPerception
+)
+
+// Event is one publication of the simulated vehicle and the time it reaches
+// the node. Exactly one of the payload fields is set, as Kind says.
+type Event struct {
+	Kind       EventKind
+	ArrivalNs  int64
+	Belief     *Belief
+	Assessment *decisions.SelfAssessment
+	Perception *decisions.PerceptionReport
+}
+
+// Belief is a full simulated estimator output: the decision-relevant
+// decisions.Belief plus the navigation values a VehicleState carries.
+type Belief struct {
+	decisions.Belief
+	PositionENU [3]float64
+	VelocityENU [3]float64
+}
+
+// Vehicle generates the scenario's publications in arrival order.
+type Vehicle struct {
+	opts       Options
+	periodNs   float64
+	durationNs int64
+	ticks      int64 // beliefs in the flight
+	next       int64 // next tick to generate
+	queue      []Event
+	lastMode   decisions.PerceptionMode
+	lastReport int64
+	seq        []int64 // generation order, parallel to queue, for stable ties
+	generated  int64
+}
+
+// heartbeat is how often the perception detector repeats an unchanged mode.
+const heartbeat = int64(time.Second)
+
+// NewVehicle validates the options and prepares the flight.
+func NewVehicle(opts Options) (*Vehicle, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	period := 1e9 / o.RateHz
+	v := &Vehicle{
+		opts:       o,
+		periodNs:   period,
+		durationNs: int64(o.Duration),
+		ticks:      int64(float64(o.Duration)/period) + 1,
+		lastMode:   math.MaxUint8,
+		lastReport: math.MinInt64,
+	}
+	return v, nil
+}
+
+// Beliefs is the number of beliefs the flight publishes.
+func (v *Vehicle) Beliefs() int64 { return v.ticks }
+
+func (v *Vehicle) stampOf(tick int64) int64 { return int64(math.Round(float64(tick) * v.periodNs)) }
+
+// Next returns the next publication in arrival order; ok is false when the
+// flight is over.
+func (v *Vehicle) Next() (ev Event, ok bool, err error) {
+	// Every publication of tick k arrives at or after stamp(k), so the
+	// earliest queued event can go once the next tick's stamp is later.
+	for v.next < v.ticks && (len(v.queue) == 0 || v.earliest().ArrivalNs >= v.stampOf(v.next)) {
+		if err := v.generate(v.next); err != nil {
+			return Event{}, false, err
+		}
+		v.next++
+	}
+	if len(v.queue) == 0 {
+		return Event{}, false, nil
+	}
+	i := v.earliestIndex()
+	ev = v.queue[i]
+	v.queue = append(v.queue[:i], v.queue[i+1:]...)
+	v.seq = append(v.seq[:i], v.seq[i+1:]...)
+	return ev, true, nil
+}
+
+func (v *Vehicle) earliestIndex() int {
+	best := 0
+	for i := 1; i < len(v.queue); i++ {
+		a, b := v.queue[i], v.queue[best]
+		if a.ArrivalNs < b.ArrivalNs || (a.ArrivalNs == b.ArrivalNs && v.seq[i] < v.seq[best]) {
+			best = i
+		}
+	}
+	return best
+}
+
+func (v *Vehicle) earliest() Event { return v.queue[v.earliestIndex()] }
+
+func (v *Vehicle) push(ev Event) {
+	v.queue = append(v.queue, ev)
+	v.seq = append(v.seq, v.generated)
+	v.generated++
+}
+
+// generate queues the publications of one tick: the perception report when
+// the mode changes (and as a heartbeat), the belief, and its assessment
+// while the assessor is live.
+func (v *Vehicle) generate(tick int64) error {
+	stamp := v.stampOf(tick)
+	s := vehicleAt(stamp, v.durationNs)
+	if s.perception != v.lastMode || stamp-v.lastReport >= heartbeat {
+		v.lastMode, v.lastReport = s.perception, stamp
+		v.push(Event{Kind: EventPerception, ArrivalNs: stamp + int64(time.Millisecond),
+			Perception: &decisions.PerceptionReport{StampSimNs: stamp, Mode: s.perception}})
+	}
+	b := &Belief{
+		Belief: decisions.Belief{
+			StampSimNs: stamp, OrientationQ: s.q, Covariance: s.covariance,
+			Flight: s.flight, Mission: s.mission,
+		},
+		PositionENU: s.position,
+		VelocityENU: s.velocity,
+	}
+	v.push(Event{Kind: EventBelief, ArrivalNs: stamp + int64(v.opts.BeliefLatency), Belief: b})
+	if s.assessorLive {
+		a, err := decisions.Assess(stamp, s.covariance, v.opts.Thresholds)
+		if err != nil {
+			return fmt.Errorf("sim: assess belief %d: %w", stamp, err)
+		}
+		latency := int64(v.opts.AssessmentLatency)
+		if tick%5 == 0 {
+			latency /= 2
+		}
+		v.push(Event{Kind: EventAssessment, ArrivalNs: stamp + latency, Assessment: &a})
+	}
+	return nil
+}
