@@ -1,0 +1,87 @@
+package stdmsgs
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestNames(t *testing.T) {
+	want := []string{
+		"builtin_interfaces/msg/Time",
+		"diagnostic_msgs/msg/DiagnosticArray",
+		"diagnostic_msgs/msg/DiagnosticStatus",
+		"diagnostic_msgs/msg/KeyValue",
+		"std_msgs/msg/Header",
+	}
+	if got := Names(); !reflect.DeepEqual(got, want) {
+		t.Errorf("Names() = %q, want %q", got, want)
+	}
+}
+
+// TestFields pins the field lists the node's diagnostics encode.
+func TestFields(t *testing.T) {
+	tests := map[string][]string{
+		"builtin_interfaces/Time":          {"int32 sec", "uint32 nanosec"},
+		"std_msgs/Header":                  {"builtin_interfaces/Time stamp", "string frame_id"},
+		"diagnostic_msgs/KeyValue":         {"string key", "string value"},
+		"diagnostic_msgs/DiagnosticStatus": {"byte level", "string name", "string message", "string hardware_id", "diagnostic_msgs/KeyValue[] values"},
+		"diagnostic_msgs/DiagnosticArray":  {"std_msgs/Header header", "diagnostic_msgs/DiagnosticStatus[] status"},
+	}
+	for name, want := range tests {
+		t.Run(name, func(t *testing.T) {
+			s, err := Definition(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range s.Fields {
+				decl := f.Type.String()
+				if f.Array != 0 {
+					decl += "[]"
+				}
+				got = append(got, decl+" "+f.Name)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("fields = %q, want %q", got, want)
+			}
+		})
+	}
+	s, err := Definition("diagnostic_msgs/msg/DiagnosticStatus")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var consts []string
+	for _, c := range s.Constants {
+		consts = append(consts, c.Type.Name+" "+c.Name+"="+c.Value)
+	}
+	if want := []string{"byte OK=0", "byte WARN=1", "byte ERROR=2", "byte STALE=3"}; !reflect.DeepEqual(consts, want) {
+		t.Errorf("DiagnosticStatus constants = %q, want %q", consts, want)
+	}
+}
+
+func TestSchemaTextDiagnosticArray(t *testing.T) {
+	text := func(n string) string {
+		s, err := Text(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	sep := "\n" + strings.Repeat("=", 80) + "\nMSG: "
+	want := text("diagnostic_msgs/DiagnosticArray") +
+		sep + "diagnostic_msgs/DiagnosticStatus\n" + text("diagnostic_msgs/DiagnosticStatus") +
+		sep + "diagnostic_msgs/KeyValue\n" + text("diagnostic_msgs/KeyValue") +
+		sep + "std_msgs/Header\n" + text("std_msgs/Header") +
+		sep + "builtin_interfaces/Time\n" + text("builtin_interfaces/Time")
+	got, err := SchemaText("diagnostic_msgs/msg/DiagnosticArray")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != want {
+		t.Errorf("SchemaText:\n got %q\nwant %q", got, want)
+	}
+	if !strings.HasPrefix(got, "# This message is used to send diagnostic information") {
+		t.Errorf("schema does not start with the Humble text: %q", got[:60])
+	}
+}
