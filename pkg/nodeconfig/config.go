@@ -1,0 +1,237 @@
+package nodeconfig
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/rosbridge"
+)
+
+// Node identity defaults; `-r __node:=...` and `-r __ns:=...` change them.
+const (
+	// DefaultNodeName is the node's name unless remapped.
+	DefaultNodeName = "decision_node"
+	// DefaultNamespace is the node's namespace unless remapped.
+	DefaultNamespace = "/"
+)
+
+// Recording compressions accepted by the recording.compression parameter.
+const (
+	CompressionZstd = "zstd"
+	CompressionLZ4  = "lz4"
+	CompressionNone = "none"
+)
+
+// Config is the node's complete, typed configuration. Field comments give
+// the parameter name and its default; config/decision.yaml documents the
+// same defaults and a test keeps the two identical.
+type Config struct {
+	// NodeName is the node's name after `__node` remapping (default
+	// "decision_node"). Not a parameter.
+	NodeName string
+	// Namespace is the node's namespace after `__ns` remapping, absolute
+	// (default "/"). Not a parameter.
+	Namespace string
+	// Remaps are the topic remapping rules (`-r from:=to`) that apply to
+	// this node, in command-line order. Not parameters.
+	Remaps []Remap
+	// LogLevel is the level from `--log-level` (default info). Not a
+	// parameter.
+	LogLevel slog.Level
+
+	// Topics are the topic names as configured (parameters topics.*);
+	// relative names resolve against Namespace, see ResolveTopic.
+	Topics Topics
+	// QoS are the per-topic QoS profiles (parameters qos.<topic>.*).
+	QoS QoS
+
+	// Policy is the id of the decision policy (parameter policy, default
+	// "uncertainty_aware_reference_v1").
+	Policy string
+	// AssessmentTimeout is how long a belief waits for its self-assessment
+	// before it is decided without one (parameter assessment_timeout_s,
+	// default 0.1 s).
+	AssessmentTimeout time.Duration
+	// MaxPendingBeliefs bounds the beliefs waiting for an assessment
+	// (parameter max_pending_beliefs, default 1024).
+	MaxPendingBeliefs int
+	// MaxPendingAssessments bounds the assessments waiting for their belief
+	// (parameter max_pending_assessments, default 1024).
+	MaxPendingAssessments int
+	// Recording configures the optional in-node MCAP recording
+	// (parameters recording.*).
+	Recording Recording
+	// DiagnosticsPeriod is the period of the /diagnostics publication
+	// (parameter diagnostics_period_s, default 1.0 s).
+	DiagnosticsPeriod time.Duration
+	// Thresholds are the assessment thresholds used by the embedded
+	// simulator to assess its own beliefs; the node itself only consumes
+	// assessments (parameters thresholds.*).
+	Thresholds decisions.Thresholds
+	// UseSimTime is the standard ROS 2 parameter (default false). It is
+	// accepted so launch files can set it uniformly; decisions are stamped
+	// with the belief's simulation time either way, and the node's timeouts
+	// run on the receive clock.
+	UseSimTime bool
+}
+
+// Topics are topic names, as configured or resolved.
+type Topics struct {
+	// State is the belief input (topics.state, default "/state/nav").
+	State string
+	// SelfAssessment is the self-assessment input (topics.self_assessment,
+	// default "/self_assessment").
+	SelfAssessment string
+	// PerceptionMode is the optional perception mode input
+	// (topics.perception_mode, default "/perception/mode").
+	PerceptionMode string
+	// Decisions is the decision output (topics.decisions, default
+	// "/decisions").
+	Decisions string
+	// Diagnostics is the diagnostics output (topics.diagnostics, default
+	// "/diagnostics").
+	Diagnostics string
+}
+
+// QoS are the per-topic QoS profiles; the field names match the topic keys
+// of Topics.
+type QoS struct {
+	// State defaults to reliable, volatile, keep_last 10.
+	State rosbridge.QoSProfile
+	// SelfAssessment defaults to reliable, volatile, keep_last 10.
+	SelfAssessment rosbridge.QoSProfile
+	// PerceptionMode defaults to reliable, volatile, keep_last 10.
+	PerceptionMode rosbridge.QoSProfile
+	// Decisions defaults to reliable, transient_local, keep_last 100.
+	Decisions rosbridge.QoSProfile
+	// Diagnostics defaults to reliable, volatile, keep_last 10.
+	Diagnostics rosbridge.QoSProfile
+}
+
+// Recording configures the in-node MCAP recording.
+type Recording struct {
+	// Path is the MCAP file to write (recording.path); "" (the default)
+	// disables in-node recording.
+	Path string
+	// Compression is the chunk compression: "zstd" (default), "lz4" or
+	// "none" (recording.compression).
+	Compression string
+	// ChunkSize is the target chunk size in bytes (recording.chunk_size,
+	// default 786432, rosbag2's).
+	ChunkSize int64
+}
+
+// Remap is one topic remapping rule, both names as written.
+type Remap struct {
+	From string
+	To   string
+}
+
+// Default returns the configuration the node runs with when no parameter is
+// set. config/decision.yaml documents exactly these values.
+func Default() Config {
+	return Config{
+		NodeName:  DefaultNodeName,
+		Namespace: DefaultNamespace,
+		LogLevel:  slog.LevelInfo,
+		Topics: Topics{
+			State:          "/state/nav",
+			SelfAssessment: "/self_assessment",
+			PerceptionMode: "/perception/mode",
+			Decisions:      "/decisions",
+			Diagnostics:    "/diagnostics",
+		},
+		QoS: QoS{
+			State:          rosbridge.DefaultInputQoS(),
+			SelfAssessment: rosbridge.DefaultInputQoS(),
+			PerceptionMode: rosbridge.DefaultInputQoS(),
+			Decisions:      rosbridge.DefaultDecisionsQoS(),
+			Diagnostics:    rosbridge.DefaultInputQoS(),
+		},
+		Policy:                decisions.ReferencePolicyID,
+		AssessmentTimeout:     100 * time.Millisecond,
+		MaxPendingBeliefs:     1024,
+		MaxPendingAssessments: 1024,
+		Recording: Recording{
+			Compression: CompressionZstd,
+			ChunkSize:   786432,
+		},
+		DiagnosticsPeriod: time.Second,
+		Thresholds: decisions.Thresholds{
+			PositionKnownStdM:        0.5,
+			PositionUnknownStdM:      2.0,
+			VelocityKnownStdMps:      0.2,
+			VelocityUnknownStdMps:    1.0,
+			OrientationKnownStdRad:   0.05,
+			OrientationUnknownStdRad: 0.2,
+			SchemaVersion:            decisions.SchemaVersion,
+		},
+	}
+}
+
+// Limits on sizes, chosen so a typo cannot make the node allocate without
+// bound; real configurations sit far below them.
+const (
+	maxPending   = 1 << 20
+	maxChunkSize = 1 << 30
+)
+
+// Validate checks every field and reports the first problem as a
+// *ParamError naming the parameter and its value.
+func (c Config) Validate() error {
+	if err := validateNodeName(c.NodeName); err != nil {
+		return &ParamError{Param: "__node", Value: fmt.Sprintf("%q", c.NodeName), Err: fmt.Errorf("%w: %w", ErrInvalidValue, err)}
+	}
+	if err := validateNamespace(c.Namespace); err != nil {
+		return &ParamError{Param: "__ns", Value: fmt.Sprintf("%q", c.Namespace), Err: fmt.Errorf("%w: %w", ErrInvalidValue, err)}
+	}
+	for _, r := range c.Remaps {
+		for _, n := range []string{r.From, r.To} {
+			if _, err := c.expand(n); err != nil {
+				return &ParamError{Param: "remap", Value: fmt.Sprintf("%q", r.From+":="+r.To), Err: fmt.Errorf("%w: %w", ErrInvalidValue, err)}
+			}
+		}
+	}
+	for _, p := range params {
+		if p.check == nil {
+			continue
+		}
+		if err := p.check(&c); err != nil {
+			return &ParamError{Param: p.name, Value: p.get(&c).String(), Err: fmt.Errorf("%w: %w", ErrInvalidValue, err)}
+		}
+	}
+	if err := c.Thresholds.Validate(); err != nil {
+		pe := &ParamError{Param: "thresholds", Value: "?", Err: fmt.Errorf("%w: %w", ErrInvalidValue, err)}
+		if ve := (*decisions.ValidationError)(nil); errors.As(err, &ve) {
+			pe.Param, pe.Value = "thresholds."+ve.Field, ve.Value
+			pe.Err = fmt.Errorf("%w: %s", ErrInvalidValue, ve.Reason)
+		}
+		return pe
+	}
+	return nil
+}
+
+// LoggerName is the node's logger name as rcl derives it from the fully
+// qualified name: "decision_node", or "drone1.decision_node" in /drone1.
+func (c Config) LoggerName() string {
+	fqn := c.FullyQualifiedName()
+	b := []byte(fqn[1:])
+	for i := range b {
+		if b[i] == '/' {
+			b[i] = '.'
+		}
+	}
+	return string(b)
+}
+
+// FullyQualifiedName is the node's namespace and name, e.g.
+// "/decision_node" or "/drone1/decision_node".
+func (c Config) FullyQualifiedName() string {
+	if c.Namespace == "/" || c.Namespace == "" {
+		return "/" + c.NodeName
+	}
+	return c.Namespace + "/" + c.NodeName
+}

@@ -1,0 +1,62 @@
+package nodeconfig
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinels matched with errors.Is. Every error from this package wraps one
+// of them, so callers can tell a typo in a parameter name from a malformed
+// file without parsing messages.
+var (
+	// ErrUnknownParameter: the parameter name is not one the node declares.
+	ErrUnknownParameter = errors.New("unknown parameter")
+	// ErrWrongType: the value's YAML type does not match the parameter's
+	// type (bool, integer, double or string).
+	ErrWrongType = errors.New("wrong parameter type")
+	// ErrInvalidValue: the value has the right type but is out of range, not
+	// one of the allowed spellings, or inconsistent with another parameter.
+	ErrInvalidValue = errors.New("invalid parameter value")
+	// ErrInvalidArgument: a command-line ROS argument is malformed or
+	// unknown (a remap without ":=", a flag missing its value, ...).
+	ErrInvalidArgument = errors.New("invalid ROS argument")
+	// ErrParamsFile: a params file cannot be read or is not a ROS 2
+	// parameter YAML document.
+	ErrParamsFile = errors.New("invalid params file")
+)
+
+// ParamError reports a problem with one parameter. Its Error text is
+// `parameter "<name>" = <value> (<source>): <reason>`; the source says where
+// the value came from, e.g. `params file config.yaml, node /**` or
+// `argument -p policy:=x`.
+type ParamError struct {
+	Param  string // dotted parameter name, e.g. "qos.decisions.depth"
+	Value  string // the offending value as written (or formatted)
+	Source string // where the value came from; "" for defaults or Config fields
+	Err    error  // wraps one of the sentinels with the reason
+}
+
+func (e *ParamError) Error() string {
+	if e.Source == "" {
+		return fmt.Sprintf("parameter %q = %s: %v", e.Param, e.Value, e.Err)
+	}
+	return fmt.Sprintf("parameter %q = %s (%s): %v", e.Param, e.Value, e.Source, e.Err)
+}
+
+// Unwrap returns the reason, which wraps a sentinel.
+func (e *ParamError) Unwrap() error { return e.Err }
+
+// ArgError reports a malformed or unknown ROS command-line argument. Its
+// Error text is `ROS argument <index> "<arg>": <reason>`.
+type ArgError struct {
+	Index int    // position in the argument list passed to FromArgs
+	Arg   string // the argument (flag and value for two-part arguments)
+	Err   error  // wraps ErrInvalidArgument with the reason
+}
+
+func (e *ArgError) Error() string {
+	return fmt.Sprintf("ROS argument %d %q: %v", e.Index, e.Arg, e.Err)
+}
+
+// Unwrap returns the reason, which wraps ErrInvalidArgument.
+func (e *ArgError) Unwrap() error { return e.Err }
