@@ -1,0 +1,438 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/ghost-robotics/ghost/pkg/decisions"
+)
+
+// Defaults of LoopOptions.
+const (
+	DefaultAssessmentTimeout     = 100 * time.Millisecond
+	DefaultMaxPendingBeliefs     = 1024
+	DefaultMaxPendingAssessments = 1024
+	DefaultMaxPerceptionReports  = 1024
+	DefaultMaxDecidedMemory      = 1024
+)
+
+// LoopOptions configure a Loop. The zero value is the default configuration.
+type LoopOptions struct {
+	// Policy decides every context. Default decisions.ReferencePolicy{}.
+	Policy decisions.Policy
+	// AssessmentTimeout is how long, in arrival time, a belief waits for its
+	// self-assessment before it is decided without one. Default 100 ms (zero
+	// means default); negative is an error.
+	AssessmentTimeout time.Duration
+	// MaxPendingBeliefs bounds the beliefs waiting for their assessment; one
+	// more decides the oldest without it (buffer_full). Default 1024.
+	MaxPendingBeliefs int
+	// MaxPendingAssessments bounds the assessments waiting for their belief;
+	// one more drops the oldest stamp (assessment_buffer_full). Default 1024.
+	MaxPendingAssessments int
+	// MaxPerceptionReports bounds the perception history the as-of join
+	// reads (one more drops the oldest, perception_buffer_full) and,
+	// separately, the memory of older reports that recognises repeats.
+	// Default 1024.
+	MaxPerceptionReports int
+	// MaxDecidedMemory bounds the memory of recently decided stamps and what
+	// they used, which tells an identical repeat from a conflict after the
+	// decision. Default 1024.
+	MaxDecidedMemory int
+	// NoteInconsistencies reports, in Output.Notes, what an accepted
+	// assessment's Consistency() finds. Default false: it hashes the
+	// thresholds of every assessment.
+	NoteInconsistencies bool
+}
+
+// ErrOptions is matched by every error NewLoop returns for bad options.
+var ErrOptions = errors.New("invalid loop options")
+
+// ErrUnsupportedEvent is returned by Step for a nil event or one of a type
+// outside the closed set (a pointer to an event, for instance).
+var ErrUnsupportedEvent = errors.New("unsupported event")
+
+// ErrDecide is matched by the error Step returns when the policy, or the
+// validation of what it decided, fails. The session is then unchanged.
+var ErrDecide = errors.New("decision failed")
+
+// LoopSizes are the current lengths of the Loop's buffers; each stays within
+// its LoopOptions bound between steps.
+type LoopSizes struct {
+	PendingBeliefs    int // <= MaxPendingBeliefs
+	HeldAssessments   int // <= MaxPendingAssessments
+	PerceptionHistory int // <= MaxPerceptionReports
+	PerceptionMemory  int // <= MaxPerceptionReports
+	DecidedMemory     int // <= MaxDecidedMemory
+}
+
+// Loop is the deterministic session: it joins beliefs, self-assessments and
+// perception reports into decision contexts, runs the policy, and emits
+// Commands in increasing stamp order. It is not safe for concurrent use.
+type Loop struct {
+	policy              decisions.Policy
+	policyID            string
+	timeout             time.Duration
+	maxPending          int
+	maxHeld             int
+	maxPerception       int
+	maxDecided          int
+	noteInconsistencies bool
+
+	started bool
+	// now is the newest arrival time seen; arrivals that go backwards are
+	// clamped to it, so time never runs backwards inside the Loop.
+	now int64
+	// lastDecided is the newest decided stamp, -1 before the first decision
+	// (valid stamps are >= 0).
+	lastDecided int64
+	// newestAssessment is the newest stamp of an admitted assessment, -1
+	// before the first.
+	newestAssessment int64
+	// forgottenUpTo is the newest stamp dropped from the decided memory, -1
+	// while nothing was dropped.
+	forgottenUpTo int64
+
+	pending        ordered[pendingBelief]
+	held           ordered[heldAssessment]
+	history        ordered[perceptionEntry] // as-of join candidates
+	pastPerception ordered[perceptionEntry] // pruned from history, for repeats
+	decided        ordered[decidedRecord]
+
+	scratchA, scratchB []byte
+}
+
+type pendingBelief struct {
+	belief decisions.Belief
+	// arrival is the (clamped) arrival time the assessment timeout counts from.
+	arrival int64
+}
+
+func (p pendingBelief) key() int64 { return p.belief.StampSimNs }
+
+type heldAssessment struct{ a decisions.SelfAssessment }
+
+func (h heldAssessment) key() int64 { return h.a.BeliefStampSimNs }
+
+type perceptionEntry struct{ r decisions.PerceptionReport }
+
+func (p perceptionEntry) key() int64 { return p.r.StampSimNs }
+
+// decidedRecord remembers what one decision used.
+type decidedRecord struct {
+	belief        decisions.Belief
+	assessment    decisions.SelfAssessment
+	hasAssessment bool
+	perception    decisions.PerceptionReport
+	hasPerception bool
+	kind          decisions.Kind
+	without       WithoutReason
+}
+
+func (d decidedRecord) key() int64 { return d.belief.StampSimNs }
+
+// NewLoop returns a Loop with opts, defaults filled in.
+func NewLoop(opts LoopOptions) (*Loop, error) {
+	l := &Loop{
+		policy:              opts.Policy,
+		timeout:             opts.AssessmentTimeout,
+		noteInconsistencies: opts.NoteInconsistencies,
+		lastDecided:         -1,
+		newestAssessment:    -1,
+		forgottenUpTo:       -1,
+	}
+	if l.policy == nil {
+		l.policy = decisions.ReferencePolicy{}
+	}
+	l.policyID = l.policy.ID()
+	probe := decisions.Rationale{
+		Decision:      decisions.Decision{Reason: "probe", SchemaVersion: decisions.SchemaVersion},
+		PolicyID:      l.policyID,
+		SchemaVersion: decisions.SchemaVersion,
+	}
+	if err := probe.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: Policy.ID() = %q: %w", ErrOptions, l.policyID, err)
+	}
+	switch {
+	case l.timeout < 0:
+		return nil, fmt.Errorf("%w: AssessmentTimeout = %s: must be >= 0 (0 means %s)", ErrOptions, l.timeout, DefaultAssessmentTimeout)
+	case l.timeout == 0:
+		l.timeout = DefaultAssessmentTimeout
+	}
+	for _, f := range []struct {
+		name string
+		v    int
+		def  int
+		dst  *int
+	}{
+		{"MaxPendingBeliefs", opts.MaxPendingBeliefs, DefaultMaxPendingBeliefs, &l.maxPending},
+		{"MaxPendingAssessments", opts.MaxPendingAssessments, DefaultMaxPendingAssessments, &l.maxHeld},
+		{"MaxPerceptionReports", opts.MaxPerceptionReports, DefaultMaxPerceptionReports, &l.maxPerception},
+		{"MaxDecidedMemory", opts.MaxDecidedMemory, DefaultMaxDecidedMemory, &l.maxDecided},
+	} {
+		switch {
+		case f.v < 0:
+			return nil, fmt.Errorf("%w: %s = %d: must be >= 0 (0 means %d)", ErrOptions, f.name, f.v, f.def)
+		case f.v == 0:
+			*f.dst = f.def
+		default:
+			*f.dst = f.v
+		}
+	}
+	return l, nil
+}
+
+// PolicyID returns the id of the policy that decides.
+func (l *Loop) PolicyID() string { return l.policyID }
+
+// LastDecided returns the newest decided stamp, and false before the first
+// decision.
+func (l *Loop) LastDecided() (int64, bool) { return l.lastDecided, l.lastDecided >= 0 }
+
+// Sizes returns the current buffer lengths.
+func (l *Loop) Sizes() LoopSizes {
+	return LoopSizes{
+		PendingBeliefs:    l.pending.len(),
+		HeldAssessments:   l.held.len(),
+		PerceptionHistory: l.history.len(),
+		PerceptionMemory:  l.pastPerception.len(),
+		DecidedMemory:     l.decided.len(),
+	}
+}
+
+// candidate is the input a step admits; it enters the session state only
+// when every decision of the step succeeded.
+type candidate struct {
+	kind       InputKind
+	ok         bool
+	belief     pendingBelief
+	assessment decisions.SelfAssessment
+	perception decisions.PerceptionReport
+}
+
+// Step feeds one event to the session and writes what it caused to out,
+// which it resets first. An error (ErrUnsupportedEvent, or ErrDecide when the
+// policy fails) leaves the session exactly as it was and out empty.
+//
+// Step never allocates in the steady state when out is reused, beyond what
+// the policy and decisions.DecideWithRationale allocate.
+func (l *Loop) Step(ev Event, out *Output) error {
+	out.Reset()
+	var c candidate
+	end := false
+	switch e := ev.(type) {
+	case BeliefEvent:
+		if l.admitBelief(&e.Belief, out) {
+			c.kind, c.ok = InputBelief, true
+			c.belief = pendingBelief{belief: e.Belief}
+		}
+	case AssessmentEvent:
+		if l.admitAssessment(&e.Assessment, out) {
+			c.kind, c.ok = InputAssessment, true
+			c.assessment = e.Assessment
+		}
+	case PerceptionEvent:
+		if l.admitPerception(e.Report, out) {
+			c.kind, c.ok = InputPerception, true
+			c.perception = e.Report
+		}
+	case TickEvent:
+	case EndEvent:
+		end = true
+	case nil:
+		return fmt.Errorf("%w: nil", ErrUnsupportedEvent)
+	default:
+		return fmt.Errorf("%w: %T", ErrUnsupportedEvent, ev)
+	}
+	now := ev.Arrival()
+	if l.started && now < l.now {
+		now = l.now
+	}
+	c.belief.arrival = now
+	n, err := l.plan(now, &c, end, out)
+	if err != nil {
+		out.Reset()
+		return err
+	}
+	l.commit(now, &c, n, out)
+	return nil
+}
+
+// pendingView is the pending beliefs with the step's candidate belief merged
+// in, without touching the session.
+type pendingView struct {
+	items []pendingBelief
+	ins   int
+	extra *pendingBelief
+}
+
+func (l *Loop) view(c *candidate) pendingView {
+	v := pendingView{items: l.pending.items()}
+	if c.ok && c.kind == InputBelief {
+		v.ins, _ = l.pending.search(c.belief.key())
+		v.extra = &c.belief
+	}
+	return v
+}
+
+func (v *pendingView) len() int {
+	if v.extra != nil {
+		return len(v.items) + 1
+	}
+	return len(v.items)
+}
+
+func (v *pendingView) at(k int) *pendingBelief {
+	switch {
+	case v.extra == nil || k < v.ins:
+		return &v.items[k]
+	case k == v.ins:
+		return v.extra
+	default:
+		return &v.items[k-1]
+	}
+}
+
+// plan decides, oldest first, every pending belief the join rules release
+// at time now, appending the Commands to out. It changes nothing in the
+// session, so a policy failure needs no undo. It returns how many of the
+// oldest pending beliefs were decided.
+func (l *Loop) plan(now int64, c *candidate, end bool, out *Output) (int, error) {
+	v := l.view(c)
+	newest := l.newestAssessment
+	if c.ok && c.kind == InputAssessment && c.assessment.BeliefStampSimNs > newest {
+		newest = c.assessment.BeliefStampSimNs
+	}
+	n := v.len()
+	for k := 0; k < n; k++ {
+		b := v.at(k)
+		a := l.assessmentFor(b.key(), c)
+		why, ok := l.decideNow(b, a != nil, now, newest, n-k > l.maxPending, end)
+		if !ok {
+			return k, nil
+		}
+		if err := l.emit(b, a, why, c, out); err != nil {
+			return 0, err
+		}
+	}
+	return n, nil
+}
+
+// emit assembles the context of b, runs the policy and appends the Command.
+func (l *Loop) emit(b *pendingBelief, a *decisions.SelfAssessment, why WithoutReason, c *candidate, out *Output) error {
+	s := b.belief.StampSimNs
+	ctx := decisions.Context{BeliefStampSimNs: s, Flight: b.belief.Flight, Mission: b.belief.Mission}
+	if a != nil {
+		ctx.SelfAssessment = out.keepAssessment(a)
+	}
+	if p, ok := l.asOf(s, c); ok {
+		ctx.Perception = out.keepPerception(p)
+	}
+	d, r, err := decisions.DecideWithRationale(l.policy, ctx)
+	if err != nil {
+		return fmt.Errorf("%w: belief stamp %d: %w", ErrDecide, s, err)
+	}
+	out.Commands = append(out.Commands, Command{
+		Context: ctx, Decision: d, Rationale: r, PolicyID: l.policyID, WithoutAssessment: why,
+	})
+	return nil
+}
+
+// commit applies a successful step: the candidate enters its buffer, the n
+// decided beliefs leave theirs for the decided memory, and every buffer is
+// pruned back within its bound. Nothing here can fail.
+func (l *Loop) commit(now int64, c *candidate, n int, out *Output) {
+	l.started = true
+	l.now = now
+
+	v := l.view(c)
+	for k := 0; k < n; k++ {
+		cmd := &out.Commands[k]
+		rec := decidedRecord{belief: v.at(k).belief, kind: cmd.Decision.Kind, without: cmd.WithoutAssessment}
+		if a := cmd.Context.SelfAssessment; a != nil {
+			rec.assessment, rec.hasAssessment = *a, true
+		}
+		if p := cmd.Context.Perception; p != nil {
+			rec.perception, rec.hasPerception = *p, true
+		}
+		l.decided.insert(rec)
+		l.lastDecided = rec.belief.StampSimNs
+	}
+	for l.decided.len() > l.maxDecided {
+		l.forgottenUpTo = l.decided.front().key()
+		l.decided.dropFront(1)
+	}
+
+	if c.ok {
+		switch c.kind {
+		case InputBelief:
+			l.pending.insert(c.belief)
+		case InputAssessment:
+			l.held.insert(heldAssessment{c.assessment})
+			l.newestAssessment = max(l.newestAssessment, c.assessment.BeliefStampSimNs)
+		case InputPerception:
+			l.history.insert(perceptionEntry{c.perception})
+		}
+	}
+	l.pending.dropFront(n)
+	l.pruneHeld(out)
+	l.prunePerception(out)
+}
+
+// pruneHeld drops held assessments that decisions have passed (consumed by
+// their decision, or unmatched: their belief never came) and, beyond the
+// bound, the oldest stamps.
+func (l *Loop) pruneHeld(out *Output) {
+	it := l.held.items()
+	cmds := out.Commands
+	i, j := 0, 0
+	for ; i < len(it) && it[i].key() <= l.lastDecided; i++ {
+		s := it[i].key()
+		for j < len(cmds) && cmds[j].Decision.DecisionStampSimNs < s {
+			j++
+		}
+		if j < len(cmds) && cmds[j].Decision.DecisionStampSimNs == s && cmds[j].Context.SelfAssessment != nil {
+			continue // consumed
+		}
+		out.Rejections = append(out.Rejections, Rejection{RejectUnmatchedAssessment, s, fmt.Sprintf(
+			"BeliefSelfAssessment.belief_stamp_sim_ns = %d: no belief with this stamp arrived before decisions passed it (last decided stamp %d); dropped",
+			s, l.lastDecided)})
+	}
+	l.held.dropFront(i)
+	for l.held.len() > l.maxHeld {
+		s := l.held.front().key()
+		out.Rejections = append(out.Rejections, Rejection{RejectAssessmentBufferFull, s, fmt.Sprintf(
+			"BeliefSelfAssessment.belief_stamp_sim_ns = %d: %d assessments wait for their belief (MaxPendingAssessments); the oldest stamp was dropped",
+			s, l.maxHeld)})
+		l.held.dropFront(1)
+	}
+}
+
+// prunePerception keeps, of the reports at or before the last decided stamp,
+// only the newest (the as-of report of every stamp still to decide up to the
+// next report); older ones move to the bounded memory that recognises
+// repeats. Beyond the bound the oldest report is dropped.
+func (l *Loop) prunePerception(out *Output) {
+	it := l.history.items()
+	upTo := sort.Search(len(it), func(i int) bool { return it[i].key() > l.lastDecided })
+	if upTo > 1 {
+		for _, e := range it[:upTo-1] {
+			if _, found := l.pastPerception.search(e.key()); !found {
+				l.pastPerception.insert(e)
+			}
+		}
+		l.history.dropFront(upTo - 1)
+	}
+	for l.history.len() > l.maxPerception {
+		r := l.history.front().r
+		out.Rejections = append(out.Rejections, Rejection{RejectPerceptionBufferFull, r.StampSimNs, fmt.Sprintf(
+			"PerceptionMode.stamp_sim_ns = %d: the perception history holds %d reports (MaxPerceptionReports); the oldest was dropped",
+			r.StampSimNs, l.maxPerception)})
+		l.history.dropFront(1)
+	}
+	if d := l.pastPerception.len() - l.maxPerception; d > 0 {
+		l.pastPerception.dropFront(d)
+	}
+}
