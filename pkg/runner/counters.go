@@ -1,0 +1,77 @@
+package runner
+
+import (
+	"sort"
+	"sync"
+
+	"github.com/ghost-robotics/ghost/pkg/decisions"
+)
+
+// Counters is a snapshot of what a Runner has seen, for diagnostics.
+type Counters struct {
+	// ContextsAssembled counts the Commands executed (one context each),
+	// provenance violations included.
+	ContextsAssembled uint64
+	// Decisions counts the decisions that passed provenance, by kind.
+	Decisions [decisions.NumKinds]uint64
+	// WithoutAssessment counts the decisions taken without a
+	// self-assessment; WithoutAssessmentBy splits them by reason (index
+	// WithoutNone stays zero).
+	WithoutAssessment   uint64
+	WithoutAssessmentBy [NumWithoutReasons]uint64
+	// Rejected counts rejected inputs, by reason.
+	Rejected [NumRejectReasons]uint64
+	// Duplicates counts identical repeats, accepted as no-ops.
+	Duplicates uint64
+	// ProvenanceViolations counts Commands refused before any write.
+	ProvenanceViolations uint64
+	// SinkFailures counts failed publishes per sink, sorted by sink id; every
+	// registered sink is listed.
+	SinkFailures []SinkCount
+	// SinkFailuresByKind counts failed publishes by failure kind.
+	SinkFailuresByKind [NumFailureKinds]uint64
+	// ReceiptsOK counts successful publishes (one per sink per decision).
+	ReceiptsOK uint64
+}
+
+// SinkCount is a count for one sink.
+type SinkCount struct {
+	SinkID string
+	Count  uint64
+}
+
+// RejectedTotal returns the number of rejected inputs, all reasons.
+func (c *Counters) RejectedTotal() uint64 {
+	var n uint64
+	for _, v := range c.Rejected {
+		n += v
+	}
+	return n
+}
+
+// DecisionsTotal returns the number of decisions that passed provenance.
+func (c *Counters) DecisionsTotal() uint64 {
+	var n uint64
+	for _, v := range c.Decisions {
+		n += v
+	}
+	return n
+}
+
+// counters is the live, mutex-guarded state behind Counters; the main
+// goroutine updates it once per call, a diagnostics goroutine snapshots it.
+type counters struct {
+	mu sync.Mutex
+	c  Counters
+	// perSink is aligned with Runner.sinks (registration order).
+	perSink []SinkCount
+}
+
+func (k *counters) snapshot() Counters {
+	k.mu.Lock()
+	c := k.c
+	c.SinkFailures = append([]SinkCount(nil), k.perSink...)
+	k.mu.Unlock()
+	sort.Slice(c.SinkFailures, func(i, j int) bool { return c.SinkFailures[i].SinkID < c.SinkFailures[j].SinkID })
+	return c
+}
