@@ -1,0 +1,84 @@
+"""Launch the ghost decision node.
+
+    ros2 launch ghost decision.launch.py
+    ros2 launch ghost decision.launch.py namespace:=drone1 use_sim_time:=true
+    ros2 launch ghost decision.launch.py config_file:=/path/to/my.yaml \\
+        state_topic:=/fmu/out/vehicle_state log_level:=debug
+
+Parameters come from config_file (the installed config/decision.yaml
+documents every one with its default); use_sim_time, and policy when given,
+override it. Topic arguments remap the node's default topic names, so they
+work unless the config file renames a topic itself.
+"""
+
+import os
+
+from ament_index_python.packages import get_package_share_directory
+from launch import LaunchDescription
+from launch.actions import DeclareLaunchArgument, OpaqueFunction
+from launch.substitutions import LaunchConfiguration
+from launch_ros.actions import Node
+
+PACKAGE = 'ghost'
+EXECUTABLE = 'decision_node'
+NODE_NAME = 'decision_node'
+
+# (launch argument, the node's default topic). The defaults equal the
+# topics.* parameters of config/decision.yaml, so nothing is remapped unless
+# an argument is given.
+TOPICS = [
+    ('state_topic', '/state/nav'),
+    ('self_assessment_topic', '/self_assessment'),
+    ('perception_mode_topic', '/perception/mode'),
+    ('decisions_topic', '/decisions'),
+    ('diagnostics_topic', '/diagnostics'),
+]
+
+
+def _node(context):
+    def value(name):
+        return LaunchConfiguration(name).perform(context)
+
+    overrides = {'use_sim_time': LaunchConfiguration('use_sim_time')}
+    # An empty policy leaves the config file's choice in force.
+    if value('policy'):
+        overrides['policy'] = LaunchConfiguration('policy')
+    return [
+        Node(
+            package=PACKAGE,
+            executable=EXECUTABLE,
+            name=NODE_NAME,
+            namespace=LaunchConfiguration('namespace'),
+            parameters=[LaunchConfiguration('config_file'), overrides],
+            arguments=['--ros-args', '--log-level', LaunchConfiguration('log_level')],
+            remappings=[(topic, LaunchConfiguration(arg)) for arg, topic in TOPICS],
+            output='screen',
+            emulate_tty=True,
+        )
+    ]
+
+
+def generate_launch_description():
+    default_config = os.path.join(
+        get_package_share_directory(PACKAGE), 'config', 'decision.yaml')
+    arguments = [
+        DeclareLaunchArgument(
+            'config_file', default_value=default_config,
+            description='ROS 2 params file for the decision node'),
+        DeclareLaunchArgument(
+            'namespace', default_value='',
+            description='namespace of the node; relative topic names resolve in it'),
+        DeclareLaunchArgument(
+            'use_sim_time', default_value='false',
+            description='standard ROS 2 use_sim_time parameter'),
+        DeclareLaunchArgument(
+            'log_level', default_value='info',
+            description='log level: debug, info, warn, error or fatal'),
+        DeclareLaunchArgument(
+            'policy', default_value='',
+            description='decision policy id; empty keeps the config file value'),
+    ]
+    for arg, topic in TOPICS:
+        arguments.append(DeclareLaunchArgument(
+            arg, default_value=topic, description=f'topic the node uses for {topic}'))
+    return LaunchDescription(arguments + [OpaqueFunction(function=_node)])
