@@ -36,7 +36,6 @@ func benchRationales(tb testing.TB, n int) [][]byte {
 	return out
 }
 
-
 // writeDecisions records n messages at 1 µs log-time steps.
 func writeDecisions(tb testing.TB, w io.Writer, opts RecorderOptions, msgs [][]byte, n int) int64 {
 	rec, err := NewRecorder(w, opts)
