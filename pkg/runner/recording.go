@@ -1,0 +1,41 @@
+package runner
+
+import (
+	"fmt"
+
+	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/rosbridge"
+)
+
+// RecordingSink writes every decision's rationale to a recording channel as
+// ghost/msg/DecisionRationale CDR, logged at the time clock returns (the
+// session's current arrival time, so replays log identically). It does not
+// own the recorder: closing the recording is the caller's job, after the
+// Runner is closed.
+type RecordingSink struct {
+	rec   *rosbridge.Recorder
+	ch    rosbridge.ChannelID
+	clock func() int64
+	msg   rosbridge.DecisionRationale
+	buf   []byte
+}
+
+// NewRecordingSink returns a sink writing to channel ch of rec.
+func NewRecordingSink(rec *rosbridge.Recorder, ch rosbridge.ChannelID, clock func() int64) *RecordingSink {
+	return &RecordingSink{rec: rec, ch: ch, clock: clock, buf: make([]byte, 0, 256)}
+}
+
+// Publish encodes r (which carries d) and writes it.
+func (s *RecordingSink) Publish(d decisions.Decision, r decisions.Rationale) error {
+	s.msg = rosbridge.RationaleToWire(&r)
+	buf, err := s.msg.AppendCDR(s.buf[:0])
+	if err != nil {
+		return fmt.Errorf("recording sink: encode %s: %w: %w", d, ErrEncoding, err)
+	}
+	s.buf = buf
+	t := uint64(s.clock())
+	if err := s.rec.Write(s.ch, t, t, buf); err != nil {
+		return fmt.Errorf("recording sink: write %s: %w: %w", d, ErrTransport, err)
+	}
+	return nil
+}

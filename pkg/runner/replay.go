@@ -1,0 +1,160 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/ghost-robotics/ghost/pkg/rosbridge"
+)
+
+// Source yields serialized messages in arrival (log-time) order; Next
+// returns io.EOF at the end. A *rosbridge.Reader is a Source, and so is the
+// simulated vehicle.
+type Source interface {
+	Next() (rosbridge.Message, error)
+}
+
+// Progress reports how far a replay or verification has come.
+type Progress struct {
+	// Messages read so far.
+	Messages uint64
+	// Total messages expected, 0 when unknown.
+	Total uint64
+	// LogTimeNs of the last message read.
+	LogTimeNs int64
+	// Decisions published (replay) or audited (verify) so far.
+	Decisions uint64
+	// Done is set on the last report.
+	Done bool
+}
+
+// ReplayOptions configure Replay.
+type ReplayOptions struct {
+	// Session configures topics and the Loop.
+	Session SessionOptions
+	// Total is the number of messages the source will yield, for progress
+	// reports; 0 when unknown.
+	Total uint64
+	// ProgressEvery is the number of messages between progress reports;
+	// default 65536.
+	ProgressEvery uint64
+	// OnProgress, if set, receives progress reports.
+	OnProgress func(Progress)
+	// OnCorrupt, if set, is called for every message that does not decode
+	// (a *CorruptError naming the topic and byte offset, wrapped with the
+	// message's log time and sequence); the message is skipped and counted.
+	OnCorrupt func(error)
+	// OnStepFailure, if set, is called when the policy fails on a context;
+	// that step changes nothing and the replay goes on.
+	OnStepFailure func(error)
+}
+
+// ReplayResult is what a replay did.
+type ReplayResult struct {
+	// Messages read from the source, of every topic.
+	Messages uint64
+	// Counters are the Runner's counters at the end.
+	Counters Counters
+	// Stats are the session's input counters at the end.
+	Stats SessionStats
+	// Truncated is the source's error when it stopped before its end
+	// (a *rosbridge.TruncatedError for a damaged recording); nil when the
+	// whole source was read.
+	Truncated error
+}
+
+// Replay drives every message of src through a fresh Session and writes a
+// recording to out: the input messages as they were (same topics, log and
+// publish times) and the decisions on the decisions topic. Decisions are
+// logged at the arrival time of the input that triggered them, so the same
+// input gives the same output bytes.
+//
+// A damaged source is read up to the damage: everything pending is decided,
+// the output is completed, and the result's Truncated holds the error (also
+// returned, wrapped). Corrupt messages are skipped and counted. Out is not
+// closed; the caller closes it (after Replay returns) to complete the file.
+func Replay(src Source, out *rosbridge.Recorder, opts ReplayOptions) (*ReplayResult, error) {
+	s, err := NewSession(opts.Session)
+	if err != nil {
+		return nil, err
+	}
+	topics := s.Topics()
+	decCh, err := out.AddMessageChannel(topics.Decisions, "DecisionRationale", rosbridge.DefaultDecisionsQoS())
+	if err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
+	}
+	if err := s.Runner().Register("recording", NewRecordingSink(out, decCh, s.Now)); err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
+	}
+	every := opts.ProgressEvery
+	if every == 0 {
+		every = 65536
+	}
+	res := &ReplayResult{}
+	inputs := map[string]rosbridge.ChannelID{}
+	report := func(done bool) {
+		if opts.OnProgress != nil {
+			c := s.Runner().Counters()
+			opts.OnProgress(Progress{Messages: res.Messages, Total: opts.Total, LogTimeNs: s.Now(),
+				Decisions: c.DecisionsTotal(), Done: done})
+		}
+	}
+	finish := func() error {
+		err := s.End(s.Now())
+		if err != nil && opts.OnStepFailure != nil {
+			opts.OnStepFailure(err)
+		}
+		if cerr := s.Runner().Close(); cerr != nil {
+			return fmt.Errorf("replay: close sinks: %w", cerr)
+		}
+		res.Counters, res.Stats = s.Runner().Counters(), s.Stats()
+		report(true)
+		return nil
+	}
+	for {
+		m, err := src.Next()
+		if errors.Is(err, io.EOF) {
+			return res, finish()
+		}
+		if err != nil {
+			res.Truncated = err
+			if ferr := finish(); ferr != nil {
+				return res, errors.Join(err, ferr)
+			}
+			return res, fmt.Errorf("replay: input read up to the damage: %w", err)
+		}
+		res.Messages++
+		if m.Topic == topics.Decisions {
+			continue // earlier decisions are replaced by this replay's
+		}
+		ch, ok := inputs[m.Topic]
+		if !ok {
+			ch, err = out.AddMessageChannel(m.Topic, m.SchemaName, rosbridge.DefaultInputQoS())
+			if err != nil {
+				return res, fmt.Errorf("replay: %w", err)
+			}
+			inputs[m.Topic] = ch
+		}
+		if err := out.Write(ch, m.LogTime, m.PublishTime, m.Data); err != nil {
+			return res, fmt.Errorf("replay: copy %s message %d: %w", m.Topic, m.Sequence, err)
+		}
+		if err := s.Feed(m.Topic, int64(m.LogTime), m.Data); err != nil {
+			switch {
+			case errors.Is(err, ErrCorrupt):
+				if opts.OnCorrupt != nil {
+					opts.OnCorrupt(fmt.Errorf("log time %d, sequence %d: %w", m.LogTime, m.Sequence, err))
+				}
+			case errors.Is(err, ErrDecide):
+				if opts.OnStepFailure != nil {
+					opts.OnStepFailure(err)
+				}
+			default:
+				return res, fmt.Errorf("replay: %s message %d: %w", m.Topic, m.Sequence, err)
+			}
+		}
+		if res.Messages%every == 0 {
+			report(false)
+		}
+	}
+}

@@ -1,0 +1,200 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/ghost-robotics/ghost/pkg/rosbridge"
+)
+
+// Topics are the topic names a session reads and writes.
+type Topics struct {
+	State          string // beliefs, ghost/msg/VehicleState
+	SelfAssessment string // ghost/msg/BeliefSelfAssessment
+	PerceptionMode string // ghost/msg/PerceptionMode
+	Decisions      string // ghost/msg/DecisionRationale (output)
+}
+
+// DefaultTopics returns the node's default topic names.
+func DefaultTopics() Topics {
+	return Topics{
+		State:          "/state/nav",
+		SelfAssessment: "/self_assessment",
+		PerceptionMode: "/perception/mode",
+		Decisions:      "/decisions",
+	}
+}
+
+// Inputs lists the input topics.
+func (t Topics) Inputs() []string { return []string{t.State, t.SelfAssessment, t.PerceptionMode} }
+
+// ErrCorrupt is matched by the error Feed returns for a message that does
+// not decode; the message is skipped and counted, the session goes on.
+var ErrCorrupt = errors.New("corrupt message")
+
+// CorruptError names the topic and what did not decode.
+type CorruptError struct {
+	Topic string
+	// Offset is the byte offset in the message where decoding failed, -1
+	// when the failure is not positional.
+	Offset int
+	Err    error
+}
+
+func (e *CorruptError) Error() string {
+	if e.Offset >= 0 {
+		return fmt.Sprintf("%s: corrupt message at byte %d: %v", e.Topic, e.Offset, e.Err)
+	}
+	return fmt.Sprintf("%s: corrupt message: %v", e.Topic, e.Err)
+}
+
+// Is makes errors.Is(err, ErrCorrupt) hold.
+func (e *CorruptError) Is(target error) bool { return target == ErrCorrupt }
+
+// Unwrap returns the decoder's error.
+func (e *CorruptError) Unwrap() error { return e.Err }
+
+// SessionStats count what a session was fed, beyond the Runner's counters.
+type SessionStats struct {
+	Beliefs, Assessments, Perceptions uint64
+	// Corrupt counts messages that did not decode, per input kind.
+	CorruptBeliefs, CorruptAssessments, CorruptPerceptions uint64
+	// OtherTopics counts messages on topics the session does not read.
+	OtherTopics uint64
+	// StepFailures counts steps the Loop refused (policy errors); the
+	// session is unchanged by each.
+	StepFailures uint64
+}
+
+// Corrupt returns the total of corrupt messages.
+func (s SessionStats) Corrupt() uint64 {
+	return s.CorruptBeliefs + s.CorruptAssessments + s.CorruptPerceptions
+}
+
+// SessionOptions configure a Session.
+type SessionOptions struct {
+	// Topics are the topic names (default DefaultTopics()).
+	Topics Topics
+	// Loop configures the Loop (its Policy is also the Runner's expected
+	// policy).
+	Loop LoopOptions
+}
+
+// Session drives serialized messages through the whole decision path:
+// decode (CDR), convert, Loop.Step, Runner. It is the common core of the live
+// node, replay and the simulator, so all three decide identically. Sinks are
+// registered on Runner(). It is not safe for concurrent use, except
+// Runner().Counters().
+type Session struct {
+	topics Topics
+	loop   *Loop
+	runner *Runner
+	out    Output
+	now    int64
+	stats  SessionStats
+
+	// decode scratch, reused across messages
+	vs rosbridge.VehicleState
+	sa rosbridge.BeliefSelfAssessment
+	pm rosbridge.PerceptionMode
+}
+
+// NewSession builds the Loop and the Runner.
+func NewSession(opts SessionOptions) (*Session, error) {
+	if opts.Topics == (Topics{}) {
+		opts.Topics = DefaultTopics()
+	}
+	loop, err := NewLoop(opts.Loop)
+	if err != nil {
+		return nil, err
+	}
+	return &Session{
+		topics: opts.Topics,
+		loop:   loop,
+		runner: NewRunner(RunnerOptions{ExpectedPolicyID: loop.PolicyID()}),
+	}, nil
+}
+
+// Runner returns the session's Runner, to register sinks and read counters.
+func (s *Session) Runner() *Runner { return s.runner }
+
+// Loop returns the session's Loop, for its sizes.
+func (s *Session) Loop() *Loop { return s.loop }
+
+// Topics returns the topic names.
+func (s *Session) Topics() Topics { return s.topics }
+
+// Now returns the newest arrival time fed, in ns: the log time of the
+// decisions the current step publishes.
+func (s *Session) Now() int64 { return s.now }
+
+// Stats returns what the session was fed.
+func (s *Session) Stats() SessionStats { return s.stats }
+
+// Feed decodes one serialized message that arrived at arrivalNs on topic and
+// steps the Loop with it. A message that does not decode returns a
+// *CorruptError and changes nothing else; a message on another topic is
+// counted and ignored. Decisions the step makes are published to the sinks
+// before Feed returns.
+func (s *Session) Feed(topic string, arrivalNs int64, data []byte) error {
+	var ev Event
+	switch topic {
+	case s.topics.State:
+		s.stats.Beliefs++
+		if err := s.vs.UnmarshalCDR(data); err != nil {
+			s.stats.CorruptBeliefs++
+			return corrupt(topic, err)
+		}
+		b, err := rosbridge.BeliefFromWire(&s.vs)
+		if err != nil {
+			s.stats.CorruptBeliefs++
+			return corrupt(topic, err)
+		}
+		ev = BeliefEvent{ArrivalNs: arrivalNs, Belief: b}
+	case s.topics.SelfAssessment:
+		s.stats.Assessments++
+		if err := s.sa.UnmarshalCDR(data); err != nil {
+			s.stats.CorruptAssessments++
+			return corrupt(topic, err)
+		}
+		ev = AssessmentEvent{ArrivalNs: arrivalNs, Assessment: rosbridge.SelfAssessmentFromWire(&s.sa)}
+	case s.topics.PerceptionMode:
+		s.stats.Perceptions++
+		if err := s.pm.UnmarshalCDR(data); err != nil {
+			s.stats.CorruptPerceptions++
+			return corrupt(topic, err)
+		}
+		ev = PerceptionEvent{ArrivalNs: arrivalNs, Report: rosbridge.PerceptionFromWire(&s.pm)}
+	default:
+		s.stats.OtherTopics++
+		return nil
+	}
+	return s.Step(ev)
+}
+
+// Tick lets time pass without input, so beliefs reach their timeout.
+func (s *Session) Tick(arrivalNs int64) error { return s.Step(TickEvent{ArrivalNs: arrivalNs}) }
+
+// End decides everything pending (the stream is over).
+func (s *Session) End(arrivalNs int64) error { return s.Step(EndEvent{ArrivalNs: arrivalNs}) }
+
+// Step feeds one already-decoded event.
+func (s *Session) Step(ev Event) error {
+	if t := ev.Arrival(); t > s.now {
+		s.now = t
+	}
+	if err := s.loop.Step(ev, &s.out); err != nil {
+		s.stats.StepFailures++
+		return err
+	}
+	return s.runner.Handle(&s.out)
+}
+
+func corrupt(topic string, err error) error {
+	off := -1
+	var de *rosbridge.DecodeError
+	if errors.As(err, &de) {
+		off = de.Offset
+	}
+	return &CorruptError{Topic: topic, Offset: off, Err: err}
+}
