@@ -95,6 +95,9 @@ func velocityStd(f float64) float64 {
 	return nominalVelocityStd + extra
 }
 
+// assessorLiveAt says whether the self-assessor publishes at fraction f.
+func assessorLiveAt(f float64) bool { return f < silentStart || f >= silentEnd }
+
 func perceptionAt(f float64) decisions.PerceptionMode {
 	switch {
 	case f >= lowLightStart && f < lowLightEnd:
@@ -156,7 +159,7 @@ func vehicleAt(stamp, duration int64) state {
 	if f < resetStart || f >= resetEnd {
 		s.covariance = covariance(f)
 	}
-	s.assessorLive = f < silentStart || f >= silentEnd
+	s.assessorLive = assessorLiveAt(f)
 
 	s.flight = decisions.FlightStatus{
 		Armed:      f >= groundEnd*0.5,

@@ -119,6 +119,27 @@ func NewVehicle(opts Options) (*Vehicle, error) {
 	return v, nil
 }
 
+// Messages is the number of publications of the whole flight: beliefs,
+// assessments while the assessor is live, perception reports on change and
+// as heartbeat. It runs the schedule without building any message.
+func (v *Vehicle) Messages() uint64 {
+	var n uint64
+	mode, last := decisions.PerceptionMode(math.MaxUint8), int64(math.MinInt64)
+	for tick := int64(0); tick < v.ticks; tick++ {
+		stamp := v.stampOf(tick)
+		f := float64(stamp) / float64(v.durationNs)
+		n++
+		if assessorLiveAt(f) {
+			n++
+		}
+		if m := perceptionAt(f); m != mode || stamp-last >= heartbeat {
+			mode, last = m, stamp
+			n++
+		}
+	}
+	return n
+}
+
 // Beliefs is the number of beliefs the flight publishes.
 func (v *Vehicle) Beliefs() int64 { return v.ticks }
 

@@ -141,3 +141,14 @@ func TestVehicleRejectsBadOptions(t *testing.T) {
 		}
 	}
 }
+
+func TestVehicleMessagesCountsEveryPublication(t *testing.T) {
+	opts := Options{Thresholds: testThresholds(), Duration: 7 * time.Second, RateHz: 100}
+	v, err := NewVehicle(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := v.Messages(), uint64(len(drain(t, opts))); got != want {
+		t.Fatalf("Messages() = %d, the flight publishes %d", got, want)
+	}
+}

@@ -1,0 +1,77 @@
+package sim
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/ghost-robotics/ghost/pkg/rosbridge"
+)
+
+// Topics are the topics the simulated vehicle publishes on.
+type Topics struct {
+	State          string // ghost/msg/VehicleState
+	SelfAssessment string // ghost/msg/BeliefSelfAssessment
+	PerceptionMode string // ghost/msg/PerceptionMode
+}
+
+// Publisher serializes the vehicle's publications as ROS 2 messages (CDR),
+// logged at their arrival time: a message source like a recording. Next
+// returns io.EOF after the last message.
+type Publisher struct {
+	v      *Vehicle
+	topics Topics
+	seq    uint32
+	buf    []byte
+}
+
+// NewPublisher publishes v's events on topics.
+func NewPublisher(v *Vehicle, topics Topics) *Publisher {
+	return &Publisher{v: v, topics: topics}
+}
+
+// Total returns the number of messages the flight publishes.
+func (p *Publisher) Total() uint64 { return p.v.Messages() }
+
+// Next returns the next message. Its Data is valid until the next call.
+func (p *Publisher) Next() (rosbridge.Message, error) {
+	ev, ok, err := p.v.Next()
+	if err != nil {
+		return rosbridge.Message{}, err
+	}
+	if !ok {
+		return rosbridge.Message{}, io.EOF
+	}
+	m := rosbridge.Message{LogTime: uint64(ev.ArrivalNs), PublishTime: uint64(ev.ArrivalNs)}
+	p.seq++
+	m.Sequence = p.seq
+	switch ev.Kind {
+	case EventBelief:
+		w := rosbridge.BeliefToWire(&ev.Belief.Belief)
+		w.StampWallNs = ev.Belief.StampSimNs
+		w.Nav.PositionEnuM = ev.Belief.PositionENU
+		w.Nav.LinearVelocityWorldMps = ev.Belief.VelocityENU
+		w.Sensors = sensors
+		m.Topic, m.SchemaName = p.topics.State, w.SchemaName()
+		p.buf, err = w.AppendCDR(p.buf[:0])
+	case EventAssessment:
+		w := rosbridge.SelfAssessmentToWire(ev.Assessment)
+		m.Topic, m.SchemaName = p.topics.SelfAssessment, w.SchemaName()
+		p.buf, err = w.AppendCDR(p.buf[:0])
+	case EventPerception:
+		w := rosbridge.PerceptionToWire(*ev.Perception)
+		m.Topic, m.SchemaName = p.topics.PerceptionMode, w.SchemaName()
+		p.buf, err = w.AppendCDR(p.buf[:0])
+	}
+	if err != nil {
+		return rosbridge.Message{}, fmt.Errorf("sim: encode %s at %d: %w", m.Topic, ev.ArrivalNs, err)
+	}
+	m.Data = p.buf
+	return m, nil
+}
+
+// sensors is the simulated vehicle's sensor suite, all healthy.
+var sensors = []rosbridge.SensorHealth{
+	{SensorID: "imu0", Health: rosbridge.SensorHealthHealthOK},
+	{SensorID: "gps0", Health: rosbridge.SensorHealthHealthOK},
+	{SensorID: "cam0", Health: rosbridge.SensorHealthHealthOK},
+}
