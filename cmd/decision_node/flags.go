@@ -1,0 +1,120 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
+	"github.com/ghost-robotics/ghost/pkg/rosbridge"
+	"github.com/ghost-robotics/ghost/pkg/runner"
+)
+
+// errHelp marks a -h request: usage was printed, exit 0.
+var errHelp = flag.ErrHelp
+
+// newFlags returns a flag set whose -h prints the command's description,
+// its flags and an example.
+func newFlags(name, synopsis, description, example string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: decision_node %s\n\n%s\n\nFlags:\n", synopsis, strings.TrimSpace(description))
+		fs.PrintDefaults()
+		fmt.Fprintf(stderr, "\nExample:\n%s\n", example)
+	}
+	return fs
+}
+
+// parseFlags parses args, mapping -h to exit 0 and bad flags to exit 2.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return &exitError{code: exitOK, err: errHelp}
+		}
+		return &exitError{code: exitUsage, err: err}
+	}
+	return nil
+}
+
+// decisionFlags are the flags of every command that decides: the node's
+// configuration, optionally from a ROS 2 parameters file, with overrides.
+type decisionFlags struct {
+	config      string
+	policy      string
+	timeout     time.Duration
+	compression string
+	chunkSize   int64
+	quiet       bool
+}
+
+func (f *decisionFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.config, "config", "", "ROS 2 parameters `file` (as config/decision.yaml); default: the built-in defaults")
+	fs.StringVar(&f.policy, "policy", "", "decision policy `id` (default from the configuration: "+decisions.ReferencePolicyID+")")
+	fs.DurationVar(&f.timeout, "assessment-timeout", 0, "how long a belief waits for its self-assessment (default from the configuration: 100ms)")
+	fs.StringVar(&f.compression, "compression", "", "output chunk compression: zstd, lz4 or none (default from the configuration: zstd)")
+	fs.Int64Var(&f.chunkSize, "chunk-size", 0, "output chunk size in `bytes`; a crash loses at most the open chunk (default 1 MiB)")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress and no summary on stderr")
+}
+
+// settings resolves the configuration: built-in defaults, then --config,
+// then the flags.
+func (f *decisionFlags) settings() (nodeconfig.Config, error) {
+	cfg := nodeconfig.Default()
+	if f.config != "" {
+		c, err := nodeconfig.FromParamsFile(f.config)
+		if err != nil {
+			return cfg, &exitError{code: exitIO, err: err}
+		}
+		cfg = c
+	}
+	if f.policy != "" {
+		cfg.Policy = f.policy
+	}
+	if f.timeout != 0 {
+		cfg.AssessmentTimeout = f.timeout
+	}
+	if f.compression != "" {
+		cfg.Recording.Compression = f.compression
+	}
+	if f.chunkSize != 0 {
+		cfg.Recording.ChunkSize = f.chunkSize
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, &exitError{code: exitUsage, err: err}
+	}
+	return cfg, nil
+}
+
+// sessionOptions maps the configuration onto the runner's options.
+func sessionOptions(cfg nodeconfig.Config) (runner.SessionOptions, error) {
+	policy, err := decisions.LookupPolicy(cfg.Policy)
+	if err != nil {
+		return runner.SessionOptions{}, &exitError{code: exitUsage, err: err}
+	}
+	t, err := cfg.ResolvedTopics()
+	if err != nil {
+		return runner.SessionOptions{}, &exitError{code: exitUsage, err: err}
+	}
+	return runner.SessionOptions{
+		Topics: runner.Topics{State: t.State, SelfAssessment: t.SelfAssessment, PerceptionMode: t.PerceptionMode, Decisions: t.Decisions},
+		Loop: runner.LoopOptions{
+			Policy:                policy,
+			AssessmentTimeout:     cfg.AssessmentTimeout,
+			MaxPendingBeliefs:     cfg.MaxPendingBeliefs,
+			MaxPendingAssessments: cfg.MaxPendingAssessments,
+		},
+	}, nil
+}
+
+// recorderOptions maps the configuration onto the recorder's options.
+func recorderOptions(cfg nodeconfig.Config) rosbridge.RecorderOptions {
+	return rosbridge.RecorderOptions{
+		Compression: rosbridge.Compression(cfg.Recording.Compression),
+		ChunkSize:   cfg.Recording.ChunkSize,
+	}
+}

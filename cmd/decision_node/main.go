@@ -1,0 +1,92 @@
+// Command decision_node is the ghost decision node.
+//
+// Run as a ROS 2 node (built with -tags rclgo, started by
+// `ros2 launch ghost decision.launch.py`), it subscribes to the vehicle's
+// belief and self-assessment and publishes every decision with its rationale
+// on /decisions. Without ROS 2 it runs the same decision path on recordings:
+//
+//	decision_node sim     --out flight.mcap   simulate a flight and decide it
+//	decision_node replay  --in in.mcap --out out.mcap
+//	decision_node verify  recording.mcap [--json report.json]
+//
+// Exit status: 0 success; 1 the work was done but something is wrong (verify
+// found a broken or missing chain or a divergent decision, or the input was
+// truncated); 2 usage errors; 3 input or output unusable (missing file, not
+// MCAP, bad configuration).
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Exit statuses.
+const (
+	exitOK       = 0
+	exitFindings = 1
+	exitUsage    = 2
+	exitIO       = 3
+)
+
+// exitError carries an exit status with its message.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func fail(code int, format string, a ...any) error {
+	return &exitError{code: code, err: fmt.Errorf(format, a...)}
+}
+
+const usage = `decision_node: the ghost decision node.
+
+Usage:
+  decision_node sim     [--out flight.mcap] [--duration 120s] [--rate 50] [flags]
+  decision_node replay  --in input.mcap --out output.mcap [flags]
+  decision_node verify  recording.mcap [--json report.json]
+  decision_node --ros-args ...      run as a ROS 2 node (builds with -tags rclgo)
+
+Run 'decision_node <command> -h' for a command's flags and an example.
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	var err error
+	switch {
+	case len(args) == 0:
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	case args[0] == "sim":
+		err = runSim(args[1:], stdout, stderr)
+	case args[0] == "replay":
+		err = runReplay(args[1:], stdout, stderr)
+	case args[0] == "verify":
+		err = runVerify(args[1:], stdout, stderr)
+	case args[0] == "-h" || args[0] == "--help" || args[0] == "help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	default:
+		// Anything else is a ROS 2 command line (launch passes --ros-args).
+		err = runNode(args, stderr)
+	}
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil && !errors.Is(ee.err, errHelp) {
+			fmt.Fprintf(stderr, "decision_node: %v\n", ee.err)
+		}
+		return ee.code
+	}
+	fmt.Fprintf(stderr, "decision_node: %v\n", err)
+	return exitIO
+}

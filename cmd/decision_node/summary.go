@@ -1,0 +1,94 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/runner"
+)
+
+// printDecisionSummary writes the end-of-run table: decisions per kind,
+// decided without assessment, rejected inputs by reason, corrupt messages,
+// the output path.
+func printDecisionSummary(w io.Writer, c runner.Counters, st runner.SessionStats, messages uint64, out string) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "messages read\t%d\t(beliefs %d, self-assessments %d, perception modes %d)\n",
+		messages, st.Beliefs, st.Assessments, st.Perceptions)
+	fmt.Fprintf(tw, "decisions\t%d\t\n", c.DecisionsTotal())
+	for _, k := range decisions.Kinds() {
+		fmt.Fprintf(tw, "  %s\t%d\t\n", k, c.Decisions[k])
+	}
+	fmt.Fprintf(tw, "decided without assessment\t%d\t", c.WithoutAssessment)
+	sep := "("
+	for w := runner.WithoutReason(1); w < runner.NumWithoutReasons; w++ {
+		if n := c.WithoutAssessmentBy[w]; n > 0 {
+			fmt.Fprintf(tw, "%s%s %d", sep, w, n)
+			sep = ", "
+		}
+	}
+	if sep != "(" {
+		fmt.Fprint(tw, ")")
+	}
+	fmt.Fprintln(tw)
+	fmt.Fprintf(tw, "rejected inputs\t%d\t\n", c.RejectedTotal())
+	for r := runner.RejectReason(0); r < runner.NumRejectReasons; r++ {
+		if n := c.Rejected[r]; n > 0 {
+			fmt.Fprintf(tw, "  %s\t%d\t\n", r, n)
+		}
+	}
+	if c.Duplicates > 0 {
+		fmt.Fprintf(tw, "identical repeats ignored\t%d\t\n", c.Duplicates)
+	}
+	if n := st.Corrupt(); n > 0 {
+		fmt.Fprintf(tw, "corrupt messages skipped\t%d\t(beliefs %d, self-assessments %d, perception modes %d)\n",
+			n, st.CorruptBeliefs, st.CorruptAssessments, st.CorruptPerceptions)
+	}
+	if c.ProvenanceViolations > 0 {
+		fmt.Fprintf(tw, "provenance violations\t%d\t\n", c.ProvenanceViolations)
+	}
+	if out != "" {
+		fmt.Fprintf(tw, "output\t%s\t\n", out)
+	}
+	tw.Flush()
+}
+
+// printAuditSummary writes verify's human report.
+func printAuditSummary(w io.Writer, path string, r *runner.AuditReport) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "recording\t%s\t\n", path)
+	fmt.Fprintf(tw, "decisions\t%d\t\n", r.Decisions)
+	for _, k := range decisions.Kinds() {
+		fmt.Fprintf(tw, "  %s\t%d\t\n", k, r.KindCount(k))
+	}
+	ids, counts := r.Policies()
+	fmt.Fprintln(tw, "by policy\t\t")
+	for i, id := range ids {
+		fmt.Fprintf(tw, "  %s\t%d\t\n", id, counts[i])
+	}
+	fmt.Fprintln(tw, "hash chain\t\t")
+	for s := runner.ChainStatus(0); s < runner.NumChainStatuses; s++ {
+		fmt.Fprintf(tw, "  %s\t%d\t\n", s, r.ChainCount(s))
+	}
+	fmt.Fprintln(tw, "policy re-run\t\t")
+	for s := runner.RerunStatus(0); s < runner.NumRerunStatuses; s++ {
+		fmt.Fprintf(tw, "  %s\t%d\t\n", s, r.RerunCount(s))
+	}
+	fmt.Fprintf(tw, "stamp problems\t%d\t\n", r.StampProblems)
+	if r.Decisions > 0 {
+		fmt.Fprintf(tw, "stamps\t%d .. %d\t(span %.3f s)\n", r.FirstStamp, r.LastStamp, float64(r.SpanNs)/1e9)
+	}
+	tw.Flush()
+	for _, p := range r.Problems {
+		fmt.Fprintf(w, "problem: decision %s@%d (%s, %s): %s\n", p.KindName, p.Stamp, p.Chain, p.Rerun, p.Problem)
+	}
+	if r.ProblemsOmitted > 0 {
+		fmt.Fprintf(w, "... and %d more problems\n", r.ProblemsOmitted)
+	}
+	if r.Passed() {
+		fmt.Fprintln(w, "verdict: PASS, every decision is justified by the recording")
+	} else {
+		fmt.Fprintln(w, "verdict: FAIL")
+	}
+}
