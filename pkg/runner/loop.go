@@ -221,32 +221,36 @@ type candidate struct {
 func (l *Loop) Step(ev Event, out *Output) error {
 	out.Reset()
 	var c candidate
+	var now int64
 	end := false
+	// Arrival times are read per case, never through the interface, and ev
+	// is never passed on: events then stay on the caller's stack.
 	switch e := ev.(type) {
 	case BeliefEvent:
+		now = e.ArrivalNs
 		if l.admitBelief(&e.Belief, out) {
 			c.kind, c.ok = InputBelief, true
 			c.belief = pendingBelief{belief: e.Belief}
 		}
 	case AssessmentEvent:
+		now = e.ArrivalNs
 		if l.admitAssessment(&e.Assessment, out) {
 			c.kind, c.ok = InputAssessment, true
 			c.assessment = e.Assessment
 		}
 	case PerceptionEvent:
+		now = e.ArrivalNs
 		if l.admitPerception(e.Report, out) {
 			c.kind, c.ok = InputPerception, true
 			c.perception = e.Report
 		}
 	case TickEvent:
+		now = e.ArrivalNs
 	case EndEvent:
-		end = true
-	case nil:
-		return fmt.Errorf("%w: nil", ErrUnsupportedEvent)
+		now, end = e.ArrivalNs, true
 	default:
-		return fmt.Errorf("%w: %T", ErrUnsupportedEvent, ev)
+		return fmt.Errorf("%w: %s", ErrUnsupportedEvent, eventTypeName(ev))
 	}
-	now := ev.Arrival()
 	if l.started && now < l.now {
 		now = l.now
 	}
@@ -258,6 +262,26 @@ func (l *Loop) Step(ev Event, out *Output) error {
 	}
 	l.commit(now, &c, n, out)
 	return nil
+}
+
+// eventTypeName names the type of an event Step does not take without
+// handing ev to fmt, which would move every event to the heap.
+func eventTypeName(ev Event) string {
+	switch ev.(type) {
+	case nil:
+		return "nil"
+	case *BeliefEvent:
+		return "*BeliefEvent (pass the value)"
+	case *AssessmentEvent:
+		return "*AssessmentEvent (pass the value)"
+	case *PerceptionEvent:
+		return "*PerceptionEvent (pass the value)"
+	case *TickEvent:
+		return "*TickEvent (pass the value)"
+	case *EndEvent:
+		return "*EndEvent (pass the value)"
+	}
+	return "unknown event type"
 }
 
 // pendingView is the pending beliefs with the step's candidate belief merged

@@ -23,6 +23,9 @@ func (q *ordered[T]) len() int { return len(q.buf) - q.lo }
 // that entry's key is k.
 func (q *ordered[T]) search(k int64) (int, bool) {
 	it := q.items()
+	if len(it) == 0 || it[len(it)-1].key() < k {
+		return len(it), false // the common case: a newer stamp
+	}
 	i := sort.Search(len(it), func(i int) bool { return it[i].key() >= k })
 	return i, i < len(it) && it[i].key() == k
 }

@@ -283,7 +283,7 @@ func (r *Runner) checkHash(cmd *Command) error {
 	hex.Encode(want[:], sum[:])
 	if got != string(want[:]) {
 		return &ProvenanceError{RuleAssessmentHash, cmd.Decision.DecisionStampSimNs, fmt.Sprintf(
-			"DecisionRationale.self_assessment_sha256 = %q but the context's self-assessment hashes to %s", got, want[:])}
+			"DecisionRationale.self_assessment_sha256 = %q but the context's self-assessment hashes to %s", got, string(want[:]))}
 	}
 	return nil
 }
