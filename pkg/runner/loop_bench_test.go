@@ -1,0 +1,56 @@
+package runner
+
+import (
+	"testing"
+
+	"github.com/ghost-robotics/ghost/pkg/decisions"
+)
+
+// BenchmarkLoopRunnerPerDecision measures one decision end to end: a belief
+// and its (known) assessment through Loop.Step, then Runner.Execute with
+// its provenance checks into a null sink.
+func BenchmarkLoopRunnerPerDecision(b *testing.B) {
+	l := mustLoop(b, LoopOptions{})
+	r := NewRunner(RunnerOptions{ExpectedPolicyID: decisions.ReferencePolicyID})
+	if err := r.Register("null", decisions.NullSink{}); err != nil {
+		b.Fatal(err)
+	}
+	bel := BeliefEvent{Belief: belief(0)}
+	ass := AssessmentEvent{Assessment: assessment(b, 0, known)}
+	var out Output
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s := int64(i)
+		bel.ArrivalNs, bel.Belief.StampSimNs = s*1000, s
+		ass.ArrivalNs, ass.Assessment.BeliefStampSimNs = s*1000+500, s
+		if err := l.Step(bel, &out); err != nil {
+			b.Fatal(err)
+		}
+		if err := l.Step(ass, &out); err != nil {
+			b.Fatal(err)
+		}
+		if len(out.Commands) != 1 {
+			b.Fatalf("step %d: %d commands", i, len(out.Commands))
+		}
+		if res := r.Execute(out.Commands[0]); res.Err != nil || res.Receipts[0].Err != nil {
+			b.Fatal(res.Errors())
+		}
+	}
+}
+
+// BenchmarkLoopAssessmentOverflow measures the adversarial path: an
+// assessment without belief pushing the oldest out of a full buffer.
+func BenchmarkLoopAssessmentOverflow(b *testing.B) {
+	l := mustLoop(b, LoopOptions{})
+	a := assessment(b, 0, known)
+	var out Output
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		a.BeliefStampSimNs = int64(i)
+		if err := l.Step(AssessmentEvent{ArrivalNs: int64(i), Assessment: a}, &out); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
