@@ -1,0 +1,159 @@
+package node
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/rosbridge"
+	"github.com/ghost-robotics/ghost/pkg/runner"
+)
+
+// diagState remembers the trouble counts of the previous report, so a
+// report is WARN exactly when trouble grew since then.
+type diagState struct {
+	reported bool
+	trouble  troubleCounts
+	buf      []byte
+}
+
+// troubleCounts are the counters whose growth makes a report WARN.
+type troubleCounts struct {
+	sinkFailures      uint64
+	rejected          uint64
+	malformed         uint64
+	provenance        uint64
+	stepErrors        uint64
+	recordingFailures uint64
+}
+
+func (n *node) troubleNow(c *runner.Counters) troubleCounts {
+	t := troubleCounts{
+		rejected:          c.RejectedTotal(),
+		provenance:        c.ProvenanceViolations,
+		stepErrors:        n.stats.stepErrors,
+		recordingFailures: n.stats.recordingFailures,
+	}
+	for _, v := range c.SinkFailuresByKind {
+		t.sinkFailures += v
+	}
+	for _, v := range n.stats.malformed {
+		t.malformed += v
+	}
+	return t
+}
+
+// diagnostics builds the /diagnostics message: one DiagnosticStatus for the
+// node with a KeyValue per counter, in a fixed order.
+func (n *node) diagnostics(now time.Time) rosbridge.DiagnosticArray {
+	c := n.run.Counters()
+	trouble := n.troubleNow(&c)
+	prev := n.diag.trouble
+	n.diag.trouble, n.diag.reported = trouble, true
+
+	status := rosbridge.DiagnosticStatus{
+		Level:      rosbridge.DiagnosticStatusOK,
+		Name:       n.cfg.NodeName + ": decisions",
+		HardwareID: n.cfg.FullyQualifiedName(),
+		Message:    fmt.Sprintf("%d decisions, %d without self-assessment", c.DecisionsTotal(), c.WithoutAssessment),
+	}
+	var grew []string
+	for _, g := range []struct {
+		what      string
+		now, prev uint64
+	}{
+		{"sink failures", trouble.sinkFailures, prev.sinkFailures},
+		{"rejected inputs", trouble.rejected, prev.rejected},
+		{"malformed messages", trouble.malformed, prev.malformed},
+		{"provenance violations", trouble.provenance, prev.provenance},
+		{"step errors", trouble.stepErrors, prev.stepErrors},
+		{"recording failures", trouble.recordingFailures, prev.recordingFailures},
+	} {
+		if g.now > g.prev {
+			grew = append(grew, fmt.Sprintf("%d %s", g.now-g.prev, g.what))
+		}
+	}
+	if len(grew) > 0 {
+		status.Level = rosbridge.DiagnosticStatusWarn
+		status.Message += "; since last report: " + strings.Join(grew, ", ")
+	}
+
+	kv := func(k string, v uint64) {
+		status.Values = append(status.Values, rosbridge.DiagnosticKeyValue{Key: k, Value: strconv.FormatUint(v, 10)})
+	}
+	status.Values = append(status.Values, rosbridge.DiagnosticKeyValue{Key: "policy", Value: n.cfg.Policy})
+	kv("contexts_assembled", c.ContextsAssembled)
+	kv("decisions", c.DecisionsTotal())
+	for k, v := range c.Decisions {
+		kv("decisions."+decisions.Kind(k).String(), v)
+	}
+	kv("without_assessment", c.WithoutAssessment)
+	for w := runner.WithoutReason(1); w < runner.NumWithoutReasons; w++ {
+		kv("without_assessment."+w.String(), c.WithoutAssessmentBy[w])
+	}
+	kv("rejected", c.RejectedTotal())
+	for r, v := range c.Rejected {
+		kv("rejected."+runner.RejectReason(r).String(), v)
+	}
+	kv("duplicates", c.Duplicates)
+	kv("provenance_violations", c.ProvenanceViolations)
+	kv("receipts_ok", c.ReceiptsOK)
+	for _, s := range c.SinkFailures {
+		kv("sink_failures."+s.SinkID, s.Count)
+	}
+	for k, v := range c.SinkFailuresByKind {
+		kv("sink_failures."+runner.FailureKind(k).String(), v)
+	}
+	for k := range numInputs {
+		kv("received."+inputKeys[k], n.stats.received[k])
+	}
+	for k := range numInputs {
+		kv("malformed."+inputKeys[k], n.stats.malformed[k])
+	}
+	kv("step_errors", n.stats.stepErrors)
+	sizes := n.loop.Sizes()
+	kv("pending_beliefs", uint64(sizes.PendingBeliefs))
+	kv("held_assessments", uint64(sizes.HeldAssessments))
+	if n.rec != nil {
+		st := n.rec.rec.Stats()
+		kv("recording.messages", st.Messages)
+		kv("recording.bytes", st.Bytes)
+		kv("recording.failures", n.stats.recordingFailures)
+	}
+	kv("diagnostics_errors", n.stats.diagnosticsErrors)
+
+	return rosbridge.DiagnosticArray{
+		Header: rosbridge.RosHeader{Stamp: rosTime(now)},
+		Status: []rosbridge.DiagnosticStatus{status},
+	}
+}
+
+// publishDiagnostics publishes one report; a failure is counted and logged
+// but does not stop the node.
+func (n *node) publishDiagnostics(now time.Time) {
+	m := n.diagnostics(now)
+	data, err := m.AppendCDR(n.diag.buf[:0])
+	if err == nil {
+		n.diag.buf = data
+		err = n.diagPub.Publish(data)
+	}
+	if err != nil {
+		n.stats.diagnosticsErrors++
+		n.warn("diagnostics", "cannot publish diagnostics", "err", err)
+	}
+}
+
+// rosTime converts a wall time to builtin_interfaces/Time, whose int32
+// seconds end in 2038; times outside saturate.
+func rosTime(t time.Time) rosbridge.RosTime {
+	ns := t.UnixNano()
+	switch {
+	case ns < 0:
+		return rosbridge.RosTime{}
+	case ns/1e9 > 1<<31-1:
+		return rosbridge.RosTime{Sec: 1<<31 - 1, Nanosec: 999999999}
+	}
+	return rosbridge.RosTime{Sec: int32(ns / 1e9), Nanosec: uint32(ns % 1e9)}
+}

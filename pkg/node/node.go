@@ -1,0 +1,379 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
+	"github.com/ghost-robotics/ghost/pkg/rosbridge"
+	"github.com/ghost-robotics/ghost/pkg/runner"
+)
+
+// inputKind indexes the node's three input topics.
+type inputKind uint8
+
+const (
+	inputState inputKind = iota
+	inputAssessment
+	inputPerception
+	numInputs
+)
+
+// inputKeys name the inputs as the topics.* parameters do.
+var inputKeys = [numInputs]string{"state", "self_assessment", "perception_mode"}
+
+// Sink ids under which the node registers its sinks with the Runner; they
+// appear in diagnostics.
+const (
+	SinkROS       = "ros"
+	SinkRecording = "recording"
+)
+
+// inputQueue bounds the messages taken from the transport but not yet
+// stepped. When it is full the transport's goroutine waits, and the
+// middleware's history depth decides what is dropped, as in any ROS node
+// whose executor falls behind.
+const inputQueue = 256
+
+type input struct {
+	kind inputKind
+	data []byte
+	recv time.Time
+}
+
+// runOptions let tests drive time; the zero value is live operation.
+type runOptions struct {
+	now  func() time.Time // time of ticks, decisions and diagnostics
+	tick <-chan time.Time // nil: a ticker every tickInterval(cfg)
+	diag <-chan time.Time // nil: a ticker every cfg.DiagnosticsPeriod
+}
+
+// Run runs the decision node on t until ctx is done, then shuts down in
+// this order: stop taking messages, step what was already taken, decide
+// every pending belief (with its assessment when it arrived), publish those
+// decisions, publish final diagnostics, close every sink once. It returns
+// nil after a clean shutdown; an error when the configuration is invalid,
+// the transport fails, or a sink (the recording) cannot be finished.
+//
+// Run subscribes and advertises on t before running it; it does not close
+// t, which the caller closes after Run returns. Malformed messages and
+// rejected inputs are counted and logged; they never stop the node.
+func Run(ctx context.Context, cfg nodeconfig.Config, t rosbridge.Transport, logger *slog.Logger) error {
+	return run(ctx, cfg, t, logger, runOptions{})
+}
+
+func run(ctx context.Context, cfg nodeconfig.Config, t rosbridge.Transport, logger *slog.Logger, opts runOptions) error {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	if opts.now == nil {
+		opts.now = time.Now
+	}
+	if opts.tick == nil {
+		tk := time.NewTicker(tickInterval(cfg.AssessmentTimeout))
+		defer tk.Stop()
+		opts.tick = tk.C
+	}
+	if opts.diag == nil && cfg.DiagnosticsPeriod > 0 {
+		tk := time.NewTicker(cfg.DiagnosticsPeriod)
+		defer tk.Stop()
+		opts.diag = tk.C
+	}
+
+	// The transport runs under its own context so that shutdown can stop
+	// it before the pending beliefs are decided.
+	tctx, stopTransport := context.WithCancel(context.Background())
+	defer stopTransport()
+
+	n, err := newNode(tctx, cfg, t, logger, opts.now)
+	if err != nil {
+		return err
+	}
+	transportDone := make(chan error, 1)
+	go func() { transportDone <- t.Run(tctx) }()
+
+	runErr := n.serve(ctx, transportDone, opts.tick, opts.diag)
+
+	stopTransport()
+	if runErr == nil || !errors.Is(runErr, errTransportStopped) {
+		if err := <-transportDone; err != nil {
+			runErr = errors.Join(runErr, fmt.Errorf("%w: %w", errTransportStopped, err))
+		}
+	}
+	return errors.Join(runErr, n.shutdown())
+}
+
+// errTransportStopped marks errors from the transport's Run.
+var errTransportStopped = errors.New("transport stopped")
+
+// tickInterval is how often the node advances time while inputs pause; a
+// quarter of the timeout keeps the decision latency past the timeout small
+// without waking up for nothing.
+func tickInterval(timeout time.Duration) time.Duration {
+	return min(max(timeout/4, time.Millisecond), 100*time.Millisecond)
+}
+
+// node is the state of one Run; everything but the queue and the recording
+// belongs to the goroutine calling serve.
+type node struct {
+	cfg  nodeconfig.Config
+	log  *slog.Logger
+	now  func() time.Time
+	loop *runner.Loop
+	run  *runner.Runner
+	out  runner.Output
+	in   chan input
+	rec  *recording // nil without in-node recording
+
+	diagPub rosbridge.Publisher
+	diag    diagState
+	stats   nodeStats
+	warned  map[string]time.Time // throttles repeated warnings per key
+}
+
+// nodeStats are the node's own counters, next to the Runner's.
+type nodeStats struct {
+	received          [numInputs]uint64
+	malformed         [numInputs]uint64
+	stepErrors        uint64
+	recordingFailures uint64
+	diagnosticsErrors uint64
+}
+
+func newNode(tctx context.Context, cfg nodeconfig.Config, t rosbridge.Transport, logger *slog.Logger, now func() time.Time) (_ *node, err error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("node configuration: %w", err)
+	}
+	resolved, err := cfg.ResolvedTopics()
+	if err != nil {
+		return nil, fmt.Errorf("node configuration: %w", err)
+	}
+	policy, err := decisions.LookupPolicy(cfg.Policy)
+	if err != nil {
+		return nil, fmt.Errorf("node configuration: policy: %w", err)
+	}
+	loop, err := runner.NewLoop(runner.LoopOptions{
+		Policy:                policy,
+		AssessmentTimeout:     cfg.AssessmentTimeout,
+		MaxPendingBeliefs:     cfg.MaxPendingBeliefs,
+		MaxPendingAssessments: cfg.MaxPendingAssessments,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("node configuration: %w", err)
+	}
+	n := &node{
+		cfg:    cfg,
+		log:    logger,
+		now:    now,
+		loop:   loop,
+		run:    runner.NewRunner(runner.RunnerOptions{ExpectedPolicyID: policy.ID()}),
+		in:     make(chan input, inputQueue),
+		warned: make(map[string]time.Time),
+	}
+	// Sinks registered so far are closed if a later step fails.
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, n.run.Close())
+		}
+	}()
+
+	decisionsType := new(rosbridge.DecisionRationale).SchemaName()
+	pub, err := t.Advertise(cfg.Topics.Decisions, decisionsType, cfg.QoS.Decisions)
+	if err != nil {
+		return nil, fmt.Errorf("advertise decisions: %w", err)
+	}
+	if err := n.run.Register(SinkROS, &rosSink{pub: pub, topic: resolved.Decisions}); err != nil {
+		return nil, err
+	}
+	n.diagPub, err = t.Advertise(cfg.Topics.Diagnostics, new(rosbridge.DiagnosticArray).SchemaName(), cfg.QoS.Diagnostics)
+	if err != nil {
+		return nil, fmt.Errorf("advertise diagnostics: %w", err)
+	}
+
+	inputs := [numInputs]struct {
+		topic, resolved, typ string
+		qos                  rosbridge.QoSProfile
+	}{
+		inputState:      {cfg.Topics.State, resolved.State, new(rosbridge.VehicleState).SchemaName(), cfg.QoS.State},
+		inputAssessment: {cfg.Topics.SelfAssessment, resolved.SelfAssessment, new(rosbridge.BeliefSelfAssessment).SchemaName(), cfg.QoS.SelfAssessment},
+		inputPerception: {cfg.Topics.PerceptionMode, resolved.PerceptionMode, new(rosbridge.PerceptionMode).SchemaName(), cfg.QoS.PerceptionMode},
+	}
+
+	if cfg.Recording.Path != "" {
+		rec, err := rosbridge.CreateRecording(cfg.Recording.Path, rosbridge.RecorderOptions{
+			Compression: rosbridge.Compression(cfg.Recording.Compression),
+			ChunkSize:   cfg.Recording.ChunkSize,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("recording: %w", err)
+		}
+		n.rec = &recording{rec: rec, path: cfg.Recording.Path, now: now}
+		if err := n.run.Register(SinkRecording, n.rec); err != nil {
+			_ = n.rec.Close()
+			return nil, err
+		}
+		for k, in := range inputs {
+			if n.rec.inputs[k], err = rec.AddMessageChannel(in.resolved, in.typ, in.qos); err != nil {
+				return nil, fmt.Errorf("recording: %w", err)
+			}
+		}
+		if n.rec.decisions, err = rec.AddMessageChannel(resolved.Decisions, decisionsType, cfg.QoS.Decisions); err != nil {
+			return nil, fmt.Errorf("recording: %w", err)
+		}
+	}
+
+	for k, in := range inputs {
+		kind := inputKind(k)
+		h := func(data []byte, recv time.Time) {
+			select {
+			case n.in <- input{kind: kind, data: data, recv: recv}:
+			case <-tctx.Done():
+			}
+		}
+		if err := t.Subscribe(in.topic, in.typ, in.qos, h); err != nil {
+			return nil, fmt.Errorf("subscribe %s: %w", inputKeys[k], err)
+		}
+	}
+	logger.Info("decision node ready", "node", cfg.FullyQualifiedName(), "policy", policy.ID(),
+		"state", resolved.State, "self_assessment", resolved.SelfAssessment,
+		"perception_mode", resolved.PerceptionMode, "decisions", resolved.Decisions,
+		"recording", cfg.Recording.Path)
+	return n, nil
+}
+
+// serve handles inputs, ticks and diagnostics until ctx is done (nil) or
+// the transport stops (an error wrapping errTransportStopped).
+func (n *node) serve(ctx context.Context, transportDone <-chan error, tick, diag <-chan time.Time) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case err := <-transportDone:
+			if err == nil {
+				err = errors.New("returned before shutdown")
+			}
+			return fmt.Errorf("%w: %w", errTransportStopped, err)
+		case in := <-n.in:
+			n.handle(in)
+		case t := <-tick:
+			n.drain()
+			if n.loop.Sizes().PendingBeliefs > 0 {
+				n.step(runner.TickEvent{ArrivalNs: t.UnixNano()})
+			}
+		case t := <-diag:
+			n.drain()
+			n.publishDiagnostics(t)
+		}
+	}
+}
+
+// drain handles every input already queued. Ticks and reports wait for
+// them: select picks among ready channels at random, and a tick overtaking
+// an earlier-received belief would make the Loop count that belief's wait
+// from the tick's later time.
+func (n *node) drain() {
+	for {
+		select {
+		case in := <-n.in:
+			n.handle(in)
+		default:
+			return
+		}
+	}
+}
+
+// shutdown runs after the transport stopped delivering: it steps what was
+// queued, decides everything pending, publishes, reports and closes sinks.
+func (n *node) shutdown() error {
+	n.drain()
+	now := n.now()
+	n.step(runner.EndEvent{ArrivalNs: now.UnixNano()})
+	n.publishDiagnostics(now)
+	if err := n.run.Close(); err != nil {
+		return fmt.Errorf("close sinks: %w", err)
+	}
+	c := n.run.Counters()
+	n.log.Info("decision node stopped", "decisions", c.DecisionsTotal(), "rejected", c.RejectedTotal(),
+		"without_assessment", c.WithoutAssessment)
+	return nil
+}
+
+// handle records, decodes and steps one received message.
+func (n *node) handle(in input) {
+	n.stats.received[in.kind]++
+	if n.rec != nil {
+		if err := n.rec.input(in.kind, in.data, in.recv); err != nil {
+			n.stats.recordingFailures++
+			n.warn("recording_input", "cannot record an input", "topic", inputKeys[in.kind], "err", err)
+		}
+	}
+	arrival := in.recv.UnixNano()
+	var ev runner.Event
+	switch in.kind {
+	case inputState:
+		var m rosbridge.VehicleState
+		if err := m.UnmarshalCDR(in.data); err != nil {
+			n.malformed(in, err)
+			return
+		}
+		b, err := rosbridge.BeliefFromWire(&m)
+		if err != nil {
+			n.malformed(in, err)
+			return
+		}
+		ev = runner.BeliefEvent{ArrivalNs: arrival, Belief: b}
+	case inputAssessment:
+		var m rosbridge.BeliefSelfAssessment
+		if err := m.UnmarshalCDR(in.data); err != nil {
+			n.malformed(in, err)
+			return
+		}
+		ev = runner.AssessmentEvent{ArrivalNs: arrival, Assessment: rosbridge.SelfAssessmentFromWire(&m)}
+	case inputPerception:
+		var m rosbridge.PerceptionMode
+		if err := m.UnmarshalCDR(in.data); err != nil {
+			n.malformed(in, err)
+			return
+		}
+		ev = runner.PerceptionEvent{ArrivalNs: arrival, Report: rosbridge.PerceptionFromWire(&m)}
+	}
+	n.step(ev)
+}
+
+func (n *node) malformed(in input, err error) {
+	n.stats.malformed[in.kind]++
+	n.warn("malformed_"+inputKeys[in.kind], "dropped a malformed message", "topic", inputKeys[in.kind],
+		"bytes", len(in.data), "err", err)
+}
+
+// step runs the Loop on ev and hands its output to the Runner.
+func (n *node) step(ev runner.Event) {
+	if err := n.loop.Step(ev, &n.out); err != nil {
+		n.stats.stepErrors++
+		n.warn("step", "input not processed", "event", fmt.Sprintf("%T", ev), "err", err)
+		return
+	}
+	for _, r := range n.out.Rejections {
+		n.log.Debug("input rejected", "reason", r.Reason.String(), "stamp", r.Stamp, "detail", r.Detail)
+	}
+	if err := n.run.Handle(&n.out); err != nil {
+		n.warn("publish", "decision not delivered everywhere", "err", err)
+	}
+}
+
+// warn logs at warning level, at most once per diagnostics period for each
+// key, so a failing disk or a stream of garbage cannot flood the log;
+// diagnostics carry the counts.
+func (n *node) warn(key, msg string, args ...any) {
+	now := n.now()
+	if last, ok := n.warned[key]; ok && now.Sub(last) < n.cfg.DiagnosticsPeriod {
+		n.log.Debug(msg, args...)
+		return
+	}
+	n.warned[key] = now
+	n.log.Warn(msg, args...)
+}

@@ -1,0 +1,105 @@
+package node
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/rosbridge"
+	"github.com/ghost-robotics/ghost/pkg/runner"
+)
+
+// rosSink publishes each decision's rationale as a serialized
+// ghost/msg/DecisionRationale. It is used from the node goroutine only; the
+// buffer is reused because Publisher.Publish copies.
+type rosSink struct {
+	pub    rosbridge.Publisher
+	topic  string
+	buf    []byte
+	closed bool
+}
+
+func (s *rosSink) Publish(d decisions.Decision, r decisions.Rationale) error {
+	if s.closed {
+		return fmt.Errorf("publish %s on %s: %w", d, s.topic, runner.ErrSinkClosed)
+	}
+	m := rosbridge.RationaleToWire(&r)
+	data, err := m.AppendCDR(s.buf[:0])
+	if err != nil {
+		return fmt.Errorf("encode %s for %s: %w: %w", d, s.topic, runner.ErrEncoding, err)
+	}
+	s.buf = data
+	if err := s.pub.Publish(data); err != nil {
+		return fmt.Errorf("publish %s on %s: %w: %w", d, s.topic, runner.ErrTransport, err)
+	}
+	return nil
+}
+
+// Close stops the sink. The publisher itself belongs to the transport,
+// which the caller of Run closes.
+func (s *rosSink) Close() error {
+	s.closed = true
+	return nil
+}
+
+// recording is the in-node MCAP recording: every input as received (log
+// time = receive time, so a replay reproduces the live joins) and every
+// decision as published.
+type recording struct {
+	rec       *rosbridge.Recorder
+	path      string
+	inputs    [numInputs]rosbridge.ChannelID
+	decisions rosbridge.ChannelID
+	now       func() time.Time
+
+	mu     sync.Mutex // guards closed against the node goroutine and Close
+	buf    []byte
+	closed bool
+}
+
+// Publish records the decision's rationale on the decisions channel.
+func (s *recording) Publish(d decisions.Decision, r decisions.Rationale) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return fmt.Errorf("record %s in %s: %w", d, s.path, runner.ErrSinkClosed)
+	}
+	m := rosbridge.RationaleToWire(&r)
+	data, err := m.AppendCDR(s.buf[:0])
+	if err != nil {
+		return fmt.Errorf("encode %s for %s: %w: %w", d, s.path, runner.ErrEncoding, err)
+	}
+	s.buf = data
+	t := uint64(s.now().UnixNano())
+	if err := s.rec.Write(s.decisions, t, t, data); err != nil {
+		return fmt.Errorf("record %s: %w: %w", d, runner.ErrTransport, err)
+	}
+	return nil
+}
+
+// input records one received message.
+func (s *recording) input(k inputKind, data []byte, recv time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return fmt.Errorf("record input in %s: %w", s.path, runner.ErrSinkClosed)
+	}
+	t := uint64(recv.UnixNano())
+	return s.rec.Write(s.inputs[k], t, t, data)
+}
+
+// Close finishes the recording (summary, index, sync); called once by the
+// Runner after the last decision.
+func (s *recording) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	if err := s.rec.Close(); err != nil {
+		return fmt.Errorf("close recording %s: %w", s.path, err)
+	}
+	return nil
+}

@@ -1,0 +1,112 @@
+package node
+
+import (
+	"errors"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/rosbridge"
+	"github.com/ghost-robotics/ghost/pkg/runner"
+)
+
+// eventSink logs what happens to it, in order.
+type eventSink struct{ events []string }
+
+func (s *eventSink) Publish(d decisions.Decision, _ decisions.Rationale) error {
+	s.events = append(s.events, "publish "+d.Kind.String())
+	return nil
+}
+
+func (s *eventSink) Close() error {
+	s.events = append(s.events, "close")
+	return nil
+}
+
+// shutdown decides the pending belief and publishes it before closing each
+// sink exactly once.
+func TestShutdownOrder(t *testing.T) {
+	n, ft := benchNode(t)
+	s := &eventSink{}
+	if err := n.run.Register("events", s); err != nil {
+		t.Fatal(err)
+	}
+	n.in <- input{kind: inputState, data: beliefCDR(t, testBelief(42)), recv: base}
+	if err := n.shutdown(); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"publish " + decisions.KindAbstainUncertain.String(), "close"}
+	if len(s.events) != 2 || s.events[0] != want[0] || s.events[1] != want[1] {
+		t.Fatalf("sink events %q, want %q", s.events, want)
+	}
+	if got := len(ft.Published("/decisions")); got != 1 {
+		t.Errorf("%d decisions published on the transport, want 1", got)
+	}
+	if err := n.run.Close(); err != nil || len(s.events) != 2 {
+		t.Errorf("a second close reached the sink: %q, %v", s.events, err)
+	}
+}
+
+func TestROSSinkAfterClose(t *testing.T) {
+	ft := rosbridge.NewFakeTransport()
+	pub, err := ft.Advertise("/decisions", "ghost/msg/DecisionRationale", rosbridge.DefaultDecisionsQoS())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &rosSink{pub: pub, topic: "/decisions"}
+	r := testRationale(t)
+	if err := s.Publish(r.Decision, r); err != nil {
+		t.Fatal(err)
+	}
+	var m rosbridge.DecisionRationale
+	if err := m.UnmarshalCDR(ft.Published("/decisions")[0]); err != nil || rosbridge.RationaleFromWire(&m) != r {
+		t.Fatalf("published %+v, %v; want %+v", m, err, r)
+	}
+	_ = s.Close()
+	if err := s.Publish(r.Decision, r); !errors.Is(err, runner.ErrSinkClosed) {
+		t.Errorf("Publish after Close = %v, want ErrSinkClosed", err)
+	}
+	bad := r
+	bad.Decision.Reason = string([]byte{0xff}) // not UTF-8: the encoder refuses it
+	s2 := &rosSink{pub: pub, topic: "/decisions"}
+	if err := s2.Publish(bad.Decision, bad); err != nil && !errors.Is(err, runner.ErrEncoding) {
+		t.Errorf("an encoding failure is not classified as such: %v", err)
+	}
+}
+
+func TestRecordingCloseOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.mcap")
+	rec, err := rosbridge.CreateRecording(path, rosbridge.RecorderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &recording{rec: rec, path: path, now: func() time.Time { return base }}
+	if s.decisions, err = rec.AddMessageChannel("/decisions", "ghost/msg/DecisionRationale"); err != nil {
+		t.Fatal(err)
+	}
+	r := testRationale(t)
+	if err := s.Publish(r.Decision, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Errorf("second Close = %v", err)
+	}
+	if err := s.Publish(r.Decision, r); !errors.Is(err, runner.ErrSinkClosed) {
+		t.Errorf("Publish after Close = %v", err)
+	}
+	if err := s.input(inputState, []byte{0, 1, 0, 0}, base); !errors.Is(err, runner.ErrSinkClosed) {
+		t.Errorf("input after Close = %v", err)
+	}
+	if st := rec.Stats(); st.Messages != 1 {
+		t.Errorf("recorded %d messages, want 1", st.Messages)
+	}
+}
+
+func testRationale(t *testing.T) decisions.Rationale {
+	t.Helper()
+	return expected(t, testBelief(9), nil, nil)
+}
