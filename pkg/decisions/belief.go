@@ -24,7 +24,10 @@ type Belief struct {
 const QuaternionTolerance = 1e-3
 
 // Validate checks stamp >= 0, a unit quaternion, a covariance of 0 or 225
-// finite values, and the flight and mission status.
+// values, and the flight and mission status. Non-finite or negative
+// covariance entries are not a reason to refuse the belief: the
+// self-assessment classifies them (std none, UNKNOWN), and the decision for
+// the stamp must still be taken, as the reference takes it.
 func (b *Belief) Validate() error {
 	if b.StampSimNs < 0 {
 		return invalid("VehicleState", "stamp_sim_ns", b.StampSimNs, "must be >= 0")
@@ -36,11 +39,6 @@ func (b *Belief) Validate() error {
 	}
 	if n := len(b.Covariance); n != 0 && n != CovarianceLen {
 		return invalid("NavigationState", "covariance_15x15", fmt.Sprintf("%d values", n), "must hold 0 or 225 values")
-	}
-	for i, v := range b.Covariance {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return invalid("NavigationState", fmt.Sprintf("covariance_15x15[%d]", i), v, "must be finite")
-		}
 	}
 	if err := b.Flight.Validate(); err != nil {
 		return err
