@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -50,6 +52,7 @@ type decisionFlags struct {
 	compression string
 	chunkSize   int64
 	quiet       bool
+	force       bool
 }
 
 func (f *decisionFlags) register(fs *flag.FlagSet) {
@@ -59,6 +62,30 @@ func (f *decisionFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.compression, "compression", "", "output chunk compression: zstd, lz4 or none (default from the configuration: zstd)")
 	fs.Int64Var(&f.chunkSize, "chunk-size", 0, "output chunk size in `bytes`; a crash loses at most the open chunk (default 1 MiB)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress and no summary on stderr")
+	fs.BoolVar(&f.force, "force", false, "replace the output file if it exists (recordings are never overwritten otherwise)")
+}
+
+// createOutput creates the output recording; an existing file is an error
+// unless --force, and never the input itself.
+func (f *decisionFlags) createOutput(path string, in string, cfg nodeconfig.Config) (*rosbridge.Recorder, error) {
+	if in != "" {
+		if a, b := filepath.Clean(in), filepath.Clean(path); a == b {
+			return nil, fail(exitUsage, "--out %s is the input: choose another file", path)
+		}
+	}
+	if _, err := os.Stat(path); err == nil {
+		if !f.force {
+			return nil, fail(exitIO, "%s exists: choose another --out, or pass --force to replace it", path)
+		}
+		if err := os.Remove(path); err != nil {
+			return nil, fail(exitIO, "replace %s: %w", path, err)
+		}
+	}
+	rec, err := rosbridge.CreateRecording(path, recorderOptions(cfg))
+	if err != nil {
+		return nil, fail(exitIO, "%w", err)
+	}
+	return rec, nil
 }
 
 // settings resolves the configuration: built-in defaults, then --config,

@@ -29,7 +29,7 @@ const replayExample = `  decision_node replay --in flight.mcap --out replayed.mc
 func runReplay(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("replay", "replay --in input.mcap --out output.mcap [flags]", replayDescription, replayExample, stderr)
 	in := fs.String("in", "", "input recording (`file`, MCAP)")
-	out := fs.String("out", "", "output recording (`file`, MCAP); overwritten")
+	out := fs.String("out", "", "output recording (`file`, MCAP); must not exist unless --force")
 	var df decisionFlags
 	df.register(fs)
 	if err := parseFlags(fs, args); err != nil {
@@ -52,9 +52,9 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer reader.Close()
-	rec, err := rosbridge.CreateRecording(*out, recorderOptions(cfg))
+	rec, err := df.createOutput(*out, *in, cfg)
 	if err != nil {
-		return fail(exitIO, "%w", err)
+		return err
 	}
 	progress := newProgress(stderr, "replay", df.quiet)
 	res, rerr := runner.Replay(reader, rec, runner.ReplayOptions{

@@ -5,7 +5,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/ghost-robotics/ghost/pkg/rosbridge"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 	"github.com/ghost-robotics/ghost/pkg/sim"
 )
@@ -26,7 +25,7 @@ const simExample = `  decision_node sim --out flight.mcap --duration 120s --rate
 
 func runSim(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("sim", "sim [--out flight.mcap] [--duration 120s] [--rate 50] [flags]", simDescription, simExample, stderr)
-	out := fs.String("out", "flight.mcap", "output recording (`file`, MCAP); overwritten")
+	out := fs.String("out", "flight.mcap", "output recording (`file`, MCAP); must not exist unless --force")
 	duration := fs.Duration("duration", 120*time.Second, "simulated flight time")
 	rate := fs.Float64("rate", 50, "belief rate in `Hz`")
 	var df decisionFlags
@@ -56,9 +55,9 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	src := sim.NewPublisher(vehicle, sim.Topics{
 		State: sopts.Topics.State, SelfAssessment: sopts.Topics.SelfAssessment, PerceptionMode: sopts.Topics.PerceptionMode,
 	})
-	rec, err := rosbridge.CreateRecording(*out, recorderOptions(cfg))
+	rec, err := df.createOutput(*out, "", cfg)
 	if err != nil {
-		return fail(exitIO, "%w", err)
+		return err
 	}
 	progress := newProgress(stderr, "sim", df.quiet)
 	res, rerr := runner.Replay(src, rec, runner.ReplayOptions{
