@@ -30,6 +30,10 @@ func TestLoopJoinRules(t *testing.T) {
 		f(&a)
 		return AssessmentEvent{Assessment: a}
 	}
+	nanCov := mod(1, func(b *decisions.Belief) {
+		b.Covariance = make([]float64, decisions.CovarianceLen)
+		b.Covariance[17] = nan
+	})
 	noCov, err := decisions.Assess(1, nil, testThresholds)
 	if err != nil {
 		t.Fatal(err)
@@ -150,13 +154,21 @@ func TestLoopJoinRules(t *testing.T) {
 			want:  []string{"reject invalid_belief 1"},
 			check: wantDetail(0, "orientation_q"),
 		},
-		{name: "NaN covariance entry is invalid",
+		{name: "covariance of the wrong length is invalid",
 			evs: []Event{mod(1, func(b *decisions.Belief) {
-				b.Covariance = make([]float64, decisions.CovarianceLen)
-				b.Covariance[17] = nan
+				b.Covariance = make([]float64, decisions.CovarianceLen-1)
 			})},
 			want:  []string{"reject invalid_belief 1"},
-			check: wantDetail(0, "covariance_15x15[17] = NaN")},
+			check: wantDetail(0, "covariance_15x15 = \"224 values\"")},
+		{name: "NaN covariance entry is judged by Belief.Validate",
+			evs: []Event{nanCov, aEv(t, 1, 1, unknown)},
+			want: func() []string {
+				b := nanCov.(BeliefEvent).Belief
+				if b.Validate() != nil {
+					return []string{"reject invalid_belief 1"}
+				}
+				return []string{"decide 1 abstain_uncertain with"}
+			}()},
 		{name: "NaN progress is invalid",
 			evs:   []Event{mod(1, func(b *decisions.Belief) { b.Mission.Progress = nan })},
 			want:  []string{"reject invalid_belief 1"},
