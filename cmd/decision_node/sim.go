@@ -25,7 +25,7 @@ const simExample = `  decision_node sim --out flight.mcap --duration 120s --rate
 
 func runSim(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("sim", "sim [--out flight.mcap] [--duration 120s] [--rate 50] [flags]", simDescription, simExample, stderr)
-	out := fs.String("out", "flight.mcap", "output recording (`file`, MCAP); must not exist unless --force")
+	out := fs.String("out", "flight.mcap", "output recording (`file`, MCAP); replaced if it exists")
 	duration := fs.Duration("duration", 120*time.Second, "simulated flight time")
 	rate := fs.Float64("rate", 50, "belief rate in `Hz`")
 	var df decisionFlags
@@ -55,6 +55,9 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	src := sim.NewPublisher(vehicle, sim.Topics{
 		State: sopts.Topics.State, SelfAssessment: sopts.Topics.SelfAssessment, PerceptionMode: sopts.Topics.PerceptionMode,
 	})
+	// The simulation is reproducible from its flags, so its output is
+	// replaced without asking.
+	df.force = true
 	rec, err := df.createOutput(*out, "", cfg)
 	if err != nil {
 		return err
