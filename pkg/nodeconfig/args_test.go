@@ -306,3 +306,40 @@ func TestFromArgsOversizedFile(t *testing.T) {
 		t.Fatalf("err = %v, want a size limit error", err)
 	}
 }
+
+// The command line `ros2 launch ghost decision.launch.py namespace:=uav1
+// use_sim_time:=true state_topic:=/fmu/state` produces (launch_ros on
+// Humble): its own arguments first, then a second --ros-args section with
+// the node name, namespace, the config file, the dict parameters written to
+// a temporary file keyed by the node's full name, and the remappings.
+func TestFromArgsLaunchROSCommandLine(t *testing.T) {
+	dict := filepath.Join(t.TempDir(), "launch_params_abc")
+	if err := os.WriteFile(dict, []byte("/uav1/decision_node:\n  ros__parameters:\n    use_sim_time: true\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{
+		"--ros-args", "--log-level", "info",
+		"--ros-args", "-r", "__node:=decision_node", "-r", "__ns:=/uav1",
+		"--params-file", decisionYAML, "--params-file", dict,
+		"-r", "/state/nav:=/fmu/state", "-r", "/self_assessment:=/self_assessment",
+		"-r", "/perception/mode:=/perception/mode", "-r", "/decisions:=/decisions",
+		"-r", "/diagnostics:=/diagnostics",
+	}
+	c, rest, err := FromArgs(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rest) != 0 {
+		t.Errorf("rest = %q", rest)
+	}
+	if c.FullyQualifiedName() != "/uav1/decision_node" || !c.UseSimTime || c.LogLevel != slog.LevelInfo {
+		t.Errorf("config %+v", c)
+	}
+	topics, err := c.ResolvedTopics()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Topics{"/fmu/state", "/self_assessment", "/perception/mode", "/decisions", "/diagnostics"}); topics != want {
+		t.Errorf("resolved topics %+v, want %+v", topics, want)
+	}
+}
