@@ -22,6 +22,9 @@ const (
 	ReliabilitySystemDefault Reliability = 0 // RMW_QOS_POLICY_RELIABILITY_SYSTEM_DEFAULT
 	ReliabilityReliable      Reliability = 1 // RMW_QOS_POLICY_RELIABILITY_RELIABLE
 	ReliabilityBestEffort    Reliability = 2 // RMW_QOS_POLICY_RELIABILITY_BEST_EFFORT
+	// ReliabilityUnknown appears only in profiles read back from the graph
+	// or a recording; it cannot be requested.
+	ReliabilityUnknown Reliability = 3 // RMW_QOS_POLICY_RELIABILITY_UNKNOWN
 )
 
 // Durability is the rmw durability policy.
@@ -32,6 +35,9 @@ const (
 	DurabilitySystemDefault  Durability = 0 // RMW_QOS_POLICY_DURABILITY_SYSTEM_DEFAULT
 	DurabilityTransientLocal Durability = 1 // RMW_QOS_POLICY_DURABILITY_TRANSIENT_LOCAL
 	DurabilityVolatile       Durability = 2 // RMW_QOS_POLICY_DURABILITY_VOLATILE
+	// DurabilityUnknown appears only in profiles read back from the graph
+	// or a recording; it cannot be requested.
+	DurabilityUnknown Durability = 3 // RMW_QOS_POLICY_DURABILITY_UNKNOWN
 )
 
 // History is the rmw history policy.
@@ -42,6 +48,9 @@ const (
 	HistorySystemDefault History = 0 // RMW_QOS_POLICY_HISTORY_SYSTEM_DEFAULT
 	HistoryKeepLast      History = 1 // RMW_QOS_POLICY_HISTORY_KEEP_LAST
 	HistoryKeepAll       History = 2 // RMW_QOS_POLICY_HISTORY_KEEP_ALL
+	// HistoryUnknown is what rosbag2 Humble records for publishers found in
+	// the graph (DDS does not advertise history); it cannot be requested.
+	HistoryUnknown History = 3 // RMW_QOS_POLICY_HISTORY_UNKNOWN
 )
 
 // Liveliness is the rmw liveliness policy. Value 2 (manual by node) is
@@ -53,6 +62,9 @@ const (
 	LivelinessSystemDefault Liveliness = 0 // RMW_QOS_POLICY_LIVELINESS_SYSTEM_DEFAULT
 	LivelinessAutomatic     Liveliness = 1 // RMW_QOS_POLICY_LIVELINESS_AUTOMATIC
 	LivelinessManualByTopic Liveliness = 3 // RMW_QOS_POLICY_LIVELINESS_MANUAL_BY_TOPIC
+	// LivelinessUnknown appears only in profiles read back from the graph
+	// or a recording; it cannot be requested.
+	LivelinessUnknown Liveliness = 4 // RMW_QOS_POLICY_LIVELINESS_UNKNOWN
 )
 
 // ErrInvalidQoS is wrapped by every error about a QoS spelling, value or YAML
@@ -115,11 +127,14 @@ func (r Reliability) String() string {
 		return "reliable"
 	case ReliabilityBestEffort:
 		return "best_effort"
+	case ReliabilityUnknown:
+		return "unknown"
 	}
 	return "Reliability(" + strconv.Itoa(int(r)) + ")"
 }
 
-// ParseReliability parses "system_default", "reliable" or "best_effort".
+// ParseReliability parses "system_default", "reliable" or "best_effort",
+// the ROS 2 parameter spellings ("unknown" is not one).
 func ParseReliability(s string) (Reliability, error) {
 	for _, r := range []Reliability{ReliabilitySystemDefault, ReliabilityReliable, ReliabilityBestEffort} {
 		if s == r.String() {
@@ -139,6 +154,8 @@ func (d Durability) String() string {
 		return "transient_local"
 	case DurabilityVolatile:
 		return "volatile"
+	case DurabilityUnknown:
+		return "unknown"
 	}
 	return "Durability(" + strconv.Itoa(int(d)) + ")"
 }
@@ -163,6 +180,8 @@ func (h History) String() string {
 		return "keep_last"
 	case HistoryKeepAll:
 		return "keep_all"
+	case HistoryUnknown:
+		return "unknown"
 	}
 	return "History(" + strconv.Itoa(int(h)) + ")"
 }
@@ -187,6 +206,8 @@ func (l Liveliness) String() string {
 		return "automatic"
 	case LivelinessManualByTopic:
 		return "manual_by_topic"
+	case LivelinessUnknown:
+		return "unknown"
 	}
 	return "Liveliness(" + strconv.Itoa(int(l)) + ")"
 }
@@ -201,18 +222,20 @@ func ParseLiveliness(s string) (Liveliness, error) {
 	return 0, fmt.Errorf("%w: liveliness %q: want system_default, automatic or manual_by_topic", ErrInvalidQoS, s)
 }
 
-// Validate reports enum values outside the rmw enums and a keep-last history
-// with depth 0 (rmw rejects it).
+// Validate reports what rmw would refuse to create an endpoint with: enum
+// values outside the requestable ones (unknown included), a keep-last
+// history with depth 0, negative durations.
 func (p QoSProfile) Validate() error {
 	switch {
-	case p.History > HistoryKeepAll:
+	case p.History >= HistoryUnknown:
 		return fmt.Errorf("%w: history %d out of range", ErrInvalidQoS, p.History)
-	case p.Reliability > ReliabilityBestEffort:
+	case p.Reliability >= ReliabilityUnknown:
 		return fmt.Errorf("%w: reliability %d out of range", ErrInvalidQoS, p.Reliability)
-	case p.Durability > DurabilityVolatile:
+	case p.Durability >= DurabilityUnknown:
 		return fmt.Errorf("%w: durability %d out of range", ErrInvalidQoS, p.Durability)
 	case p.Liveliness != LivelinessSystemDefault && p.Liveliness != LivelinessAutomatic &&
 		p.Liveliness != LivelinessManualByTopic:
+		// 2 (manual by node) is deprecated, 4 unknown
 		return fmt.Errorf("%w: liveliness %d out of range", ErrInvalidQoS, p.Liveliness)
 	case p.History == HistoryKeepLast && p.Depth == 0:
 		return fmt.Errorf("%w: history keep_last with depth 0", ErrInvalidQoS)
@@ -293,7 +316,9 @@ type yamlDuration struct {
 const maxQoSYAML = 1 << 20
 
 // ParseOfferedQoSProfiles parses an `offered_qos_profiles` metadata value as
-// written by rosbag2 (Foxy to Jazzy) or by OfferedQoSProfilesYAML. The empty
+// written by rosbag2 (Foxy to Jazzy) or by OfferedQoSProfilesYAML. The
+// "unknown" enum values rosbag2 records for discovered publishers are
+// accepted. The empty
 // string and "[]" give no profiles. Any of the infinite spellings rosbag2 has
 // used ({2147483647, 4294967295}, {2147483647, 2147483647},
 // {9223372036854775807, 0}, {9223372036, 854775807}, {0, 0}) gives a zero
@@ -337,10 +362,10 @@ func (r yamlQoS) profile() (QoSProfile, error) {
 		}
 		return 0
 	}
-	p.History = History(enum("history", r.History, uint64(HistoryKeepAll)))
-	p.Reliability = Reliability(enum("reliability", r.Reliability, uint64(ReliabilityBestEffort)))
-	p.Durability = Durability(enum("durability", r.Durability, uint64(DurabilityVolatile)))
-	p.Liveliness = Liveliness(enum("liveliness", r.Liveliness, uint64(LivelinessManualByTopic)))
+	p.History = History(enum("history", r.History, uint64(HistoryUnknown)))
+	p.Reliability = Reliability(enum("reliability", r.Reliability, uint64(ReliabilityUnknown)))
+	p.Durability = Durability(enum("durability", r.Durability, uint64(DurabilityUnknown)))
+	p.Liveliness = Liveliness(enum("liveliness", r.Liveliness, uint64(LivelinessUnknown)))
 	if err != nil {
 		return QoSProfile{}, err
 	}

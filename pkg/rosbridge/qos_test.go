@@ -2,6 +2,7 @@ package rosbridge
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -86,6 +87,15 @@ func TestQoSStringOutOfRange(t *testing.T) {
 	if got := Liveliness(2).String(); got != "Liveliness(2)" {
 		t.Errorf("Liveliness(2).String() = %q", got)
 	}
+	// Unknown values print, but are not parameter spellings.
+	for _, u := range []fmt.Stringer{HistoryUnknown, ReliabilityUnknown, DurabilityUnknown, LivelinessUnknown} {
+		if u.String() != "unknown" {
+			t.Errorf("%#v.String() = %q", u, u.String())
+		}
+	}
+	if _, err := ParseHistory("unknown"); !errors.Is(err, ErrInvalidQoS) {
+		t.Errorf(`ParseHistory("unknown") = %v`, err)
+	}
 }
 
 func TestQoSDefaults(t *testing.T) {
@@ -116,7 +126,10 @@ func TestQoSValidate(t *testing.T) {
 		{"zero value", QoSProfile{}, true},
 		{"keep_all depth 0", QoSProfile{History: HistoryKeepAll}, true},
 		{"keep_last depth 0", QoSProfile{History: HistoryKeepLast}, false},
-		{"history 3", QoSProfile{History: 3}, false},
+		{"history unknown", QoSProfile{History: HistoryUnknown}, false},
+		{"reliability unknown", QoSProfile{Reliability: ReliabilityUnknown}, false},
+		{"durability unknown", QoSProfile{Durability: DurabilityUnknown}, false},
+		{"liveliness unknown", QoSProfile{Liveliness: LivelinessUnknown}, false},
 		{"reliability 3", QoSProfile{Reliability: 3}, false},
 		{"durability 3", QoSProfile{Durability: 3}, false},
 		{"liveliness 2", QoSProfile{Liveliness: 2}, false},
@@ -218,7 +231,11 @@ func TestParseOfferedQoSProfiles(t *testing.T) {
 	}{
 		{"empty", "", "", 0},
 		{"empty list", "[]", "", 0},
-		{"history unknown", entry("    sec: 1\n    nsec: 0\n"), "history 3 out of range", 0},
+		// rosbag2 Humble records discovered publishers with history unknown
+		// and depth 0.
+		{"humble discovered publisher", entry("    sec: 1\n    nsec: 0\n"), "", time.Second},
+		{"history out of range", strings.Replace(entry("    sec: 1\n    nsec: 0\n"), "history: 3", "history: 4", 1), "history 4 out of range", 0},
+		{"liveliness out of range", strings.Replace(valid("    sec: 1\n    nsec: 0\n"), "liveliness: 1", "liveliness: 5", 1), "liveliness 5 out of range", 0},
 		{"humble infinite", valid("    sec: 2147483647\n    nsec: 4294967295\n"), "", 0},
 		{"connext foxy infinite", valid("    sec: 2147483647\n    nsec: 2147483647\n"), "", 0},
 		{"cyclone foxy infinite", valid("    sec: 9223372036854775807\n    nsec: 0\n"), "", 0},
