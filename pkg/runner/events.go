@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 )
@@ -287,8 +288,9 @@ type Rejection struct {
 	Detail string
 }
 
+// String reads "<reason>@<stamp>: <detail>".
 func (r Rejection) String() string {
-	return r.Reason.String() + "@" + fmt.Sprint(r.Stamp) + ": " + r.Detail
+	return r.Reason.String() + "@" + strconv.FormatInt(r.Stamp, 10) + ": " + r.Detail
 }
 
 // Duplicate reports an identical repeat of an input, accepted as a no-op.

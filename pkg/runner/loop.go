@@ -216,6 +216,11 @@ type candidate struct {
 // which it resets first. An error (ErrUnsupportedEvent, or ErrDecide when the
 // policy fails) leaves the session exactly as it was and out empty.
 //
+// Every event advances time, whatever its content (a rejected input still
+// arrived): the Loop's time becomes the newest arrival seen, and an arrival
+// older than that is taken as that newest time, so time never runs backwards
+// and a belief's wait is measured from when the Loop first saw it.
+//
 // Step never allocates in the steady state when out is reused, beyond what
 // the policy and decisions.DecideWithRationale allocate.
 func (l *Loop) Step(ev Event, out *Output) error {

@@ -144,7 +144,8 @@ func (r *Runner) Execute(cmd Command) Result {
 	return Result{Receipts: rcs}
 }
 
-// Reject counts one rejected input.
+// Reject counts one rejected input; a reason outside the RejectReason
+// values is not counted.
 func (r *Runner) Reject(rej Rejection) {
 	if int(rej.Reason) >= NumRejectReasons {
 		return
@@ -246,6 +247,10 @@ func (r *Runner) check(cmd *Command) error {
 	}
 	if err := r.checkHash(cmd); err != nil {
 		return err
+	}
+	if int(cmd.WithoutAssessment) >= NumWithoutReasons {
+		return &ProvenanceError{RuleWithoutAssessment, stamp, fmt.Sprintf(
+			"Command.WithoutAssessment = %d: not a WithoutReason (0 to %d)", uint8(cmd.WithoutAssessment), NumWithoutReasons-1)}
 	}
 	if (cmd.WithoutAssessment == WithoutNone) != (ctx.SelfAssessment != nil) {
 		has := "has"

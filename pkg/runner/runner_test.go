@@ -81,6 +81,8 @@ func TestRunnerProvenance(t *testing.T) {
 			mutate: func(c *Command) { c.Rationale.SelfAssessmentSHA256 = other.SHA256() }},
 		{name: "without-assessment reason with an assessment", rule: RuleWithoutAssessment,
 			mutate: func(c *Command) { c.WithoutAssessment = WithoutTimeout }},
+		{name: "without-assessment reason out of range", without: true, rule: RuleWithoutAssessment, detail: "WithoutAssessment = 9",
+			mutate: func(c *Command) { c.WithoutAssessment = 9 }},
 		{name: "no without-assessment reason and no assessment", without: true, rule: RuleWithoutAssessment,
 			mutate: func(c *Command) { c.WithoutAssessment = WithoutNone }},
 		{name: "rationale claims another policy", rule: RulePolicyID, detail: `"other_policy"`,
