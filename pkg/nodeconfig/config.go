@@ -203,6 +203,13 @@ func (c Config) Validate() error {
 			return &ParamError{Param: p.name, Value: p.get(&c).String(), Err: fmt.Errorf("%w: %w", ErrInvalidValue, err)}
 		}
 	}
+	// The per-parameter checks above name the field; this catches what no
+	// parameter sets (liveliness, durations) on a Config built in code.
+	for _, tk := range topicKeys {
+		if err := tk.qos(&c).Validate(); err != nil {
+			return &ParamError{Param: "qos." + tk.key, Value: fmt.Sprintf("%+v", *tk.qos(&c)), Err: fmt.Errorf("%w: %w", ErrInvalidValue, err)}
+		}
+	}
 	if err := c.Thresholds.Validate(); err != nil {
 		pe := &ParamError{Param: "thresholds", Value: "?", Err: fmt.Errorf("%w: %w", ErrInvalidValue, err)}
 		if ve := (*decisions.ValidationError)(nil); errors.As(err, &ve) {

@@ -144,6 +144,8 @@ func TestValidate(t *testing.T) {
 		{"durability", func(c *Config) { c.QoS.SelfAssessment.Durability = 9 }, "qos.self_assessment.durability"},
 		{"history", func(c *Config) { c.QoS.PerceptionMode.History = 9 }, "qos.perception_mode.history"},
 		{"depth", func(c *Config) { c.QoS.Diagnostics.Depth = 0 }, "qos.diagnostics.depth"},
+		{"liveliness", func(c *Config) { c.QoS.Decisions.Liveliness = 2 }, "qos.decisions"},
+		{"negative deadline", func(c *Config) { c.QoS.State.Deadline = -time.Second }, "qos.state"},
 		{"policy", func(c *Config) { c.Policy = "" }, "policy"},
 		{"assessment timeout", func(c *Config) { c.AssessmentTimeout = 0 }, "assessment_timeout_s"},
 		{"diagnostics period", func(c *Config) { c.DiagnosticsPeriod = -time.Second }, "diagnostics_period_s"},
