@@ -221,8 +221,9 @@ type candidate struct {
 // older than that is taken as that newest time, so time never runs backwards
 // and a belief's wait is measured from when the Loop first saw it.
 //
-// Step never allocates in the steady state when out is reused, beyond what
-// the policy and decisions.DecideWithRationale allocate.
+// With out reused, the steady state allocates only what the policy and
+// decisions.DecideWithRationale allocate (the rationale's hash string) and
+// the Detail text of rejections.
 func (l *Loop) Step(ev Event, out *Output) error {
 	out.Reset()
 	var c candidate
