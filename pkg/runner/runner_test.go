@@ -14,7 +14,7 @@ import (
 
 // commandFor runs a belief (and an assessment of lvl unless withAssessment
 // is false) through a fresh Loop and returns the single command, cloned.
-func commandFor(t *testing.T, stamp int64, lvl decisions.Level, withAssessment bool) Command {
+func commandFor(t testing.TB, stamp int64, lvl decisions.Level, withAssessment bool) Command {
 	t.Helper()
 	l := mustLoop(t, LoopOptions{})
 	evs := []Event{pEv(0, 0, decisions.PerceptionLowLight), bEv(1, stamp)}
