@@ -139,3 +139,18 @@ func TestIdentifierAndHexForms(t *testing.T) {
 		}
 	}
 }
+
+// The thresholds text cache must never hand one value the text of another,
+// including values equal under == but written differently.
+func TestThresholdsCanonicalJSONCacheKeysOnBits(t *testing.T) {
+	a := validThresholds()
+	b := a
+	b.PositionKnownStdM = math.Copysign(0, -1)
+	c := a
+	c.PositionKnownStdM = 0
+	for _, th := range []Thresholds{a, b, c, a, c, b} {
+		if got, want := string(th.CanonicalJSON()), string(th.appendCanonicalJSON(nil)); got != want {
+			t.Fatalf("cached %s, want %s", got, want)
+		}
+	}
+}

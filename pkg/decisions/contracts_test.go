@@ -508,3 +508,26 @@ func FuzzSelfAssessmentValidate(f *testing.F) {
 		}
 	})
 }
+
+func TestDecideWithKnownHash(t *testing.T) {
+	a := validAssessment(t, 8, LevelUncertain)
+	c := neutralContext(8)
+	c.SelfAssessment = &a
+	_, want, err := DecideWithRationale(ReferencePolicy{}, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, got, err := DecideWithKnownHash(ReferencePolicy{}, c, a.SHA256())
+	if err != nil || got != want {
+		t.Fatalf("got %v %v, want %v", got, err, want)
+	}
+	if _, _, err := DecideWithKnownHash(ReferencePolicy{}, c, ""); err == nil {
+		t.Fatal("empty hash accepted for a context with an assessment")
+	}
+	if _, _, err := DecideWithKnownHash(ReferencePolicy{}, neutralContext(8), a.SHA256()); err == nil {
+		t.Fatal("hash accepted for a context without assessment")
+	}
+	if _, _, err := DecideWithKnownHash(ReferencePolicy{}, c, "ABC"); err == nil {
+		t.Fatal("malformed hash accepted")
+	}
+}

@@ -109,11 +109,20 @@ func (g Goal) Validate() error {
 	if math.IsInf(g.YawRad, 0) {
 		return invalid("Goal", "yaw_rad", g.YawRad, "must be finite or NaN (no yaw)")
 	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(g.MetadataJSON), &obj); err != nil || obj == nil {
+	if !isJSONObject(g.MetadataJSON) {
 		return invalid("Goal", "metadata_json", g.MetadataJSON, "must be a JSON object")
 	}
 	return nil
+}
+
+// isJSONObject reports whether s is valid JSON whose value is an object.
+// Every belief carries a goal, so this avoids decoding into a map.
+func isJSONObject(s string) bool {
+	i := 0
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+		i++
+	}
+	return i < len(s) && s[i] == '{' && json.Valid([]byte(s))
 }
 
 // MissionStatus is the mission state carried by the belief (MissionStatus.msg).

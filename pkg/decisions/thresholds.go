@@ -1,6 +1,9 @@
 package decisions
 
-import "math"
+import (
+	"math"
+	"sync/atomic"
+)
 
 // SchemaVersion is the only schema version of every contract in this package.
 const SchemaVersion = 1
@@ -65,6 +68,35 @@ func (t Thresholds) Validate() error {
 // AppendCanonicalJSON appends the canonical JSON of t (keys sorted, no
 // whitespace, floats as Python repr).
 func (t Thresholds) AppendCanonicalJSON(b []byte) []byte {
+	// Every assessment of a run carries the same thresholds, and their six
+	// floats are a third of an assessment's formatting work: remember the
+	// last text. The cache changes no output (bitwise key), only its cost.
+	if c := lastThresholds.Load(); c != nil && c.t.sameBits(t) {
+		return append(b, c.json...)
+	}
+	start := len(b)
+	b = t.appendCanonicalJSON(b)
+	lastThresholds.Store(&thresholdsText{t: t, json: append([]byte(nil), b[start:]...)})
+	return b
+}
+
+// thresholdsText is a Thresholds value with its canonical JSON.
+type thresholdsText struct {
+	t    Thresholds
+	json []byte
+}
+
+var lastThresholds atomic.Pointer[thresholdsText]
+
+// sameBits compares bit for bit: 0.0 and -0.0 are written differently.
+func (t Thresholds) sameBits(o Thresholds) bool {
+	return sameFloat(t.PositionKnownStdM, o.PositionKnownStdM) && sameFloat(t.PositionUnknownStdM, o.PositionUnknownStdM) &&
+		sameFloat(t.VelocityKnownStdMps, o.VelocityKnownStdMps) && sameFloat(t.VelocityUnknownStdMps, o.VelocityUnknownStdMps) &&
+		sameFloat(t.OrientationKnownStdRad, o.OrientationKnownStdRad) && sameFloat(t.OrientationUnknownStdRad, o.OrientationUnknownStdRad) &&
+		t.SchemaVersion == o.SchemaVersion
+}
+
+func (t Thresholds) appendCanonicalJSON(b []byte) []byte {
 	b = append(b, `{"orientation_known_std_rad":`...)
 	b = appendPyFloat(b, t.OrientationKnownStdRad)
 	b = append(b, `,"orientation_unknown_std_rad":`...)
