@@ -147,16 +147,24 @@ func TestReplayGoldenSampleFlight(t *testing.T) {
 	}
 }
 
-func simSource(t testing.TB, d time.Duration, rate float64) *sim.Publisher {
-	t.Helper()
+func newSimPublisher(d time.Duration, rate float64) (*sim.Publisher, error) {
 	v, err := sim.NewVehicle(sim.Options{Duration: d, RateHz: rate, Thresholds: decisions.Thresholds{
 		PositionKnownStdM: 0.5, PositionUnknownStdM: 2, VelocityKnownStdMps: 0.2, VelocityUnknownStdMps: 1,
 		OrientationKnownStdRad: 0.05, OrientationUnknownStdRad: 0.2, SchemaVersion: 1,
 	}})
 	if err != nil {
+		return nil, err
+	}
+	return sim.NewPublisher(v, sim.Topics{State: "/state/nav", SelfAssessment: "/self_assessment", PerceptionMode: "/perception/mode"}), nil
+}
+
+func simSource(t testing.TB, d time.Duration, rate float64) *sim.Publisher {
+	t.Helper()
+	p, err := newSimPublisher(d, rate)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return sim.NewPublisher(v, sim.Topics{State: "/state/nav", SelfAssessment: "/self_assessment", PerceptionMode: "/perception/mode"})
+	return p
 }
 
 func TestSimReachesEveryBranchAndVerifies(t *testing.T) {

@@ -194,7 +194,8 @@ type Auditor struct {
 	now         int64
 	beliefs     map[int64]*heldBelief
 	assessments map[int64]*heldAssessments
-	expiries    []expiry // FIFO by log time
+	expiries    []expiry // FIFO by log time, from expHead on
+	expHead     int
 	perception  []decisions.PerceptionReport
 	pending     []pendingDecision
 	lastStamp   int64
@@ -378,9 +379,8 @@ func (a *Auditor) expire() {
 	if len(a.pending) > 0 && a.pending[0].logTime-window < oldestNeeded {
 		oldestNeeded = a.pending[0].logTime - window
 	}
-	n := 0
-	for n < len(a.expiries) {
-		e := a.expiries[n]
+	for a.expHead < len(a.expiries) {
+		e := a.expiries[a.expHead]
 		over := len(a.beliefs)+len(a.assessments) > 2*a.opts.MaxHeld
 		if e.logTime >= oldestNeeded && !over {
 			break
@@ -390,10 +390,13 @@ func (a *Auditor) expire() {
 		} else {
 			delete(a.assessments, e.stamp)
 		}
-		n++
+		a.expHead++
 	}
-	if n > 0 {
-		a.expiries = append(a.expiries[:0], a.expiries[n:]...)
+	// Compact only when the consumed head dominates, so each entry is
+	// moved a bounded number of times.
+	if a.expHead > 1024 && a.expHead*2 > len(a.expiries) {
+		a.expiries = append(a.expiries[:0], a.expiries[a.expHead:]...)
+		a.expHead = 0
 	}
 	// Perception reports older than the one in force at the last audited
 	// stamp cannot be the as-of report of a later decision.
@@ -479,7 +482,9 @@ func (a *Auditor) audit(logTime int64, r decisions.Rationale) {
 			Mission:          b.mission,
 			Perception:       a.asOf(r.BeliefStampSimNs),
 		}
-		_, again, err := decisions.DecideWithRationale(policy, ctx)
+		// The chain check above recomputed the assessment's hash; it is
+		// r's hash exactly when the chain is verified.
+		_, again, err := decisions.DecideWithKnownHash(policy, ctx, r.SelfAssessmentSHA256)
 		switch {
 		case err != nil:
 			res.Rerun = RerunDiverged

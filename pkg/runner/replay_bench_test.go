@@ -1,0 +1,106 @@
+package runner
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ghost-robotics/ghost/pkg/rosbridge"
+)
+
+// benchRecording writes, once per process, a simulated recording of
+// GHOST_BENCH_BELIEFS beliefs (default 1,000,000) with their assessments and
+// decisions, at 1 kHz, and returns its path.
+var benchRecording = sync.OnceValues(func() (string, error) {
+	n := 1_000_000
+	if s := os.Getenv("GHOST_BENCH_BELIEFS"); s != "" {
+		v, err := strconv.Atoi(s)
+		if err != nil {
+			return "", err
+		}
+		n = v
+	}
+	dir, err := os.MkdirTemp("", "ghost-bench")
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "flight.mcap")
+	rec, err := rosbridge.CreateRecording(path, rosbridge.RecorderOptions{NoSync: true})
+	if err != nil {
+		return "", err
+	}
+	src, err := newSimPublisher(time.Duration(n-1)*time.Millisecond, 1000)
+	if err != nil {
+		return "", err
+	}
+	if _, err := Replay(src, rec, ReplayOptions{}); err != nil {
+		return "", err
+	}
+	return path, rec.Close()
+})
+
+func benchInput(b *testing.B) (string, int64) {
+	path, err := benchRecording()
+	if err != nil {
+		b.Fatal(err)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return path, st.Size()
+}
+
+// BenchmarkReplayEndToEnd: read, decode, decide, check provenance, encode
+// and write zstd, for a whole recording per iteration.
+func BenchmarkReplayEndToEnd(b *testing.B) {
+	path, size := benchInput(b)
+	b.ReportAllocs()
+	b.SetBytes(size)
+	var beliefs uint64
+	for b.Loop() {
+		in, err := rosbridge.OpenRecording(path, rosbridge.ReaderOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		rec, err := rosbridge.NewRecorder(io.Discard, rosbridge.RecorderOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		res, err := Replay(in, rec, ReplayOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := rec.Close(); err != nil {
+			b.Fatal(err)
+		}
+		in.Close()
+		beliefs += res.Stats.Beliefs
+	}
+	b.ReportMetric(float64(beliefs)/b.Elapsed().Seconds(), "beliefs/s")
+}
+
+// BenchmarkVerify audits a whole recording per iteration.
+func BenchmarkVerify(b *testing.B) {
+	path, size := benchInput(b)
+	b.ReportAllocs()
+	b.SetBytes(size)
+	var decided uint64
+	for b.Loop() {
+		in, err := rosbridge.OpenRecording(path, rosbridge.ReaderOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		r, err := Verify(in, VerifyOptions{})
+		if err != nil || !r.Passed() {
+			b.Fatal(err, r.Problems)
+		}
+		in.Close()
+		decided += r.Decisions
+	}
+	b.ReportMetric(float64(decided)/b.Elapsed().Seconds(), "decisions/s")
+}
