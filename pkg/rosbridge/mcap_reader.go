@@ -466,8 +466,10 @@ func (r *Reader) nextStream() (Message, error) {
 		if err != nil {
 			return Message{}, err
 		}
-		if r.dataEnded && op != mcap.OpFooter {
-			continue // summary records repeat what the data section said
+		if r.dataEnded && op != mcap.OpFooter && op != mcap.OpSchema && op != mcap.OpChannel {
+			// Of the summary, only declarations matter to a stream read:
+			// channels without messages appear nowhere else.
+			continue
 		}
 		switch op {
 		case mcap.OpSchema, mcap.OpChannel:

@@ -387,7 +387,7 @@ func TestRecorderChunkSpan(t *testing.T) {
 }
 
 // TestRecorderCrashLosesOnlyOpenChunk cuts the output where a crash would
-// leave it (after the last closed chunk) and reads it back.
+// leave it once the closed chunks are written, and reads it back.
 func TestRecorderCrashLosesOnlyOpenChunk(t *testing.T) {
 	var buf bytes.Buffer
 	rec, err := NewRecorder(&buf, RecorderOptions{ChunkSize: 1500})
@@ -395,18 +395,18 @@ func TestRecorderCrashLosesOnlyOpenChunk(t *testing.T) {
 		t.Fatal(err)
 	}
 	ch, _ := rec.AddChannel("/d", "test/msg/T", testSchemaText)
-	var written int
-	for i := 0; rec.Stats().Chunks < 3; i++ {
+	for i := range 40 {
 		if err := rec.Write(ch, uint64(i), 0, payload(i, 100)); err != nil {
 			t.Fatal(err)
 		}
-		written++
 	}
-	for i := range 5 { // these stay in the open chunk
-		if err := rec.Write(ch, uint64(1000+i), 0, payload(i, 100)); err != nil {
-			t.Fatal(err)
-		}
+	rec.mu.Lock()
+	closedMsgs, dispatched, open := 40-rec.open.n, rec.seq, rec.open.n
+	rec.mu.Unlock()
+	if dispatched < 2 || open == 0 {
+		t.Fatalf("%d chunks closed, %d messages open: the case needs both", dispatched, open)
 	}
+	rec.waitWritten(dispatched)
 	crashed := bytes.Clone(buf.Bytes())
 	if err := rec.Close(); err != nil {
 		t.Fatal(err)
@@ -427,8 +427,8 @@ func TestRecorderCrashLosesOnlyOpenChunk(t *testing.T) {
 	if te.Offset != int64(len(crashed)) || te.Record != "data end or footer" {
 		t.Errorf("stopped at %d (%s), want %d (data end or footer)", te.Offset, te.Record, len(crashed))
 	}
-	if len(got) != written {
-		t.Errorf("recovered %d messages, want the %d of the closed chunks", len(got), written)
+	if len(got) != closedMsgs {
+		t.Errorf("recovered %d messages, want the %d of the closed chunks", len(got), closedMsgs)
 	}
 }
 
@@ -939,12 +939,20 @@ func TestRecorderOutputErrorIsSticky(t *testing.T) {
 		t.Fatal(err)
 	}
 	ch, _ := rec.AddChannel("/a", "test/msg/T", testSchemaText)
+	// Chunks are written in the background: the error comes back on a
+	// later call, at the latest from Flush.
 	var first error
-	for i := 0; i < 1000 && first == nil; i++ {
+	for i := 0; i < 200 && first == nil; i++ {
 		first = rec.Write(ch, uint64(i), 0, payload(i, 100))
+	}
+	if first == nil {
+		first = rec.Flush()
 	}
 	if !errors.Is(first, disk) {
 		t.Fatalf("first error %v, want the output's", first)
+	}
+	if err := rec.Flush(); !errors.Is(err, disk) {
+		t.Errorf("Flush: %v", err)
 	}
 	if err := rec.Write(ch, 1, 1, nil); !errors.Is(err, disk) {
 		t.Errorf("later Write: %v", err)
@@ -998,5 +1006,163 @@ func TestRecorderZeroAllocsPerMessage(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Fatalf("%v allocations per Write, want 0", allocs)
+	}
+}
+
+// slowWriter delays some writes, to shuffle the scheduling of the
+// compressors against the output.
+type slowWriter struct {
+	buf bytes.Buffer
+	n   int
+}
+
+func (w *slowWriter) Write(p []byte) (int, error) {
+	w.n++
+	if w.n%3 == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	return w.buf.Write(p)
+}
+
+// TestRecorderDeterministic records the same calls under different
+// scheduling and expects the same bytes.
+func TestRecorderDeterministic(t *testing.T) {
+	record := func(w io.Writer, yield bool) {
+		rec, err := NewRecorder(w, RecorderOptions{ChunkSize: 700})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, _ := rec.AddChannel("/a", "test/msg/T", testSchemaText)
+		for i := range 400 {
+			if i == 150 { // a channel added mid-recording
+				if _, err := rec.AddChannel("/b", "test/msg/U", testSchemaText, DefaultInputQoS()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ch := a
+			if i > 150 && i%2 == 0 {
+				ch = 2
+			}
+			if err := rec.Write(ch, uint64(i), uint64(i), payload(i, 50+i%30)); err != nil {
+				t.Fatal(err)
+			}
+			if yield && i%7 == 0 {
+				time.Sleep(50 * time.Microsecond)
+			}
+		}
+		if err := rec.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var fast bytes.Buffer
+	record(&fast, false)
+	slow := &slowWriter{}
+	record(slow, true)
+	if !bytes.Equal(fast.Bytes(), slow.buf.Bytes()) {
+		t.Fatalf("same calls, different files: %d and %d bytes", fast.Len(), slow.buf.Len())
+	}
+	r, err := NewReader(bytes.NewReader(fast.Bytes()), ReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := readAll(t, r)
+	if err != nil || len(got) != 400 {
+		t.Fatalf("read %d messages: %v", len(got), err)
+	}
+}
+
+// TestRecorderConcurrentWriters writes from several goroutines and checks
+// that every message arrives with consecutive sequence numbers per channel.
+func TestRecorderConcurrentWriters(t *testing.T) {
+	var buf bytes.Buffer
+	rec, err := NewRecorder(&buf, RecorderOptions{ChunkSize: 4000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const writers, each = 4, 500
+	ids := make([]ChannelID, writers)
+	for i := range ids {
+		ids[i], _ = rec.AddChannel(fmt.Sprintf("/w%d", i), "test/msg/T", testSchemaText)
+	}
+	errs := make(chan error, writers)
+	for w := range writers {
+		go func() {
+			for i := range each {
+				if err := rec.Write(ids[w], uint64(i), 0, payload(i, 40)); err != nil {
+					errs <- err
+					return
+				}
+				if i == each/2 && w == 0 {
+					if err := rec.Flush(); err != nil {
+						errs <- err
+						return
+					}
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range writers {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewReader(bytes.NewReader(buf.Bytes()), ReaderOptions{Stream: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := map[string]uint32{}
+	for m, err := range r.Messages() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		next[m.Topic]++
+		if m.Sequence != next[m.Topic] {
+			t.Fatalf("%s: sequence %d, want %d", m.Topic, m.Sequence, next[m.Topic])
+		}
+	}
+	for i := range writers {
+		if n := next[fmt.Sprintf("/w%d", i)]; n != each {
+			t.Errorf("/w%d: %d messages, want %d", i, n, each)
+		}
+	}
+}
+
+// TestRecorderFlush makes everything written so far readable, without
+// closing the recording.
+func TestRecorderFlush(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f.mcap")
+	rec, err := CreateRecording(path, RecorderOptions{ChunkSpan: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, _ := rec.AddChannel("/a", "test/msg/T", testSchemaText)
+	for round := 1; round <= 3; round++ {
+		for i := range 10 {
+			if err := rec.Write(ch, uint64(round*100+i), 0, payload(i, 30)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := rec.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		r, err := OpenRecording(path, ReaderOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := readAll(t, r)
+		r.Close()
+		if !errors.Is(err, ErrTruncated) || len(got) != round*10 {
+			t.Fatalf("round %d: read %d messages (%v), want %d then ErrTruncated", round, len(got), err, round*10)
+		}
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Flush(); !errors.Is(err, ErrRecorderClosed) {
+		t.Fatalf("Flush after Close: %v", err)
 	}
 }

@@ -1,12 +1,16 @@
 package rosbridge
 
 import (
-	"bufio"
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
+	"math"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/foxglove/mcap/go/mcap"
@@ -45,7 +49,7 @@ const (
 
 // Defaults of RecorderOptions.
 const (
-	// DefaultChunkSize bounds the open chunk to 1 MiB of uncompressed records:
+	// DefaultChunkSize bounds a chunk to 1 MiB of uncompressed records:
 	// small enough that a crash loses little and a reader needs little memory,
 	// large enough that per-chunk index overhead stays below 0.1 %.
 	DefaultChunkSize = 1 << 20
@@ -55,6 +59,10 @@ const (
 	DefaultChunkSpan = time.Second
 	// DefaultLibrary is the library string written into the MCAP header.
 	DefaultLibrary = "ghost"
+	// chunkLanes is the number of chunk compressors. Chunk k goes to lane
+	// k mod chunkLanes, each with its own mcap.Writer, so the file depends
+	// only on the calls made, never on scheduling or the number of CPUs.
+	chunkLanes = 4
 )
 
 // Errors of the Recorder. Callers branch on them with errors.Is.
@@ -74,20 +82,20 @@ var (
 type RecorderOptions struct {
 	// Compression is the chunk compression; "" means CompressionZstd.
 	Compression Compression
-	// ChunkSize is the uncompressed size in bytes after which the open chunk
-	// is closed and written; 0 means DefaultChunkSize. A single larger
-	// message still makes one (larger) chunk.
+	// ChunkSize is the uncompressed size in bytes at which the open chunk is
+	// closed; 0 means DefaultChunkSize. A single larger message still makes
+	// one (larger) chunk.
 	ChunkSize int64
-	// ChunkSpan is the log-time span after which the open chunk is closed,
+	// ChunkSpan is the log-time span at which the open chunk is closed,
 	// checked when a message is written; 0 means DefaultChunkSpan, a negative
 	// value disables the bound.
 	ChunkSpan time.Duration
 	// Library is the header's library field; "" means DefaultLibrary. The
 	// MCAP library version is appended either way.
 	Library string
-	// NoSync, for CreateRecording only, skips the fsync after every closed
-	// chunk; default false, so a power loss also loses at most the open
-	// chunk. Close always syncs.
+	// NoSync, for CreateRecording only, skips the fsync after every written
+	// chunk; default false, so a power loss loses no more than a crash.
+	// Close always syncs.
 	NoSync bool
 }
 
@@ -96,20 +104,12 @@ type ChannelID uint16
 
 // RecorderStats are counters of a Recorder, for diagnostics.
 type RecorderStats struct {
-	// Messages is the number of messages written.
+	// Messages is the number of messages accepted by Write.
 	Messages uint64
-	// Chunks is the number of chunks closed and handed to the output.
+	// Chunks is the number of chunks written to the output.
 	Chunks uint32
-	// Bytes is the number of bytes handed to the output so far.
+	// Bytes is the number of bytes written to the output.
 	Bytes uint64
-}
-
-type recChannel struct {
-	topic      string
-	schemaName string
-	schemaText string
-	qos        string
-	seq        uint32
 }
 
 // Recorder writes a rosbag2-compatible MCAP recording: profile "ros2",
@@ -117,55 +117,112 @@ type recChannel struct {
 // and compressed, with message indexes, chunk indexes, statistics, repeated
 // schemas and channels and summary offsets in the summary section, and CRCs.
 //
-// Crash guarantee: records reach the output chunk by chunk; when a chunk is
-// closed (ChunkSize or ChunkSpan reached) it is written together with its
-// message indexes and, for CreateRecording, flushed and synced. A crash
-// therefore loses at most the open chunk, and the file up to the last closed
-// chunk reads with OpenRecording (as a stream, since the summary is missing).
-// Close writes the summary, so a closed recording is complete and indexed,
-// even when no message was written.
+// Write only appends the message to the open chunk. A closed chunk is
+// compressed on one of four goroutines, in parallel with the next ones, and
+// written to the output in order together with its message indexes, then
+// (CreateRecording) synced. So Write neither compresses nor waits for the
+// disk unless the compressors fall behind, and an output error surfaces on
+// a later call. The file depends only on the calls made.
+//
+// Crash guarantee: a crash loses the open chunk (at most ChunkSize bytes or
+// ChunkSpan of log time) and the closed chunks not yet written: at most
+// nine, normally none, since compressing a chunk takes milliseconds.
+// Flush writes everything accepted so far. The file
+// up to the last written chunk reads with OpenRecording (as a stream: the
+// summary is missing). Close writes the summary, so a closed recording is
+// complete and indexed, even when no message was written.
 //
 // A Recorder is safe for concurrent use. After an output error every further
 // call fails with that error: MCAP has no way to resume a damaged stream.
 type Recorder struct {
 	mu        sync.Mutex
-	w         *mcap.Writer
-	wopts     mcap.WriterOptions // retained by w; see Write
+	comp      mcap.CompressionFormat
 	chunkSize int64
 	chunkSpan uint64 // nanoseconds of log time; 0 = unbounded
 
-	buf  *bufio.Writer // nil unless the output was wrapped
-	file *os.File      // nil unless CreateRecording
-	path string
-	sync bool
+	// caller side, guarded by mu
+	schemas   []*mcap.Schema
+	schemaIDs map[schemaKey]uint16
+	channels  []recChannel // index = ChannelID-1
+	topics    map[string]ChannelID
+	decls     []decl // schema and channel declarations, append-only
+	stats     mcap.Statistics
+	open      *batch
+	seq       uint64 // batches dispatched
+	chanRecs  []*mcap.Channel
+	closed    bool
+	closeErr  error
+	firstSeen bool
 
-	schemas  map[schemaKey]uint16
-	channels []recChannel // index = ChannelID-1
-	topics   map[string]ChannelID
+	// pipeline
+	workers []chan *batch
+	queue   chan *batch // batches in dispatch order, for the output goroutine
+	free    chan *batch
+	done    chan struct{} // closed when the output goroutine ends
+	flushMu sync.Mutex
+	flushed *sync.Cond // signalled when a batch is written
+	written uint64     // batches written or dropped, guarded by flushMu
 
-	msg        mcap.Message
-	chunks     uint32
-	chunkOpen  bool
-	chunkFirst uint64 // smallest log time in the open chunk
-	chunkLast  uint64 // largest log time in the open chunk
+	// output side, owned by the output goroutine until done
+	out      io.Writer
+	file     *os.File
+	path     string
+	sync     bool
+	offset   uint64
+	crc      uint32
+	chunkIdx []*mcap.ChunkIndex
 
-	err      error // sticky output error
-	closed   bool
-	closeErr error
+	nChunks atomic.Uint32
+	nBytes  atomic.Uint64
+	errMu   sync.Mutex
+	err     error // sticky output error
 }
 
 type schemaKey struct{ name, text string }
 
+type recChannel struct {
+	topic      string
+	schemaName string
+	schemaText string
+	qos        string
+	schemaID   uint16
+	seq        uint32
+}
+
+// decl is a schema or channel record every chunk writer must know before
+// it writes messages on the channel.
+type decl struct {
+	schema  *mcap.Schema
+	channel *mcap.Channel
+}
+
+// batch is one chunk's worth of messages on its way through the pipeline.
+type batch struct {
+	decls []decl // snapshot: every declaration up to the dispatch
+	recs  []byte // messages as [channel u16][seq u32][log u64][pub u64][len u32][data]
+	first uint64 // log-time bounds
+	last  uint64
+	n     int
+	size  int64 // uncompressed record bytes, as MCAP counts them
+
+	out   []byte           // chunk record and message indexes, from a worker
+	index *mcap.ChunkIndex // offsets relative to out
+	err   error
+	ready chan struct{} // signalled by the worker
+}
+
+func newBatch() *batch { return &batch{ready: make(chan struct{}, 1)} }
+
+const batchMsgHeader = 2 + 4 + 8 + 8 + 4
+
 // NewRecorder starts a recording on w and writes the MCAP header. The
 // caller closes w after Close; the Recorder never closes it.
 func NewRecorder(w io.Writer, opts RecorderOptions) (*Recorder, error) {
-	r := &Recorder{
-		schemas: make(map[schemaKey]uint16),
-		topics:  make(map[string]ChannelID),
-	}
-	if err := r.init(w, opts); err != nil {
+	r, err := newRecorder(w, opts)
+	if err != nil {
 		return nil, err
 	}
+	r.start()
 	return r, nil
 }
 
@@ -178,57 +235,47 @@ func CreateRecording(path string, opts RecorderOptions) (*Recorder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create recording: %w", err)
 	}
-	r := &Recorder{
-		schemas: make(map[schemaKey]uint16),
-		topics:  make(map[string]ChannelID),
-		buf:     bufio.NewWriterSize(f, 64<<10),
-		file:    f,
-		path:    path,
-		sync:    !opts.NoSync,
+	r, err := newRecorder(f, opts)
+	if err == nil {
+		// The header is on disk at once, so even an interrupted recording
+		// is recognisable as MCAP.
+		err = f.Sync()
 	}
-	if err := r.init(r.buf, opts); err != nil {
+	if err != nil {
 		_ = f.Close()
 		_ = os.Remove(path)
 		return nil, fmt.Errorf("create recording %s: %w", path, err)
 	}
-	// The header goes out at once, so even an interrupted recording is
-	// recognisable as MCAP.
-	if err := r.flushOutput(); err != nil {
-		_ = f.Close()
-		return nil, err
-	}
+	r.file, r.path, r.sync = f, path, !opts.NoSync
+	r.start()
 	return r, nil
 }
 
-func (r *Recorder) init(w io.Writer, opts RecorderOptions) error {
-	comp := opts.Compression
-	if comp == "" {
-		comp = CompressionZstd
+func newRecorder(w io.Writer, opts RecorderOptions) (*Recorder, error) {
+	r := &Recorder{
+		schemaIDs: make(map[schemaKey]uint16),
+		topics:    make(map[string]ChannelID),
+		out:       w,
+		stats:     mcap.Statistics{ChannelMessageCounts: make(map[uint16]uint64)},
 	}
-	r.wopts = mcap.WriterOptions{
-		IncludeCRC:       true,
-		Chunked:          true,
-		ChunkSize:        opts.ChunkSize,
-		CompressionLevel: mcap.CompressionLevelFastest,
-		OverrideLibrary:  true,
-	}
-	switch comp {
-	case CompressionZstd:
-		r.wopts.Compression = mcap.CompressionZSTD
+	switch opts.Compression {
+	case "", CompressionZstd:
+		r.comp = mcap.CompressionZSTD
 	case CompressionLZ4:
-		r.wopts.Compression = mcap.CompressionLZ4
+		r.comp = mcap.CompressionLZ4
 	case CompressionNone:
-		r.wopts.Compression = mcap.CompressionNone
+		r.comp = mcap.CompressionNone
 	default:
-		return fmt.Errorf("recorder options: compression %q: want zstd, lz4 or none", opts.Compression)
+		return nil, fmt.Errorf("recorder options: compression %q: want zstd, lz4 or none", opts.Compression)
 	}
 	switch {
 	case opts.ChunkSize < 0:
-		return fmt.Errorf("recorder options: chunk size %d is negative", opts.ChunkSize)
+		return nil, fmt.Errorf("recorder options: chunk size %d is negative", opts.ChunkSize)
 	case opts.ChunkSize == 0:
-		r.wopts.ChunkSize = DefaultChunkSize
+		r.chunkSize = DefaultChunkSize
+	default:
+		r.chunkSize = opts.ChunkSize
 	}
-	r.chunkSize = r.wopts.ChunkSize
 	switch {
 	case opts.ChunkSpan == 0:
 		r.chunkSpan = uint64(DefaultChunkSpan)
@@ -239,27 +286,45 @@ func (r *Recorder) init(w io.Writer, opts RecorderOptions) error {
 	if lib == "" {
 		lib = DefaultLibrary
 	}
-	mw, err := mcap.NewWriter(w, &r.wopts)
+	var head bytes.Buffer
+	hw, err := mcap.NewWriter(&head, &mcap.WriterOptions{OverrideLibrary: true})
+	if err == nil {
+		err = hw.WriteHeader(&mcap.Header{Profile: ProfileROS2, Library: lib + "; mcap go " + mcap.Version})
+	}
+	if err == nil {
+		err = r.emit(head.Bytes())
+	}
 	if err != nil {
-		return fmt.Errorf("start mcap writer: %w", err)
+		return nil, fmt.Errorf("write mcap header: %w", err)
 	}
-	r.w = mw
-	if err := mw.WriteHeader(&mcap.Header{
-		Profile: ProfileROS2,
-		Library: lib + "; mcap go " + mcap.Version,
-	}); err != nil {
-		return fmt.Errorf("write mcap header: %w", err)
+	return r, nil
+}
+
+// start launches the compressors and the output goroutine.
+func (r *Recorder) start() {
+	n := chunkLanes
+	r.flushed = sync.NewCond(&r.flushMu)
+	r.queue = make(chan *batch, 2*n)
+	r.free = make(chan *batch, 3*n+1)
+	r.done = make(chan struct{})
+	r.workers = make([]chan *batch, n)
+	for i := range r.workers {
+		in := make(chan *batch, 1)
+		r.workers[i] = in
+		go r.work(in)
 	}
-	return nil
+	r.open = newBatch()
+	go r.output()
 }
 
 // AddChannel declares a topic with its message type and returns the channel
 // to Write to. schemaName is the ROS type ("ghost/msg/DecisionRationale",
 // "diagnostic_msgs/msg/DiagnosticArray"), schemaText the complete ros2msg
-// schema text; each distinct schema is written once however many channels
-// share it. qos are the publishers' offered profiles, recorded as rosbag2
-// does (none gives "[]"). Adding the same topic again with the same schema
-// and QoS returns the existing channel; with another, ErrChannelConflict.
+// schema text; each distinct schema gets one schema record however many
+// channels share it. qos are the publishers' offered profiles, recorded as
+// rosbag2 does (none gives "[]"). Adding the same topic again with the same
+// schema and QoS returns the existing channel; with another,
+// ErrChannelConflict.
 func (r *Recorder) AddChannel(topic, schemaName, schemaText string, qos ...QoSProfile) (ChannelID, error) {
 	switch {
 	case topic == "":
@@ -286,41 +351,39 @@ func (r *Recorder) AddChannel(topic, schemaName, schemaText string, qos ...QoSPr
 		}
 		return 0, fmt.Errorf("add channel %s (%s): %w: channel %d has %s", topic, schemaName, ErrChannelConflict, id, c.schemaName)
 	}
-	if len(r.channels) >= 0xFFFF {
+	if len(r.channels) >= math.MaxUint16 {
 		return 0, fmt.Errorf("add channel %s: all 65535 channel IDs in use", topic)
 	}
 	key := schemaKey{schemaName, schemaText}
-	schemaID, ok := r.schemas[key]
+	schemaID, ok := r.schemaIDs[key]
 	if !ok {
-		if len(r.schemas) >= 0xFFFF {
+		if len(r.schemas) >= math.MaxUint16 {
 			return 0, fmt.Errorf("add channel %s: all 65535 schema IDs in use", topic)
 		}
-		schemaID = uint16(len(r.schemas) + 1)
-		err := r.w.WriteSchema(&mcap.Schema{
-			ID:       schemaID,
+		s := &mcap.Schema{
+			ID:       uint16(len(r.schemas) + 1),
 			Name:     schemaName,
 			Encoding: SchemaEncodingROS2Msg,
 			Data:     []byte(schemaText),
-		})
-		if err != nil {
-			r.err = fmt.Errorf("%s: write schema %s: %w", r.where(), schemaName, err)
-			return 0, r.err
 		}
-		r.schemas[key] = schemaID
+		r.schemas = append(r.schemas, s)
+		r.schemaIDs[key] = s.ID
+		r.decls = append(r.decls, decl{schema: s})
+		schemaID = s.ID
 	}
 	id := ChannelID(len(r.channels) + 1)
-	err := r.w.WriteChannel(&mcap.Channel{
+	c := &mcap.Channel{
 		ID:              uint16(id),
 		SchemaID:        schemaID,
 		Topic:           topic,
 		MessageEncoding: MessageEncodingCDR,
 		Metadata:        map[string]string{MetadataOfferedQoS: qosText},
-	})
-	if err != nil {
-		r.err = fmt.Errorf("%s: write channel %s: %w", r.where(), topic, err)
-		return 0, r.err
 	}
-	r.channels = append(r.channels, recChannel{topic: topic, schemaName: schemaName, schemaText: schemaText, qos: qosText})
+	r.chanRecs = append(r.chanRecs, c)
+	r.decls = append(r.decls, decl{channel: c})
+	r.channels = append(r.channels, recChannel{
+		topic: topic, schemaName: schemaName, schemaText: schemaText, qos: qosText, schemaID: schemaID,
+	})
 	r.topics[topic] = id
 	return id, nil
 }
@@ -338,8 +401,10 @@ func (r *Recorder) AddMessageChannel(topic, msgType string, qos ...QoSProfile) (
 
 // Write records one serialized (CDR) message on channel ch. logTime is the
 // receive time and publishTime the send time, both in nanoseconds; each
-// channel numbers its messages 1, 2, ... in the sequence field. Write does
-// not retain data. It allocates nothing per message in steady state.
+// channel numbers its messages 1, 2, ... in the sequence field. Write copies
+// data and does not retain it. It allocates nothing per message in steady
+// state; it blocks only when the workers fall behind. An error from writing
+// an earlier chunk is returned here.
 func (r *Recorder) Write(ch ChannelID, logTime, publishTime uint64, data []byte) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -349,56 +414,263 @@ func (r *Recorder) Write(ch ChannelID, logTime, publishTime uint64, data []byte)
 	if ch == 0 || int(ch) > len(r.channels) {
 		return fmt.Errorf("write: %w: %d (have %d channels)", ErrUnknownChannel, ch, len(r.channels))
 	}
+	if uint64(len(data)) > math.MaxUint32 {
+		return fmt.Errorf("write on %s: message of %d bytes", r.channels[ch-1].topic, len(data))
+	}
 	c := &r.channels[ch-1]
-
-	if !r.chunkOpen {
-		r.chunkOpen, r.chunkFirst, r.chunkLast = true, logTime, logTime
-	} else {
-		r.chunkFirst, r.chunkLast = min(r.chunkFirst, logTime), max(r.chunkLast, logTime)
-	}
-	// mcap.Writer closes a chunk when its size exceeds ChunkSize after a
-	// message and offers no other way to close one. It keeps the options
-	// pointer it was given, so dropping the threshold for this one message
-	// closes the chunk right after it. TestRecorderChunkSpan guards this.
-	closeChunk := r.chunkSpan > 0 && r.chunkLast-r.chunkFirst >= r.chunkSpan
-	if closeChunk {
-		r.wopts.ChunkSize = -1
-	}
 	c.seq++
-	r.msg = mcap.Message{
-		ChannelID:   uint16(ch),
-		Sequence:    c.seq,
-		LogTime:     logTime,
-		PublishTime: publishTime,
-		Data:        data,
+
+	b := r.open
+	if b.n == 0 {
+		b.first, b.last = logTime, logTime
+	} else {
+		b.first, b.last = min(b.first, logTime), max(b.last, logTime)
 	}
-	err := r.w.WriteMessage(&r.msg)
-	r.msg.Data = nil
-	r.wopts.ChunkSize = r.chunkSize
-	if err != nil {
-		r.err = fmt.Errorf("%s: write message on %s: %w", r.where(), c.topic, err)
-		return r.err
+	b.n++
+	b.size += 9 + batchMsgHeader - 4 + int64(len(data))
+	b.recs = binary.LittleEndian.AppendUint16(b.recs, uint16(ch))
+	b.recs = binary.LittleEndian.AppendUint32(b.recs, c.seq)
+	b.recs = binary.LittleEndian.AppendUint64(b.recs, logTime)
+	b.recs = binary.LittleEndian.AppendUint64(b.recs, publishTime)
+	b.recs = binary.LittleEndian.AppendUint32(b.recs, uint32(len(data)))
+	b.recs = append(b.recs, data...)
+
+	s := &r.stats
+	if !r.firstSeen {
+		r.firstSeen = true
+		s.MessageStartTime, s.MessageEndTime = logTime, logTime
 	}
-	if n := r.w.Statistics.ChunkCount; n != r.chunks {
-		r.chunks = n
-		r.chunkOpen = false
-		if err := r.flushOutput(); err != nil {
-			r.err = err
+	s.MessageStartTime, s.MessageEndTime = min(s.MessageStartTime, logTime), max(s.MessageEndTime, logTime)
+	s.MessageCount++
+	s.ChannelMessageCounts[uint16(ch)]++
+
+	if b.size >= r.chunkSize || (r.chunkSpan > 0 && b.last-b.first >= r.chunkSpan) {
+		r.dispatch()
+	}
+	return nil
+}
+
+// dispatch hands the open chunk to the next worker, round robin so that
+// the file does not depend on scheduling, and queues it for the output in
+// the same order. It blocks while the pipeline is full. Called with mu held.
+// With mu held and lanes fed in order, lane k mod chunkLanes always sees
+// the same batches, whatever the scheduling.
+func (r *Recorder) dispatch() {
+	b := r.open
+	if b.n == 0 {
+		return
+	}
+	// Declarations are append-only: the worker reads this prefix only.
+	b.decls = r.decls[:len(r.decls):len(r.decls)]
+	r.queue <- b
+	r.workers[r.seq%uint64(len(r.workers))] <- b
+	r.seq++
+	select {
+	case r.open = <-r.free:
+	default:
+		r.open = newBatch()
+	}
+}
+
+// work compresses batches into chunk records with its own mcap.Writer, so
+// workers share no compressor state.
+func (r *Recorder) work(in chan *batch) {
+	var sink sliceWriter
+	opts := mcap.WriterOptions{
+		SkipMagic:        true,
+		Chunked:          true,
+		ChunkSize:        math.MaxInt64,
+		Compression:      r.comp,
+		CompressionLevel: mcap.CompressionLevelFastest,
+		IncludeCRC:       true,
+		OverrideLibrary:  true,
+	}
+	w, err := mcap.NewWriter(&sink, &opts)
+	applied := 0
+	var m mcap.Message
+	for b := range in {
+		b.err = err
+		if err == nil {
+			b.err = r.compress(w, &opts, &sink, &applied, &m, b)
+		}
+		b.ready <- struct{}{}
+	}
+}
+
+// compress writes b's declarations not yet known to w and its messages,
+// and closes the chunk after the last one.
+func (r *Recorder) compress(w *mcap.Writer, opts *mcap.WriterOptions, sink *sliceWriter, applied *int, m *mcap.Message, b *batch) error {
+	for ; *applied < len(b.decls); *applied++ {
+		d := b.decls[*applied]
+		var err error
+		if d.schema != nil {
+			err = w.WriteSchema(d.schema)
+		} else {
+			err = w.WriteChannel(d.channel)
+		}
+		if err != nil {
 			return err
 		}
 	}
+	base := w.Offset()
+	sink.b = b.out[:0]
+	p := b.recs
+	for i := range b.n {
+		n := int(binary.LittleEndian.Uint32(p[batchMsgHeader-4:]))
+		*m = mcap.Message{
+			ChannelID:   binary.LittleEndian.Uint16(p),
+			Sequence:    binary.LittleEndian.Uint32(p[2:]),
+			LogTime:     binary.LittleEndian.Uint64(p[6:]),
+			PublishTime: binary.LittleEndian.Uint64(p[14:]),
+			Data:        p[batchMsgHeader : batchMsgHeader+n],
+		}
+		p = p[batchMsgHeader+n:]
+		// mcap.Writer closes a chunk only when a message takes it past
+		// ChunkSize. It keeps the options pointer it was given, so dropping
+		// the threshold for the last message closes the chunk right after
+		// it. TestRecordingRoundTrip and TestRecorderChunkSpan guard this.
+		if i == b.n-1 {
+			opts.ChunkSize = -1
+		}
+		err := w.WriteMessage(m)
+		opts.ChunkSize = math.MaxInt64
+		if err != nil {
+			return err
+		}
+	}
+	m.Data = nil
+	if len(w.ChunkIndexes) != 1 {
+		return fmt.Errorf("chunk writer holds %d chunks, want 1", len(w.ChunkIndexes))
+	}
+	idx := w.ChunkIndexes[0]
+	w.ChunkIndexes = w.ChunkIndexes[:0]
+	idx.ChunkStartOffset -= base
+	for k := range idx.MessageIndexOffsets {
+		idx.MessageIndexOffsets[k] -= base
+	}
+	b.out, b.index = sink.b, idx
 	return nil
+}
+
+// sliceWriter appends to a byte slice that its owner swaps per chunk.
+type sliceWriter struct{ b []byte }
+
+func (s *sliceWriter) Write(p []byte) (int, error) {
+	s.b = append(s.b, p...)
+	return len(p), nil
+}
+
+// output writes compressed chunks in dispatch order and keeps their
+// indexes, with file offsets, for the summary.
+func (r *Recorder) output() {
+	defer close(r.done)
+	for b := range r.queue {
+		<-b.ready
+		if r.failed() == nil {
+			r.writeChunk(b)
+		}
+		b.recs, b.n, b.size, b.decls, b.index, b.err = b.recs[:0], 0, 0, nil, nil, nil
+		select {
+		case r.free <- b:
+		default:
+		}
+		r.flushMu.Lock()
+		r.written++
+		r.flushed.Broadcast()
+		r.flushMu.Unlock()
+	}
+}
+
+func (r *Recorder) writeChunk(b *batch) {
+	if b.err != nil {
+		r.fail(fmt.Errorf("%s: compress chunk: %w", r.where(), b.err))
+		return
+	}
+	start := r.offset
+	if err := r.emit(b.out); err != nil {
+		r.fail(fmt.Errorf("%s: write chunk at byte %d: %w", r.where(), start, err))
+		return
+	}
+	idx := b.index
+	idx.ChunkStartOffset += start
+	for k := range idx.MessageIndexOffsets {
+		idx.MessageIndexOffsets[k] += start
+	}
+	r.chunkIdx = append(r.chunkIdx, idx)
+	r.nChunks.Add(1)
+	if r.file != nil && r.sync {
+		if err := r.file.Sync(); err != nil {
+			r.fail(fmt.Errorf("%s: sync: %w", r.where(), err))
+		}
+	}
+}
+
+// emit writes p to the output, keeping the offset and the data CRC.
+func (r *Recorder) emit(p []byte) error {
+	n, err := r.out.Write(p)
+	r.crc = crc32.Update(r.crc, crc32.IEEETable, p[:n])
+	r.offset += uint64(n)
+	r.nBytes.Add(uint64(n))
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
+	}
+	return err
+}
+
+func (r *Recorder) fail(err error) {
+	r.errMu.Lock()
+	defer r.errMu.Unlock()
+	if r.err == nil {
+		r.err = err
+	}
+}
+
+func (r *Recorder) failed() error {
+	r.errMu.Lock()
+	defer r.errMu.Unlock()
+	return r.err
+}
+
+// usable reports why the Recorder cannot take records, if it cannot.
+// Called with mu held.
+func (r *Recorder) usable() error {
+	if r.closed {
+		return ErrRecorderClosed
+	}
+	return r.failed()
+}
+
+// Flush closes the open chunk and waits until every chunk is written to
+// the output (and, for CreateRecording, synced). It returns the first
+// output error, if any. A host may call it on a timer to bound, in wall
+// time, what a crash can lose.
+func (r *Recorder) Flush() error {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return ErrRecorderClosed
+	}
+	r.dispatch()
+	target := r.seq
+	r.mu.Unlock()
+	r.waitWritten(target)
+	return r.failed()
+}
+
+// waitWritten waits until the first n dispatched chunks are written.
+func (r *Recorder) waitWritten(n uint64) {
+	r.flushMu.Lock()
+	defer r.flushMu.Unlock()
+	for r.written < n {
+		r.flushed.Wait()
+	}
 }
 
 // Stats returns the Recorder's counters.
 func (r *Recorder) Stats() RecorderStats {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	s := RecorderStats{Chunks: r.chunks, Bytes: r.w.Offset()}
-	if r.w.Statistics != nil {
-		s.Messages = r.w.Statistics.MessageCount
-	}
-	return s
+	return RecorderStats{Messages: r.stats.MessageCount, Chunks: r.nChunks.Load(), Bytes: r.nBytes.Load()}
 }
 
 // Close writes the open chunk and the summary section and, for
@@ -413,16 +685,22 @@ func (r *Recorder) Close() error {
 		return r.closeErr
 	}
 	r.closed = true
-	err := r.err
+	r.dispatch()
+	close(r.queue)
+	for _, w := range r.workers {
+		close(w)
+	}
+	<-r.done
+	err := r.failed()
 	if err == nil {
-		if cerr := r.w.Close(); cerr != nil {
-			err = fmt.Errorf("%s: finish recording: %w", r.where(), cerr)
-		} else {
-			r.chunks = r.w.Statistics.ChunkCount
-			err = r.flushOutput()
-		}
+		err = r.finish()
 	}
 	if r.file != nil {
+		if err == nil {
+			if serr := r.file.Sync(); serr != nil {
+				err = fmt.Errorf("%s: sync: %w", r.where(), serr)
+			}
+		}
 		if cerr := r.file.Close(); cerr != nil && err == nil {
 			err = fmt.Errorf("close recording %s: %w", r.path, cerr)
 		}
@@ -431,28 +709,68 @@ func (r *Recorder) Close() error {
 	return err
 }
 
-// usable reports why the Recorder cannot take records, if it cannot.
-func (r *Recorder) usable() error {
-	if r.closed {
-		return ErrRecorderClosed
+// finish writes the data end record, the summary section (schemas,
+// channels, statistics, chunk indexes, summary offsets), the footer and
+// the closing magic.
+func (r *Recorder) finish() error {
+	var end bytes.Buffer
+	ew, err := mcap.NewWriter(&end, &mcap.WriterOptions{SkipMagic: true})
+	if err != nil {
+		return fmt.Errorf("%s: finish: %w", r.where(), err)
 	}
-	return r.err
-}
+	if err := ew.WriteDataEnd(&mcap.DataEnd{DataSectionCRC: r.crc}); err != nil {
+		return fmt.Errorf("%s: finish: %w", r.where(), err)
+	}
+	if err := r.emit(end.Bytes()); err != nil {
+		return fmt.Errorf("%s: write data end: %w", r.where(), err)
+	}
 
-// flushOutput pushes everything written so far to the file and, unless
-// NoSync, to stable storage. Without a file it does nothing: an io.Writer
-// passed to NewRecorder receives every record directly.
-func (r *Recorder) flushOutput() error {
-	if r.buf == nil {
+	start := r.offset
+	var sum bytes.Buffer
+	// The footer's CRC is this writer's: it saw exactly the summary.
+	sw, err := mcap.NewWriter(&sum, &mcap.WriterOptions{SkipMagic: true, IncludeCRC: true})
+	if err != nil {
+		return fmt.Errorf("%s: finish: %w", r.where(), err)
+	}
+	var offsets []*mcap.SummaryOffset
+	group := func(op mcap.OpCode, n int, write func(i int) error) error {
+		if n == 0 {
+			return nil
+		}
+		at := sw.Offset()
+		for i := range n {
+			if err := write(i); err != nil {
+				return err
+			}
+		}
+		offsets = append(offsets, &mcap.SummaryOffset{GroupOpcode: op, GroupStart: start + at, GroupLength: sw.Offset() - at})
 		return nil
 	}
-	if err := r.buf.Flush(); err != nil {
-		return fmt.Errorf("recording %s: flush: %w", r.path, err)
+	stats := r.stats
+	stats.SchemaCount = uint16(len(r.schemas))
+	stats.ChannelCount = uint32(len(r.chanRecs))
+	stats.ChunkCount = uint32(len(r.chunkIdx))
+	err = errors.Join(
+		group(mcap.OpSchema, len(r.schemas), func(i int) error { return sw.WriteSchema(r.schemas[i]) }),
+		group(mcap.OpChannel, len(r.chanRecs), func(i int) error { return sw.WriteChannel(r.chanRecs[i]) }),
+		group(mcap.OpStatistics, 1, func(int) error { return sw.WriteStatistics(&stats) }),
+		group(mcap.OpChunkIndex, len(r.chunkIdx), func(i int) error { return sw.WriteChunkIndex(r.chunkIdx[i]) }),
+	)
+	if err != nil {
+		return fmt.Errorf("%s: summary: %w", r.where(), err)
 	}
-	if r.sync || r.closed {
-		if err := r.file.Sync(); err != nil {
-			return fmt.Errorf("recording %s: sync: %w", r.path, err)
+	offsetStart := start + sw.Offset()
+	for _, o := range offsets {
+		if err := sw.WriteSummaryOffset(o); err != nil {
+			return fmt.Errorf("%s: summary offsets: %w", r.where(), err)
 		}
+	}
+	if err := sw.WriteFooter(&mcap.Footer{SummaryStart: start, SummaryOffsetStart: offsetStart}); err != nil {
+		return fmt.Errorf("%s: footer: %w", r.where(), err)
+	}
+	sum.Write(mcap.Magic)
+	if err := r.emit(sum.Bytes()); err != nil {
+		return fmt.Errorf("%s: write summary at byte %d: %w", r.where(), start, err)
 	}
 	return nil
 }
