@@ -29,27 +29,34 @@ type troubleCounts struct {
 	recordingFailures uint64
 }
 
-func (n *node) troubleNow(c *runner.Counters) troubleCounts {
+func (n *node) troubleNow(c *runner.Counters, st *runner.SessionStats) troubleCounts {
 	t := troubleCounts{
 		rejected:          c.RejectedTotal(),
+		malformed:         st.Corrupt(),
 		provenance:        c.ProvenanceViolations,
-		stepErrors:        n.stats.stepErrors,
+		stepErrors:        st.StepFailures,
 		recordingFailures: n.stats.recordingFailures,
 	}
 	for _, v := range c.SinkFailuresByKind {
 		t.sinkFailures += v
 	}
-	for _, v := range n.stats.malformed {
-		t.malformed += v
-	}
 	return t
+}
+
+// inputCounts returns the messages received and the malformed ones among
+// them, by input.
+func inputCounts(st *runner.SessionStats) (received, malformed [numInputs]uint64) {
+	received = [numInputs]uint64{st.Beliefs, st.Assessments, st.Perceptions}
+	malformed = [numInputs]uint64{st.CorruptBeliefs, st.CorruptAssessments, st.CorruptPerceptions}
+	return received, malformed
 }
 
 // diagnostics builds the /diagnostics message: one DiagnosticStatus for the
 // node with a KeyValue per counter, in a fixed order.
 func (n *node) diagnostics(now time.Time) rosbridge.DiagnosticArray {
 	c := n.run.Counters()
-	trouble := n.troubleNow(&c)
+	st := n.s.Stats()
+	trouble := n.troubleNow(&c, &st)
 	prev := n.diag.trouble
 	n.diag.trouble, n.diag.reported = trouble, true
 
@@ -106,14 +113,15 @@ func (n *node) diagnostics(now time.Time) rosbridge.DiagnosticArray {
 	for k, v := range c.SinkFailuresByKind {
 		kv("sink_failures."+runner.FailureKind(k).String(), v)
 	}
+	received, malformed := inputCounts(&st)
 	for k := range numInputs {
-		kv("received."+inputKeys[k], n.stats.received[k])
+		kv("received."+inputKeys[k], received[k])
 	}
 	for k := range numInputs {
-		kv("malformed."+inputKeys[k], n.stats.malformed[k])
+		kv("malformed."+inputKeys[k], malformed[k])
 	}
-	kv("step_errors", n.stats.stepErrors)
-	sizes := n.loop.Sizes()
+	kv("step_errors", st.StepFailures)
+	sizes := n.s.Loop().Sizes()
 	kv("pending_beliefs", uint64(sizes.PendingBeliefs))
 	kv("held_assessments", uint64(sizes.HeldAssessments))
 	if n.rec != nil {

@@ -123,10 +123,12 @@ type node struct {
 	cfg  nodeconfig.Config
 	log  *slog.Logger
 	now  func() time.Time
-	loop *runner.Loop
-	run  *runner.Runner
-	out  runner.Output
-	in   chan input
+	s    *runner.Session
+	run  *runner.Runner // s.Runner()
+	// topics are the resolved input topic names, by inputKind: the names
+	// the session dispatches on.
+	topics [numInputs]string
+	in     chan input
 	rec  *recording // nil without in-node recording
 
 	diagPub rosbridge.Publisher
@@ -135,11 +137,9 @@ type node struct {
 	warned  map[string]time.Time // throttles repeated warnings per key
 }
 
-// nodeStats are the node's own counters, next to the Runner's.
+// nodeStats are the node's own counters, next to the Runner's and the
+// session's.
 type nodeStats struct {
-	received          [numInputs]uint64
-	malformed         [numInputs]uint64
-	stepErrors        uint64
 	recordingFailures uint64
 	diagnosticsErrors uint64
 }
@@ -156,11 +156,17 @@ func newNode(tctx context.Context, cfg nodeconfig.Config, t rosbridge.Transport,
 	if err != nil {
 		return nil, fmt.Errorf("node configuration: policy: %w", err)
 	}
-	loop, err := runner.NewLoop(runner.LoopOptions{
-		Policy:                policy,
-		AssessmentTimeout:     cfg.AssessmentTimeout,
-		MaxPendingBeliefs:     cfg.MaxPendingBeliefs,
-		MaxPendingAssessments: cfg.MaxPendingAssessments,
+	session, err := runner.NewSession(runner.SessionOptions{
+		Topics: runner.Topics{
+			State: resolved.State, SelfAssessment: resolved.SelfAssessment,
+			PerceptionMode: resolved.PerceptionMode, Decisions: resolved.Decisions,
+		},
+		Loop: runner.LoopOptions{
+			Policy:                policy,
+			AssessmentTimeout:     cfg.AssessmentTimeout,
+			MaxPendingBeliefs:     cfg.MaxPendingBeliefs,
+			MaxPendingAssessments: cfg.MaxPendingAssessments,
+		},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("node configuration: %w", err)
@@ -169,8 +175,9 @@ func newNode(tctx context.Context, cfg nodeconfig.Config, t rosbridge.Transport,
 		cfg:    cfg,
 		log:    logger,
 		now:    now,
-		loop:   loop,
-		run:    runner.NewRunner(runner.RunnerOptions{ExpectedPolicyID: policy.ID()}),
+		s:      session,
+		run:    session.Runner(),
+		topics: [numInputs]string{resolved.State, resolved.SelfAssessment, resolved.PerceptionMode},
 		in:     make(chan input, inputQueue),
 		warned: make(map[string]time.Time),
 	}
@@ -211,7 +218,7 @@ func newNode(tctx context.Context, cfg nodeconfig.Config, t rosbridge.Transport,
 		if err != nil {
 			return nil, fmt.Errorf("recording: %w", err)
 		}
-		n.rec = &recording{rec: rec, path: cfg.Recording.Path, now: now}
+		n.rec = &recording{rec: rec, path: cfg.Recording.Path}
 		if err := n.run.Register(SinkRecording, n.rec); err != nil {
 			_ = n.rec.Close()
 			return nil, err
@@ -221,9 +228,13 @@ func newNode(tctx context.Context, cfg nodeconfig.Config, t rosbridge.Transport,
 				return nil, fmt.Errorf("recording: %w", err)
 			}
 		}
-		if n.rec.decisions, err = rec.AddMessageChannel(resolved.Decisions, decisionsType, cfg.QoS.Decisions); err != nil {
+		ch, err := rec.AddMessageChannel(resolved.Decisions, decisionsType, cfg.QoS.Decisions)
+		if err != nil {
 			return nil, fmt.Errorf("recording: %w", err)
 		}
+		// Decisions are logged at the arrival time of the input that
+		// triggered them, as replay logs them.
+		n.rec.decisions = runner.NewRecordingSink(rec, ch, session.Now)
 	}
 
 	for k, in := range inputs {
@@ -261,8 +272,8 @@ func (n *node) serve(ctx context.Context, transportDone <-chan error, tick, diag
 			n.handle(in)
 		case t := <-tick:
 			n.drain()
-			if n.loop.Sizes().PendingBeliefs > 0 {
-				n.step(runner.TickEvent{ArrivalNs: t.UnixNano()})
+			if n.s.Loop().Sizes().PendingBeliefs > 0 {
+				n.stepped(n.s.Tick(t.UnixNano()))
 			}
 		case t := <-diag:
 			n.drain()
@@ -291,7 +302,7 @@ func (n *node) drain() {
 func (n *node) shutdown() error {
 	n.drain()
 	now := n.now()
-	n.step(runner.EndEvent{ArrivalNs: now.UnixNano()})
+	n.stepped(n.s.End(now.UnixNano()))
 	n.publishDiagnostics(now)
 	if err := n.run.Close(); err != nil {
 		return fmt.Errorf("close sinks: %w", err)
@@ -302,65 +313,35 @@ func (n *node) shutdown() error {
 	return nil
 }
 
-// handle records, decodes and steps one received message.
+// handle records one received message and feeds it to the session.
 func (n *node) handle(in input) {
-	n.stats.received[in.kind]++
 	if n.rec != nil {
 		if err := n.rec.input(in.kind, in.data, in.recv); err != nil {
 			n.stats.recordingFailures++
 			n.warn("recording_input", "cannot record an input", "topic", inputKeys[in.kind], "err", err)
 		}
 	}
-	arrival := in.recv.UnixNano()
-	var ev runner.Event
-	switch in.kind {
-	case inputState:
-		var m rosbridge.VehicleState
-		if err := m.UnmarshalCDR(in.data); err != nil {
-			n.malformed(in, err)
-			return
-		}
-		b, err := rosbridge.BeliefFromWire(&m)
-		if err != nil {
-			n.malformed(in, err)
-			return
-		}
-		ev = runner.BeliefEvent{ArrivalNs: arrival, Belief: b}
-	case inputAssessment:
-		var m rosbridge.BeliefSelfAssessment
-		if err := m.UnmarshalCDR(in.data); err != nil {
-			n.malformed(in, err)
-			return
-		}
-		ev = runner.AssessmentEvent{ArrivalNs: arrival, Assessment: rosbridge.SelfAssessmentFromWire(&m)}
-	case inputPerception:
-		var m rosbridge.PerceptionMode
-		if err := m.UnmarshalCDR(in.data); err != nil {
-			n.malformed(in, err)
-			return
-		}
-		ev = runner.PerceptionEvent{ArrivalNs: arrival, Report: rosbridge.PerceptionFromWire(&m)}
-	}
-	n.step(ev)
-}
-
-func (n *node) malformed(in input, err error) {
-	n.stats.malformed[in.kind]++
-	n.warn("malformed_"+inputKeys[in.kind], "dropped a malformed message", "topic", inputKeys[in.kind],
-		"bytes", len(in.data), "err", err)
-}
-
-// step runs the Loop on ev and hands its output to the Runner.
-func (n *node) step(ev runner.Event) {
-	if err := n.loop.Step(ev, &n.out); err != nil {
-		n.stats.stepErrors++
-		n.warn("step", "input not processed", "event", fmt.Sprintf("%T", ev), "err", err)
+	err := n.s.Feed(n.topics[in.kind], in.recv.UnixNano(), in.data)
+	if errors.Is(err, runner.ErrCorrupt) {
+		n.warn("malformed_"+inputKeys[in.kind], "dropped a malformed message", "topic", inputKeys[in.kind],
+			"bytes", len(in.data), "err", err)
 		return
 	}
-	for _, r := range n.out.Rejections {
+	n.stepped(err)
+}
+
+// stepped logs the outcome of one session step: the inputs it rejected (at
+// debug level; diagnostics count them), a refused step, undelivered
+// decisions.
+func (n *node) stepped(err error) {
+	for _, r := range n.s.LastOutput().Rejections {
 		n.log.Debug("input rejected", "reason", r.Reason.String(), "stamp", r.Stamp, "detail", r.Detail)
 	}
-	if err := n.run.Handle(&n.out); err != nil {
+	switch {
+	case err == nil:
+	case errors.Is(err, runner.ErrDecide):
+		n.warn("step", "input not processed", "err", err)
+	default:
 		n.warn("publish", "decision not delivered everywhere", "err", err)
 	}
 }

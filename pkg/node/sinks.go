@@ -50,11 +50,9 @@ type recording struct {
 	rec       *rosbridge.Recorder
 	path      string
 	inputs    [numInputs]rosbridge.ChannelID
-	decisions rosbridge.ChannelID
-	now       func() time.Time
+	decisions *runner.RecordingSink
 
 	mu     sync.Mutex // guards closed against the node goroutine and Close
-	buf    []byte
 	closed bool
 }
 
@@ -65,15 +63,8 @@ func (s *recording) Publish(d decisions.Decision, r decisions.Rationale) error {
 	if s.closed {
 		return fmt.Errorf("record %s in %s: %w", d, s.path, runner.ErrSinkClosed)
 	}
-	m := rosbridge.RationaleToWire(&r)
-	data, err := m.AppendCDR(s.buf[:0])
-	if err != nil {
-		return fmt.Errorf("encode %s for %s: %w: %w", d, s.path, runner.ErrEncoding, err)
-	}
-	s.buf = data
-	t := uint64(s.now().UnixNano())
-	if err := s.rec.Write(s.decisions, t, t, data); err != nil {
-		return fmt.Errorf("record %s: %w: %w", d, runner.ErrTransport, err)
+	if err := s.decisions.Publish(d, r); err != nil {
+		return fmt.Errorf("%s: %w", s.path, err)
 	}
 	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/rosbridge"
@@ -81,10 +80,12 @@ func TestRecordingCloseOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &recording{rec: rec, path: path, now: func() time.Time { return base }}
-	if s.decisions, err = rec.AddMessageChannel("/decisions", "ghost/msg/DecisionRationale"); err != nil {
+	s := &recording{rec: rec, path: path}
+	ch, err := rec.AddMessageChannel("/decisions", "ghost/msg/DecisionRationale")
+	if err != nil {
 		t.Fatal(err)
 	}
+	s.decisions = runner.NewRecordingSink(rec, ch, func() int64 { return base.UnixNano() })
 	r := testRationale(t)
 	if err := s.Publish(r.Decision, r); err != nil {
 		t.Fatal(err)

@@ -128,6 +128,10 @@ func (s *Session) Topics() Topics { return s.topics }
 // decisions the current step publishes.
 func (s *Session) Now() int64 { return s.now }
 
+// LastOutput is what the last step produced (rejections, duplicates,
+// commands), valid until the next step.
+func (s *Session) LastOutput() *Output { return &s.out }
+
 // Stats returns what the session was fed.
 func (s *Session) Stats() SessionStats { return s.stats }
 
