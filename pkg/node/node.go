@@ -120,16 +120,16 @@ func tickInterval(timeout time.Duration) time.Duration {
 // node is the state of one Run; everything but the queue and the recording
 // belongs to the goroutine calling serve.
 type node struct {
-	cfg  nodeconfig.Config
-	log  *slog.Logger
-	now  func() time.Time
-	s    *runner.Session
-	run  *runner.Runner // s.Runner()
+	cfg nodeconfig.Config
+	log *slog.Logger
+	now func() time.Time
+	s   *runner.Session
+	run *runner.Runner // s.Runner()
 	// topics are the resolved input topic names, by inputKind: the names
 	// the session dispatches on.
 	topics [numInputs]string
 	in     chan input
-	rec  *recording // nil without in-node recording
+	rec    *recording // nil without in-node recording
 
 	diagPub rosbridge.Publisher
 	diag    diagState
