@@ -62,7 +62,10 @@ const (
 	// chunkLanes is the number of chunk compressors. Chunk k goes to lane
 	// k mod chunkLanes, each with its own mcap.Writer, so the file depends
 	// only on the calls made, never on scheduling or the number of CPUs.
-	chunkLanes = 4
+	// Two lanes use two cores; each costs a zstd encoder (about 16 MiB).
+	chunkLanes = 2
+	// maxBatchPrealloc bounds the buffer reserved up front for a chunk.
+	maxBatchPrealloc = 4 << 20
 )
 
 // Errors of the Recorder. Callers branch on them with errors.Is.
@@ -118,7 +121,7 @@ type RecorderStats struct {
 // schemas and channels and summary offsets in the summary section, and CRCs.
 //
 // Write only appends the message to the open chunk. A closed chunk is
-// compressed on one of four goroutines, in parallel with the next ones, and
+// compressed on one of two goroutines, in parallel with the next one, and
 // written to the output in order together with its message indexes, then
 // (CreateRecording) synced. So Write neither compresses nor waits for the
 // disk unless the compressors fall behind, and an output error surfaces on
@@ -126,7 +129,7 @@ type RecorderStats struct {
 //
 // Crash guarantee: a crash loses the open chunk (at most ChunkSize bytes or
 // ChunkSpan of log time) and the closed chunks not yet written: at most
-// nine, normally none, since compressing a chunk takes milliseconds.
+// five, normally none, since compressing a chunk takes milliseconds.
 // Flush writes everything accepted so far. The file
 // up to the last written chunk reads with OpenRecording (as a stream: the
 // summary is missing). Close writes the summary, so a closed recording is
@@ -211,7 +214,13 @@ type batch struct {
 	ready chan struct{} // signalled by the worker
 }
 
-func newBatch() *batch { return &batch{ready: make(chan struct{}, 1)} }
+func (r *Recorder) newBatch() *batch {
+	// Reserving the chunk's size up front spares the append doublings.
+	return &batch{
+		ready: make(chan struct{}, 1),
+		recs:  make([]byte, 0, min(r.chunkSize, maxBatchPrealloc)+batchMsgHeader+64),
+	}
+}
 
 const batchMsgHeader = 2 + 4 + 8 + 8 + 4
 
@@ -313,7 +322,7 @@ func (r *Recorder) start() {
 		r.workers[i] = in
 		go r.work(in)
 	}
-	r.open = newBatch()
+	r.open = r.newBatch()
 	go r.output()
 }
 
@@ -468,7 +477,7 @@ func (r *Recorder) dispatch() {
 	select {
 	case r.open = <-r.free:
 	default:
-		r.open = newBatch()
+		r.open = r.newBatch()
 	}
 }
 
