@@ -61,6 +61,8 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) int {
 	var err error
 	switch {
+	case len(args) == 0 && rosBuild:
+		err = runNode(args, stderr) // ros2 run ghost decision_node
 	case len(args) == 0:
 		fmt.Fprint(stderr, usage)
 		return exitUsage

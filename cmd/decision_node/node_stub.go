@@ -7,6 +7,9 @@ import (
 	"strings"
 )
 
+// rosBuild: this build has no ROS 2 transport.
+const rosBuild = false
+
 // runNode is the ROS 2 node; this build has no ROS 2 transport.
 func runNode(args []string, stderr io.Writer) error {
 	return fail(exitUsage, "%q is not a command, and this build has no ROS 2 transport: "+

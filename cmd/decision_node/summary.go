@@ -59,8 +59,20 @@ func printAuditSummary(w io.Writer, path string, r *runner.AuditReport) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "recording\t%s\t\n", path)
 	fmt.Fprintf(tw, "decisions\t%d\t\n", r.Decisions)
+	reasons := r.Reasons()
 	for _, k := range decisions.Kinds() {
-		fmt.Fprintf(tw, "  %s\t%d\t\n", k, r.KindCount(k))
+		fmt.Fprintf(tw, "  %s\t%d\t", k, r.KindCount(k))
+		sep := "("
+		for _, rc := range reasons {
+			if rc.Kind == k {
+				fmt.Fprintf(tw, "%s%s %d", sep, rc.Reason, rc.N)
+				sep = ", "
+			}
+		}
+		if sep != "(" {
+			fmt.Fprint(tw, ")")
+		}
+		fmt.Fprintln(tw)
 	}
 	ids, counts := r.Policies()
 	fmt.Fprintln(tw, "by policy\t\t")

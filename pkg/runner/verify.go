@@ -113,6 +113,7 @@ type AuditOptions struct {
 type AuditReport struct {
 	Decisions       uint64                     `json:"decisions"`
 	ByKind          map[string]uint64          `json:"by_kind"`
+	ByReason        map[string]uint64          `json:"by_reason"`
 	ByPolicy        map[string]uint64          `json:"by_policy"`
 	ByChain         map[string]uint64          `json:"by_chain_status"`
 	ByRerun         map[string]uint64          `json:"by_rerun_status"`
@@ -127,6 +128,14 @@ type AuditReport struct {
 	chains          [NumChainStatuses]uint64   // behind ByChain
 	reruns          [NumRerunStatuses]uint64   // behind ByRerun
 	policies        []policyCount              // behind ByPolicy, first-seen order
+	reasons         []ReasonCount              // behind ByReason, first-seen order
+}
+
+// ReasonCount counts the decisions of one kind given for one reason.
+type ReasonCount struct {
+	Kind   decisions.Kind
+	Reason string
+	N      uint64
 }
 
 type policyCount struct {
@@ -149,6 +158,10 @@ func (r *AuditReport) ChainCount(s ChainStatus) uint64 { return r.chains[s] }
 
 // RerunCount returns how many decisions had re-run status s.
 func (r *AuditReport) RerunCount(s RerunStatus) uint64 { return r.reruns[s] }
+
+// Reasons returns the (kind, reason) pairs in the order first seen, with
+// counts.
+func (r *AuditReport) Reasons() []ReasonCount { return append([]ReasonCount(nil), r.reasons...) }
 
 // Policies returns the policy ids in the order first seen, with counts.
 func (r *AuditReport) Policies() (ids []string, counts []uint64) {
@@ -319,6 +332,10 @@ func (a *Auditor) Finish() *AuditReport {
 	r.ByRerun = map[string]uint64{}
 	for s, n := range r.reruns {
 		r.ByRerun[RerunStatus(s).String()] = n
+	}
+	r.ByReason = map[string]uint64{}
+	for _, rc := range r.reasons {
+		r.ByReason[rc.Reason] += rc.N
 	}
 	r.ByPolicy = map[string]uint64{}
 	for _, p := range r.policies {
@@ -512,6 +529,17 @@ func (a *Auditor) audit(logTime int64, r decisions.Rationale) {
 	}
 	rep.chains[res.Chain]++
 	rep.reruns[res.Rerun]++
+	counted := false
+	for i := range rep.reasons {
+		if rep.reasons[i].Kind == d.Kind && rep.reasons[i].Reason == d.Reason {
+			rep.reasons[i].N++
+			counted = true
+			break
+		}
+	}
+	if !counted {
+		rep.reasons = append(rep.reasons, ReasonCount{d.Kind, d.Reason, 1})
+	}
 	found := false
 	for i := range rep.policies {
 		if rep.policies[i].id == r.PolicyID {

@@ -1,0 +1,49 @@
+//go:build rclgo
+
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/ghost-robotics/ghost/pkg/node"
+	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
+	"github.com/ghost-robotics/ghost/pkg/rosbridge"
+)
+
+// rosBuild: this build runs as a ROS 2 node when no command is given.
+const rosBuild = true
+
+// runNode runs the decision node on ROS 2 until SIGINT or SIGTERM, then
+// decides what is pending, publishes it, closes every sink and returns nil
+// (exit status 0).
+func runNode(args []string, stderr io.Writer) error {
+	cfg, rest, err := nodeconfig.FromArgs(args)
+	if err != nil {
+		return fail(exitUsage, "%w", err)
+	}
+	if len(rest) > 0 {
+		return fail(exitUsage, "unexpected arguments %q outside --ros-args\n\n%s", rest, usage)
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel})).
+		With("logger", cfg.LoggerName())
+	// The rcl node takes its default name and the root namespace: rcl
+	// applies __node, __ns and the topic remaps from args itself.
+	t, err := rosbridge.NewRCLTransport(args, nodeconfig.DefaultNodeName, "", logger)
+	if err != nil {
+		return fail(exitIO, "%w", err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	runErr := node.Run(ctx, cfg, t, logger)
+	if err := errors.Join(runErr, t.Close()); err != nil {
+		return fail(exitIO, "%w", fmt.Errorf("decision node: %w", err))
+	}
+	return nil
+}
