@@ -114,7 +114,7 @@ func (d *chunkDecoder) decode(body []byte) ([]byte, error) {
 		}
 		return records, nil
 	case mcap.CompressionZSTD:
-		if err := checkZstdFrames(records, uint64(d.maxSize)); err != nil {
+		if err := checkZstdFrames(records, uint64(d.maxSize), max(uint64(d.maxSize), zstdMaxWindow)); err != nil {
 			return nil, fmt.Errorf("zstd chunk: %w", err)
 		}
 	case mcap.CompressionLZ4:
@@ -181,6 +181,12 @@ func (d *chunkDecoder) decode(body []byte) ([]byte, error) {
 
 // zstd frame format constants (RFC 8878).
 const (
+	// zstdMaxWindow is the largest window accepted whatever the chunk
+	// limit: streaming encoders declare their window, not the content
+	// size (the Recorder's 1 MiB chunks declare 4 MiB), and the decoder
+	// allocates twice the window.
+	zstdMaxWindow = 8 << 20
+
 	zstdMagic          = 0xFD2FB528
 	zstdSkippableMask  = 0xFFFFFFF0
 	zstdSkippableMagic = 0x184D2A50
@@ -188,9 +194,10 @@ const (
 
 // checkZstdFrames walks the frames and blocks of a zstd stream without
 // decoding them. It rejects a stream that does not consist of whole frames
-// exactly, and frames whose window or declared content exceeds limit: the
-// decoder would size its buffers from those headers before producing a byte.
-func checkZstdFrames(data []byte, limit uint64) error {
+// exactly, and frames whose declared content exceeds maxContent or whose
+// window exceeds maxWindow: the decoder sizes its buffers from those
+// headers before producing a byte.
+func checkZstdFrames(data []byte, maxContent, maxWindow uint64) error {
 	if len(data) == 0 {
 		return errors.New("no frame")
 	}
@@ -210,7 +217,7 @@ func checkZstdFrames(data []byte, limit uint64) error {
 		if magic != zstdMagic {
 			return fmt.Errorf("frame at byte %d: magic %08x", off, magic)
 		}
-		n, err := zstdFrameLen(p, limit)
+		n, err := zstdFrameLen(p, maxContent, maxWindow)
 		if err != nil {
 			return fmt.Errorf("frame at byte %d: %w", off, err)
 		}
@@ -220,7 +227,7 @@ func checkZstdFrames(data []byte, limit uint64) error {
 }
 
 // zstdFrameLen returns the length of the frame at the start of p.
-func zstdFrameLen(p []byte, limit uint64) (int, error) {
+func zstdFrameLen(p []byte, maxContent, maxWindow uint64) (int, error) {
 	short := errors.New("cut short")
 	i := 4
 	if len(p) < i+1 {
@@ -265,8 +272,9 @@ func zstdFrameLen(p []byte, limit uint64) (int, error) {
 	if single {
 		window = fcs
 	}
-	if fcs > limit || window > limit {
-		return 0, fmt.Errorf("%w: window %d or content size %d above %d", ErrReaderLimit, window, fcs, limit)
+	if fcs > maxContent || window > maxWindow {
+		return 0, fmt.Errorf("%w: frame content size %d (limit %d), window %d (limit %d)",
+			ErrReaderLimit, fcs, maxContent, window, maxWindow)
 	}
 	for {
 		if len(p) < i+3 {

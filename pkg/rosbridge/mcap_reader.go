@@ -167,8 +167,9 @@ type Message struct {
 	Data []byte
 }
 
-// Reader reads a ROS 2 MCAP recording message by message, with memory
-// bounded independently of the file's length.
+// Reader reads a ROS 2 MCAP recording message by message. Its memory is
+// bounded by ReaderOptions' limits, not by the file's length; only an
+// indexed read also keeps the file's chunk index (some 100 bytes a chunk).
 //
 // A file with a summary holding chunk indexes is read through its index, in
 // log-time order (ties in file order), and its statistics are checked at the
