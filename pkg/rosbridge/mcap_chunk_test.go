@@ -40,7 +40,7 @@ func zstdHeader(fhd byte, rest ...byte) []byte {
 
 func TestCheckZstdFrames(t *testing.T) {
 	real := recorderZstdChunk(t, 20, 100)
-	big := recorderZstdChunk(t, 5000, 300) // multi-block, window declared
+	big := recorderZstdChunk(t, 5000, 300)                      // multi-block, window declared
 	rawBlock := []byte{0x01 | 0<<1 | 3<<3, 0, 0, 'a', 'b', 'c'} // last, raw, 3 bytes
 	cases := []struct {
 		name    string
