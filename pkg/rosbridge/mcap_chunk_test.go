@@ -39,7 +39,7 @@ func zstdHeader(fhd byte, rest ...byte) []byte {
 }
 
 func TestCheckZstdFrames(t *testing.T) {
-	real := recorderZstdChunk(t, 20, 100)
+	small := recorderZstdChunk(t, 20, 100)
 	big := recorderZstdChunk(t, 5000, 300)                      // multi-block, window declared
 	rawBlock := []byte{0x01 | 0<<1 | 3<<3, 0, 0, 'a', 'b', 'c'} // last, raw, 3 bytes
 	cases := []struct {
@@ -49,15 +49,15 @@ func TestCheckZstdFrames(t *testing.T) {
 		window  uint64
 		want    string // error substring; empty = accepted
 	}{
-		{"recorder small chunk", real, 1 << 20, 8 << 20, ""},
+		{"recorder small chunk", small, 1 << 20, 8 << 20, ""},
 		{"recorder large chunk", big, 64 << 20, 8 << 20, ""},
-		{"two frames", append(bytes.Clone(real), real...), 1 << 20, 8 << 20, ""},
-		{"skippable frame", append([]byte{0x50, 0x2a, 0x4d, 0x18, 2, 0, 0, 0, 9, 9}, real...), 1 << 20, 8 << 20, ""},
+		{"two frames", append(bytes.Clone(small), small...), 1 << 20, 8 << 20, ""},
+		{"skippable frame", append([]byte{0x50, 0x2a, 0x4d, 0x18, 2, 0, 0, 0, 9, 9}, small...), 1 << 20, 8 << 20, ""},
 		{"hand-made raw block", append(zstdHeader(0x20, 3), rawBlock...), 16, 16, ""},
 		{"empty", nil, 1 << 20, 8 << 20, "no frame"},
-		{"trailing byte", append(bytes.Clone(real), 0), 1 << 20, 8 << 20, "bytes left"},
-		{"trailing garbage", append(bytes.Clone(real), 1, 2, 3, 4, 5), 1 << 20, 8 << 20, "magic"},
-		{"cut short", real[:len(real)-1], 1 << 20, 8 << 20, "cut short"},
+		{"trailing byte", append(bytes.Clone(small), 0), 1 << 20, 8 << 20, "bytes left"},
+		{"trailing garbage", append(bytes.Clone(small), 1, 2, 3, 4, 5), 1 << 20, 8 << 20, "magic"},
+		{"cut short", small[:len(small)-1], 1 << 20, 8 << 20, "cut short"},
 		{"bad magic", []byte{1, 2, 3, 4, 5, 6}, 1 << 20, 8 << 20, "magic"},
 		{"reserved bit", append(zstdHeader(0x28, 3), rawBlock...), 16, 16, "reserved header bit"},
 		{"reserved block type", append(zstdHeader(0x20, 3), 0x07, 0, 0), 16, 16, "reserved block type"},
