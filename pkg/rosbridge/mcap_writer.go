@@ -130,10 +130,10 @@ type RecorderStats struct {
 // Crash guarantee: a crash loses the open chunk (at most ChunkSize bytes or
 // ChunkSpan of log time) and the closed chunks not yet written: at most
 // five, normally none, since compressing a chunk takes milliseconds.
-// Flush writes everything accepted so far. The file
-// up to the last written chunk reads with OpenRecording (as a stream: the
-// summary is missing). Close writes the summary, so a closed recording is
-// complete and indexed, even when no message was written.
+// Flush writes everything accepted so far. The file up to the last written
+// chunk reads with OpenRecording (as a stream: the summary is missing).
+// Close writes the summary, so a closed recording is complete and indexed,
+// even when no message was written.
 //
 // A Recorder is safe for concurrent use. After an output error every further
 // call fails with that error: MCAP has no way to resume a damaged stream.
@@ -188,8 +188,8 @@ type recChannel struct {
 	schemaName string
 	schemaText string
 	qos        string
-	schemaID   uint16
 	seq        uint32
+	count      uint64 // messages written
 }
 
 // decl is a schema or channel record every chunk writer must know before
@@ -265,7 +265,6 @@ func newRecorder(w io.Writer, opts RecorderOptions) (*Recorder, error) {
 		schemaIDs: make(map[schemaKey]uint16),
 		topics:    make(map[string]ChannelID),
 		out:       w,
-		stats:     mcap.Statistics{ChannelMessageCounts: make(map[uint16]uint64)},
 	}
 	switch opts.Compression {
 	case "", CompressionZstd:
@@ -391,7 +390,7 @@ func (r *Recorder) AddChannel(topic, schemaName, schemaText string, qos ...QoSPr
 	r.chanRecs = append(r.chanRecs, c)
 	r.decls = append(r.decls, decl{channel: c})
 	r.channels = append(r.channels, recChannel{
-		topic: topic, schemaName: schemaName, schemaText: schemaText, qos: qosText, schemaID: schemaID,
+		topic: topic, schemaName: schemaName, schemaText: schemaText, qos: qosText,
 	})
 	r.topics[topic] = id
 	return id, nil
@@ -451,7 +450,7 @@ func (r *Recorder) Write(ch ChannelID, logTime, publishTime uint64, data []byte)
 	}
 	s.MessageStartTime, s.MessageEndTime = min(s.MessageStartTime, logTime), max(s.MessageEndTime, logTime)
 	s.MessageCount++
-	s.ChannelMessageCounts[uint16(ch)]++
+	c.count++
 
 	if b.size >= r.chunkSize || (r.chunkSpan > 0 && b.last-b.first >= r.chunkSpan) {
 		r.dispatch()
@@ -756,6 +755,12 @@ func (r *Recorder) finish() error {
 		return nil
 	}
 	stats := r.stats
+	stats.ChannelMessageCounts = make(map[uint16]uint64, len(r.channels))
+	for i, c := range r.channels {
+		if c.count > 0 {
+			stats.ChannelMessageCounts[uint16(i+1)] = c.count
+		}
+	}
 	stats.SchemaCount = uint16(len(r.schemas))
 	stats.ChannelCount = uint32(len(r.chanRecs))
 	stats.ChunkCount = uint32(len(r.chunkIdx))
