@@ -28,7 +28,6 @@ type chunkDecoder struct {
 	lex     *mcap.Lexer
 	feed    *chunkFeed
 	rec     []byte // lexer record scratch
-	out     []byte // decompressed records
 }
 
 // chunkFeed presents a 9-byte record header followed by a chunk body as one
@@ -79,10 +78,9 @@ func (d *chunkDecoder) close() {
 	}
 }
 
-// decode returns the records of a chunk record body after checking its
-// framing, its size against maxSize and its CRC. The result is valid until
-// the next call.
-func (d *chunkDecoder) decode(body []byte) ([]byte, error) {
+// decode appends the records of a chunk record body to dst, after checking
+// its framing, its size against maxSize and its CRC.
+func (d *chunkDecoder) decode(body, dst []byte) ([]byte, error) {
 	// start time, end time, uncompressed size, CRC, compression, records
 	const fixed = 8 + 8 + 8 + 4
 	if len(body) < fixed+4+8 {
@@ -112,7 +110,7 @@ func (d *chunkDecoder) decode(body []byte) ([]byte, error) {
 		if got := crc32.ChecksumIEEE(records); crc != 0 && got != crc {
 			return nil, fmt.Errorf("chunk CRC mismatch: stored %08x, computed %08x", crc, got)
 		}
-		return records, nil
+		return append(dst, records...), nil
 	case mcap.CompressionZSTD:
 		if err := checkZstdFrames(records, uint64(d.maxSize), max(uint64(d.maxSize), zstdMaxWindow)); err != nil {
 			return nil, fmt.Errorf("zstd chunk: %w", err)
@@ -122,7 +120,7 @@ func (d *chunkDecoder) decode(body []byte) ([]byte, error) {
 		return nil, fmt.Errorf("unsupported chunk compression %q", string(comp))
 	}
 	if size == 0 {
-		return nil, nil
+		return dst, nil
 	}
 	if d.lex != nil && !d.feed.drained() {
 		d.close()
@@ -141,7 +139,7 @@ func (d *chunkDecoder) decode(body []byte) ([]byte, error) {
 		d.lex, d.feed = lex, feed
 	}
 	d.feed.load(body)
-	d.out = d.out[:0]
+	out := dst
 	// Stop exactly at the end of the content: reading on would make the
 	// lexer read its input again.
 	for consumed := uint64(0); consumed < size; {
@@ -172,11 +170,11 @@ func (d *chunkDecoder) decode(body []byte) ([]byte, error) {
 		default:
 			continue // nothing else belongs in a chunk
 		}
-		d.out = append(d.out, byte(op))
-		d.out = binary.LittleEndian.AppendUint64(d.out, uint64(len(rec)))
-		d.out = append(d.out, rec...)
+		out = append(out, byte(op))
+		out = binary.LittleEndian.AppendUint64(out, uint64(len(rec)))
+		out = append(out, rec...)
 	}
-	return d.out, nil
+	return out, nil
 }
 
 // zstd frame format constants (RFC 8878).

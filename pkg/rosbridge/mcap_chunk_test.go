@@ -129,12 +129,13 @@ func TestChunkDecoderReuse(t *testing.T) {
 	}
 	dec := chunkDecoder{maxSize: 1 << 20}
 	defer dec.close()
-	var got []byte
+	var got, buf []byte
 	for _, body := range chunks {
-		records, err := dec.decode(body)
+		records, err := dec.decode(body, buf[:0])
 		if err != nil {
 			t.Fatal(err)
 		}
+		buf = records
 		for off := 0; off < len(records); {
 			op := mcap.OpCode(records[off])
 			n := int(binary.LittleEndian.Uint64(records[off+1:]))

@@ -228,7 +228,7 @@ type chanState struct {
 
 type loadedChunk struct {
 	offset int64
-	buf    []byte // message record bodies (indexed mode: owned copies)
+	buf    []byte // the chunk's records, decompressed
 	ents   []msgEntry
 	next   int
 	seq    int // load order, breaks log-time ties
@@ -486,7 +486,7 @@ func (r *Reader) nextStream() (Message, error) {
 			}
 		case mcap.OpChunk:
 			c := &r.streamChunk
-			c.buf, c.ents, c.next = nil, c.ents[:0], 0
+			c.ents, c.next = c.ents[:0], 0
 			if err := r.decodeChunk(body, c); err != nil {
 				return Message{}, &TruncatedError{Offset: start, Record: "chunk", Err: err}
 			}
@@ -738,7 +738,7 @@ func (r *Reader) spareChunk() *loadedChunk {
 	if n := len(r.spare); n > 0 {
 		c := r.spare[n-1]
 		r.spare = r.spare[:n-1]
-		c.buf, c.ents, c.next = c.buf[:0], c.ents[:0], 0
+		c.ents, c.next = c.ents[:0], 0
 		return c
 	}
 	return &loadedChunk{}
@@ -771,10 +771,13 @@ func (r *Reader) checkStatistics() error {
 // declarations take effect at once, messages of returned channels are kept
 // (sorted by log time for an indexed read).
 func (r *Reader) decodeChunk(body []byte, c *loadedChunk) error {
-	records, err := r.dec.decode(body)
+	records, err := r.dec.decode(body, c.buf[:0])
 	if err != nil {
 		return err
 	}
+	// Entries point into the chunk's own buffer: valid until the chunk is
+	// decoded into again, after its last message was returned.
+	c.buf = records
 	for off := 0; off < len(records); {
 		if len(records)-off < 9 {
 			return fmt.Errorf("record header cut short at chunk byte %d", off)
@@ -798,16 +801,7 @@ func (r *Reader) decodeChunk(body []byte, c *loadedChunk) error {
 			if cs := r.channels[r.msg.ChannelID]; cs == nil || !cs.deliver {
 				continue
 			}
-			if !r.indexed {
-				// A stream read returns this chunk before decoding another,
-				// so the entries may point into the decoder's buffer.
-				c.buf = records
-				c.ents = append(c.ents, msgEntry{logTime: r.msg.LogTime, off: off - int(length), end: off})
-				continue
-			}
-			start := len(c.buf)
-			c.buf = append(c.buf, rec...)
-			c.ents = append(c.ents, msgEntry{logTime: r.msg.LogTime, off: start, end: len(c.buf)})
+			c.ents = append(c.ents, msgEntry{logTime: r.msg.LogTime, off: off - int(length), end: off})
 		case mcap.OpChunk:
 			return errors.New("nested chunk")
 		}
