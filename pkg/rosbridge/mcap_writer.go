@@ -178,7 +178,8 @@ type Recorder struct {
 	nChunks atomic.Uint32
 	nBytes  atomic.Uint64
 	errMu   sync.Mutex
-	err     error // sticky output error
+	err     error       // sticky output error
+	errSet  atomic.Bool // err != nil, readable without the lock
 }
 
 type schemaKey struct{ name, text string }
@@ -630,10 +631,14 @@ func (r *Recorder) fail(err error) {
 	defer r.errMu.Unlock()
 	if r.err == nil {
 		r.err = err
+		r.errSet.Store(true)
 	}
 }
 
 func (r *Recorder) failed() error {
+	if !r.errSet.Load() {
+		return nil
+	}
 	r.errMu.Lock()
 	defer r.errMu.Unlock()
 	return r.err
