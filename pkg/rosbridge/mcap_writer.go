@@ -135,8 +135,9 @@ type RecorderStats struct {
 // Close writes the summary, so a closed recording is complete and indexed,
 // even when no message was written.
 //
-// A Recorder is safe for concurrent use. After an output error every further
-// call fails with that error: MCAP has no way to resume a damaged stream.
+// A Recorder is safe for concurrent use; Close releases its goroutines.
+// After an output error every further call fails with that error: MCAP has
+// no way to resume a damaged stream.
 type Recorder struct {
 	mu        sync.Mutex
 	comp      mcap.CompressionFormat
