@@ -99,8 +99,9 @@ type ReaderOptions struct {
 	// before any later message is returned. Default: nil (see Problems).
 	OnProblem func(ChannelProblem)
 	// MaxChunkSize is the largest decompressed chunk or record accepted, in
-	// bytes; 0 means DefaultMaxChunkSize. Attachments are skipped, never
-	// loaded, whatever their size.
+	// bytes, and the most bytes of schemas and channels held; 0 means
+	// DefaultMaxChunkSize. Attachments are skipped, never loaded, whatever
+	// their size.
 	MaxChunkSize int64
 	// MaxBuffered bounds the decompressed bytes of chunks an indexed read
 	// holds at once; 0 means DefaultMaxBuffered. Files written in log-time
@@ -194,6 +195,8 @@ type Reader struct {
 	channels map[uint16]*chanState
 	ignored  map[uint16]bool // channels outside opts.Topics
 	problems []*ChannelProblem
+	// declBytes counts declarations against MaxChunkSize
+	declBytes int64
 
 	// stream mode
 	br          *bufio.Reader
@@ -636,10 +639,16 @@ func (r *Reader) tryIndex(ra io.ReaderAt, size int64) {
 		return // messages outside chunks: only a stream read finds them
 	}
 	for _, s := range schemas {
-		_ = r.addSchema(s)
+		if r.addSchema(s) != nil {
+			r.reset()
+			return // a stream read meets the same record and says where
+		}
 	}
 	for _, c := range channels {
-		r.addChannel(c)
+		if r.addChannel(c) != nil {
+			r.reset()
+			return
+		}
 	}
 	slices.SortStableFunc(chunks, func(a, b *mcap.ChunkIndex) int {
 		return cmp.Or(cmp.Compare(a.MessageStartTime, b.MessageStartTime),
@@ -852,7 +861,25 @@ func (r *Reader) declare(op mcap.OpCode, body []byte) error {
 	if err != nil {
 		return err
 	}
-	r.addChannel(c)
+	return r.addChannel(c)
+}
+
+// reset forgets the declarations taken from a summary that is not used.
+func (r *Reader) reset() {
+	clear(r.schemas)
+	clear(r.channels)
+	clear(r.ignored)
+	r.problems = nil
+	r.declBytes = 0
+}
+
+// budget counts declaration bytes against MaxChunkSize, so that a file
+// cannot make the reader hold unbounded schemas and channels.
+func (r *Reader) budget(n int) error {
+	r.declBytes += int64(n)
+	if r.declBytes > r.opts.MaxChunkSize {
+		return fmt.Errorf("%w: schemas and channels exceed %d bytes", ErrReaderLimit, r.opts.MaxChunkSize)
+	}
 	return nil
 }
 
@@ -866,16 +893,19 @@ func (r *Reader) addSchema(s *mcap.Schema) error {
 		}
 		return nil
 	}
+	if err := r.budget(len(s.Name) + len(s.Encoding) + len(s.Data)); err != nil {
+		return err
+	}
 	// Schemas parsed from a reused buffer would change under us.
 	s.Data = bytes.Clone(s.Data)
 	r.schemas[s.ID] = s
 	return nil
 }
 
-func (r *Reader) addChannel(c *mcap.Channel) {
+func (r *Reader) addChannel(c *mcap.Channel) error {
 	if r.topics != nil && !r.topics[c.Topic] {
 		r.ignored[c.ID] = true
-		return
+		return nil
 	}
 	ch := Channel{
 		ID:              c.ID,
@@ -897,13 +927,21 @@ func (r *Reader) addChannel(c *mcap.Channel) {
 			r.report(old, fmt.Errorf("%w: channel %d redeclared as %s (%s), was %s (%s)",
 				ErrBadChannel, c.ID, ch.Topic, ch.SchemaName, o.Topic, o.SchemaName))
 		}
-		return
+		return nil
+	}
+	n := len(ch.Topic) + len(ch.MessageEncoding) + len(ch.SchemaText)
+	for k, v := range ch.Metadata {
+		n += len(k) + len(v)
+	}
+	if err := r.budget(n); err != nil {
+		return err
 	}
 	cs := &chanState{ch: ch, deliver: true}
 	r.channels[c.ID] = cs
 	if err := r.check(c, s); err != nil {
 		r.report(cs, err)
 	}
+	return nil
 }
 
 // check applies the ROS 2 profile rules and the caller's expectations.

@@ -1166,3 +1166,44 @@ func TestRecorderFlush(t *testing.T) {
 		t.Fatalf("Flush after Close: %v", err)
 	}
 }
+
+// TestReaderDeclarationBudget feeds many small channel records, none too
+// large on its own, and expects the reader to stop holding them at its
+// limit.
+func TestReaderDeclarationBudget(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := mcap.NewWriter(&buf, &mcap.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteHeader(&mcap.Header{Profile: "ros2"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteSchema(&mcap.Schema{ID: 1, Name: "test/msg/T", Encoding: "ros2msg", Data: []byte("uint8 x\n")}); err != nil {
+		t.Fatal(err)
+	}
+	for id := range uint16(200) {
+		err := w.WriteChannel(&mcap.Channel{ID: id, SchemaID: 1, Topic: fmt.Sprintf("/t%03d", id), MessageEncoding: "cdr",
+			Metadata: map[string]string{"pad": strings.Repeat("x", 100)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, stream := range []bool{false, true} {
+		r, err := NewReader(bytes.NewReader(buf.Bytes()), ReaderOptions{MaxChunkSize: 4096, Stream: stream})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = readAll(t, r)
+		var te *TruncatedError
+		if !errors.Is(err, ErrReaderLimit) || !errors.As(err, &te) || te.Record != "channel" {
+			t.Errorf("stream=%v: err = %v, want ErrReaderLimit at a channel record", stream, err)
+		}
+		if r.Indexed() {
+			t.Errorf("stream=%v: indexed although the summary exceeds the limit", stream)
+		}
+	}
+}
