@@ -330,8 +330,10 @@ func (r *Recorder) start() {
 // AddChannel declares a topic with its message type and returns the channel
 // to Write to. schemaName is the ROS type ("ghost/msg/DecisionRationale",
 // "diagnostic_msgs/msg/DiagnosticArray"), schemaText the complete ros2msg
-// schema text; each distinct schema gets one schema record however many
-// channels share it. qos are the publishers' offered profiles, recorded as
+// schema text. Each distinct schema gets one schema record however many
+// channels share it (in the data section once per compression lane, since
+// each lane's writer must know it; in the summary once). qos are the
+// publishers' offered profiles, recorded as
 // rosbag2 does (none gives "[]"). Adding the same topic again with the same
 // schema and QoS returns the existing channel; with another,
 // ErrChannelConflict.
