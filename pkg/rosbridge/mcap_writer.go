@@ -333,10 +333,9 @@ func (r *Recorder) start() {
 // schema text. Each distinct schema gets one schema record however many
 // channels share it (in the data section once per compression lane, since
 // each lane's writer must know it; in the summary once). qos are the
-// publishers' offered profiles, recorded as
-// rosbag2 does (none gives "[]"). Adding the same topic again with the same
-// schema and QoS returns the existing channel; with another,
-// ErrChannelConflict.
+// publishers' offered profiles, recorded as rosbag2 does (none gives "[]").
+// Adding the same topic again with the same schema and QoS returns the
+// existing channel; with another, ErrChannelConflict.
 func (r *Recorder) AddChannel(topic, schemaName, schemaText string, qos ...QoSProfile) (ChannelID, error) {
 	switch {
 	case topic == "":
