@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ghost-robotics/ghost/internal/golden"
 	"testing/fstest"
 
 	"github.com/foxglove/mcap/go/mcap"
@@ -18,27 +20,6 @@ var wantNames = []string{
 	"AssessmentThresholds", "BeliefSelfAssessment", "Decision", "DecisionRationale",
 	"FlightStatus", "Goal", "MissionStatus", "NavigationState", "PerceptionMode",
 	"SensorHealth", "VehicleState",
-}
-
-// goldenDir returns the shared golden directory, a sibling of the repository
-// root, or skips the test when it is absent.
-func goldenDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		cand := filepath.Join(dir, "shared", "golden")
-		if st, err := os.Stat(cand); err == nil && st.IsDir() {
-			return cand
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("shared/golden not found next to the repository; skipping golden test")
-		}
-		dir = parent
-	}
 }
 
 func TestNames(t *testing.T) {
@@ -187,7 +168,7 @@ func TestSchemaTextRule(t *testing.T) {
 // TestSchemaTextMatchesRecording compares with the schemas of a recording
 // made by the reference stack.
 func TestSchemaTextMatchesRecording(t *testing.T) {
-	f, err := os.Open(filepath.Join(goldenDir(t), "bags", "sample_flight.mcap"))
+	f, err := os.Open(filepath.Join(golden.Dir(t), "bags", "sample_flight.mcap"))
 	if err != nil {
 		t.Fatal(err)
 	}

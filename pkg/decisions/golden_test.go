@@ -6,36 +6,13 @@ import (
 	"encoding/json"
 	"math"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
-)
 
-// goldenDir finds the shared golden vectors beside the repository root
-// (<repo>/../shared/golden); tests skip when they are absent.
-func goldenDir(t testing.TB) string {
-	t.Helper()
-	dir, err := filepath.Abs(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		cand := filepath.Join(dir, "..", "shared", "golden")
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			if _, err := os.Stat(cand); err != nil {
-				t.Skipf("golden vectors not found at %s: skipping", cand)
-			}
-			return cand
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("repository root not found: skipping golden vectors")
-		}
-		dir = parent
-	}
-}
+	"github.com/ghost-robotics/ghost/internal/golden"
+)
 
 type goldenVector struct {
 	ID                      string          `json:"id"`
@@ -74,7 +51,7 @@ var nonstandardTokens = regexp.MustCompile(`(: |\[|, )(NaN|-Infinity|Infinity)([
 
 func loadVectors(t *testing.T, name string) []goldenVector {
 	t.Helper()
-	f, err := os.Open(filepath.Join(goldenDir(t), name))
+	f, err := os.Open(golden.Path(t, name))
 	if err != nil {
 		t.Fatal(err)
 	}

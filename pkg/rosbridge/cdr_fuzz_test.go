@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/hex"
 	"testing"
+
+	"github.com/ghost-robotics/ghost/internal/golden"
 )
 
 // fuzzSeeds adds the hand-made cases and the golden vectors of one type.
@@ -17,7 +19,7 @@ func fuzzSeeds(f *testing.F, schemaName string) {
 			f.Add(append([]byte{0, 1, 0, 0}, b...))
 		}
 	}
-	if _, ok := findGoldenDir(); ok {
+	if _, ok := golden.Find(); ok {
 		for _, v := range loadGolden(f) {
 			if v.Type == schemaName {
 				f.Add(v.cdr)

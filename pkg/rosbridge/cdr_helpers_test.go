@@ -14,42 +14,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ghost-robotics/ghost/internal/golden"
 	"github.com/ghost-robotics/ghost/msg"
 	"github.com/ghost-robotics/ghost/pkg/rosbridge/stdmsgs"
 )
 
+// goldenDir returns the shared golden directory or skips the test.
+func goldenDir(t testing.TB) string { return golden.Dir(t) }
+
 // goldenNaN is the NaN bit pattern of the golden vectors.
 const goldenNaN = 0x7ff8000000000000
-
-// findGoldenDir walks up from the package directory to the shared golden
-// directory, a sibling of the repository root.
-func findGoldenDir() (string, bool) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", false
-	}
-	for {
-		cand := filepath.Join(dir, "shared", "golden")
-		if st, err := os.Stat(cand); err == nil && st.IsDir() {
-			return cand, true
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", false
-		}
-		dir = parent
-	}
-}
-
-// goldenDir returns the shared golden directory or skips the test.
-func goldenDir(t testing.TB) string {
-	t.Helper()
-	dir, ok := findGoldenDir()
-	if !ok {
-		t.Skip("shared/golden not found next to the repository; skipping golden test")
-	}
-	return dir
-}
 
 // goldenVector is one line of shared/golden/cdr/<Type>.jsonl.
 type goldenVector struct {

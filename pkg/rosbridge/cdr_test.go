@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ghost-robotics/ghost/internal/golden"
+
 	"github.com/ghost-robotics/ghost/msg"
 	"github.com/ghost-robotics/ghost/pkg/rosbridge/stdmsgs"
 )
@@ -205,7 +207,7 @@ func allVectors(t *testing.T) []goldenVector {
 	for _, c := range cdrCases() {
 		out = append(out, goldenVector{name: "case/" + c.name, Type: c.msg.SchemaName(), msg: c.msg, cdr: caseBytes(t, c)})
 	}
-	if _, ok := findGoldenDir(); ok {
+	if _, ok := golden.Find(); ok {
 		out = append(out, loadGolden(t)...)
 	}
 	return out

@@ -1,44 +1,17 @@
 package runner
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
-	"os"
-	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
 
+	"github.com/ghost-robotics/ghost/internal/golden"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/rosbridge"
 	"github.com/ghost-robotics/ghost/pkg/sim"
 )
-
-// sharedGolden returns <repo>/../shared/golden, skipping when it is absent.
-func sharedGolden(t testing.TB) string {
-	t.Helper()
-	dir, err := filepath.Abs(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			g := filepath.Join(dir, "..", "shared", "golden")
-			if _, err := os.Stat(g); err != nil {
-				t.Skipf("golden vectors not found at %s: skipping", g)
-			}
-			return g
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("repository root not found")
-		}
-		dir = parent
-	}
-}
 
 // replayBytes replays src into an in-memory recording and returns its bytes.
 func replayBytes(t testing.TB, src Source, opts ReplayOptions) ([]byte, *ReplayResult, error) {
@@ -89,8 +62,8 @@ func recordedDecisions(t testing.TB, data []byte) []decisions.Rationale {
 }
 
 func TestReplayGoldenSampleFlight(t *testing.T) {
-	dir := filepath.Join(sharedGolden(t), "bags")
-	in, err := rosbridge.OpenRecording(filepath.Join(dir, "sample_flight.mcap"), rosbridge.ReaderOptions{})
+	path, want := golden.SampleFlight(t)
+	in, err := rosbridge.OpenRecording(path, rosbridge.ReaderOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,41 +73,13 @@ func TestReplayGoldenSampleFlight(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := recordedDecisions(t, out)
-
-	f, err := os.Open(filepath.Join(dir, "sample_flight.expected.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	type expected struct {
-		Stamp                string  `json:"stamp"`
-		Kind                 uint8   `json:"kind"`
-		Reason               string  `json:"reason"`
-		PolicyID             string  `json:"policy_id"`
-		SelfAssessmentSHA256 *string `json:"self_assessment_sha256"`
-	}
-	var want []expected
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		var e expected
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			t.Fatal(err)
-		}
-		want = append(want, e)
-	}
 	if len(got) != len(want) {
 		t.Fatalf("%d decisions, want %d (counters %+v)", len(got), len(want), res.Counters)
 	}
 	for i, w := range want {
 		g := got[i]
-		sha := ""
-		if w.SelfAssessmentSHA256 != nil {
-			sha = *w.SelfAssessmentSHA256
-		}
-		if strconv.FormatInt(g.BeliefStampSimNs, 10) != w.Stamp || uint8(g.Decision.Kind) != w.Kind ||
-			g.Decision.Reason != w.Reason || g.PolicyID != w.PolicyID || g.SelfAssessmentSHA256 != sha ||
-			g.Decision.DecisionStampSimNs != g.BeliefStampSimNs {
-			t.Errorf("decision %d: got %v sha %q policy %s, want %+v sha %q", i, g.Decision, g.SelfAssessmentSHA256, g.PolicyID, w, sha)
+		if !w.Matches(g.BeliefStampSimNs, g.Decision.DecisionStampSimNs, uint8(g.Decision.Kind), g.Decision.Reason, g.PolicyID, g.SelfAssessmentSHA256) {
+			t.Errorf("decision %d: got %v sha %q policy %s, want %+v", i, got[i].Decision, got[i].SelfAssessmentSHA256, got[i].PolicyID, w)
 		}
 	}
 	// The replayed recording verifies.

@@ -5,36 +5,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strconv"
 	"testing"
 
+	"github.com/ghost-robotics/ghost/internal/golden"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 )
-
-// goldenDir finds the shared golden vectors beside the repository root
-// (<repo>/../shared/golden); tests skip when they are absent.
-func goldenDir(t testing.TB) string {
-	t.Helper()
-	dir, err := filepath.Abs(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			cand := filepath.Join(dir, "..", "shared", "golden")
-			if _, err := os.Stat(cand); err != nil {
-				t.Skipf("golden vectors not found at %s: skipping", cand)
-			}
-			return cand
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("repository root not found: skipping golden vectors")
-		}
-		dir = parent
-	}
-}
 
 type goldenLine struct {
 	ID               string      `json:"id"`
@@ -57,7 +33,7 @@ type goldenLine struct {
 // Loop, the Runner's provenance checks and a JSONLinesSink, and compares
 // the line written with the reference's rationale record, byte for byte.
 func TestGoldenThroughLoopAndRunner(t *testing.T) {
-	f, err := os.Open(filepath.Join(goldenDir(t), "self_assessment_vectors.jsonl"))
+	f, err := os.Open(golden.Path(t, "self_assessment_vectors.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
