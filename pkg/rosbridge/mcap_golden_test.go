@@ -1,16 +1,10 @@
 package rosbridge
 
 import (
-	"bufio"
 	"encoding/binary"
-	"encoding/json"
-	"errors"
-	"io"
-	"os"
-	"path/filepath"
-	"strconv"
 	"testing"
 
+	"github.com/ghost-robotics/ghost/internal/golden"
 	"github.com/ghost-robotics/ghost/msg"
 )
 
@@ -18,9 +12,7 @@ import (
 // tools (mcap-typescript, uncompressed chunks, channel IDs from 0, empty
 // offered_qos_profiles, log times up to 2^63-1) and checks what it holds.
 func TestReadSampleFlight(t *testing.T) {
-	dir := filepath.Join(goldenDir(t), "bags")
-	path := filepath.Join(dir, "sample_flight.mcap")
-	expected := beliefStamps(t, filepath.Join(dir, "sample_flight.expected.jsonl"))
+	path, decisions := golden.SampleFlight(t)
 
 	for _, stream := range []bool{false, true} {
 		t.Run(map[bool]string{false: "indexed", true: "stream"}[stream], func(t *testing.T) {
@@ -80,42 +72,14 @@ func TestReadSampleFlight(t *testing.T) {
 				}
 			}
 			// Every expected decision refers to a belief in the recording.
-			if len(navStamps) != len(expected) {
-				t.Errorf("%d distinct belief stamps, expected file has %d", len(navStamps), len(expected))
+			if len(navStamps) != len(decisions) {
+				t.Errorf("%d distinct belief stamps, expected file has %d decisions", len(navStamps), len(decisions))
 			}
-			for s := range expected {
-				if !navStamps[s] {
-					t.Errorf("expected decision for stamp %d has no belief", s)
+			for _, d := range decisions {
+				if !navStamps[d.Stamp] {
+					t.Errorf("expected decision for stamp %d has no belief", d.Stamp)
 				}
 			}
 		})
 	}
-}
-
-func beliefStamps(t *testing.T, path string) map[int64]bool {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	out := map[int64]bool{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		var line struct {
-			Stamp string `json:"stamp"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
-			t.Fatal(err)
-		}
-		s, err := strconv.ParseInt(line.Stamp, 10, 64)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[s] = true
-	}
-	if err := sc.Err(); err != nil && !errors.Is(err, io.EOF) {
-		t.Fatal(err)
-	}
-	return out
 }
