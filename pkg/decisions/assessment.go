@@ -176,21 +176,28 @@ func (a *SelfAssessment) AppendCanonicalJSON(b []byte) []byte {
 func (a *SelfAssessment) appendBlock(b []byte, block int) []byte {
 	for axis := 0; axis < 3; axis++ {
 		i := block*3 + axis
-		b = append(b, `,"`...)
-		b = append(b, levelField(i)...)
-		b = append(b, `":"`...)
+		b = append(b, levelKeys[i]...)
 		b = append(b, a.AxisLevel[i].String()...)
-		b = append(b, `","`...)
-		b = append(b, stdField(i)...)
-		b = append(b, `":`...)
+		b = append(b, stdKeys[i]...)
 		b = appendOptFloat(b, a.Std[i])
 	}
-	b = append(b, `,"`...)
-	b = append(b, blockNames[block]...)
-	b = append(b, `_overall_level":"`...)
+	b = append(b, overallKeys[block]...)
 	b = append(b, a.BlockLevel[block].String()...)
 	return append(b, '"')
 }
+
+// The key fragments of appendBlock, punctuation included, built once:
+// `,"<level field>":"`, `","<std field>":` and `,"<block>_overall_level":"`.
+var levelKeys, stdKeys, overallKeys = func() (level, std [9]string, overall [3]string) {
+	for i := range level {
+		level[i] = `,"` + levelField(i) + `":"`
+		std[i] = `","` + stdField(i) + `":`
+	}
+	for b := range overall {
+		overall[b] = `,"` + blockNames[b] + `_overall_level":"`
+	}
+	return level, std, overall
+}()
 
 // CanonicalJSON returns the canonical JSON of a.
 func (a *SelfAssessment) CanonicalJSON() []byte { return a.AppendCanonicalJSON(make([]byte, 0, 1536)) }

@@ -135,18 +135,25 @@ func hashHex(data []byte) string {
 }
 
 // isSHA256Hex reports whether s is 64 lowercase hexadecimal characters.
+// Every assessment and rationale is checked more than once on its way, so
+// the test is a table lookup per byte.
 func isSHA256Hex(s string) bool {
 	if len(s) != 64 {
 		return false
 	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
+	ok := true
+	for i := 0; i < 64; i++ {
+		ok = ok && lowerHex[s[i]]
 	}
-	return true
+	return ok
 }
+
+var lowerHex = func() (t [256]bool) {
+	for _, c := range "0123456789abcdef" {
+		t[c] = true
+	}
+	return t
+}()
 
 // isIdentifier reports whether s matches ^[a-z][a-z0-9_]*$ with 1 to 64
 // characters: the form of reasons and policy ids.
