@@ -59,7 +59,7 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	progress := newProgress(stderr, "replay", df.quiet)
 	res, rerr := runner.Replay(reader, rec, runner.ReplayOptions{
 		Session:    sopts,
-		Total:      messageCount(reader),
+		Total:      reader.MessageCount(),
 		OnProgress: progress.update,
 		OnCorrupt: func(err error) {
 			fmt.Fprintf(stderr, "decision_node: replay: skipped: %v\n", err)
@@ -110,7 +110,3 @@ func openInput(path string, t runner.Topics, stderr io.Writer) (*rosbridge.Reade
 	}
 	return r, nil
 }
-
-// messageCount is the recording's message count when its summary says it,
-// for progress; 0 when unknown.
-func messageCount(r *rosbridge.Reader) uint64 { return 0 }

@@ -52,7 +52,7 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	progress := newProgress(stderr, "verify", *quiet)
 	report, verr := runner.Verify(reader, runner.VerifyOptions{
 		Topics:     topics,
-		Total:      messageCount(reader),
+		Total:      reader.MessageCount(),
 		OnProgress: progress.update,
 		OnCorrupt: func(err error) {
 			fmt.Fprintf(stderr, "decision_node: verify: skipped: %v\n", err)

@@ -8,7 +8,8 @@
 //     panic, check every length against the remaining bytes before
 //     allocating, and report a *DecodeError naming the field path and the
 //     offset.
-//   - rosbag2-compatible MCAP recordings (mcap*.go).
+//   - rosbag2-compatible MCAP recordings (mcap*.go): Recorder and Reader,
+//     and the ROS 2 QoS profiles with their rosbag2 metadata form (qos.go).
 //   - The ROS 2 transport over rclgo (transport*.go; files importing rclgo
 //     carry the build tag rclgo).
 //

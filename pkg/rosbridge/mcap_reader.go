@@ -346,6 +346,23 @@ func (r *Reader) Library() string { return r.library }
 // order) rather than as a stream (file order).
 func (r *Reader) Indexed() bool { return r.indexed }
 
+// MessageCount returns how many messages the read will return, from the
+// file's statistics (for progress reports): the messages of the channels
+// read, those outside ReaderOptions.Topics and those with a reported
+// problem left out. It is 0 when unknown (a stream read).
+func (r *Reader) MessageCount() uint64 {
+	if r.stats == nil {
+		return 0
+	}
+	var n uint64
+	for id, c := range r.stats.ChannelMessageCounts {
+		if cs, ok := r.channels[id]; ok && cs.deliver && cs.problem == nil {
+			n += c
+		}
+	}
+	return n
+}
+
 // Channels returns the channels known so far, by ID: all of them for an
 // indexed read, those met so far for a stream read. Channels outside
 // ReaderOptions.Topics are left out.

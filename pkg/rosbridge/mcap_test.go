@@ -1207,3 +1207,62 @@ func TestReaderDeclarationBudget(t *testing.T) {
 		}
 	}
 }
+
+func TestReaderMessageCount(t *testing.T) {
+	var buf bytes.Buffer
+	rec, err := NewRecorder(&buf, RecorderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := rec.AddMessageChannel("/a", "PerceptionMode")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := rec.AddMessageChannel("/b", "PerceptionMode")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := PerceptionMode{StampSimNs: 1}
+	data, err := m.MarshalCDR()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := uint64(0); i < 7; i++ {
+		ch := a
+		if i%3 == 0 {
+			ch = b
+		}
+		if err := rec.Write(ch, i, i, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		topics []string
+		stream bool
+		want   uint64
+	}{
+		{nil, false, 7},
+		{[]string{"/a"}, false, 4},
+		{[]string{"/b"}, false, 3},
+		{nil, true, 0},
+	} {
+		r, err := NewReader(bytes.NewReader(buf.Bytes()), ReaderOptions{Topics: tc.topics, Stream: tc.stream})
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := r.MessageCount()
+		var n uint64
+		for _, err := range r.Messages() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			n++
+		}
+		if got := r.MessageCount(); got != tc.want || before != tc.want || (!tc.stream && got != n) {
+			t.Errorf("topics %v stream %v: MessageCount %d, want %d (read %d)", tc.topics, tc.stream, got, tc.want, n)
+		}
+	}
+}
