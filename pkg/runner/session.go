@@ -3,8 +3,6 @@ package runner
 import (
 	"errors"
 	"fmt"
-
-	"github.com/ghost-robotics/ghost/pkg/rosbridge"
 )
 
 // Topics are the topic names a session reads and writes.
@@ -93,10 +91,7 @@ type Session struct {
 	now    int64
 	stats  SessionStats
 
-	// decode scratch, reused across messages
-	vs rosbridge.VehicleState
-	sa rosbridge.BeliefSelfAssessment
-	pm rosbridge.PerceptionMode
+	dec *Decoder
 }
 
 // NewSession builds the Loop and the Runner.
@@ -110,6 +105,7 @@ func NewSession(opts SessionOptions) (*Session, error) {
 	}
 	return &Session{
 		topics: opts.Topics,
+		dec:    NewDecoder(opts.Topics),
 		loop:   loop,
 		runner: NewRunner(RunnerOptions{ExpectedPolicyID: loop.PolicyID()}),
 	}, nil
@@ -141,37 +137,30 @@ func (s *Session) Stats() SessionStats { return s.stats }
 // counted and ignored. Decisions the step makes are published to the sinks
 // before Feed returns.
 func (s *Session) Feed(topic string, arrivalNs int64, data []byte) error {
-	var ev Event
+	ev, err := s.dec.Decode(topic, arrivalNs, data)
+	return s.Apply(topic, ev, err)
+}
+
+// Apply steps the Loop with an event a Decoder (with the session's topics)
+// made of a message on topic, possibly on another goroutine; decodeErr is
+// the Decoder's error. It counts the message as Feed does.
+func (s *Session) Apply(topic string, ev Event, decodeErr error) error {
+	var total, bad *uint64
 	switch topic {
 	case s.topics.State:
-		s.stats.Beliefs++
-		if err := s.vs.UnmarshalCDR(data); err != nil {
-			s.stats.CorruptBeliefs++
-			return corrupt(topic, err)
-		}
-		b, err := rosbridge.BeliefFromWire(&s.vs)
-		if err != nil {
-			s.stats.CorruptBeliefs++
-			return corrupt(topic, err)
-		}
-		ev = BeliefEvent{ArrivalNs: arrivalNs, Belief: b}
+		total, bad = &s.stats.Beliefs, &s.stats.CorruptBeliefs
 	case s.topics.SelfAssessment:
-		s.stats.Assessments++
-		if err := s.sa.UnmarshalCDR(data); err != nil {
-			s.stats.CorruptAssessments++
-			return corrupt(topic, err)
-		}
-		ev = AssessmentEvent{ArrivalNs: arrivalNs, Assessment: rosbridge.SelfAssessmentFromWire(&s.sa)}
+		total, bad = &s.stats.Assessments, &s.stats.CorruptAssessments
 	case s.topics.PerceptionMode:
-		s.stats.Perceptions++
-		if err := s.pm.UnmarshalCDR(data); err != nil {
-			s.stats.CorruptPerceptions++
-			return corrupt(topic, err)
-		}
-		ev = PerceptionEvent{ArrivalNs: arrivalNs, Report: rosbridge.PerceptionFromWire(&s.pm)}
+		total, bad = &s.stats.Perceptions, &s.stats.CorruptPerceptions
 	default:
 		s.stats.OtherTopics++
 		return nil
+	}
+	*total++
+	if decodeErr != nil {
+		*bad++
+		return decodeErr
 	}
 	return s.Step(ev)
 }
@@ -192,13 +181,4 @@ func (s *Session) Step(ev Event) error {
 		return err
 	}
 	return s.runner.Handle(&s.out)
-}
-
-func corrupt(topic string, err error) error {
-	off := -1
-	var de *rosbridge.DecodeError
-	if errors.As(err, &de) {
-		off = de.Offset
-	}
-	return &CorruptError{Topic: topic, Offset: off, Err: err}
 }
