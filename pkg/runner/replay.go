@@ -112,49 +112,68 @@ func Replay(src Source, out *rosbridge.Recorder, opts ReplayOptions) (*ReplayRes
 		report(true)
 		return nil
 	}
+	type decodedInput struct {
+		ev  Event
+		err error
+	}
+	dec := NewDecoder(topics)
+	pf := startPrefetch(src, func(m *rosbridge.Message) decodedInput {
+		ev, err := dec.Decode(m.Topic, int64(m.LogTime), m.Data)
+		return decodedInput{ev, err}
+	})
+	defer pf.stop()
 	for {
-		m, err := src.Next()
-		if errors.Is(err, io.EOF) {
-			return res, finish()
-		}
-		if err != nil {
-			res.Truncated = err
-			if ferr := finish(); ferr != nil {
-				return res, errors.Join(err, ferr)
-			}
-			return res, fmt.Errorf("replay: input read up to the damage: %w", err)
-		}
-		res.Messages++
-		if m.Topic == topics.Decisions {
-			continue // earlier decisions are replaced by this replay's
-		}
-		ch, ok := inputs[m.Topic]
+		b, ok := pf.next()
 		if !ok {
-			ch, err = out.AddMessageChannel(m.Topic, m.SchemaName, rosbridge.DefaultInputQoS())
-			if err != nil {
-				return res, fmt.Errorf("replay: %w", err)
+			return res, finish() // unreachable: the last batch carries the source's end
+		}
+		for i := range b.items {
+			m, in := &b.items[i].msg, b.items[i].val
+			res.Messages++
+			if m.Topic == topics.Decisions {
+				continue // earlier decisions are replaced by this replay's
 			}
-			inputs[m.Topic] = ch
-		}
-		if err := out.Write(ch, m.LogTime, m.PublishTime, m.Data); err != nil {
-			return res, fmt.Errorf("replay: copy %s message %d: %w", m.Topic, m.Sequence, err)
-		}
-		if err := s.Feed(m.Topic, int64(m.LogTime), m.Data); err != nil {
-			switch {
-			case errors.Is(err, ErrCorrupt):
-				if opts.OnCorrupt != nil {
-					opts.OnCorrupt(fmt.Errorf("log time %d, sequence %d: %w", m.LogTime, m.Sequence, err))
+			ch, ok := inputs[m.Topic]
+			if !ok {
+				ch, err = out.AddMessageChannel(m.Topic, m.SchemaName, rosbridge.DefaultInputQoS())
+				if err != nil {
+					return res, fmt.Errorf("replay: %w", err)
 				}
-			case errors.Is(err, ErrDecide):
-				if opts.OnStepFailure != nil {
-					opts.OnStepFailure(err)
+				inputs[m.Topic] = ch
+			}
+			if err := out.Write(ch, m.LogTime, m.PublishTime, m.Data); err != nil {
+				return res, fmt.Errorf("replay: copy %s message %d: %w", m.Topic, m.Sequence, err)
+			}
+			if err := s.Apply(m.Topic, in.ev, in.err); err != nil {
+				switch {
+				case errors.Is(err, ErrCorrupt):
+					if opts.OnCorrupt != nil {
+						opts.OnCorrupt(fmt.Errorf("log time %d, sequence %d: %w", m.LogTime, m.Sequence, err))
+					}
+				case errors.Is(err, ErrDecide):
+					if opts.OnStepFailure != nil {
+						opts.OnStepFailure(err)
+					}
+				default:
+					return res, fmt.Errorf("replay: %s message %d: %w", m.Topic, m.Sequence, err)
 				}
-			default:
-				return res, fmt.Errorf("replay: %s message %d: %w", m.Topic, m.Sequence, err)
+			}
+			if res.Messages%every == 0 {
+				report(false)
 			}
 		}
-		if res.Messages%every == 0 {
-			report(false)
+		srcErr := b.err
+		pf.release(b)
+		switch {
+		case srcErr == nil:
+		case errors.Is(srcErr, io.EOF):
+			return res, finish()
+		default:
+			res.Truncated = srcErr
+			if ferr := finish(); ferr != nil {
+				return res, errors.Join(srcErr, ferr)
+			}
+			return res, fmt.Errorf("replay: input read up to the damage: %w", srcErr)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/rosbridge"
 )
 
@@ -36,72 +37,96 @@ func Verify(src Source, opts VerifyOptions) (*AuditReport, error) {
 	}
 	t := opts.Topics
 	a := NewAuditor(opts.Audit)
-	var (
-		vs       rosbridge.VehicleState
-		sa       rosbridge.BeliefSelfAssessment
-		pm       rosbridge.PerceptionMode
-		dr       rosbridge.DecisionRationale
-		messages uint64
-	)
-	corruptMsg := func(m *rosbridge.Message, err error) {
-		a.report.Inputs["corrupt"]++
-		if opts.OnCorrupt != nil {
-			opts.OnCorrupt(fmt.Errorf("log time %d, sequence %d: %w", m.LogTime, m.Sequence, corrupt(m.Topic, err)))
-		}
-	}
+	var messages uint64
 	progress := func(done bool) {
 		if opts.OnProgress != nil {
 			opts.OnProgress(Progress{Messages: messages, Total: opts.Total, LogTimeNs: a.now, Decisions: a.report.Decisions, Done: done})
 		}
 	}
-	for {
-		m, err := src.Next()
-		if err != nil {
-			r := a.Finish()
-			progress(true)
-			if errors.Is(err, io.EOF) {
-				return r, nil
-			}
-			return r, fmt.Errorf("verify: recording read up to the damage: %w", err)
-		}
-		messages++
-		logTime := int64(m.LogTime)
+	// Reading and decoding run on the prefetching goroutine; hashing the
+	// assessments and the audit itself stay here, in recorded order, which
+	// splits the work about evenly between two cores.
+	type decodedRecord struct {
+		belief     decisions.Belief
+		assessment decisions.SelfAssessment
+		perception decisions.PerceptionReport
+		rationale  decisions.Rationale
+		err        error
+	}
+	var (
+		vs rosbridge.VehicleState
+		sa rosbridge.BeliefSelfAssessment
+		pm rosbridge.PerceptionMode
+		dr rosbridge.DecisionRationale
+	)
+	pf := startPrefetch(src, func(m *rosbridge.Message) (d decodedRecord) {
 		switch m.Topic {
 		case t.State:
-			if err := vs.UnmarshalCDR(m.Data); err != nil {
-				corruptMsg(&m, err)
-				continue
+			if d.err = vs.UnmarshalCDR(m.Data); d.err == nil {
+				d.belief, d.err = rosbridge.BeliefFromWire(&vs)
 			}
-			b, err := rosbridge.BeliefFromWire(&vs)
-			if err != nil {
-				corruptMsg(&m, err)
-				continue
-			}
-			a.Belief(logTime, &b)
 		case t.SelfAssessment:
-			if err := sa.UnmarshalCDR(m.Data); err != nil {
-				corruptMsg(&m, err)
-				continue
+			if d.err = sa.UnmarshalCDR(m.Data); d.err == nil {
+				d.assessment = rosbridge.SelfAssessmentFromWire(&sa)
 			}
-			s := rosbridge.SelfAssessmentFromWire(&sa)
-			a.Assessment(logTime, &s)
 		case t.PerceptionMode:
-			if err := pm.UnmarshalCDR(m.Data); err != nil {
-				corruptMsg(&m, err)
-				continue
+			if d.err = pm.UnmarshalCDR(m.Data); d.err == nil {
+				d.perception = rosbridge.PerceptionFromWire(&pm)
 			}
-			a.Perception(logTime, rosbridge.PerceptionFromWire(&pm))
 		case t.Decisions:
-			if err := dr.UnmarshalCDR(m.Data); err != nil {
-				corruptMsg(&m, err)
+			if d.err = dr.UnmarshalCDR(m.Data); d.err == nil {
+				d.rationale = rosbridge.RationaleFromWire(&dr)
+			}
+		}
+		if d.err != nil {
+			d.err = corrupt(m.Topic, d.err)
+		}
+		return d
+	})
+	defer pf.stop()
+	for {
+		b, ok := pf.next()
+		if !ok {
+			break
+		}
+		for i := range b.items {
+			m, d := &b.items[i].msg, &b.items[i].val
+			messages++
+			logTime := int64(m.LogTime)
+			if d.err != nil {
+				a.report.Inputs["corrupt"]++
+				if opts.OnCorrupt != nil {
+					opts.OnCorrupt(fmt.Errorf("log time %d, sequence %d: %w", m.LogTime, m.Sequence, d.err))
+				}
 				continue
 			}
-			a.Decision(logTime, rosbridge.RationaleFromWire(&dr))
-		default:
-			a.report.Inputs["other"]++
+			switch m.Topic {
+			case t.State:
+				a.Belief(logTime, &d.belief)
+			case t.SelfAssessment:
+				a.Assessment(logTime, &d.assessment)
+			case t.PerceptionMode:
+				a.Perception(logTime, d.perception)
+			case t.Decisions:
+				a.Decision(logTime, d.rationale)
+			default:
+				a.report.Inputs["other"]++
+			}
+			if messages%every == 0 {
+				progress(false)
+			}
 		}
-		if messages%every == 0 {
-			progress(false)
+		srcErr := b.err
+		pf.release(b)
+		if srcErr == nil {
+			continue
 		}
+		r := a.Finish()
+		progress(true)
+		if errors.Is(srcErr, io.EOF) {
+			return r, nil
+		}
+		return r, fmt.Errorf("verify: recording read up to the damage: %w", srcErr)
 	}
+	return a.Finish(), errors.New("verify: the reading goroutine stopped early")
 }

@@ -1,0 +1,123 @@
+package runner
+
+import (
+	"github.com/ghost-robotics/ghost/pkg/rosbridge"
+)
+
+// Reading and decoding a recording is about half the work of a replay or a
+// verification and does not depend on the session's state, so it runs one
+// goroutine ahead: the prefetcher reads messages in batches, copies their
+// bytes (a Source's Data is valid only until its next call), decodes them,
+// and hands the batches over in order. Order is all the Loop depends on, so
+// the output stays identical to a sequential run.
+
+const (
+	prefetchBatch   = 512 // messages per batch
+	prefetchBatches = 4   // batches in flight
+)
+
+// fetched is one message with what decode made of it.
+type fetched[T any] struct {
+	msg rosbridge.Message
+	val T
+}
+
+type fetchBatch[T any] struct {
+	items []fetched[T]
+	spans [][2]int // Data of items[i] is slab[spans[i][0]:spans[i][1]]
+	slab  []byte
+	err   error // the source's error after items (io.EOF at the end)
+}
+
+type prefetcher[T any] struct {
+	out  chan *fetchBatch[T]
+	free chan *fetchBatch[T]
+	quit chan struct{}
+	done chan struct{}
+}
+
+// startPrefetch reads src and decodes each message on a new goroutine.
+// The caller takes batches with next, gives each back with release, and
+// calls stop before it returns (which waits for the goroutine, so src is
+// free again).
+func startPrefetch[T any](src Source, decode func(*rosbridge.Message) T) *prefetcher[T] {
+	p := &prefetcher[T]{
+		out:  make(chan *fetchBatch[T], prefetchBatches),
+		free: make(chan *fetchBatch[T], prefetchBatches+1),
+		quit: make(chan struct{}),
+		done: make(chan struct{}),
+	}
+	for range prefetchBatches + 1 {
+		p.free <- &fetchBatch[T]{}
+	}
+	go p.run(src, decode)
+	return p
+}
+
+func (p *prefetcher[T]) run(src Source, decode func(*rosbridge.Message) T) {
+	defer close(p.done)
+	defer close(p.out)
+	for {
+		var b *fetchBatch[T]
+		select {
+		case b = <-p.free:
+		case <-p.quit:
+			return
+		}
+		b.items, b.spans, b.slab, b.err = b.items[:0], b.spans[:0], b.slab[:0], nil
+		for len(b.items) < prefetchBatch {
+			m, err := src.Next()
+			if err != nil {
+				b.err = err
+				break
+			}
+			start := len(b.slab)
+			b.slab = append(b.slab, m.Data...)
+			m.Data = nil
+			b.items = append(b.items, fetched[T]{msg: m})
+			b.spans = append(b.spans, [2]int{start, len(b.slab)})
+		}
+		// The slab may have moved while it grew: point into it only now.
+		for i := range b.items {
+			it := &b.items[i]
+			it.msg.Data = b.slab[b.spans[i][0]:b.spans[i][1]:b.spans[i][1]]
+			it.val = decode(&it.msg)
+		}
+		select {
+		case p.out <- b:
+		case <-p.quit:
+			return
+		}
+		if b.err != nil {
+			return
+		}
+	}
+}
+
+// next returns the next batch; ok is false after the batch carrying the
+// source's error.
+func (p *prefetcher[T]) next() (b *fetchBatch[T], ok bool) {
+	b, ok = <-p.out
+	return b, ok
+}
+
+// release gives a batch back for reuse; its messages' Data become invalid.
+func (p *prefetcher[T]) release(b *fetchBatch[T]) {
+	select {
+	case p.free <- b:
+	default:
+	}
+}
+
+// stop ends the goroutine, whether or not the source was read to its end,
+// and waits for it.
+func (p *prefetcher[T]) stop() {
+	select {
+	case <-p.quit:
+	default:
+		close(p.quit)
+	}
+	for range p.out {
+	}
+	<-p.done
+}
