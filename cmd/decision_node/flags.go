@@ -138,10 +138,14 @@ func sessionOptions(cfg nodeconfig.Config) (runner.SessionOptions, error) {
 	}, nil
 }
 
-// recorderOptions maps the configuration onto the recorder's options.
+// recorderOptions maps the configuration onto the recorder's options. The
+// outputs of sim and replay are reproducible from their inputs, so they
+// skip the per-chunk fsync that protects a live recording; Close still
+// syncs.
 func recorderOptions(cfg nodeconfig.Config) rosbridge.RecorderOptions {
 	return rosbridge.RecorderOptions{
 		Compression: rosbridge.Compression(cfg.Recording.Compression),
 		ChunkSize:   cfg.Recording.ChunkSize,
+		NoSync:      true,
 	}
 }

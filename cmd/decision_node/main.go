@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 )
 
 // Exit statuses.
@@ -55,6 +56,13 @@ Run 'decision_node <command> -h' for a command's flags and an example.
 `
 
 func main() {
+	// The recording commands allocate a few kilobytes per message and keep
+	// a small live heap; collecting less often buys a third more throughput
+	// for some tens of megabytes, still independent of recording length.
+	// GOGC, when set, decides.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
