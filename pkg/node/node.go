@@ -211,9 +211,12 @@ func newNode(tctx context.Context, cfg nodeconfig.Config, t rosbridge.Transport,
 	}
 
 	if cfg.Recording.Path != "" {
+		// The live recording is the audit trail: a crash must lose at most
+		// the open chunk, so a Write that closes a chunk waits for it.
 		rec, err := rosbridge.CreateRecording(cfg.Recording.Path, rosbridge.RecorderOptions{
 			Compression: rosbridge.Compression(cfg.Recording.Compression),
 			ChunkSize:   cfg.Recording.ChunkSize,
+			WaitChunks:  true,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("recording: %w", err)

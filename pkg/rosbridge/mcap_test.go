@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -1265,4 +1266,68 @@ func TestReaderMessageCount(t *testing.T) {
 			t.Errorf("topics %v stream %v: MessageCount %d, want %d (read %d)", tc.topics, tc.stream, got, tc.want, n)
 		}
 	}
+}
+
+// With WaitChunks, every chunk a Write closes is in the output when Write
+// returns: a crash right after loses at most the open chunk.
+func TestRecorderWaitChunks(t *testing.T) {
+	for _, wait := range []bool{true, false} {
+		var out syncBuffer
+		rec, err := NewRecorder(&out, RecorderOptions{ChunkSize: 1024, WaitChunks: wait})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ch, err := rec.AddMessageChannel("/d", "PerceptionMode")
+		if err != nil {
+			t.Fatal(err)
+		}
+		data := make([]byte, 300)
+		for i := uint64(0); i < 40; i++ {
+			if err := rec.Write(ch, i, i, data); err != nil {
+				t.Fatal(err)
+			}
+			if st := rec.Stats(); wait && i >= 4 && st.Chunks == 0 {
+				t.Fatalf("after %d writes no chunk is written", i+1)
+			}
+		}
+		if wait {
+			// Everything up to the open chunk is readable as a stream now.
+			r, err := NewReader(bytes.NewReader(out.Bytes()), ReaderOptions{Stream: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for _, err := range r.Messages() {
+				if err != nil {
+					break
+				}
+				n++
+			}
+			if n < 40-4 {
+				t.Fatalf("only %d of 40 messages readable before Close", n)
+			}
+		}
+		if err := rec.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the Recorder's writing goroutine
+// and a test reading it at the same time.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) Bytes() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]byte(nil), b.buf.Bytes()...)
 }

@@ -100,6 +100,12 @@ type RecorderOptions struct {
 	// chunk; default false, so a power loss loses no more than a crash.
 	// Close always syncs.
 	NoSync bool
+	// WaitChunks makes a Write that closes a chunk return only once that
+	// chunk is written (and, for CreateRecording, synced), so a crash loses
+	// at most the open chunk. Default false: Write never waits for the
+	// compressors, and a crash may also lose the few closed chunks still
+	// being compressed.
+	WaitChunks bool
 }
 
 // ChannelID identifies a channel of a Recorder. Zero is never a valid ID.
@@ -128,8 +134,9 @@ type RecorderStats struct {
 // a later call. The file depends only on the calls made.
 //
 // Crash guarantee: a crash loses the open chunk (at most ChunkSize bytes or
-// ChunkSpan of log time) and the closed chunks not yet written: at most
-// five, normally none, since compressing a chunk takes milliseconds.
+// ChunkSpan of log time) and, unless WaitChunks is set, the closed chunks
+// not yet written: at most five, normally none, since compressing a chunk
+// takes milliseconds.
 // Flush writes everything accepted so far. The file up to the last written
 // chunk reads with OpenRecording (as a stream: the summary is missing).
 // Close writes the summary, so a closed recording is complete and indexed,
@@ -143,6 +150,8 @@ type Recorder struct {
 	comp      mcap.CompressionFormat
 	chunkSize int64
 	chunkSpan uint64 // nanoseconds of log time; 0 = unbounded
+	// waitChunks: Write waits for the chunk it closes to be written.
+	waitChunks bool
 
 	// caller side, guarded by mu
 	schemas   []*mcap.Schema
@@ -286,6 +295,7 @@ func newRecorder(w io.Writer, opts RecorderOptions) (*Recorder, error) {
 	default:
 		r.chunkSize = opts.ChunkSize
 	}
+	r.waitChunks = opts.WaitChunks
 	switch {
 	case opts.ChunkSpan == 0:
 		r.chunkSpan = uint64(DefaultChunkSpan)
@@ -457,6 +467,15 @@ func (r *Recorder) Write(ch ChannelID, logTime, publishTime uint64, data []byte)
 
 	if b.size >= r.chunkSize || (r.chunkSpan > 0 && b.last-b.first >= r.chunkSpan) {
 		r.dispatch()
+		if r.waitChunks {
+			target := r.seq
+			r.mu.Unlock()
+			r.waitWritten(target)
+			r.mu.Lock()
+			if err := r.failed(); err != nil {
+				return fmt.Errorf("write on %s: %w", c.topic, err)
+			}
+		}
 	}
 	return nil
 }
