@@ -145,7 +145,7 @@ func cmakeExecutable(t *testing.T) string {
 	if m := regexp.MustCompile(`project\((\w+)\)`).FindStringSubmatch(cmake); m == nil || m[1] != p.Name {
 		t.Fatalf("CMakeLists.txt project() = %v, want package.xml name %q", m, p.Name)
 	}
-	bin := regexp.MustCompile(`set\(GHOST_DECISION_NODE "\$\{CMAKE_CURRENT_BINARY_DIR\}/(\w+)"\)`).FindStringSubmatch(cmake)
+	bin := regexp.MustCompile(`set\(GHOST_DECISION_NODE "\$\{CMAKE_CURRENT_BINARY_DIR\}/(?:[\w-]+/)?(\w+)"\)`).FindStringSubmatch(cmake)
 	if bin == nil {
 		t.Fatal("CMakeLists.txt: GHOST_DECISION_NODE not set to a file in the build directory")
 	}
