@@ -294,6 +294,15 @@ func Parse(pkg, name, text string) (*Spec, error) {
 
 // stripComment removes a '#' comment, ignoring '#' inside quoted strings.
 func stripComment(line string) (string, error) {
+	code, _, _, err := SplitComment(line)
+	return code, err
+}
+
+// SplitComment splits a .msg line at its '#' comment, ignoring '#' inside
+// quoted strings (string constants and defaults): code before it, the
+// comment's text after it, and whether there was one. An unterminated
+// quote is an error.
+func SplitComment(line string) (code, comment string, found bool, err error) {
 	var quote byte
 	for i := 0; i < len(line); i++ {
 		c := line[i]
@@ -306,13 +315,13 @@ func stripComment(line string) (string, error) {
 		case c == '"' || c == '\'':
 			quote = c
 		case c == '#':
-			return line[:i], nil
+			return line[:i], line[i+1:], true, nil
 		}
 	}
 	if quote != 0 {
-		return "", fmt.Errorf("unterminated %c quote", quote)
+		return "", "", false, fmt.Errorf("unterminated %c quote", quote)
 	}
-	return line, nil
+	return line, "", false, nil
 }
 
 // cutSpace splits s at its first run of blanks.

@@ -244,3 +244,23 @@ func TestCloneIsDeep(t *testing.T) {
 		t.Errorf("modifying the clone changed the original: %+v", s)
 	}
 }
+
+func TestSplitComment(t *testing.T) {
+	tests := []struct {
+		line, code, comment string
+		found, bad          bool
+	}{
+		{"int64 stamp", "int64 stamp", "", false, false},
+		{"int64 stamp  # sim time", "int64 stamp  ", " sim time", true, false},
+		{"# whole line", "", " whole line", true, false},
+		{`string s "a#b" # c`, `string s "a#b" `, " c", true, false},
+		{`string s 'it\'s#' #x`, `string s 'it\'s#' `, "x", true, false},
+		{`string s "open`, "", "", false, true},
+	}
+	for _, tt := range tests {
+		code, comment, found, err := SplitComment(tt.line)
+		if (err != nil) != tt.bad || code != tt.code || comment != tt.comment || found != tt.found {
+			t.Errorf("SplitComment(%q) = %q, %q, %v, %v", tt.line, code, comment, found, err)
+		}
+	}
+}

@@ -326,23 +326,11 @@ func commentAt(lines []string, n int) (string, bool) {
 	if n < 1 || n > len(lines) {
 		return "", false
 	}
-	l := lines[n-1]
-	var quote byte
-	for i := 0; i < len(l); i++ {
-		c := l[i]
-		switch {
-		case quote != 0 && c == '\\':
-			i++
-		case quote != 0 && c == quote:
-			quote = 0
-		case quote != 0:
-		case c == '"' || c == '\'':
-			quote = c
-		case c == '#':
-			return strings.TrimSpace(l[i+1:]), true
-		}
+	_, comment, found, err := msg.SplitComment(lines[n-1])
+	if err != nil || !found {
+		return "", false
 	}
-	return "", false
+	return strings.TrimSpace(comment), true
 }
 
 func isCommentLine(lines []string, n int) bool {
