@@ -219,3 +219,35 @@ func TestVerifyFailsOnATamperedRecording(t *testing.T) {
 		t.Fatalf("exit %d:\n%s", code, stdout)
 	}
 }
+
+func TestVerifyWithRenamedTopics(t *testing.T) {
+	dir := t.TempDir()
+	config := filepath.Join(dir, "drone1.yaml")
+	yaml := "/**:\n  ros__parameters:\n    topics:\n      state: /drone1/state/nav\n      self_assessment: /drone1/self_assessment\n      perception_mode: /drone1/perception/mode\n      decisions: /drone1/decisions\n"
+	if err := os.WriteFile(config, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	flight := filepath.Join(dir, "drone1.mcap")
+	if code, _, stderr := cli(t, "sim", "--out", flight, "--duration", "5s", "--config", config, "--quiet"); code != exitOK {
+		t.Fatalf("sim exit %d: %s", code, stderr)
+	}
+	code, stdout, _ := cli(t, "verify", flight, "--config", config, "--quiet")
+	if code != exitOK || !strings.Contains(stdout, "verdict: PASS") || auditedNone(stdout) {
+		t.Fatalf("verify with the config: exit %d\n%s", code, stdout)
+	}
+	// With the default topic names nothing is found to audit.
+	if _, stdout, _ := cli(t, "verify", flight, "--quiet"); !auditedNone(stdout) {
+		t.Fatalf("verify without the config found decisions on other topics:\n%s", stdout)
+	}
+}
+
+// auditedNone reports whether a verify summary counts zero decisions.
+func auditedNone(s string) bool {
+	for _, line := range strings.Split(s, "\n") {
+		f := strings.Fields(line)
+		if len(f) == 2 && f[0] == "decisions" {
+			return f[1] == "0"
+		}
+	}
+	return false
+}

@@ -29,6 +29,7 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("verify", "verify recording.mcap [--json report.json]", verifyDescription, verifyExample, stderr)
 	jsonOut := fs.String("json", "", "write the report as JSON to `file` (\"-\" for stdout)")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
+	config := fs.String("config", "", "ROS 2 parameters `file` naming the topics (as config/decision.yaml); default: the built-in topic names")
 	// Accept the recording before or after the flags.
 	var path string
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
@@ -43,7 +44,16 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 		fs.Usage()
 		return fail(exitUsage, "verify needs exactly one recording")
 	}
-	topics := runner.DefaultTopics()
+	df := decisionFlags{config: *config}
+	cfg, err := df.settings()
+	if err != nil {
+		return err
+	}
+	sopts, err := sessionOptions(cfg)
+	if err != nil {
+		return err
+	}
+	topics := sopts.Topics
 	reader, err := openInput(path, topics, stderr)
 	if err != nil {
 		return err
