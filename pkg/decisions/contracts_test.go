@@ -486,7 +486,7 @@ func TestDecideWithRationaleRejectsBadPolicyOutput(t *testing.T) {
 
 func FuzzSelfAssessmentValidate(f *testing.F) {
 	f.Add(int64(0), uint8(0), uint8(1), uint8(2), "abc", uint8(1), 0.5, 2.0, 0.1)
-	f.Add(int64(-1), uint8(3), uint8(255), uint8(0), "", uint8(0), math.NaN(), math.Inf(1), -0.0)
+	f.Add(int64(-1), uint8(3), uint8(255), uint8(0), "", uint8(0), math.NaN(), math.Inf(1), math.Copysign(0, -1))
 	f.Fuzz(func(t *testing.T, stamp int64, l1, l2, l3 uint8, sha string, schema uint8, k, u, std float64) {
 		a := SelfAssessment{BeliefStampSimNs: stamp, ThresholdsSHA256: sha, SchemaVersion: schema}
 		a.ThresholdsUsed = Thresholds{k, u, k, u, k, u, schema}

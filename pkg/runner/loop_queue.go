@@ -69,5 +69,3 @@ func (q *ordered[T]) dropFront(n int) {
 // front returns the oldest entry; the queue must not be empty.
 func (q *ordered[T]) front() *T { return &q.buf[q.lo] }
 
-// back returns the newest entry; the queue must not be empty.
-func (q *ordered[T]) back() *T { return &q.buf[len(q.buf)-1] }

@@ -181,7 +181,7 @@ func generate(sources []source) ([]genFile, error) {
 // claim records a Go identifier and fails on a second use.
 func (g *generator) claim(ident, by string) error {
 	if prev, dup := g.names[ident]; dup {
-		return fmt.Errorf("Go name %s of %s collides with %s", ident, by, prev)
+		return fmt.Errorf("the Go name %s of %s collides with %s", ident, by, prev)
 	}
 	g.names[ident] = by
 	return nil
