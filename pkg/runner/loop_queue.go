@@ -68,4 +68,3 @@ func (q *ordered[T]) dropFront(n int) {
 
 // front returns the oldest entry; the queue must not be empty.
 func (q *ordered[T]) front() *T { return &q.buf[q.lo] }
-
