@@ -117,6 +117,53 @@ func (f *decisionFlags) settings() (nodeconfig.Config, error) {
 	return cfg, nil
 }
 
+// session resolves the configuration and the runner's options from it.
+func (f *decisionFlags) session() (nodeconfig.Config, runner.SessionOptions, error) {
+	cfg, err := f.settings()
+	if err != nil {
+		return cfg, runner.SessionOptions{}, err
+	}
+	sopts, err := sessionOptions(cfg)
+	return cfg, sopts, err
+}
+
+// decideInto drives src through a fresh session into a new recording at
+// out (in names the input, "" for none), showing progress and, unless
+// quiet, the summary; a truncated source is a finding (exit 1) after the
+// output is completed.
+func (f *decisionFlags) decideInto(label string, src runner.Source, total uint64, in, out string,
+	cfg nodeconfig.Config, sopts runner.SessionOptions, stderr io.Writer) error {
+	rec, err := f.createOutput(out, in, cfg)
+	if err != nil {
+		return err
+	}
+	progress := newProgress(stderr, label, f.quiet)
+	res, rerr := runner.Replay(src, rec, runner.ReplayOptions{
+		Session:    sopts,
+		Total:      total,
+		OnProgress: progress.update,
+		OnCorrupt: func(err error) {
+			fmt.Fprintf(stderr, "decision_node: %s: skipped: %v\n", label, err)
+		},
+		OnStepFailure: func(err error) {
+			fmt.Fprintf(stderr, "decision_node: %s: %v\n", label, err)
+		},
+	})
+	cerr := rec.Close()
+	if res != nil && !f.quiet {
+		printDecisionSummary(stderr, res.Counters, res.Stats, res.Messages, out)
+	}
+	switch {
+	case cerr != nil:
+		return fail(exitIO, "write %s: %w", out, cerr)
+	case rerr != nil && res != nil && res.Truncated != nil:
+		return fail(exitFindings, "%s: %w (output %s is complete up to there)", in, rerr, out)
+	case rerr != nil:
+		return fail(exitIO, "%s: %w", label, rerr)
+	}
+	return nil
+}
+
 // sessionOptions maps the configuration onto the runner's options.
 func sessionOptions(cfg nodeconfig.Config) (runner.SessionOptions, error) {
 	policy, err := decisions.LookupPolicy(cfg.Policy)

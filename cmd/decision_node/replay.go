@@ -39,11 +39,7 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 		fs.Usage()
 		return fail(exitUsage, "replay needs --in and --out (and no other arguments)")
 	}
-	cfg, err := df.settings()
-	if err != nil {
-		return err
-	}
-	sopts, err := sessionOptions(cfg)
+	cfg, sopts, err := df.session()
 	if err != nil {
 		return err
 	}
@@ -52,35 +48,7 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer reader.Close()
-	rec, err := df.createOutput(*out, *in, cfg)
-	if err != nil {
-		return err
-	}
-	progress := newProgress(stderr, "replay", df.quiet)
-	res, rerr := runner.Replay(reader, rec, runner.ReplayOptions{
-		Session:    sopts,
-		Total:      reader.MessageCount(),
-		OnProgress: progress.update,
-		OnCorrupt: func(err error) {
-			fmt.Fprintf(stderr, "decision_node: replay: skipped: %v\n", err)
-		},
-		OnStepFailure: func(err error) {
-			fmt.Fprintf(stderr, "decision_node: replay: %v\n", err)
-		},
-	})
-	cerr := rec.Close()
-	if res != nil && !df.quiet {
-		printDecisionSummary(stderr, res.Counters, res.Stats, res.Messages, *out)
-	}
-	switch {
-	case cerr != nil:
-		return fail(exitIO, "write %s: %w", *out, cerr)
-	case rerr != nil && res != nil && res.Truncated != nil:
-		return fail(exitFindings, "%s: %w (output %s is complete up to there)", *in, rerr, *out)
-	case rerr != nil:
-		return fail(exitIO, "%w", rerr)
-	}
-	return nil
+	return df.decideInto("replay", reader, reader.MessageCount(), *in, *out, cfg, sopts, stderr)
 }
 
 // openInput opens a recording for reading the given topics, reporting

@@ -5,7 +5,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/ghost-robotics/ghost/pkg/runner"
 	"github.com/ghost-robotics/ghost/pkg/sim"
 )
 
@@ -40,11 +39,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	if *duration <= 0 {
 		return fail(exitUsage, "--duration %v: must be > 0", *duration)
 	}
-	cfg, err := df.settings()
-	if err != nil {
-		return err
-	}
-	sopts, err := sessionOptions(cfg)
+	cfg, sopts, err := df.session()
 	if err != nil {
 		return err
 	}
@@ -58,25 +53,10 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	// The simulation is reproducible from its flags, so its output is
 	// replaced without asking.
 	df.force = true
-	rec, err := df.createOutput(*out, "", cfg)
-	if err != nil {
+	if err := df.decideInto("sim", src, src.Total(), "", *out, cfg, sopts, stderr); err != nil {
 		return err
 	}
-	progress := newProgress(stderr, "sim", df.quiet)
-	res, rerr := runner.Replay(src, rec, runner.ReplayOptions{
-		Session:    sopts,
-		Total:      src.Total(),
-		OnProgress: progress.update,
-	})
-	cerr := rec.Close()
-	if rerr != nil {
-		return fail(exitIO, "sim: %w", rerr)
-	}
-	if cerr != nil {
-		return fail(exitIO, "write %s: %w", *out, cerr)
-	}
 	if !df.quiet {
-		printDecisionSummary(stderr, res.Counters, res.Stats, res.Messages, *out)
 		fmt.Fprintf(stderr, "verify it with: decision_node verify %s\n", *out)
 	}
 	return nil

@@ -45,11 +45,7 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 		return fail(exitUsage, "verify needs exactly one recording")
 	}
 	df := decisionFlags{config: *config}
-	cfg, err := df.settings()
-	if err != nil {
-		return err
-	}
-	sopts, err := sessionOptions(cfg)
+	_, sopts, err := df.session()
 	if err != nil {
 		return err
 	}
