@@ -23,9 +23,6 @@ func DefaultTopics() Topics {
 	}
 }
 
-// Inputs lists the input topics.
-func (t Topics) Inputs() []string { return []string{t.State, t.SelfAssessment, t.PerceptionMode} }
-
 // ErrCorrupt is matched by the error Feed returns for a message that does
 // not decode; the message is skipped and counted, the session goes on.
 var ErrCorrupt = errors.New("corrupt message")
