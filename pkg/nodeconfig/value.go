@@ -6,7 +6,7 @@ import (
 	"math"
 	"strconv"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // Type is a ROS 2 parameter type. The node declares only scalar
