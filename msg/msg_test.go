@@ -10,8 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ghost-robotics/ghost/internal/golden"
 	"testing/fstest"
+
+	"github.com/ghost-robotics/ghost/internal/golden"
 
 	"github.com/foxglove/mcap/go/mcap"
 )

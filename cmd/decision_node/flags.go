@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
-	"github.com/ghost-robotics/ghost/pkg/rosbridge"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 )
 
@@ -67,7 +67,7 @@ func (f *decisionFlags) register(fs *flag.FlagSet) {
 
 // createOutput creates the output recording; an existing file is an error
 // unless --force, and never the input itself.
-func (f *decisionFlags) createOutput(path string, in string, cfg nodeconfig.Config) (*rosbridge.Recorder, error) {
+func (f *decisionFlags) createOutput(path string, in string, cfg nodeconfig.Config) (*bag.Recorder, error) {
 	if in != "" {
 		if a, b := filepath.Clean(in), filepath.Clean(path); a == b {
 			return nil, fail(exitUsage, "--out %s is the input: choose another file", path)
@@ -81,7 +81,7 @@ func (f *decisionFlags) createOutput(path string, in string, cfg nodeconfig.Conf
 			return nil, fail(exitIO, "replace %s: %w", path, err)
 		}
 	}
-	rec, err := rosbridge.CreateRecording(path, recorderOptions(cfg))
+	rec, err := bag.CreateRecording(path, recorderOptions(cfg))
 	if err != nil {
 		return nil, fail(exitIO, "%w", err)
 	}
@@ -189,9 +189,9 @@ func sessionOptions(cfg nodeconfig.Config) (runner.SessionOptions, error) {
 // outputs of sim and replay are reproducible from their inputs, so they
 // skip the per-chunk fsync that protects a live recording; Close still
 // syncs.
-func recorderOptions(cfg nodeconfig.Config) rosbridge.RecorderOptions {
-	return rosbridge.RecorderOptions{
-		Compression: rosbridge.Compression(cfg.Recording.Compression),
+func recorderOptions(cfg nodeconfig.Config) bag.RecorderOptions {
+	return bag.RecorderOptions{
+		Compression: bag.Compression(cfg.Recording.Compression),
 		ChunkSize:   cfg.Recording.ChunkSize,
 		NoSync:      true,
 	}

@@ -8,7 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ghost-robotics/ghost/pkg/rosbridge"
+	"github.com/ghost-robotics/ghost/pkg/bag"
+	"github.com/ghost-robotics/ghost/pkg/ros2msg"
 )
 
 // cli runs the command in-process and returns its exit status and output.
@@ -113,7 +114,7 @@ func TestTruncatedInput(t *testing.T) {
 		t.Fatalf("replay of a truncated file: exit %d, %s", code, stderr)
 	}
 	// The output is complete and indexed, and verifies.
-	r, err := rosbridge.OpenRecording(out, rosbridge.ReaderOptions{})
+	r, err := bag.OpenRecording(out, bag.ReaderOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,17 +172,17 @@ func TestErrorsAndUsage(t *testing.T) {
 func TestVerifyFailsOnATamperedRecording(t *testing.T) {
 	dir := t.TempDir()
 	flight := simulate(t, dir)
-	in, err := rosbridge.OpenRecording(flight, rosbridge.ReaderOptions{})
+	in, err := bag.OpenRecording(flight, bag.ReaderOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer in.Close()
 	tampered := filepath.Join(dir, "tampered.mcap")
-	rec, err := rosbridge.CreateRecording(tampered, rosbridge.RecorderOptions{})
+	rec, err := bag.CreateRecording(tampered, bag.RecorderOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	channels := map[string]rosbridge.ChannelID{}
+	channels := map[string]bag.ChannelID{}
 	edited := false
 	for m, err := range in.Messages() {
 		if err != nil {
@@ -196,11 +197,11 @@ func TestVerifyFailsOnATamperedRecording(t *testing.T) {
 		}
 		data := m.Data
 		if m.Topic == "/decisions" && !edited {
-			var w rosbridge.DecisionRationale
+			var w ros2msg.DecisionRationale
 			if err := w.UnmarshalCDR(data); err != nil {
 				t.Fatal(err)
 			}
-			w.Decision.Kind = rosbridge.DecisionKindProceed
+			w.Decision.Kind = ros2msg.DecisionKindProceed
 			w.Decision.Reason = "looked_fine"
 			if data, err = w.MarshalCDR(); err != nil {
 				t.Fatal(err)

@@ -14,7 +14,7 @@ import (
 
 	"github.com/ghost-robotics/ghost/pkg/node"
 	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
-	"github.com/ghost-robotics/ghost/pkg/rosbridge"
+	"github.com/ghost-robotics/ghost/pkg/ros2"
 )
 
 // rosBuild: this build runs as a ROS 2 node when no command is given.
@@ -35,7 +35,7 @@ func runNode(args []string, stderr io.Writer) error {
 		With("logger", cfg.LoggerName())
 	// The rcl node takes its default name and the root namespace: rcl
 	// applies __node, __ns and the topic remaps from args itself.
-	t, err := rosbridge.NewRCLTransport(args, nodeconfig.DefaultNodeName, "", logger)
+	t, err := ros2.NewRCLTransport(args, nodeconfig.DefaultNodeName, "", logger)
 	if err != nil {
 		return fail(exitIO, "%w", err)
 	}

@@ -6,7 +6,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/ghost-robotics/ghost/pkg/rosbridge"
+	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 )
 
@@ -54,11 +54,11 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 // openInput opens a recording for reading the given topics, reporting
 // channels it cannot use on stderr, with exit statuses for the common
 // failures (missing, unreadable, not MCAP).
-func openInput(path string, t runner.Topics, stderr io.Writer) (*rosbridge.Reader, error) {
+func openInput(path string, t runner.Topics, stderr io.Writer) (*bag.Reader, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, fail(exitIO, "%w", err)
 	}
-	r, err := rosbridge.OpenRecording(path, rosbridge.ReaderOptions{
+	r, err := bag.OpenRecording(path, bag.ReaderOptions{
 		Topics: []string{t.State, t.SelfAssessment, t.PerceptionMode, t.Decisions},
 		Schemas: map[string]string{
 			t.State:          "ghost/msg/VehicleState",
@@ -66,12 +66,12 @@ func openInput(path string, t runner.Topics, stderr io.Writer) (*rosbridge.Reade
 			t.PerceptionMode: "ghost/msg/PerceptionMode",
 			t.Decisions:      "ghost/msg/DecisionRationale",
 		},
-		OnProblem: func(p rosbridge.ChannelProblem) {
+		OnProblem: func(p bag.ChannelProblem) {
 			fmt.Fprintf(stderr, "decision_node: %s: channel %d (%s): %v\n", path, p.Channel.ID, p.Channel.Topic, p.Err)
 		},
 	})
 	if err != nil {
-		if errors.Is(err, rosbridge.ErrNotMCAP) {
+		if errors.Is(err, bag.ErrNotMCAP) {
 			return nil, fail(exitIO, "%s is not an MCAP recording: %w", path, err)
 		}
 		return nil, fail(exitIO, "%w", err)

@@ -7,7 +7,10 @@ package golden
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -108,4 +111,50 @@ func SampleFlight(t testing.TB) (recording string, expected []Decision) {
 		t.Fatal("sample_flight.expected.jsonl holds no decision")
 	}
 	return Path(t, "bags", "sample_flight.mcap"), expected
+}
+
+// CDRVector is one line of cdr/<Type>.jsonl: a message as JSON and the CDR
+// bytes rmw_cyclonedds serializes it to.
+type CDRVector struct {
+	// Name is "<Type>#<line>".
+	Name string
+	// Type is the schema name, "ghost/msg/<Type>".
+	Type string
+	// Message is the vector's JSON (int64/uint64 as decimal strings,
+	// non-finite and negative-zero floats as strings).
+	Message json.RawMessage
+	CDR     []byte
+}
+
+// CDRVectors reads cdr/<name>.jsonl for each of names (type names without
+// package, as msg.Names gives them), failing t on a missing file or a
+// malformed line.
+func CDRVectors(t testing.TB, names []string) []CDRVector {
+	t.Helper()
+	var out []CDRVector
+	for _, name := range names {
+		data, err := os.ReadFile(Path(t, "cdr", name+".jsonl"))
+		if err != nil {
+			t.Fatalf("golden vectors of %s: %v", name, err)
+		}
+		for i, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+			var v struct {
+				Type    string          `json:"type"`
+				Message json.RawMessage `json:"message"`
+				CDRHex  string          `json:"cdr_hex"`
+			}
+			if err := json.Unmarshal(line, &v); err != nil {
+				t.Fatalf("%s line %d: %v", name, i+1, err)
+			}
+			b, err := hex.DecodeString(v.CDRHex)
+			if err != nil {
+				t.Fatalf("%s line %d: cdr_hex: %v", name, i+1, err)
+			}
+			out = append(out, CDRVector{Name: fmt.Sprintf("%s#%d", name, i+1), Type: v.Type, Message: v.Message, CDR: b})
+		}
+	}
+	if len(out) == 0 {
+		t.Fatal("no golden CDR vectors")
+	}
+	return out
 }

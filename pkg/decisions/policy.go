@@ -5,16 +5,34 @@ import (
 	"fmt"
 )
 
-// Policy maps a decision context to a decision (ADR-0021). Decide must be a
-// pure function of the context: no clock, no randomness, no I/O, no state
-// carried between calls, so that re-running the policy on a context rebuilt
-// from a recording gives the identical decision.
+// Policy maps a decision context to a decision (ADR-0021). Decide never
+// reads a clock, draws random numbers or performs I/O. A stateless policy is
+// a pure function of the context, so re-running it on a context rebuilt from
+// a recording gives the identical decision; a policy whose decision also
+// depends on earlier contexts (rule delays, latches) implements
+// StatefulPolicy.
 type Policy interface {
 	// ID is the policy's stable identifier, recorded in every rationale:
 	// ^[a-z][a-z0-9_]*$, 1 to 64 characters.
 	ID() string
 	// Decide returns the decision for c; its stamp must be c's belief stamp.
 	Decide(c Context) (Decision, error)
+}
+
+// StatefulPolicy is a Policy whose decision also depends on the contexts it
+// decided before, in increasing stamp order (rule delays and latches). Its
+// state is a function of those contexts only. The Loop owns one instance per
+// session (NewInstance), calls Decide exactly once per context in stamp
+// order, calls Checkpoint before each step and Rollback when the step fails,
+// so that a failed step leaves the state as it was.
+type StatefulPolicy interface {
+	Policy
+	// NewInstance returns an instance in the initial state that shares the
+	// immutable definition.
+	NewInstance() StatefulPolicy
+	// Checkpoint saves the state; Rollback restores the last saved state.
+	Checkpoint()
+	Rollback()
 }
 
 // ErrUnknownPolicy is returned by LookupPolicy for an id it does not know.

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/rosbridge"
+	"github.com/ghost-robotics/ghost/pkg/ros2msg"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 )
 
@@ -53,15 +53,15 @@ func inputCounts(st *runner.SessionStats) (received, malformed [numInputs]uint64
 
 // diagnostics builds the /diagnostics message: one DiagnosticStatus for the
 // node with a KeyValue per counter, in a fixed order.
-func (n *node) diagnostics(now time.Time) rosbridge.DiagnosticArray {
+func (n *node) diagnostics(now time.Time) ros2msg.DiagnosticArray {
 	c := n.run.Counters()
 	st := n.s.Stats()
 	trouble := n.troubleNow(&c, &st)
 	prev := n.diag.trouble
 	n.diag.trouble, n.diag.reported = trouble, true
 
-	status := rosbridge.DiagnosticStatus{
-		Level:      rosbridge.DiagnosticStatusOK,
+	status := ros2msg.DiagnosticStatus{
+		Level:      ros2msg.DiagnosticStatusOK,
 		Name:       n.cfg.NodeName + ": decisions",
 		HardwareID: n.cfg.FullyQualifiedName(),
 		Message:    fmt.Sprintf("%d decisions, %d without self-assessment", c.DecisionsTotal(), c.WithoutAssessment),
@@ -83,14 +83,14 @@ func (n *node) diagnostics(now time.Time) rosbridge.DiagnosticArray {
 		}
 	}
 	if len(grew) > 0 {
-		status.Level = rosbridge.DiagnosticStatusWarn
+		status.Level = ros2msg.DiagnosticStatusWarn
 		status.Message += "; since last report: " + strings.Join(grew, ", ")
 	}
 
 	kv := func(k string, v uint64) {
-		status.Values = append(status.Values, rosbridge.DiagnosticKeyValue{Key: k, Value: strconv.FormatUint(v, 10)})
+		status.Values = append(status.Values, ros2msg.DiagnosticKeyValue{Key: k, Value: strconv.FormatUint(v, 10)})
 	}
-	status.Values = append(status.Values, rosbridge.DiagnosticKeyValue{Key: "policy", Value: n.cfg.Policy})
+	status.Values = append(status.Values, ros2msg.DiagnosticKeyValue{Key: "policy", Value: n.cfg.Policy})
 	kv("contexts_assembled", c.ContextsAssembled)
 	kv("decisions", c.DecisionsTotal())
 	for k, v := range c.Decisions {
@@ -132,9 +132,9 @@ func (n *node) diagnostics(now time.Time) rosbridge.DiagnosticArray {
 	}
 	kv("diagnostics_errors", n.stats.diagnosticsErrors)
 
-	return rosbridge.DiagnosticArray{
-		Header: rosbridge.RosHeader{Stamp: rosTime(now)},
-		Status: []rosbridge.DiagnosticStatus{status},
+	return ros2msg.DiagnosticArray{
+		Header: ros2msg.RosHeader{Stamp: rosTime(now)},
+		Status: []ros2msg.DiagnosticStatus{status},
 	}
 }
 
@@ -155,13 +155,13 @@ func (n *node) publishDiagnostics(now time.Time) {
 
 // rosTime converts a wall time to builtin_interfaces/Time, whose int32
 // seconds end in 2038; times outside saturate.
-func rosTime(t time.Time) rosbridge.RosTime {
+func rosTime(t time.Time) ros2msg.RosTime {
 	ns := t.UnixNano()
 	switch {
 	case ns < 0:
-		return rosbridge.RosTime{}
+		return ros2msg.RosTime{}
 	case ns/1e9 > 1<<31-1:
-		return rosbridge.RosTime{Sec: 1<<31 - 1, Nanosec: 999999999}
+		return ros2msg.RosTime{Sec: 1<<31 - 1, Nanosec: 999999999}
 	}
-	return rosbridge.RosTime{Sec: int32(ns / 1e9), Nanosec: uint32(ns % 1e9)}
+	return ros2msg.RosTime{Sec: int32(ns / 1e9), Nanosec: uint32(ns % 1e9)}
 }

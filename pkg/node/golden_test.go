@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/internal/golden"
+	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/rosbridge"
 )
 
 // The reference's decisions for a recorded flight come out of the live
@@ -14,7 +14,7 @@ import (
 // transport, decoding, conversion, joins, policy, encoding, end to end.
 func TestGoldenFlightThroughTheNode(t *testing.T) {
 	path, want := golden.SampleFlight(t)
-	r, err := rosbridge.OpenRecording(path, rosbridge.ReaderOptions{})
+	r, err := bag.OpenRecording(path, bag.ReaderOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

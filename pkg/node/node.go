@@ -7,9 +7,11 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
-	"github.com/ghost-robotics/ghost/pkg/rosbridge"
+	"github.com/ghost-robotics/ghost/pkg/ros2"
+	"github.com/ghost-robotics/ghost/pkg/ros2msg"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 )
 
@@ -62,11 +64,11 @@ type runOptions struct {
 // Run subscribes and advertises on t before running it; it does not close
 // t, which the caller closes after Run returns. Malformed messages and
 // rejected inputs are counted and logged; they never stop the node.
-func Run(ctx context.Context, cfg nodeconfig.Config, t rosbridge.Transport, logger *slog.Logger) error {
+func Run(ctx context.Context, cfg nodeconfig.Config, t ros2.Transport, logger *slog.Logger) error {
 	return run(ctx, cfg, t, logger, runOptions{})
 }
 
-func run(ctx context.Context, cfg nodeconfig.Config, t rosbridge.Transport, logger *slog.Logger, opts runOptions) error {
+func run(ctx context.Context, cfg nodeconfig.Config, t ros2.Transport, logger *slog.Logger, opts runOptions) error {
 	if logger == nil {
 		logger = slog.Default()
 	}
@@ -131,7 +133,7 @@ type node struct {
 	in     chan input
 	rec    *recording // nil without in-node recording
 
-	diagPub rosbridge.Publisher
+	diagPub ros2.Publisher
 	diag    diagState
 	stats   nodeStats
 	warned  map[string]time.Time // throttles repeated warnings per key
@@ -144,7 +146,7 @@ type nodeStats struct {
 	diagnosticsErrors uint64
 }
 
-func newNode(tctx context.Context, cfg nodeconfig.Config, t rosbridge.Transport, logger *slog.Logger, now func() time.Time) (_ *node, err error) {
+func newNode(tctx context.Context, cfg nodeconfig.Config, t ros2.Transport, logger *slog.Logger, now func() time.Time) (_ *node, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("node configuration: %w", err)
 	}
@@ -188,7 +190,7 @@ func newNode(tctx context.Context, cfg nodeconfig.Config, t rosbridge.Transport,
 		}
 	}()
 
-	decisionsType := new(rosbridge.DecisionRationale).SchemaName()
+	decisionsType := new(ros2msg.DecisionRationale).SchemaName()
 	pub, err := t.Advertise(cfg.Topics.Decisions, decisionsType, cfg.QoS.Decisions)
 	if err != nil {
 		return nil, fmt.Errorf("advertise decisions: %w", err)
@@ -196,25 +198,25 @@ func newNode(tctx context.Context, cfg nodeconfig.Config, t rosbridge.Transport,
 	if err := n.run.Register(SinkROS, &rosSink{pub: pub, topic: resolved.Decisions}); err != nil {
 		return nil, err
 	}
-	n.diagPub, err = t.Advertise(cfg.Topics.Diagnostics, new(rosbridge.DiagnosticArray).SchemaName(), cfg.QoS.Diagnostics)
+	n.diagPub, err = t.Advertise(cfg.Topics.Diagnostics, new(ros2msg.DiagnosticArray).SchemaName(), cfg.QoS.Diagnostics)
 	if err != nil {
 		return nil, fmt.Errorf("advertise diagnostics: %w", err)
 	}
 
 	inputs := [numInputs]struct {
 		topic, resolved, typ string
-		qos                  rosbridge.QoSProfile
+		qos                  ros2.QoSProfile
 	}{
-		inputState:      {cfg.Topics.State, resolved.State, new(rosbridge.VehicleState).SchemaName(), cfg.QoS.State},
-		inputAssessment: {cfg.Topics.SelfAssessment, resolved.SelfAssessment, new(rosbridge.BeliefSelfAssessment).SchemaName(), cfg.QoS.SelfAssessment},
-		inputPerception: {cfg.Topics.PerceptionMode, resolved.PerceptionMode, new(rosbridge.PerceptionMode).SchemaName(), cfg.QoS.PerceptionMode},
+		inputState:      {cfg.Topics.State, resolved.State, new(ros2msg.VehicleState).SchemaName(), cfg.QoS.State},
+		inputAssessment: {cfg.Topics.SelfAssessment, resolved.SelfAssessment, new(ros2msg.BeliefSelfAssessment).SchemaName(), cfg.QoS.SelfAssessment},
+		inputPerception: {cfg.Topics.PerceptionMode, resolved.PerceptionMode, new(ros2msg.PerceptionMode).SchemaName(), cfg.QoS.PerceptionMode},
 	}
 
 	if cfg.Recording.Path != "" {
 		// The live recording is the audit trail: a crash must lose at most
 		// the open chunk, so a Write that closes a chunk waits for it.
-		rec, err := rosbridge.CreateRecording(cfg.Recording.Path, rosbridge.RecorderOptions{
-			Compression: rosbridge.Compression(cfg.Recording.Compression),
+		rec, err := bag.CreateRecording(cfg.Recording.Path, bag.RecorderOptions{
+			Compression: bag.Compression(cfg.Recording.Compression),
 			ChunkSize:   cfg.Recording.ChunkSize,
 			WaitChunks:  true,
 		})

@@ -13,9 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
-	"github.com/ghost-robotics/ghost/pkg/rosbridge"
+	"github.com/ghost-robotics/ghost/pkg/ros2"
+	"github.com/ghost-robotics/ghost/pkg/ros2msg"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 )
 
@@ -45,7 +47,7 @@ func (c *testClock) set(t time.Time) {
 // harness runs the node on a FakeTransport with test-driven time.
 type harness struct {
 	t     *testing.T
-	ft    *rosbridge.FakeTransport
+	ft    *ros2.FakeTransport
 	cfg   nodeconfig.Config
 	clock *testClock
 	tick  chan time.Time
@@ -60,7 +62,7 @@ func startNode(t *testing.T, cfg nodeconfig.Config) *harness {
 	t.Helper()
 	h := &harness{
 		t:     t,
-		ft:    rosbridge.NewFakeTransport(),
+		ft:    ros2.NewFakeTransport(),
 		cfg:   cfg,
 		clock: &testClock{t: base},
 		tick:  make(chan time.Time),
@@ -115,7 +117,7 @@ func (h *harness) deliver(topic string, data []byte, recv time.Time) {
 // diagnostics requests are handled in order by the node goroutine, so a
 // diagnostics report proves the earlier events were processed. It returns
 // that report.
-func (h *harness) sync(at time.Time) rosbridge.DiagnosticArray {
+func (h *harness) sync(at time.Time) ros2msg.DiagnosticArray {
 	h.t.Helper()
 	n := len(h.ft.Published(h.cfg.Topics.Diagnostics))
 	select {
@@ -127,7 +129,7 @@ func (h *harness) sync(at time.Time) rosbridge.DiagnosticArray {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	var d rosbridge.DiagnosticArray
+	var d ros2msg.DiagnosticArray
 	if err := d.UnmarshalCDR(msgs[n]); err != nil {
 		h.t.Fatalf("diagnostics do not decode: %v", err)
 	}
@@ -149,16 +151,16 @@ func (h *harness) decisionsOut() []decisions.Rationale {
 	h.t.Helper()
 	var out []decisions.Rationale
 	for _, data := range h.ft.Published(h.cfg.Topics.Decisions) {
-		var m rosbridge.DecisionRationale
+		var m ros2msg.DecisionRationale
 		if err := m.UnmarshalCDR(data); err != nil {
 			h.t.Fatalf("published rationale does not decode: %v", err)
 		}
-		out = append(out, rosbridge.RationaleFromWire(&m))
+		out = append(out, ros2msg.RationaleFromWire(&m))
 	}
 	return out
 }
 
-func value(t *testing.T, d rosbridge.DiagnosticArray, key string) string {
+func value(t *testing.T, d ros2msg.DiagnosticArray, key string) string {
 	t.Helper()
 	if len(d.Status) != 1 {
 		t.Fatalf("diagnostics has %d statuses, want 1", len(d.Status))
@@ -172,7 +174,7 @@ func value(t *testing.T, d rosbridge.DiagnosticArray, key string) string {
 	return ""
 }
 
-func count(t *testing.T, d rosbridge.DiagnosticArray, key string) uint64 {
+func count(t *testing.T, d ros2msg.DiagnosticArray, key string) uint64 {
 	t.Helper()
 	v, err := strconv.ParseUint(value(t, d, key), 10, 64)
 	if err != nil {
@@ -214,7 +216,7 @@ func testAssessment(t testing.TB, stamp int64, posStd float64) decisions.SelfAss
 
 func beliefCDR(t testing.TB, b decisions.Belief) []byte {
 	t.Helper()
-	m := rosbridge.BeliefToWire(&b)
+	m := ros2msg.BeliefToWire(&b)
 	data, err := m.MarshalCDR()
 	if err != nil {
 		t.Fatal(err)
@@ -224,7 +226,7 @@ func beliefCDR(t testing.TB, b decisions.Belief) []byte {
 
 func assessmentCDR(t testing.TB, a decisions.SelfAssessment) []byte {
 	t.Helper()
-	m := rosbridge.SelfAssessmentToWire(&a)
+	m := ros2msg.SelfAssessmentToWire(&a)
 	data, err := m.MarshalCDR()
 	if err != nil {
 		t.Fatal(err)
@@ -234,7 +236,7 @@ func assessmentCDR(t testing.TB, a decisions.SelfAssessment) []byte {
 
 func perceptionCDR(t testing.TB, p decisions.PerceptionReport) []byte {
 	t.Helper()
-	m := rosbridge.PerceptionToWire(p)
+	m := ros2msg.PerceptionToWire(p)
 	data, err := m.MarshalCDR()
 	if err != nil {
 		t.Fatal(err)
@@ -295,7 +297,7 @@ func TestRunBytesInBytesOut(t *testing.T) {
 		count(t, d, "received.perception_mode") != 1 || count(t, d, "without_assessment") != 0 {
 		t.Errorf("diagnostics values %+v", d.Status[0].Values)
 	}
-	if d.Status[0].Level != rosbridge.DiagnosticStatusOK {
+	if d.Status[0].Level != ros2msg.DiagnosticStatusOK {
 		t.Errorf("diagnostics level %d, want OK: %s", d.Status[0].Level, d.Status[0].Message)
 	}
 	if err := h.shutdown(); err != nil {
@@ -352,7 +354,7 @@ func TestRunAssessmentTimeout(t *testing.T) {
 	// The assessment arriving now is late: counted, nothing published.
 	h.deliver(cfg.Topics.SelfAssessment, assessmentCDR(t, testAssessment(t, b.StampSimNs, 0.1)), base.Add(ms(150)))
 	d = h.sync(base.Add(ms(160)))
-	if count(t, d, "rejected.late_assessment") != 1 || d.Status[0].Level != rosbridge.DiagnosticStatusWarn {
+	if count(t, d, "rejected.late_assessment") != 1 || d.Status[0].Level != ros2msg.DiagnosticStatusWarn {
 		t.Errorf("late assessment: level %d, %+v", d.Status[0].Level, d.Status[0].Values)
 	}
 	if err := h.shutdown(); err != nil {
@@ -379,7 +381,7 @@ func TestRunMalformedInputsAreCountedNotFatal(t *testing.T) {
 	if count(t, d, "malformed.state") != uint64(len(garbage)) || count(t, d, "malformed.perception_mode") != 1 {
 		t.Fatalf("malformed counts %+v", d.Status[0].Values)
 	}
-	if d.Status[0].Level != rosbridge.DiagnosticStatusWarn {
+	if d.Status[0].Level != ros2msg.DiagnosticStatusWarn {
 		t.Errorf("level %d after malformed input, want WARN", d.Status[0].Level)
 	}
 
@@ -392,7 +394,7 @@ func TestRunMalformedInputsAreCountedNotFatal(t *testing.T) {
 	}
 	// No new trouble: the next report is OK again.
 	d = h.sync(base.Add(ms(12)))
-	if d.Status[0].Level != rosbridge.DiagnosticStatusOK {
+	if d.Status[0].Level != ros2msg.DiagnosticStatusOK {
 		t.Errorf("level %d without new trouble, want OK: %s", d.Status[0].Level, d.Status[0].Message)
 	}
 	if err := h.shutdown(); err != nil {
@@ -432,7 +434,7 @@ func TestRunShutdownDecidesPendingAndClosesSinks(t *testing.T) {
 		t.Fatalf("published\n%+v\nwant\n%+v", got, want)
 	}
 	diags := h.ft.Published(cfg.Topics.Diagnostics)
-	var final rosbridge.DiagnosticArray
+	var final ros2msg.DiagnosticArray
 	if err := final.UnmarshalCDR(diags[len(diags)-1]); err != nil {
 		t.Fatal(err)
 	}
@@ -440,7 +442,7 @@ func TestRunShutdownDecidesPendingAndClosesSinks(t *testing.T) {
 		t.Errorf("final diagnostics %+v", final.Status[0].Values)
 	}
 
-	r, err := rosbridge.OpenRecording(cfg.Recording.Path, rosbridge.ReaderOptions{})
+	r, err := bag.OpenRecording(cfg.Recording.Path, bag.ReaderOptions{})
 	if err != nil {
 		t.Fatalf("recording after shutdown: %v", err)
 	}
@@ -460,11 +462,11 @@ func TestRunShutdownDecidesPendingAndClosesSinks(t *testing.T) {
 		}
 		recs = append(recs, rec{m.Topic, m.LogTime})
 		if m.Topic == "/decisions" {
-			var dm rosbridge.DecisionRationale
+			var dm ros2msg.DecisionRationale
 			if err := dm.UnmarshalCDR(m.Data); err != nil {
 				t.Fatal(err)
 			}
-			recorded = append(recorded, rosbridge.RationaleFromWire(&dm))
+			recorded = append(recorded, ros2msg.RationaleFromWire(&dm))
 		}
 	}
 	if len(recorded) != 2 || recorded[0] != want[0] || recorded[1] != want[1] {
@@ -520,7 +522,7 @@ func TestRunSinkFailureIsLoudNotFatal(t *testing.T) {
 		count(t, d, "sink_failures."+SinkRecording) != 0 || count(t, d, "recording.messages") != 3 {
 		t.Errorf("diagnostics %+v", d.Status[0].Values)
 	}
-	if d.Status[0].Level != rosbridge.DiagnosticStatusWarn {
+	if d.Status[0].Level != ros2msg.DiagnosticStatusWarn {
 		t.Errorf("level %d, want WARN", d.Status[0].Level)
 	}
 	if err := h.shutdown(); err != nil {
@@ -532,7 +534,7 @@ func TestRunSinkFailureIsLoudNotFatal(t *testing.T) {
 }
 
 type failingTransport struct {
-	*rosbridge.FakeTransport
+	*ros2.FakeTransport
 	err error
 }
 
@@ -542,13 +544,13 @@ func TestRunTransportFailure(t *testing.T) {
 	cfg := testConfig()
 	cfg.Recording.Path = filepath.Join(t.TempDir(), "node.mcap")
 	boom := errors.New("wait set invalid")
-	err := run(context.Background(), cfg, failingTransport{rosbridge.NewFakeTransport(), boom}, slog.New(slog.DiscardHandler),
+	err := run(context.Background(), cfg, failingTransport{ros2.NewFakeTransport(), boom}, slog.New(slog.DiscardHandler),
 		runOptions{now: func() time.Time { return base }, tick: make(chan time.Time), diag: make(chan time.Time)})
 	if !errors.Is(err, boom) || !errors.Is(err, errTransportStopped) {
 		t.Fatalf("Run = %v, want the transport's error", err)
 	}
 	// Sinks were still closed: the recording is complete.
-	r, err := rosbridge.OpenRecording(cfg.Recording.Path, rosbridge.ReaderOptions{})
+	r, err := bag.OpenRecording(cfg.Recording.Path, bag.ReaderOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -564,16 +566,16 @@ func TestRunRejectsBadSetup(t *testing.T) {
 	tests := []struct {
 		name string
 		edit func(*nodeconfig.Config)
-		pre  func(*rosbridge.FakeTransport)
+		pre  func(*ros2.FakeTransport)
 	}{
 		{"invalid config", func(c *nodeconfig.Config) { c.Policy = "nope" }, nil},
 		{"recording exists", func(c *nodeconfig.Config) { c.Recording.Path = existing }, nil},
 		{"recording directory missing", func(c *nodeconfig.Config) { c.Recording.Path = filepath.Join(dir, "no", "x.mcap") }, nil},
-		{"advertise fails", func(*nodeconfig.Config) {}, func(ft *rosbridge.FakeTransport) {
-			_, _ = ft.Advertise("/decisions", "ghost/msg/DecisionRationale", rosbridge.DefaultDecisionsQoS())
+		{"advertise fails", func(*nodeconfig.Config) {}, func(ft *ros2.FakeTransport) {
+			_, _ = ft.Advertise("/decisions", "ghost/msg/DecisionRationale", ros2.DefaultDecisionsQoS())
 		}},
-		{"subscribe fails", func(*nodeconfig.Config) {}, func(ft *rosbridge.FakeTransport) {
-			_ = ft.Subscribe("/self_assessment", "ghost/msg/BeliefSelfAssessment", rosbridge.DefaultInputQoS(), func([]byte, time.Time) {})
+		{"subscribe fails", func(*nodeconfig.Config) {}, func(ft *ros2.FakeTransport) {
+			_ = ft.Subscribe("/self_assessment", "ghost/msg/BeliefSelfAssessment", ros2.DefaultInputQoS(), func([]byte, time.Time) {})
 		}},
 	}
 	if err := writeFile(existing); err != nil {
@@ -583,7 +585,7 @@ func TestRunRejectsBadSetup(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := testConfig()
 			tt.edit(&cfg)
-			ft := rosbridge.NewFakeTransport()
+			ft := ros2.NewFakeTransport()
 			if tt.pre != nil {
 				tt.pre(ft)
 			}
@@ -612,12 +614,12 @@ func TestTickInterval(t *testing.T) {
 func TestRosTime(t *testing.T) {
 	for _, tt := range []struct {
 		in   time.Time
-		want rosbridge.RosTime
+		want ros2msg.RosTime
 	}{
-		{time.Unix(1700000000, 123456789), rosbridge.RosTime{Sec: 1700000000, Nanosec: 123456789}},
-		{time.Unix(0, 0), rosbridge.RosTime{}},
-		{time.Unix(-5, 0), rosbridge.RosTime{}},
-		{time.Unix(math.MaxInt32+10, 0), rosbridge.RosTime{Sec: math.MaxInt32, Nanosec: 999999999}},
+		{time.Unix(1700000000, 123456789), ros2msg.RosTime{Sec: 1700000000, Nanosec: 123456789}},
+		{time.Unix(0, 0), ros2msg.RosTime{}},
+		{time.Unix(-5, 0), ros2msg.RosTime{}},
+		{time.Unix(math.MaxInt32+10, 0), ros2msg.RosTime{Sec: math.MaxInt32, Nanosec: 999999999}},
 	} {
 		if got := rosTime(tt.in); got != tt.want {
 			t.Errorf("rosTime(%v) = %+v, want %+v", tt.in, got, tt.want)

@@ -17,7 +17,8 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/node"
 	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
-	"github.com/ghost-robotics/ghost/pkg/rosbridge"
+	"github.com/ghost-robotics/ghost/pkg/ros2"
+	"github.com/ghost-robotics/ghost/pkg/ros2msg"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 	"github.com/ghost-robotics/ghost/pkg/sim"
 )
@@ -43,18 +44,18 @@ func TestLiveOverROS2(t *testing.T) {
 	cfg.Topics.Decisions = prefix + "/decisions"
 	cfg.Topics.Diagnostics = prefix + "/diagnostics"
 
-	peer, err := rosbridge.NewRCLTransport(nil, "ghost_test_peer", "", logger)
+	peer, err := ros2.NewRCLTransport(nil, "ghost_test_peer", "", logger)
 	if err != nil {
 		t.Skipf("no ROS 2 context: %v", err)
 	}
 	defer peer.Close()
-	pubs := map[string]rosbridge.Publisher{}
+	pubs := map[string]ros2.Publisher{}
 	for topic, typ := range map[string]string{
 		cfg.Topics.State:          "ghost/msg/VehicleState",
 		cfg.Topics.SelfAssessment: "ghost/msg/BeliefSelfAssessment",
 		cfg.Topics.PerceptionMode: "ghost/msg/PerceptionMode",
 	} {
-		p, err := peer.Advertise(topic, typ, rosbridge.DefaultInputQoS())
+		p, err := peer.Advertise(topic, typ, ros2.DefaultInputQoS())
 		if err != nil {
 			if strings.Contains(err.Error(), "type support") {
 				t.Skipf("ghost interfaces not built or not sourced: %v", err)
@@ -65,23 +66,23 @@ func TestLiveOverROS2(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var got []decisions.Rationale
-	recvQoS := rosbridge.DefaultDecisionsQoS()
+	recvQoS := ros2.DefaultDecisionsQoS()
 	recvQoS.Depth = 10000
 	err = peer.Subscribe(cfg.Topics.Decisions, "ghost/msg/DecisionRationale", recvQoS, func(data []byte, _ time.Time) {
-		var w rosbridge.DecisionRationale
+		var w ros2msg.DecisionRationale
 		if err := w.UnmarshalCDR(data); err != nil {
 			t.Errorf("published decision does not decode: %v", err)
 			return
 		}
 		mu.Lock()
-		got = append(got, rosbridge.RationaleFromWire(&w))
+		got = append(got, ros2msg.RationaleFromWire(&w))
 		mu.Unlock()
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	nodeT, err := rosbridge.NewRCLTransport(nil, nodeconfig.DefaultNodeName, "", logger)
+	nodeT, err := ros2.NewRCLTransport(nil, nodeconfig.DefaultNodeName, "", logger)
 	if err != nil {
 		t.Fatal(err)
 	}

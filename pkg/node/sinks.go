@@ -5,8 +5,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/rosbridge"
+	"github.com/ghost-robotics/ghost/pkg/ros2"
+	"github.com/ghost-robotics/ghost/pkg/ros2msg"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 )
 
@@ -14,7 +16,7 @@ import (
 // ghost/msg/DecisionRationale. It is used from the node goroutine only; the
 // buffer is reused because Publisher.Publish copies.
 type rosSink struct {
-	pub    rosbridge.Publisher
+	pub    ros2.Publisher
 	topic  string
 	buf    []byte
 	closed bool
@@ -24,7 +26,7 @@ func (s *rosSink) Publish(d decisions.Decision, r decisions.Rationale) error {
 	if s.closed {
 		return fmt.Errorf("publish %s on %s: %w", d, s.topic, runner.ErrSinkClosed)
 	}
-	m := rosbridge.RationaleToWire(&r)
+	m := ros2msg.RationaleToWire(&r)
 	data, err := m.AppendCDR(s.buf[:0])
 	if err != nil {
 		return fmt.Errorf("encode %s for %s: %w: %w", d, s.topic, runner.ErrEncoding, err)
@@ -47,9 +49,9 @@ func (s *rosSink) Close() error {
 // time = receive time, so a replay reproduces the live joins) and every
 // decision as published.
 type recording struct {
-	rec       *rosbridge.Recorder
+	rec       *bag.Recorder
 	path      string
-	inputs    [numInputs]rosbridge.ChannelID
+	inputs    [numInputs]bag.ChannelID
 	decisions *runner.RecordingSink
 
 	mu     sync.Mutex // guards closed against the node goroutine and Close

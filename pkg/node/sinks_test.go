@@ -5,8 +5,10 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/rosbridge"
+	"github.com/ghost-robotics/ghost/pkg/ros2"
+	"github.com/ghost-robotics/ghost/pkg/ros2msg"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 )
 
@@ -48,8 +50,8 @@ func TestShutdownOrder(t *testing.T) {
 }
 
 func TestROSSinkAfterClose(t *testing.T) {
-	ft := rosbridge.NewFakeTransport()
-	pub, err := ft.Advertise("/decisions", "ghost/msg/DecisionRationale", rosbridge.DefaultDecisionsQoS())
+	ft := ros2.NewFakeTransport()
+	pub, err := ft.Advertise("/decisions", "ghost/msg/DecisionRationale", ros2.DefaultDecisionsQoS())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,8 +60,8 @@ func TestROSSinkAfterClose(t *testing.T) {
 	if err := s.Publish(r.Decision, r); err != nil {
 		t.Fatal(err)
 	}
-	var m rosbridge.DecisionRationale
-	if err := m.UnmarshalCDR(ft.Published("/decisions")[0]); err != nil || rosbridge.RationaleFromWire(&m) != r {
+	var m ros2msg.DecisionRationale
+	if err := m.UnmarshalCDR(ft.Published("/decisions")[0]); err != nil || ros2msg.RationaleFromWire(&m) != r {
 		t.Fatalf("published %+v, %v; want %+v", m, err, r)
 	}
 	_ = s.Close()
@@ -76,7 +78,7 @@ func TestROSSinkAfterClose(t *testing.T) {
 
 func TestRecordingCloseOnce(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "r.mcap")
-	rec, err := rosbridge.CreateRecording(path, rosbridge.RecorderOptions{})
+	rec, err := bag.CreateRecording(path, bag.RecorderOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ghost-robotics/ghost/pkg/rosbridge"
+	"github.com/ghost-robotics/ghost/pkg/ros2"
 )
 
 func testFile(name string) string { return filepath.Join("testdata", "params", name) }
@@ -95,7 +95,7 @@ func TestFromArgs(t *testing.T) {
 			name: "dotted and nested names, hex integer, quoted string",
 			args: []string{"--ros-args", "--params-file", testFile("dotted.yaml")},
 			want: func(c *Config) {
-				c.QoS.State.Reliability = rosbridge.ReliabilityBestEffort
+				c.QoS.State.Reliability = ros2.ReliabilityBestEffort
 				c.QoS.State.Depth = 1
 				c.Thresholds.PositionKnownStdM = 0.25
 				c.UseSimTime = true
@@ -290,8 +290,8 @@ func TestFromArgsParamErrorFields(t *testing.T) {
 	if pe.Param != "qos.state.history" || pe.Value != `"keep_some"` || pe.Source != "argument -p qos.state.history:=keep_some" {
 		t.Errorf("ParamError = %+v", pe)
 	}
-	if !errors.Is(err, rosbridge.ErrInvalidQoS) {
-		t.Errorf("error %v should wrap rosbridge.ErrInvalidQoS", err)
+	if !errors.Is(err, ros2.ErrInvalidQoS) {
+		t.Errorf("error %v should wrap ros2.ErrInvalidQoS", err)
 	}
 }
 

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/rosbridge"
+	"github.com/ghost-robotics/ghost/pkg/ros2"
 )
 
 // Node identity defaults; `-r __node:=...` and `-r __ns:=...` change them.
@@ -100,15 +100,15 @@ type Topics struct {
 // of Topics.
 type QoS struct {
 	// State defaults to reliable, volatile, keep_last 10.
-	State rosbridge.QoSProfile
+	State ros2.QoSProfile
 	// SelfAssessment defaults to reliable, volatile, keep_last 10.
-	SelfAssessment rosbridge.QoSProfile
+	SelfAssessment ros2.QoSProfile
 	// PerceptionMode defaults to reliable, volatile, keep_last 10.
-	PerceptionMode rosbridge.QoSProfile
+	PerceptionMode ros2.QoSProfile
 	// Decisions defaults to reliable, transient_local, keep_last 100.
-	Decisions rosbridge.QoSProfile
+	Decisions ros2.QoSProfile
 	// Diagnostics defaults to reliable, volatile, keep_last 10.
-	Diagnostics rosbridge.QoSProfile
+	Diagnostics ros2.QoSProfile
 }
 
 // Recording configures the in-node MCAP recording.
@@ -145,11 +145,11 @@ func Default() Config {
 			Diagnostics:    "/diagnostics",
 		},
 		QoS: QoS{
-			State:          rosbridge.DefaultInputQoS(),
-			SelfAssessment: rosbridge.DefaultInputQoS(),
-			PerceptionMode: rosbridge.DefaultInputQoS(),
-			Decisions:      rosbridge.DefaultDecisionsQoS(),
-			Diagnostics:    rosbridge.DefaultInputQoS(),
+			State:          ros2.DefaultInputQoS(),
+			SelfAssessment: ros2.DefaultInputQoS(),
+			PerceptionMode: ros2.DefaultInputQoS(),
+			Decisions:      ros2.DefaultDecisionsQoS(),
+			Diagnostics:    ros2.DefaultInputQoS(),
 		},
 		Policy:                decisions.ReferencePolicyID,
 		AssessmentTimeout:     100 * time.Millisecond,

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ghost-robotics/ghost/pkg/rosbridge"
+	"github.com/ghost-robotics/ghost/pkg/ros2"
 )
 
 const decisionYAML = "../../config/decision.yaml"
@@ -108,10 +108,10 @@ func TestDefaultValues(t *testing.T) {
 	}{
 		{"node", c.NodeName == "decision_node" && c.Namespace == "/"},
 		{"topics", c.Topics == Topics{"/state/nav", "/self_assessment", "/perception/mode", "/decisions", "/diagnostics"}},
-		{"input qos", c.QoS.State == rosbridge.QoSProfile{History: rosbridge.HistoryKeepLast, Depth: 10,
-			Reliability: rosbridge.ReliabilityReliable, Durability: rosbridge.DurabilityVolatile}},
-		{"decisions qos", c.QoS.Decisions == rosbridge.QoSProfile{History: rosbridge.HistoryKeepLast, Depth: 100,
-			Reliability: rosbridge.ReliabilityReliable, Durability: rosbridge.DurabilityTransientLocal}},
+		{"input qos", c.QoS.State == ros2.QoSProfile{History: ros2.HistoryKeepLast, Depth: 10,
+			Reliability: ros2.ReliabilityReliable, Durability: ros2.DurabilityVolatile}},
+		{"decisions qos", c.QoS.Decisions == ros2.QoSProfile{History: ros2.HistoryKeepLast, Depth: 100,
+			Reliability: ros2.ReliabilityReliable, Durability: ros2.DurabilityTransientLocal}},
 		{"diagnostics qos", c.QoS.Diagnostics == c.QoS.State && c.QoS.SelfAssessment == c.QoS.State && c.QoS.PerceptionMode == c.QoS.State},
 		{"policy", c.Policy == "uncertainty_aware_reference_v1"},
 		{"timeouts", c.AssessmentTimeout == 100*time.Millisecond && c.DiagnosticsPeriod == time.Second},

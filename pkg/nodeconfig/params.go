@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/rosbridge"
+	"github.com/ghost-robotics/ghost/pkg/ros2"
 )
 
 // Parameter describes one declared parameter of the node.
@@ -78,20 +78,20 @@ type topicKey struct {
 	key   string
 	role  string
 	topic func(*Config) *string
-	qos   func(*Config) *rosbridge.QoSProfile
+	qos   func(*Config) *ros2.QoSProfile
 }
 
 var topicKeys = []topicKey{
 	{"state", "belief input (ghost/msg/VehicleState)",
-		func(c *Config) *string { return &c.Topics.State }, func(c *Config) *rosbridge.QoSProfile { return &c.QoS.State }},
+		func(c *Config) *string { return &c.Topics.State }, func(c *Config) *ros2.QoSProfile { return &c.QoS.State }},
 	{"self_assessment", "self-assessment input (ghost/msg/BeliefSelfAssessment)",
-		func(c *Config) *string { return &c.Topics.SelfAssessment }, func(c *Config) *rosbridge.QoSProfile { return &c.QoS.SelfAssessment }},
+		func(c *Config) *string { return &c.Topics.SelfAssessment }, func(c *Config) *ros2.QoSProfile { return &c.QoS.SelfAssessment }},
 	{"perception_mode", "optional perception mode input (ghost/msg/PerceptionMode)",
-		func(c *Config) *string { return &c.Topics.PerceptionMode }, func(c *Config) *rosbridge.QoSProfile { return &c.QoS.PerceptionMode }},
+		func(c *Config) *string { return &c.Topics.PerceptionMode }, func(c *Config) *ros2.QoSProfile { return &c.QoS.PerceptionMode }},
 	{"decisions", "decision output (ghost/msg/DecisionRationale)",
-		func(c *Config) *string { return &c.Topics.Decisions }, func(c *Config) *rosbridge.QoSProfile { return &c.QoS.Decisions }},
+		func(c *Config) *string { return &c.Topics.Decisions }, func(c *Config) *ros2.QoSProfile { return &c.QoS.Decisions }},
 	{"diagnostics", "diagnostics output (diagnostic_msgs/msg/DiagnosticArray)",
-		func(c *Config) *string { return &c.Topics.Diagnostics }, func(c *Config) *rosbridge.QoSProfile { return &c.QoS.Diagnostics }},
+		func(c *Config) *string { return &c.Topics.Diagnostics }, func(c *Config) *ros2.QoSProfile { return &c.QoS.Diagnostics }},
 }
 
 func buildParams() []param {
@@ -160,21 +160,21 @@ func qosParams(tk topicKey) []param {
 		enumParam(prefix+"reliability", "QoS reliability of the "+tk.role+": reliable, best_effort or system_default",
 			func(c *Config) string { return q(c).Reliability.String() },
 			func(c *Config, s string) error {
-				r, err := rosbridge.ParseReliability(s)
+				r, err := ros2.ParseReliability(s)
 				q(c).Reliability = r
 				return err
 			}),
 		enumParam(prefix+"durability", "QoS durability of the "+tk.role+": volatile, transient_local or system_default",
 			func(c *Config) string { return q(c).Durability.String() },
 			func(c *Config, s string) error {
-				d, err := rosbridge.ParseDurability(s)
+				d, err := ros2.ParseDurability(s)
 				q(c).Durability = d
 				return err
 			}),
 		enumParam(prefix+"history", "QoS history of the "+tk.role+": keep_last, keep_all or system_default",
 			func(c *Config) string { return q(c).History.String() },
 			func(c *Config, s string) error {
-				h, err := rosbridge.ParseHistory(s)
+				h, err := ros2.ParseHistory(s)
 				q(c).History = h
 				return err
 			}),
@@ -190,7 +190,7 @@ func qosParams(tk topicKey) []param {
 				return nil
 			},
 			check: func(c *Config) error {
-				if p := *q(c); p.History == rosbridge.HistoryKeepLast && p.Depth == 0 {
+				if p := *q(c); p.History == ros2.HistoryKeepLast && p.Depth == 0 {
 					return errors.New("keep_last history needs a depth of at least 1")
 				}
 				return nil

@@ -3,7 +3,7 @@ package runner
 import (
 	"errors"
 
-	"github.com/ghost-robotics/ghost/pkg/rosbridge"
+	"github.com/ghost-robotics/ghost/pkg/ros2msg"
 )
 
 // Decoder turns serialized input messages (CDR) into Loop events. It keeps
@@ -12,9 +12,9 @@ import (
 // and goal are freshly allocated by the codec), so events may be kept.
 type Decoder struct {
 	topics Topics
-	vs     rosbridge.VehicleState
-	sa     rosbridge.BeliefSelfAssessment
-	pm     rosbridge.PerceptionMode
+	vs     ros2msg.VehicleState
+	sa     ros2msg.BeliefSelfAssessment
+	pm     ros2msg.PerceptionMode
 }
 
 // NewDecoder returns a decoder for the input topics of t.
@@ -29,7 +29,7 @@ func (d *Decoder) Decode(topic string, arrivalNs int64, data []byte) (Event, err
 		if err := d.vs.UnmarshalCDR(data); err != nil {
 			return nil, corrupt(topic, err)
 		}
-		b, err := rosbridge.BeliefFromWire(&d.vs)
+		b, err := ros2msg.BeliefFromWire(&d.vs)
 		if err != nil {
 			return nil, corrupt(topic, err)
 		}
@@ -38,19 +38,19 @@ func (d *Decoder) Decode(topic string, arrivalNs int64, data []byte) (Event, err
 		if err := d.sa.UnmarshalCDR(data); err != nil {
 			return nil, corrupt(topic, err)
 		}
-		return AssessmentEvent{ArrivalNs: arrivalNs, Assessment: rosbridge.SelfAssessmentFromWire(&d.sa)}, nil
+		return AssessmentEvent{ArrivalNs: arrivalNs, Assessment: ros2msg.SelfAssessmentFromWire(&d.sa)}, nil
 	case d.topics.PerceptionMode:
 		if err := d.pm.UnmarshalCDR(data); err != nil {
 			return nil, corrupt(topic, err)
 		}
-		return PerceptionEvent{ArrivalNs: arrivalNs, Report: rosbridge.PerceptionFromWire(&d.pm)}, nil
+		return PerceptionEvent{ArrivalNs: arrivalNs, Report: ros2msg.PerceptionFromWire(&d.pm)}, nil
 	}
 	return nil, nil
 }
 
 func corrupt(topic string, err error) error {
 	off := -1
-	var de *rosbridge.DecodeError
+	var de *ros2msg.DecodeError
 	if errors.As(err, &de) {
 		off = de.Offset
 	}

@@ -1,7 +1,7 @@
 package runner
 
 import (
-	"github.com/ghost-robotics/ghost/pkg/rosbridge"
+	"github.com/ghost-robotics/ghost/pkg/bag"
 )
 
 // Reading and decoding a recording is about half the work of a replay or a
@@ -18,7 +18,7 @@ const (
 
 // fetched is one message with what decode made of it.
 type fetched[T any] struct {
-	msg rosbridge.Message
+	msg bag.Message
 	val T
 }
 
@@ -40,7 +40,7 @@ type prefetcher[T any] struct {
 // The caller takes batches with next, gives each back with release, and
 // calls stop before it returns (which waits for the goroutine, so src is
 // free again).
-func startPrefetch[T any](src Source, decode func(*rosbridge.Message) T) *prefetcher[T] {
+func startPrefetch[T any](src Source, decode func(*bag.Message) T) *prefetcher[T] {
 	p := &prefetcher[T]{
 		out:  make(chan *fetchBatch[T], prefetchBatches),
 		free: make(chan *fetchBatch[T], prefetchBatches+1),
@@ -54,7 +54,7 @@ func startPrefetch[T any](src Source, decode func(*rosbridge.Message) T) *prefet
 	return p
 }
 
-func (p *prefetcher[T]) run(src Source, decode func(*rosbridge.Message) T) {
+func (p *prefetcher[T]) run(src Source, decode func(*bag.Message) T) {
 	defer close(p.done)
 	defer close(p.out)
 	for {

@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/ghost-robotics/ghost/pkg/rosbridge"
+	"github.com/ghost-robotics/ghost/pkg/bag"
 )
 
 // countingSource yields n messages whose Data is their index, reusing one
@@ -20,19 +20,19 @@ type countingSource struct {
 	late    atomic.Int32 // reads after stop returned
 }
 
-func (s *countingSource) Next() (rosbridge.Message, error) {
+func (s *countingSource) Next() (bag.Message, error) {
 	if s.stopped != nil && s.stopped.Load() {
 		s.late.Add(1)
 	}
 	if s.next == s.n {
 		if s.err != nil {
-			return rosbridge.Message{}, s.err
+			return bag.Message{}, s.err
 		}
-		return rosbridge.Message{}, io.EOF
+		return bag.Message{}, io.EOF
 	}
 	s.buf = strconv.AppendInt(s.buf[:0], int64(s.next), 10)
 	s.next++
-	return rosbridge.Message{Topic: "/t", Sequence: uint32(s.next), Data: s.buf}, nil
+	return bag.Message{Topic: "/t", Sequence: uint32(s.next), Data: s.buf}, nil
 }
 
 func TestPrefetchKeepsOrderAndData(t *testing.T) {
@@ -42,7 +42,7 @@ func TestPrefetchKeepsOrderAndData(t *testing.T) {
 		err error
 	}{{0, nil}, {1, nil}, {prefetchBatch, nil}, {3*prefetchBatch + 7, nil}, {1000, damage}} {
 		src := &countingSource{n: tc.n, err: tc.err}
-		pf := startPrefetch(src, func(m *rosbridge.Message) int {
+		pf := startPrefetch(src, func(m *bag.Message) int {
 			v, _ := strconv.Atoi(string(m.Data))
 			return v
 		})
@@ -77,7 +77,7 @@ func TestPrefetchKeepsOrderAndData(t *testing.T) {
 func TestPrefetchStopsEarly(t *testing.T) {
 	var stopped atomic.Bool
 	src := &countingSource{n: 100 * prefetchBatch, stopped: &stopped}
-	pf := startPrefetch(src, func(*rosbridge.Message) struct{} { return struct{}{} })
+	pf := startPrefetch(src, func(*bag.Message) struct{} { return struct{}{} })
 	b, ok := pf.next()
 	if !ok || len(b.items) != prefetchBatch {
 		t.Fatalf("first batch: %v %d", ok, len(b.items))

@@ -3,8 +3,9 @@ package runner
 import (
 	"fmt"
 
+	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/rosbridge"
+	"github.com/ghost-robotics/ghost/pkg/ros2msg"
 )
 
 // RecordingSink writes every decision's rationale to a recording channel as
@@ -13,21 +14,21 @@ import (
 // own the recorder: closing the recording is the caller's job, after the
 // Runner is closed.
 type RecordingSink struct {
-	rec   *rosbridge.Recorder
-	ch    rosbridge.ChannelID
+	rec   *bag.Recorder
+	ch    bag.ChannelID
 	clock func() int64
-	msg   rosbridge.DecisionRationale
+	msg   ros2msg.DecisionRationale
 	buf   []byte
 }
 
 // NewRecordingSink returns a sink writing to channel ch of rec.
-func NewRecordingSink(rec *rosbridge.Recorder, ch rosbridge.ChannelID, clock func() int64) *RecordingSink {
+func NewRecordingSink(rec *bag.Recorder, ch bag.ChannelID, clock func() int64) *RecordingSink {
 	return &RecordingSink{rec: rec, ch: ch, clock: clock, buf: make([]byte, 0, 256)}
 }
 
 // Publish encodes r (which carries d) and writes it.
 func (s *RecordingSink) Publish(d decisions.Decision, r decisions.Rationale) error {
-	s.msg = rosbridge.RationaleToWire(&r)
+	s.msg = ros2msg.RationaleToWire(&r)
 	buf, err := s.msg.AppendCDR(s.buf[:0])
 	if err != nil {
 		return fmt.Errorf("recording sink: encode %s: %w: %w", d, ErrEncoding, err)

@@ -5,14 +5,15 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/ghost-robotics/ghost/pkg/rosbridge"
+	"github.com/ghost-robotics/ghost/pkg/bag"
+	"github.com/ghost-robotics/ghost/pkg/ros2"
 )
 
 // Source yields serialized messages in arrival (log-time) order; Next
-// returns io.EOF at the end. A *rosbridge.Reader is a Source, and so is the
+// returns io.EOF at the end. A *bag.Reader is a Source, and so is the
 // simulated vehicle.
 type Source interface {
-	Next() (rosbridge.Message, error)
+	Next() (bag.Message, error)
 }
 
 // Progress reports how far a replay or verification has come.
@@ -59,7 +60,7 @@ type ReplayResult struct {
 	// Stats are the session's input counters at the end.
 	Stats SessionStats
 	// Truncated is the source's error when it stopped before its end
-	// (a *rosbridge.TruncatedError for a damaged recording); nil when the
+	// (a *bag.TruncatedError for a damaged recording); nil when the
 	// whole source was read.
 	Truncated error
 }
@@ -74,13 +75,13 @@ type ReplayResult struct {
 // the output is completed, and the result's Truncated holds the error (also
 // returned, wrapped). Corrupt messages are skipped and counted. Out is not
 // closed; the caller closes it (after Replay returns) to complete the file.
-func Replay(src Source, out *rosbridge.Recorder, opts ReplayOptions) (*ReplayResult, error) {
+func Replay(src Source, out *bag.Recorder, opts ReplayOptions) (*ReplayResult, error) {
 	s, err := NewSession(opts.Session)
 	if err != nil {
 		return nil, err
 	}
 	topics := s.Topics()
-	decCh, err := out.AddMessageChannel(topics.Decisions, "DecisionRationale", rosbridge.DefaultDecisionsQoS())
+	decCh, err := out.AddMessageChannel(topics.Decisions, "DecisionRationale", ros2.DefaultDecisionsQoS())
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
@@ -92,7 +93,7 @@ func Replay(src Source, out *rosbridge.Recorder, opts ReplayOptions) (*ReplayRes
 		every = 65536
 	}
 	res := &ReplayResult{}
-	inputs := map[string]rosbridge.ChannelID{}
+	inputs := map[string]bag.ChannelID{}
 	report := func(done bool) {
 		if opts.OnProgress != nil {
 			c := s.Runner().Counters()
@@ -117,7 +118,7 @@ func Replay(src Source, out *rosbridge.Recorder, opts ReplayOptions) (*ReplayRes
 		err error
 	}
 	dec := NewDecoder(topics)
-	pf := startPrefetch(src, func(m *rosbridge.Message) decodedInput {
+	pf := startPrefetch(src, func(m *bag.Message) decodedInput {
 		ev, err := dec.Decode(m.Topic, int64(m.LogTime), m.Data)
 		return decodedInput{ev, err}
 	})
@@ -135,7 +136,7 @@ func Replay(src Source, out *rosbridge.Recorder, opts ReplayOptions) (*ReplayRes
 			}
 			ch, ok := inputs[m.Topic]
 			if !ok {
-				ch, err = out.AddMessageChannel(m.Topic, m.SchemaName, rosbridge.DefaultInputQoS())
+				ch, err = out.AddMessageChannel(m.Topic, m.SchemaName, ros2.DefaultInputQoS())
 				if err != nil {
 					return res, fmt.Errorf("replay: %w", err)
 				}

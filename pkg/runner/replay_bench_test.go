@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ghost-robotics/ghost/pkg/rosbridge"
+	"github.com/ghost-robotics/ghost/pkg/bag"
 )
 
 // benchRecording writes, once per process, a simulated recording of
@@ -29,7 +29,7 @@ var benchRecording = sync.OnceValues(func() (string, error) {
 		return "", err
 	}
 	path := filepath.Join(dir, "flight.mcap")
-	rec, err := rosbridge.CreateRecording(path, rosbridge.RecorderOptions{NoSync: true})
+	rec, err := bag.CreateRecording(path, bag.RecorderOptions{NoSync: true})
 	if err != nil {
 		return "", err
 	}
@@ -63,11 +63,11 @@ func BenchmarkReplayEndToEnd(b *testing.B) {
 	b.SetBytes(size)
 	var beliefs uint64
 	for b.Loop() {
-		in, err := rosbridge.OpenRecording(path, rosbridge.ReaderOptions{})
+		in, err := bag.OpenRecording(path, bag.ReaderOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}
-		rec, err := rosbridge.NewRecorder(io.Discard, rosbridge.RecorderOptions{})
+		rec, err := bag.NewRecorder(io.Discard, bag.RecorderOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -91,7 +91,7 @@ func BenchmarkVerify(b *testing.B) {
 	b.SetBytes(size)
 	var decided uint64
 	for b.Loop() {
-		in, err := rosbridge.OpenRecording(path, rosbridge.ReaderOptions{})
+		in, err := bag.OpenRecording(path, bag.ReaderOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -8,8 +8,9 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/internal/golden"
+	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/rosbridge"
+	"github.com/ghost-robotics/ghost/pkg/ros2msg"
 	"github.com/ghost-robotics/ghost/pkg/sim"
 )
 
@@ -17,7 +18,7 @@ import (
 func replayBytes(t testing.TB, src Source, opts ReplayOptions) ([]byte, *ReplayResult, error) {
 	t.Helper()
 	var buf bytes.Buffer
-	rec, err := rosbridge.NewRecorder(&buf, rosbridge.RecorderOptions{})
+	rec, err := bag.NewRecorder(&buf, bag.RecorderOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,9 +29,9 @@ func replayBytes(t testing.TB, src Source, opts ReplayOptions) ([]byte, *ReplayR
 	return buf.Bytes(), res, rerr
 }
 
-func openBytes(t testing.TB, data []byte) *rosbridge.Reader {
+func openBytes(t testing.TB, data []byte) *bag.Reader {
 	t.Helper()
-	r, err := rosbridge.NewReader(bytes.NewReader(data), rosbridge.ReaderOptions{})
+	r, err := bag.NewReader(bytes.NewReader(data), bag.ReaderOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,17 +54,17 @@ func recordedDecisions(t testing.TB, data []byte) []decisions.Rationale {
 		if m.Topic != "/decisions" {
 			continue
 		}
-		var w rosbridge.DecisionRationale
+		var w ros2msg.DecisionRationale
 		if err := w.UnmarshalCDR(m.Data); err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, rosbridge.RationaleFromWire(&w))
+		out = append(out, ros2msg.RationaleFromWire(&w))
 	}
 }
 
 func TestReplayGoldenSampleFlight(t *testing.T) {
 	path, want := golden.SampleFlight(t)
-	in, err := rosbridge.OpenRecording(path, rosbridge.ReaderOptions{})
+	in, err := bag.OpenRecording(path, bag.ReaderOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,25 +177,25 @@ func TestReplayAndSimAreByteIdentical(t *testing.T) {
 
 // sliceSource serves fixed messages.
 type sliceSource struct {
-	msgs []rosbridge.Message
+	msgs []bag.Message
 	err  error // returned after the last message instead of io.EOF
 }
 
-func (s *sliceSource) Next() (rosbridge.Message, error) {
+func (s *sliceSource) Next() (bag.Message, error) {
 	if len(s.msgs) == 0 {
 		if s.err != nil {
-			return rosbridge.Message{}, s.err
+			return bag.Message{}, s.err
 		}
-		return rosbridge.Message{}, io.EOF
+		return bag.Message{}, io.EOF
 	}
 	m := s.msgs[0]
 	s.msgs = s.msgs[1:]
 	return m, nil
 }
 
-func drainSource(t testing.TB, src Source) []rosbridge.Message {
+func drainSource(t testing.TB, src Source) []bag.Message {
 	t.Helper()
-	var out []rosbridge.Message
+	var out []bag.Message
 	for {
 		m, err := src.Next()
 		if errors.Is(err, io.EOF) {
@@ -220,12 +221,12 @@ func TestReplayDamagedInput(t *testing.T) {
 		}
 	}
 	cut := len(msgs) * 3 / 4
-	damage := &rosbridge.TruncatedError{Offset: 12345, Record: "chunk", Err: io.ErrUnexpectedEOF}
+	damage := &bag.TruncatedError{Offset: 12345, Record: "chunk", Err: io.ErrUnexpectedEOF}
 	var reported []error
 	out, res, err := replayBytes(t, &sliceSource{msgs: msgs[:cut], err: damage}, ReplayOptions{
 		OnCorrupt: func(err error) { reported = append(reported, err) },
 	})
-	if !errors.Is(err, rosbridge.ErrTruncated) || res.Truncated == nil {
+	if !errors.Is(err, bag.ErrTruncated) || res.Truncated == nil {
 		t.Fatalf("replay error %v, want the truncation", err)
 	}
 	if len(reported) != 2 || res.Stats.CorruptBeliefs != 1 || res.Stats.CorruptAssessments != 1 {

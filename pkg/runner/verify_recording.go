@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/rosbridge"
+	"github.com/ghost-robotics/ghost/pkg/ros2msg"
 )
 
 // VerifyOptions configure Verify.
@@ -54,28 +55,28 @@ func Verify(src Source, opts VerifyOptions) (*AuditReport, error) {
 		err        error
 	}
 	var (
-		vs rosbridge.VehicleState
-		sa rosbridge.BeliefSelfAssessment
-		pm rosbridge.PerceptionMode
-		dr rosbridge.DecisionRationale
+		vs ros2msg.VehicleState
+		sa ros2msg.BeliefSelfAssessment
+		pm ros2msg.PerceptionMode
+		dr ros2msg.DecisionRationale
 	)
-	pf := startPrefetch(src, func(m *rosbridge.Message) (d decodedRecord) {
+	pf := startPrefetch(src, func(m *bag.Message) (d decodedRecord) {
 		switch m.Topic {
 		case t.State:
 			if d.err = vs.UnmarshalCDR(m.Data); d.err == nil {
-				d.belief, d.err = rosbridge.BeliefFromWire(&vs)
+				d.belief, d.err = ros2msg.BeliefFromWire(&vs)
 			}
 		case t.SelfAssessment:
 			if d.err = sa.UnmarshalCDR(m.Data); d.err == nil {
-				d.assessment = rosbridge.SelfAssessmentFromWire(&sa)
+				d.assessment = ros2msg.SelfAssessmentFromWire(&sa)
 			}
 		case t.PerceptionMode:
 			if d.err = pm.UnmarshalCDR(m.Data); d.err == nil {
-				d.perception = rosbridge.PerceptionFromWire(&pm)
+				d.perception = ros2msg.PerceptionFromWire(&pm)
 			}
 		case t.Decisions:
 			if d.err = dr.UnmarshalCDR(m.Data); d.err == nil {
-				d.rationale = rosbridge.RationaleFromWire(&dr)
+				d.rationale = ros2msg.RationaleFromWire(&dr)
 			}
 		}
 		if d.err != nil {

@@ -5,13 +5,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/rosbridge"
+	"github.com/ghost-robotics/ghost/pkg/ros2msg"
 )
 
 // simulatedRecording returns the messages of a short simulated flight with
 // its decisions, in log-time order.
-func simulatedRecording(t *testing.T) []rosbridge.Message {
+func simulatedRecording(t *testing.T) []bag.Message {
 	t.Helper()
 	out, _, err := replayBytes(t, simSource(t, 3*time.Second, 50), ReplayOptions{})
 	if err != nil {
@@ -21,7 +22,7 @@ func simulatedRecording(t *testing.T) []rosbridge.Message {
 }
 
 // editDecision rewrites the n-th decision with edit.
-func editDecision(t *testing.T, msgs []rosbridge.Message, n int, edit func(*rosbridge.DecisionRationale)) decisions.Rationale {
+func editDecision(t *testing.T, msgs []bag.Message, n int, edit func(*ros2msg.DecisionRationale)) decisions.Rationale {
 	t.Helper()
 	for i := range msgs {
 		if msgs[i].Topic != "/decisions" {
@@ -31,7 +32,7 @@ func editDecision(t *testing.T, msgs []rosbridge.Message, n int, edit func(*rosb
 			n--
 			continue
 		}
-		var w rosbridge.DecisionRationale
+		var w ros2msg.DecisionRationale
 		if err := w.UnmarshalCDR(msgs[i].Data); err != nil {
 			t.Fatal(err)
 		}
@@ -41,7 +42,7 @@ func editDecision(t *testing.T, msgs []rosbridge.Message, n int, edit func(*rosb
 			t.Fatal(err)
 		}
 		msgs[i].Data = data
-		return rosbridge.RationaleFromWire(&w)
+		return ros2msg.RationaleFromWire(&w)
 	}
 	t.Fatal("no such decision")
 	return decisions.Rationale{}
@@ -49,14 +50,14 @@ func editDecision(t *testing.T, msgs []rosbridge.Message, n int, edit func(*rosb
 
 // firstDecisionWith returns the index (among decisions) of the first one
 // whose hash is (or is not) empty.
-func firstDecisionWith(t *testing.T, msgs []rosbridge.Message, withHash bool) int {
+func firstDecisionWith(t *testing.T, msgs []bag.Message, withHash bool) int {
 	t.Helper()
 	n := 0
 	for _, m := range msgs {
 		if m.Topic != "/decisions" {
 			continue
 		}
-		var w rosbridge.DecisionRationale
+		var w ros2msg.DecisionRationale
 		if err := w.UnmarshalCDR(m.Data); err != nil {
 			t.Fatal(err)
 		}
@@ -72,22 +73,22 @@ func firstDecisionWith(t *testing.T, msgs []rosbridge.Message, withHash bool) in
 func TestVerifyFindsEveryKindOfProblem(t *testing.T) {
 	tests := []struct {
 		name   string
-		tamper func(t *testing.T, msgs []rosbridge.Message) []rosbridge.Message
+		tamper func(t *testing.T, msgs []bag.Message) []bag.Message
 		chain  ChainStatus
 		rerun  RerunStatus
 		pass   bool
 		want   string
 	}{
-		{"untouched", func(t *testing.T, m []rosbridge.Message) []rosbridge.Message { return m },
+		{"untouched", func(t *testing.T, m []bag.Message) []bag.Message { return m },
 			ChainVerified, RerunMatched, true, ""},
-		{"broken chain", func(t *testing.T, m []rosbridge.Message) []rosbridge.Message {
-			editDecision(t, m, firstDecisionWith(t, m, true), func(w *rosbridge.DecisionRationale) {
+		{"broken chain", func(t *testing.T, m []bag.Message) []bag.Message {
+			editDecision(t, m, firstDecisionWith(t, m, true), func(w *ros2msg.DecisionRationale) {
 				w.SelfAssessmentSHA256 = strings.Repeat("0", 64)
 			})
 			return m
 		}, ChainBroken, RerunNoContext, false, "hashes to"},
-		{"assessment missing", func(t *testing.T, m []rosbridge.Message) []rosbridge.Message {
-			var out []rosbridge.Message
+		{"assessment missing", func(t *testing.T, m []bag.Message) []bag.Message {
+			var out []bag.Message
 			for _, x := range m {
 				if x.Topic != "/self_assessment" {
 					out = append(out, x)
@@ -95,25 +96,25 @@ func TestVerifyFindsEveryKindOfProblem(t *testing.T) {
 			}
 			return out
 		}, ChainAssessmentMissing, RerunNoContext, false, "no self-assessment"},
-		{"divergent decision", func(t *testing.T, m []rosbridge.Message) []rosbridge.Message {
-			editDecision(t, m, firstDecisionWith(t, m, true), func(w *rosbridge.DecisionRationale) {
-				w.Decision.Kind = rosbridge.DecisionKindEngageKill
+		{"divergent decision", func(t *testing.T, m []bag.Message) []bag.Message {
+			editDecision(t, m, firstDecisionWith(t, m, true), func(w *ros2msg.DecisionRationale) {
+				w.Decision.Kind = ros2msg.DecisionKindEngageKill
 				w.Decision.Reason = "felt_like_it"
 			})
 			return m
 		}, ChainVerified, RerunDiverged, false, "re-run gives"},
-		{"decision claims no assessment it had", func(t *testing.T, m []rosbridge.Message) []rosbridge.Message {
-			editDecision(t, m, firstDecisionWith(t, m, true), func(w *rosbridge.DecisionRationale) {
+		{"decision claims no assessment it had", func(t *testing.T, m []bag.Message) []bag.Message {
+			editDecision(t, m, firstDecisionWith(t, m, true), func(w *ros2msg.DecisionRationale) {
 				w.SelfAssessmentSHA256 = ""
 			})
 			return m
 		}, ChainNoAssessmentClaimed, RerunDiverged, false, "re-run gives"},
-		{"unknown policy", func(t *testing.T, m []rosbridge.Message) []rosbridge.Message {
-			editDecision(t, m, 0, func(w *rosbridge.DecisionRationale) { w.PolicyID = "someone_elses_v2" })
+		{"unknown policy", func(t *testing.T, m []bag.Message) []bag.Message {
+			editDecision(t, m, 0, func(w *ros2msg.DecisionRationale) { w.PolicyID = "someone_elses_v2" })
 			return m
 		}, ChainVerified, RerunUnknownPolicy, true, ""},
-		{"stamp mismatch", func(t *testing.T, m []rosbridge.Message) []rosbridge.Message {
-			editDecision(t, m, 3, func(w *rosbridge.DecisionRationale) { w.BeliefStampSimNs++ })
+		{"stamp mismatch", func(t *testing.T, m []bag.Message) []bag.Message {
+			editDecision(t, m, 3, func(w *ros2msg.DecisionRationale) { w.BeliefStampSimNs++ })
 			return m
 		}, ChainVerified, RerunMatched, false, "must equal decision.decision_stamp_sim_ns"},
 	}
@@ -151,8 +152,8 @@ func TestAuditorWaitsForInputsRecordedAfterTheDecision(t *testing.T) {
 	msgs := simulatedRecording(t)
 	// Move every decision before the inputs it depends on, as a recorder
 	// that receives /decisions first would log them.
-	var reordered []rosbridge.Message
-	var held []rosbridge.Message
+	var reordered []bag.Message
+	var held []bag.Message
 	for _, m := range msgs {
 		if m.Topic == "/decisions" {
 			reordered = append(reordered, m)

@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/ghost-robotics/ghost/pkg/rosbridge"
+	"github.com/ghost-robotics/ghost/pkg/bag"
+	"github.com/ghost-robotics/ghost/pkg/ros2msg"
 )
 
 // Topics are the topics the simulated vehicle publishes on.
@@ -33,20 +34,20 @@ func NewPublisher(v *Vehicle, topics Topics) *Publisher {
 func (p *Publisher) Total() uint64 { return p.v.Messages() }
 
 // Next returns the next message. Its Data is valid until the next call.
-func (p *Publisher) Next() (rosbridge.Message, error) {
+func (p *Publisher) Next() (bag.Message, error) {
 	ev, ok, err := p.v.Next()
 	if err != nil {
-		return rosbridge.Message{}, err
+		return bag.Message{}, err
 	}
 	if !ok {
-		return rosbridge.Message{}, io.EOF
+		return bag.Message{}, io.EOF
 	}
-	m := rosbridge.Message{LogTime: uint64(ev.ArrivalNs), PublishTime: uint64(ev.ArrivalNs)}
+	m := bag.Message{LogTime: uint64(ev.ArrivalNs), PublishTime: uint64(ev.ArrivalNs)}
 	p.seq++
 	m.Sequence = p.seq
 	switch ev.Kind {
 	case EventBelief:
-		w := rosbridge.BeliefToWire(&ev.Belief.Belief)
+		w := ros2msg.BeliefToWire(&ev.Belief.Belief)
 		w.StampWallNs = ev.Belief.StampSimNs
 		w.Nav.PositionEnuM = ev.Belief.PositionENU
 		w.Nav.LinearVelocityWorldMps = ev.Belief.VelocityENU
@@ -54,24 +55,24 @@ func (p *Publisher) Next() (rosbridge.Message, error) {
 		m.Topic, m.SchemaName = p.topics.State, w.SchemaName()
 		p.buf, err = w.AppendCDR(p.buf[:0])
 	case EventAssessment:
-		w := rosbridge.SelfAssessmentToWire(ev.Assessment)
+		w := ros2msg.SelfAssessmentToWire(ev.Assessment)
 		m.Topic, m.SchemaName = p.topics.SelfAssessment, w.SchemaName()
 		p.buf, err = w.AppendCDR(p.buf[:0])
 	case EventPerception:
-		w := rosbridge.PerceptionToWire(*ev.Perception)
+		w := ros2msg.PerceptionToWire(*ev.Perception)
 		m.Topic, m.SchemaName = p.topics.PerceptionMode, w.SchemaName()
 		p.buf, err = w.AppendCDR(p.buf[:0])
 	}
 	if err != nil {
-		return rosbridge.Message{}, fmt.Errorf("sim: encode %s at %d: %w", m.Topic, ev.ArrivalNs, err)
+		return bag.Message{}, fmt.Errorf("sim: encode %s at %d: %w", m.Topic, ev.ArrivalNs, err)
 	}
 	m.Data = p.buf
 	return m, nil
 }
 
 // sensors is the simulated vehicle's sensor suite, all healthy.
-var sensors = []rosbridge.SensorHealth{
-	{SensorID: "imu0", Health: rosbridge.SensorHealthHealthOK},
-	{SensorID: "gps0", Health: rosbridge.SensorHealthHealthOK},
-	{SensorID: "cam0", Health: rosbridge.SensorHealthHealthOK},
+var sensors = []ros2msg.SensorHealth{
+	{SensorID: "imu0", Health: ros2msg.SensorHealthHealthOK},
+	{SensorID: "gps0", Health: ros2msg.SensorHealthHealthOK},
+	{SensorID: "cam0", Health: ros2msg.SensorHealthHealthOK},
 }

@@ -11,7 +11,7 @@ repo="$(cd "$here/../.." && pwd)"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 
-if ! log="$(cd "$repo" && GHOST_INTEROP_DIR="$out" go test -count=1 -run '^TestInteropRecording$' -v ./pkg/rosbridge/ 2>&1)"; then
+if ! log="$(cd "$repo" && GHOST_INTEROP_DIR="$out" go test -count=1 -run '^TestInteropRecording$' -v ./pkg/bag/ 2>&1)"; then
 	echo "$log" >&2
 	exit 1
 fi

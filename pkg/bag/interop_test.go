@@ -1,0 +1,126 @@
+package bag
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ghost-robotics/ghost/internal/golden"
+	"github.com/ghost-robotics/ghost/msg"
+	"github.com/ghost-robotics/ghost/pkg/ros2"
+)
+
+// interopExpected is expected.json, read by test/interop/check.mjs.
+type interopExpected struct {
+	Profile    string               `json:"profile"`
+	Recordings []interopRecording   `json:"recordings"`
+	Channels   []interopChannel     `json:"channels"`
+	Messages   []interopExpectedMsg `json:"messages"`
+}
+
+type interopRecording struct {
+	File        string `json:"file"`
+	Compression string `json:"compression"`
+}
+
+type interopChannel struct {
+	Topic              string `json:"topic"`
+	SchemaName         string `json:"schema_name"`
+	OfferedQoSProfiles string `json:"offered_qos_profiles"`
+}
+
+type interopExpectedMsg struct {
+	Topic       string `json:"topic"`
+	SchemaName  string `json:"schema_name"`
+	LogTime     string `json:"log_time"`
+	PublishTime string `json:"publish_time"`
+	Sequence    uint32 `json:"sequence"`
+	// Message is the golden vector's JSON: int64/uint64 as decimal strings,
+	// non-finite and negative-zero floats as strings.
+	Message json.RawMessage `json:"message"`
+	Vector  string          `json:"vector"`
+}
+
+// TestInteropRecording writes, when GHOST_INTEROP_DIR is set, recordings of
+// every ghost message type (each golden CDR vector, decoded from its JSON
+// and serialized by the generated codec) plus expected.json, for
+// test/interop/check.mjs to read with another ecosystem's MCAP and CDR
+// libraries. Without the variable it checks only that the fixture builds.
+func TestInteropRecording(t *testing.T) {
+	dir := os.Getenv("GHOST_INTEROP_DIR")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	vectors := golden.CDRVectors(t, msg.Names())
+	exp := interopExpected{Profile: ProfileROS2}
+	types := map[string]bool{}
+	for _, name := range msg.Names() {
+		exp.Channels = append(exp.Channels, interopChannel{
+			Topic:              "/interop/" + name,
+			SchemaName:         msg.SchemaName(name),
+			OfferedQoSProfiles: ros2.OfferedQoSProfilesYAML(ros2.DefaultDecisionsQoS()),
+		})
+	}
+	for _, comp := range []Compression{CompressionZstd, CompressionLZ4} {
+		file := "recording.mcap"
+		if comp != CompressionZstd {
+			file = "recording_" + string(comp) + ".mcap"
+		}
+		path := filepath.Join(dir, file)
+		_ = os.Remove(path) // a rerun in the same directory starts afresh
+		// Small chunks, so the reader crosses chunk boundaries.
+		rec, err := CreateRecording(path, RecorderOptions{Compression: comp, ChunkSize: 2048})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := map[string]ChannelID{}
+		for _, name := range msg.Names() {
+			id, err := rec.AddMessageChannel("/interop/"+name, name, ros2.DefaultDecisionsQoS())
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids[msg.SchemaName(name)] = id
+		}
+		seq := map[string]uint32{}
+		for i, v := range vectors {
+			data := v.CDR
+			logTime := uint64(1_000_000_000 + i*1000)
+			if err := rec.Write(ids[v.Type], logTime, logTime-7, data); err != nil {
+				t.Fatal(err)
+			}
+			seq[v.Type]++
+			types[v.Type] = true
+			if comp == CompressionZstd {
+				exp.Messages = append(exp.Messages, interopExpectedMsg{
+					Topic:       "/interop/" + v.Type[strings.LastIndexByte(v.Type, '/')+1:],
+					SchemaName:  v.Type,
+					LogTime:     strconv.FormatUint(logTime, 10),
+					PublishTime: strconv.FormatUint(logTime-7, 10),
+					Sequence:    seq[v.Type],
+					Message:     v.Message,
+					Vector:      v.Name,
+				})
+			}
+		}
+		if err := rec.Close(); err != nil {
+			t.Fatal(err)
+		}
+		exp.Recordings = append(exp.Recordings, interopRecording{File: file, Compression: string(comp)})
+	}
+	for _, name := range msg.Names() {
+		if !types[msg.SchemaName(name)] {
+			t.Errorf("no golden vector for %s: the interop recording would not cover it", name)
+		}
+	}
+	out, err := json.MarshalIndent(exp, "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "expected.json"), out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrote %d messages of %d types to %s", len(exp.Messages), len(types), dir)
+}
