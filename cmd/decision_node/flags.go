@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ghost-robotics/ghost/pkg/audit"
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
@@ -131,17 +132,18 @@ func (f *decisionFlags) session() (nodeconfig.Config, runner.SessionOptions, err
 // out (in names the input, "" for none), showing progress and, unless
 // quiet, the summary; a truncated source is a finding (exit 1) after the
 // output is completed.
-func (f *decisionFlags) decideInto(label string, src runner.Source, total uint64, in, out string,
+func (f *decisionFlags) decideInto(label string, src audit.Source, total uint64, in, out string,
 	cfg nodeconfig.Config, sopts runner.SessionOptions, stderr io.Writer) error {
 	rec, err := f.createOutput(out, in, cfg)
 	if err != nil {
 		return err
 	}
 	progress := newProgress(stderr, label, f.quiet)
-	res, rerr := runner.Replay(src, rec, runner.ReplayOptions{
-		Session:    sopts,
-		Total:      total,
-		OnProgress: progress.update,
+	res, rerr := audit.Replay(src, rec, audit.ReplayOptions{
+		Session:        sopts,
+		DecisionsTopic: decisionsTopic(cfg),
+		Total:          total,
+		OnProgress:     progress.update,
 		OnCorrupt: func(err error) {
 			fmt.Fprintf(stderr, "decision_node: %s: skipped: %v\n", label, err)
 		},
@@ -175,7 +177,7 @@ func sessionOptions(cfg nodeconfig.Config) (runner.SessionOptions, error) {
 		return runner.SessionOptions{}, &exitError{code: exitUsage, err: err}
 	}
 	return runner.SessionOptions{
-		Topics: runner.Topics{State: t.State, SelfAssessment: t.SelfAssessment, PerceptionMode: t.PerceptionMode, Decisions: t.Decisions},
+		Inputs: t.Apply(cfg.Inputs()),
 		Loop: runner.LoopOptions{
 			Policy:                policy,
 			AssessmentTimeout:     cfg.AssessmentTimeout,
@@ -183,6 +185,16 @@ func sessionOptions(cfg nodeconfig.Config) (runner.SessionOptions, error) {
 			MaxPendingAssessments: cfg.MaxPendingAssessments,
 		},
 	}, nil
+}
+
+// decisionsTopic is the resolved decisions topic of a validated
+// configuration.
+func decisionsTopic(cfg nodeconfig.Config) string {
+	t, err := cfg.ResolvedTopics()
+	if err != nil {
+		return runner.DefaultTopics().Decisions()
+	}
+	return t.Decisions()
 }
 
 // recorderOptions maps the configuration onto the recorder's options. The

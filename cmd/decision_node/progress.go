@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/audit"
 )
 
 // progressPrinter shows a replay's or verification's progress on stderr: a
@@ -40,7 +40,7 @@ func isTerminal(w io.Writer) bool {
 }
 
 // update takes one progress report.
-func (p *progressPrinter) update(pr runner.Progress) {
+func (p *progressPrinter) update(pr audit.Progress) {
 	if p.off {
 		return
 	}
@@ -64,7 +64,7 @@ func (p *progressPrinter) update(pr runner.Progress) {
 	fmt.Fprintln(p.w, p.line(pr, now, false))
 }
 
-func (p *progressPrinter) line(pr runner.Progress, now time.Time, bar bool) string {
+func (p *progressPrinter) line(pr audit.Progress, now time.Time, bar bool) string {
 	elapsed := now.Sub(p.start).Seconds()
 	rate := 0.0
 	if elapsed > 0 {

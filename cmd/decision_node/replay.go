@@ -43,7 +43,7 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	reader, err := openInput(*in, sopts.Topics, stderr)
+	reader, err := openInput(*in, sopts.Inputs, decisionsTopic(cfg), stderr)
 	if err != nil {
 		return err
 	}
@@ -54,18 +54,23 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 // openInput opens a recording for reading the given topics, reporting
 // channels it cannot use on stderr, with exit statuses for the common
 // failures (missing, unreadable, not MCAP).
-func openInput(path string, t runner.Topics, stderr io.Writer) (*bag.Reader, error) {
-	if _, err := os.Stat(path); err != nil {
+func openInput(path string, inputs []runner.InputSpec, decisions string, stderr io.Writer) (*bag.Reader, error) {
+	st, err := os.Stat(path)
+	if err != nil {
 		return nil, fail(exitIO, "%w", err)
 	}
+	if st.IsDir() {
+		return nil, fail(exitIO, "%s is a directory, not an MCAP recording (name the .mcap file inside it)", path)
+	}
+	topics := []string{decisions}
+	schemas := map[string]string{decisions: "ghost/msg/DecisionRationale"}
+	for _, in := range inputs {
+		topics = append(topics, in.Topic)
+		schemas[in.Topic] = in.Type
+	}
 	r, err := bag.OpenRecording(path, bag.ReaderOptions{
-		Topics: []string{t.State, t.SelfAssessment, t.PerceptionMode, t.Decisions},
-		Schemas: map[string]string{
-			t.State:          "ghost/msg/VehicleState",
-			t.SelfAssessment: "ghost/msg/BeliefSelfAssessment",
-			t.PerceptionMode: "ghost/msg/PerceptionMode",
-			t.Decisions:      "ghost/msg/DecisionRationale",
-		},
+		Topics:  topics,
+		Schemas: schemas,
 		OnProblem: func(p bag.ChannelProblem) {
 			fmt.Fprintf(stderr, "decision_node: %s: channel %d (%s): %v\n", path, p.Channel.ID, p.Channel.Topic, p.Err)
 		},

@@ -47,9 +47,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fail(exitUsage, "%w", err)
 	}
-	src := sim.NewPublisher(vehicle, sim.Topics{
-		State: sopts.Topics.State, SelfAssessment: sopts.Topics.SelfAssessment, PerceptionMode: sopts.Topics.PerceptionMode,
-	})
+	src := sim.NewPublisher(vehicle, sopts.Inputs)
 	// The simulation is reproducible from its flags, so its output is
 	// replaced without asking.
 	df.force = true

@@ -3,8 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
+	"github.com/ghost-robotics/ghost/pkg/audit"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 )
@@ -14,8 +16,7 @@ import (
 // the output path.
 func printDecisionSummary(w io.Writer, c runner.Counters, st runner.SessionStats, messages uint64, out string) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "messages read\t%d\t(beliefs %d, self-assessments %d, perception modes %d)\n",
-		messages, st.Beliefs, st.Assessments, st.Perceptions)
+	fmt.Fprintf(tw, "messages read\t%d\t(%s)\n", messages, inputCounts(st, false))
 	fmt.Fprintf(tw, "decisions\t%d\t\n", c.DecisionsTotal())
 	for _, k := range decisions.Kinds() {
 		fmt.Fprintf(tw, "  %s\t%d\t\n", k, c.Decisions[k])
@@ -42,8 +43,7 @@ func printDecisionSummary(w io.Writer, c runner.Counters, st runner.SessionStats
 		fmt.Fprintf(tw, "identical repeats ignored\t%d\t\n", c.Duplicates)
 	}
 	if n := st.Corrupt(); n > 0 {
-		fmt.Fprintf(tw, "corrupt messages skipped\t%d\t(beliefs %d, self-assessments %d, perception modes %d)\n",
-			n, st.CorruptBeliefs, st.CorruptAssessments, st.CorruptPerceptions)
+		fmt.Fprintf(tw, "corrupt messages skipped\t%d\t(%s)\n", n, inputCounts(st, true))
 	}
 	if c.ProvenanceViolations > 0 {
 		fmt.Fprintf(tw, "provenance violations\t%d\t\n", c.ProvenanceViolations)
@@ -54,12 +54,28 @@ func printDecisionSummary(w io.Writer, c runner.Counters, st runner.SessionStats
 	tw.Flush()
 }
 
+// inputCounts lists the messages (or the corrupt ones) per input key.
+func inputCounts(st runner.SessionStats, corrupt bool) string {
+	var b strings.Builder
+	for i, in := range st.Inputs {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		n := in.Messages
+		if corrupt {
+			n = in.Corrupt
+		}
+		fmt.Fprintf(&b, "%s %d", in.Key, n)
+	}
+	return b.String()
+}
+
 // printAuditSummary writes verify's human report.
-func printAuditSummary(w io.Writer, path string, r *runner.AuditReport) {
+func printAuditSummary(w io.Writer, path string, r *audit.AuditReport) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "recording\t%s\t\n", path)
 	fmt.Fprintf(tw, "decisions\t%d\t\n", r.Decisions)
-	reasons := r.Reasons()
+	reasons := r.ReasonCounts()
 	for _, k := range decisions.Kinds() {
 		fmt.Fprintf(tw, "  %s\t%d\t", k, r.KindCount(k))
 		sep := "("
@@ -80,14 +96,31 @@ func printAuditSummary(w io.Writer, path string, r *runner.AuditReport) {
 		fmt.Fprintf(tw, "  %s\t%d\t\n", id, counts[i])
 	}
 	fmt.Fprintln(tw, "hash chain\t\t")
-	for s := runner.ChainStatus(0); s < runner.NumChainStatuses; s++ {
+	for s := audit.ChainStatus(0); s < audit.NumChainStatuses; s++ {
 		fmt.Fprintf(tw, "  %s\t%d\t\n", s, r.ChainCount(s))
 	}
 	fmt.Fprintln(tw, "policy re-run\t\t")
-	for s := runner.RerunStatus(0); s < runner.NumRerunStatuses; s++ {
+	for s := audit.RerunStatus(0); s < audit.NumRerunStatuses; s++ {
 		fmt.Fprintf(tw, "  %s\t%d\t\n", s, r.RerunCount(s))
 	}
 	fmt.Fprintf(tw, "stamp problems\t%d\t\n", r.StampProblems)
+	if n := len(r.Undecided); n > 0 {
+		fmt.Fprintf(tw, "beliefs without a recorded decision\t%d\t(before the first %d, between %d, after the last %d)\n",
+			r.Undecided["before_first"]+r.Undecided["between"]+r.Undecided["after_last"],
+			r.Undecided["before_first"], r.Undecided["between"], r.Undecided["after_last"])
+	}
+	if len(r.WithoutAssessment) > 0 {
+		fmt.Fprint(tw, "decided without assessment, why\t\t")
+		sep := "("
+		for w := runner.WithoutReason(1); w < runner.NumWithoutReasons; w++ {
+			if n := r.WithoutAssessment[w.String()]; n > 0 {
+				fmt.Fprintf(tw, "%s%s %d", sep, w, n)
+				sep = ", "
+			}
+		}
+		fmt.Fprintln(tw, ")")
+	}
+	fmt.Fprintf(tw, "read to the end\t%v\t\n", r.ReadComplete)
 	if r.Decisions > 0 {
 		fmt.Fprintf(tw, "stamps\t%d .. %d\t(span %.3f s)\n", r.FirstStamp, r.LastStamp, float64(r.SpanNs)/1e9)
 	}
@@ -98,9 +131,16 @@ func printAuditSummary(w io.Writer, path string, r *runner.AuditReport) {
 	if r.ProblemsOmitted > 0 {
 		fmt.Fprintf(w, "... and %d more problems\n", r.ProblemsOmitted)
 	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "problem: %s\n", n)
+	}
+	relaxed := ""
+	if len(r.Relaxed) > 0 {
+		relaxed = " (not failing on: " + strings.Join(r.Relaxed, ", ") + ")"
+	}
 	if r.Passed() {
-		fmt.Fprintln(w, "verdict: PASS, every decision is justified by the recording")
+		fmt.Fprintf(w, "verdict: PASS, every decision is justified by the recording%s\n", relaxed)
 	} else {
-		fmt.Fprintln(w, "verdict: FAIL")
+		fmt.Fprintf(w, "verdict: FAIL: %s%s\n", strings.Join(r.Reasons, "; "), relaxed)
 	}
 }

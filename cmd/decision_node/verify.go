@@ -5,22 +5,37 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/audit"
 )
 
 const verifyDescription = `
-Audits a recording (ADR-0021, ADR-0022): for every decision on /decisions it
-finds the self-assessment with the same stamp and recomputes its SHA-256
+Audits a recording (ADR-0021, ADR-0022). For every decision on /decisions it
+finds the self-assessments with the same stamp and recomputes their SHA-256
 (chain status verified, broken, assessment_missing or no_assessment_claimed),
-checks the stamps, and re-runs the named policy, when this build knows it, on
-the context rebuilt from the recording (the assessment, the belief's flight
-and mission status, the perception mode as of the stamp); the decision must
-come out identical. Prints a summary; --json writes a machine-readable report
-("-" for stdout).
+checks the stamps, and re-decides the recording: its inputs go, in log-time
+order with log times as arrival times, through the same Loop as the live node
+and replay, with the policy the decision names (supplied by this host, never
+taken from the recording); each recorded decision must come out identical.
 
-Exit status 0 only when no chain is broken or missing, no decision diverges
-and the stamps are consistent; 1 otherwise or when the recording is truncated.`
+Verdict PASS only when the recording holds at least one decision and every
+decision on the decisions topic was decoded, its chain verified (or it claims
+no assessment and the re-run shows why), its re-run matched, no belief between
+the first and the last decision lacks a decision (beliefs before the first or
+after the last are reported: a recorder that started early or stopped late),
+every channel on the decisions topic was readable and the read reached the end
+of the file. Anything else is a finding with its own count. --allow FINDING
+(repeatable) reports a finding without failing on it; the report says which.
+Findings: read_incomplete, no_decisions, unreadable_decisions_channel,
+undecodable_decision, chain_broken, assessment_missing, diverged, no_context,
+unknown_policy, missing_decision, stamp_problem.
+
+Prints a summary; --json writes a machine-readable report ("-" for stdout)
+with the verdict, its reasons and whether the read was complete.
+
+Exit status 0 on PASS, 1 on FAIL; the printed verdict and the exit status
+always agree.`
 
 const verifyExample = `  decision_node sim --out flight.mcap
   decision_node verify flight.mcap --json report.json`
@@ -29,7 +44,9 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("verify", "verify recording.mcap [--json report.json]", verifyDescription, verifyExample, stderr)
 	jsonOut := fs.String("json", "", "write the report as JSON to `file` (\"-\" for stdout)")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
-	config := fs.String("config", "", "ROS 2 parameters `file` naming the topics (as config/decision.yaml); default: the built-in topic names")
+	config := fs.String("config", "", "ROS 2 parameters `file` naming the topics and timeouts (as config/decision.yaml); default: the built-in ones")
+	var allow findingList
+	fs.Var(&allow, "allow", "report `finding` without failing on it (repeatable), e.g. --allow unknown_policy")
 	// Accept the recording before or after the flags.
 	var path string
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
@@ -45,37 +62,57 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 		return fail(exitUsage, "verify needs exactly one recording")
 	}
 	df := decisionFlags{config: *config}
-	_, sopts, err := df.session()
+	cfg, sopts, err := df.session()
 	if err != nil {
 		return err
 	}
-	topics := sopts.Topics
-	reader, err := openInput(path, topics, stderr)
+	decisionsT := decisionsTopic(cfg)
+	reader, err := openInput(path, sopts.Inputs, decisionsT, stderr)
 	if err != nil {
 		return err
 	}
 	defer reader.Close()
 	progress := newProgress(stderr, "verify", *quiet)
-	report, verr := runner.Verify(reader, runner.VerifyOptions{
-		Topics:     topics,
-		Total:      reader.MessageCount(),
-		OnProgress: progress.update,
+	loop := sopts.Loop
+	loop.Policy = nil
+	report, verr := audit.Verify(reader, audit.VerifyOptions{
+		Inputs:         sopts.Inputs,
+		DecisionsTopic: decisionsT,
+		Loop:           loop,
+		Relax:          allow,
+		Total:          reader.MessageCount(),
+		OnProgress:     progress.update,
 		OnCorrupt: func(err error) {
 			fmt.Fprintf(stderr, "decision_node: verify: skipped: %v\n", err)
 		},
 	})
+	if report == nil {
+		return fail(exitIO, "%s: %w", path, verr)
+	}
 	printAuditSummary(stdout, path, report)
 	if *jsonOut != "" {
 		if err := writeJSON(*jsonOut, stdout, report); err != nil {
 			return fail(exitIO, "write report: %w", err)
 		}
 	}
-	switch {
-	case verr != nil:
-		return fail(exitFindings, "%s: %w", path, verr)
-	case !report.Passed():
-		return &exitError{code: exitFindings, err: fmt.Errorf("%s: verification failed", path)}
+	if !report.Passed() {
+		// The report already says why (a damaged file: read_incomplete).
+		return &exitError{code: exitFindings, err: fmt.Errorf("%s: verdict FAIL: %s", path, strings.Join(report.Reasons, "; "))}
 	}
+	return nil
+}
+
+// findingList collects --allow flags.
+type findingList []audit.Finding
+
+func (l *findingList) String() string { return fmt.Sprint(*l) }
+
+func (l *findingList) Set(s string) error {
+	f, err := audit.ParseFinding(s)
+	if err != nil {
+		return err
+	}
+	*l = append(*l, f)
 	return nil
 }
 

@@ -43,14 +43,6 @@ func (n *node) troubleNow(c *runner.Counters, st *runner.SessionStats) troubleCo
 	return t
 }
 
-// inputCounts returns the messages received and the malformed ones among
-// them, by input.
-func inputCounts(st *runner.SessionStats) (received, malformed [numInputs]uint64) {
-	received = [numInputs]uint64{st.Beliefs, st.Assessments, st.Perceptions}
-	malformed = [numInputs]uint64{st.CorruptBeliefs, st.CorruptAssessments, st.CorruptPerceptions}
-	return received, malformed
-}
-
 // diagnostics builds the /diagnostics message: one DiagnosticStatus for the
 // node with a KeyValue per counter, in a fixed order.
 func (n *node) diagnostics(now time.Time) ros2msg.DiagnosticArray {
@@ -113,12 +105,11 @@ func (n *node) diagnostics(now time.Time) ros2msg.DiagnosticArray {
 	for k, v := range c.SinkFailuresByKind {
 		kv("sink_failures."+runner.FailureKind(k).String(), v)
 	}
-	received, malformed := inputCounts(&st)
-	for k := range numInputs {
-		kv("received."+inputKeys[k], received[k])
+	for _, in := range st.Inputs {
+		kv("received."+in.Key, in.Messages)
 	}
-	for k := range numInputs {
-		kv("malformed."+inputKeys[k], malformed[k])
+	for _, in := range st.Inputs {
+		kv("malformed."+in.Key, in.Corrupt)
 	}
 	kv("step_errors", st.StepFailures)
 	sizes := n.s.Loop().Sizes()

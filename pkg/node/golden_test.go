@@ -7,6 +7,7 @@ import (
 	"github.com/ghost-robotics/ghost/internal/golden"
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/runner"
 )
 
 // The reference's decisions for a recorded flight come out of the live
@@ -24,9 +25,9 @@ func TestGoldenFlightThroughTheNode(t *testing.T) {
 	cfg.AssessmentTimeout = 100 * time.Millisecond
 	h := startNode(t, cfg)
 	topics := map[string]string{
-		"/state/nav":       cfg.Topics.State,
-		"/self_assessment": cfg.Topics.SelfAssessment,
-		"/perception/mode": cfg.Topics.PerceptionMode,
+		"/state/nav":       cfg.Topics[runner.KeyState],
+		"/self_assessment": cfg.Topics[runner.KeySelfAssessment],
+		"/perception/mode": cfg.Topics[runner.KeyPerceptionMode],
 	}
 	var last time.Time
 	for m, err := range r.Messages() {

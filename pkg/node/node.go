@@ -15,19 +15,6 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/runner"
 )
 
-// inputKind indexes the node's three input topics.
-type inputKind uint8
-
-const (
-	inputState inputKind = iota
-	inputAssessment
-	inputPerception
-	numInputs
-)
-
-// inputKeys name the inputs as the topics.* parameters do.
-var inputKeys = [numInputs]string{"state", "self_assessment", "perception_mode"}
-
 // Sink ids under which the node registers its sinks with the Runner; they
 // appear in diagnostics.
 const (
@@ -42,7 +29,7 @@ const (
 const inputQueue = 256
 
 type input struct {
-	kind inputKind
+	kind int // index into node.inputs
 	data []byte
 	recv time.Time
 }
@@ -127,9 +114,9 @@ type node struct {
 	now func() time.Time
 	s   *runner.Session
 	run *runner.Runner // s.Runner()
-	// topics are the resolved input topic names, by inputKind: the names
-	// the session dispatches on.
-	topics [numInputs]string
+	// inputs are the node's inputs with their resolved topics (the names
+	// the session dispatches on), as runner.DefaultInputs declares them.
+	inputs []runner.InputSpec
 	in     chan input
 	rec    *recording // nil without in-node recording
 
@@ -158,11 +145,10 @@ func newNode(tctx context.Context, cfg nodeconfig.Config, t ros2.Transport, logg
 	if err != nil {
 		return nil, fmt.Errorf("node configuration: policy: %w", err)
 	}
+	configured := cfg.Inputs()
+	inputs := resolved.Apply(configured)
 	session, err := runner.NewSession(runner.SessionOptions{
-		Topics: runner.Topics{
-			State: resolved.State, SelfAssessment: resolved.SelfAssessment,
-			PerceptionMode: resolved.PerceptionMode, Decisions: resolved.Decisions,
-		},
+		Inputs: inputs,
 		Loop: runner.LoopOptions{
 			Policy:                policy,
 			AssessmentTimeout:     cfg.AssessmentTimeout,
@@ -179,7 +165,7 @@ func newNode(tctx context.Context, cfg nodeconfig.Config, t ros2.Transport, logg
 		now:    now,
 		s:      session,
 		run:    session.Runner(),
-		topics: [numInputs]string{resolved.State, resolved.SelfAssessment, resolved.PerceptionMode},
+		inputs: inputs,
 		in:     make(chan input, inputQueue),
 		warned: make(map[string]time.Time),
 	}
@@ -191,25 +177,16 @@ func newNode(tctx context.Context, cfg nodeconfig.Config, t ros2.Transport, logg
 	}()
 
 	decisionsType := new(ros2msg.DecisionRationale).SchemaName()
-	pub, err := t.Advertise(cfg.Topics.Decisions, decisionsType, cfg.QoS.Decisions)
+	pub, err := t.Advertise(cfg.Topics.Decisions(), decisionsType, cfg.QoS[runner.KeyDecisions])
 	if err != nil {
 		return nil, fmt.Errorf("advertise decisions: %w", err)
 	}
-	if err := n.run.Register(SinkROS, &rosSink{pub: pub, topic: resolved.Decisions}); err != nil {
+	if err := n.run.Register(SinkROS, &rosSink{pub: pub, topic: resolved.Decisions()}); err != nil {
 		return nil, err
 	}
-	n.diagPub, err = t.Advertise(cfg.Topics.Diagnostics, new(ros2msg.DiagnosticArray).SchemaName(), cfg.QoS.Diagnostics)
+	n.diagPub, err = t.Advertise(cfg.Topics[runner.KeyDiagnostics], new(ros2msg.DiagnosticArray).SchemaName(), cfg.QoS[runner.KeyDiagnostics])
 	if err != nil {
 		return nil, fmt.Errorf("advertise diagnostics: %w", err)
-	}
-
-	inputs := [numInputs]struct {
-		topic, resolved, typ string
-		qos                  ros2.QoSProfile
-	}{
-		inputState:      {cfg.Topics.State, resolved.State, new(ros2msg.VehicleState).SchemaName(), cfg.QoS.State},
-		inputAssessment: {cfg.Topics.SelfAssessment, resolved.SelfAssessment, new(ros2msg.BeliefSelfAssessment).SchemaName(), cfg.QoS.SelfAssessment},
-		inputPerception: {cfg.Topics.PerceptionMode, resolved.PerceptionMode, new(ros2msg.PerceptionMode).SchemaName(), cfg.QoS.PerceptionMode},
 	}
 
 	if cfg.Recording.Path != "" {
@@ -228,36 +205,40 @@ func newNode(tctx context.Context, cfg nodeconfig.Config, t ros2.Transport, logg
 			_ = n.rec.Close()
 			return nil, err
 		}
+		n.rec.inputs = make([]bag.ChannelID, len(inputs))
 		for k, in := range inputs {
-			if n.rec.inputs[k], err = rec.AddMessageChannel(in.resolved, in.typ, in.qos); err != nil {
+			if n.rec.inputs[k], err = rec.AddMessageChannel(in.Topic, in.Type, in.QoS); err != nil {
 				return nil, fmt.Errorf("recording: %w", err)
 			}
 		}
-		ch, err := rec.AddMessageChannel(resolved.Decisions, decisionsType, cfg.QoS.Decisions)
+		ch, err := rec.AddMessageChannel(resolved.Decisions(), decisionsType, cfg.QoS[runner.KeyDecisions])
 		if err != nil {
 			return nil, fmt.Errorf("recording: %w", err)
 		}
 		// Decisions are logged at the arrival time of the input that
 		// triggered them, as replay logs them.
-		n.rec.decisions = runner.NewRecordingSink(rec, ch, session.Now)
+		n.rec.decisions = runner.NewRecordingSink(func(t uint64, data []byte) error { return rec.Write(ch, t, t, data) }, session.Now)
 	}
 
 	for k, in := range inputs {
-		kind := inputKind(k)
+		kind := k
 		h := func(data []byte, recv time.Time) {
 			select {
 			case n.in <- input{kind: kind, data: data, recv: recv}:
 			case <-tctx.Done():
 			}
 		}
-		if err := t.Subscribe(in.topic, in.typ, in.qos, h); err != nil {
-			return nil, fmt.Errorf("subscribe %s: %w", inputKeys[k], err)
+		// Subscriptions take the configured name: the transport applies
+		// the namespace and remaps as rcl does.
+		if err := t.Subscribe(configured[k].Topic, in.Type, in.QoS, h); err != nil {
+			return nil, fmt.Errorf("subscribe %s: %w", in.Key, err)
 		}
 	}
-	logger.Info("decision node ready", "node", cfg.FullyQualifiedName(), "policy", policy.ID(),
-		"state", resolved.State, "self_assessment", resolved.SelfAssessment,
-		"perception_mode", resolved.PerceptionMode, "decisions", resolved.Decisions,
-		"recording", cfg.Recording.Path)
+	attrs := []any{"node", cfg.FullyQualifiedName(), "policy", policy.ID()}
+	for _, in := range inputs {
+		attrs = append(attrs, in.Key, in.Topic)
+	}
+	logger.Info("decision node ready", append(attrs, "decisions", resolved.Decisions(), "recording", cfg.Recording.Path)...)
 	return n, nil
 }
 
@@ -323,12 +304,12 @@ func (n *node) handle(in input) {
 	if n.rec != nil {
 		if err := n.rec.input(in.kind, in.data, in.recv); err != nil {
 			n.stats.recordingFailures++
-			n.warn("recording_input", "cannot record an input", "topic", inputKeys[in.kind], "err", err)
+			n.warn("recording_input", "cannot record an input", "topic", n.inputs[in.kind].Key, "err", err)
 		}
 	}
-	err := n.s.Feed(n.topics[in.kind], in.recv.UnixNano(), in.data)
+	err := n.s.Feed(n.inputs[in.kind].Topic, in.recv.UnixNano(), in.data)
 	if errors.Is(err, runner.ErrCorrupt) {
-		n.warn("malformed_"+inputKeys[in.kind], "dropped a malformed message", "topic", inputKeys[in.kind],
+		n.warn("malformed_"+n.inputs[in.kind].Key, "dropped a malformed message", "topic", n.inputs[in.kind].Key,
 			"bytes", len(in.data), "err", err)
 		return
 	}

@@ -43,8 +43,8 @@ func BenchmarkHandleBeliefAndAssessment(b *testing.B) {
 		binary.LittleEndian.PutUint64(belief[stampAt:], stamp)
 		binary.LittleEndian.PutUint64(assessment[stampAt:], stamp)
 		recv := base.Add(time.Duration(i) * time.Millisecond)
-		n.handle(input{kind: inputState, data: belief, recv: recv})
-		n.handle(input{kind: inputAssessment, data: assessment, recv: recv})
+		n.handle(input{kind: 0, data: belief, recv: recv})
+		n.handle(input{kind: 1, data: assessment, recv: recv})
 	}
 	b.StopTimer()
 	if c := n.run.Counters(); c.DecisionsTotal() != uint64(b.N) || c.WithoutAssessment != 0 {

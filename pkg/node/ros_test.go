@@ -38,11 +38,11 @@ func TestLiveOverROS2(t *testing.T) {
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	prefix := fmt.Sprintf("/ghost_test_%d", os.Getpid()) // keeps parallel runs apart
 	cfg := nodeconfig.Default()
-	cfg.Topics.State = prefix + "/state/nav"
-	cfg.Topics.SelfAssessment = prefix + "/self_assessment"
-	cfg.Topics.PerceptionMode = prefix + "/perception/mode"
-	cfg.Topics.Decisions = prefix + "/decisions"
-	cfg.Topics.Diagnostics = prefix + "/diagnostics"
+	cfg.Topics[runner.KeyState] = prefix + "/state/nav"
+	cfg.Topics[runner.KeySelfAssessment] = prefix + "/self_assessment"
+	cfg.Topics[runner.KeyPerceptionMode] = prefix + "/perception/mode"
+	cfg.Topics[runner.KeyDecisions] = prefix + "/decisions"
+	cfg.Topics[runner.KeyDiagnostics] = prefix + "/diagnostics"
 
 	peer, err := ros2.NewRCLTransport(nil, "ghost_test_peer", "", logger)
 	if err != nil {
@@ -51,9 +51,9 @@ func TestLiveOverROS2(t *testing.T) {
 	defer peer.Close()
 	pubs := map[string]ros2.Publisher{}
 	for topic, typ := range map[string]string{
-		cfg.Topics.State:          "ghost/msg/VehicleState",
-		cfg.Topics.SelfAssessment: "ghost/msg/BeliefSelfAssessment",
-		cfg.Topics.PerceptionMode: "ghost/msg/PerceptionMode",
+		cfg.Topics[runner.KeyState]:          "ghost/msg/VehicleState",
+		cfg.Topics[runner.KeySelfAssessment]: "ghost/msg/BeliefSelfAssessment",
+		cfg.Topics[runner.KeyPerceptionMode]: "ghost/msg/PerceptionMode",
 	} {
 		p, err := peer.Advertise(topic, typ, ros2.DefaultInputQoS())
 		if err != nil {
@@ -68,7 +68,7 @@ func TestLiveOverROS2(t *testing.T) {
 	var got []decisions.Rationale
 	recvQoS := ros2.DefaultDecisionsQoS()
 	recvQoS.Depth = 10000
-	err = peer.Subscribe(cfg.Topics.Decisions, "ghost/msg/DecisionRationale", recvQoS, func(data []byte, _ time.Time) {
+	err = peer.Subscribe(cfg.Topics[runner.KeyDecisions], "ghost/msg/DecisionRationale", recvQoS, func(data []byte, _ time.Time) {
 		var w ros2msg.DecisionRationale
 		if err := w.UnmarshalCDR(data); err != nil {
 			t.Errorf("published decision does not decode: %v", err)
@@ -101,11 +101,8 @@ func TestLiveOverROS2(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := sim.NewPublisher(vehicle, sim.Topics{State: cfg.Topics.State, SelfAssessment: cfg.Topics.SelfAssessment, PerceptionMode: cfg.Topics.PerceptionMode})
-	session, err := runner.NewSession(runner.SessionOptions{Topics: runner.Topics{
-		State: cfg.Topics.State, SelfAssessment: cfg.Topics.SelfAssessment,
-		PerceptionMode: cfg.Topics.PerceptionMode, Decisions: cfg.Topics.Decisions,
-	}})
+	src := sim.NewPublisher(vehicle, cfg.Inputs())
+	session, err := runner.NewSession(runner.SessionOptions{Inputs: cfg.Inputs()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,7 +51,7 @@ func (s *rosSink) Close() error {
 type recording struct {
 	rec       *bag.Recorder
 	path      string
-	inputs    [numInputs]bag.ChannelID
+	inputs    []bag.ChannelID // by index of node.inputs
 	decisions *runner.RecordingSink
 
 	mu     sync.Mutex // guards closed against the node goroutine and Close
@@ -72,7 +72,7 @@ func (s *recording) Publish(d decisions.Decision, r decisions.Rationale) error {
 }
 
 // input records one received message.
-func (s *recording) input(k inputKind, data []byte, recv time.Time) error {
+func (s *recording) input(k int, data []byte, recv time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {

@@ -33,7 +33,7 @@ func TestShutdownOrder(t *testing.T) {
 	if err := n.run.Register("events", s); err != nil {
 		t.Fatal(err)
 	}
-	n.in <- input{kind: inputState, data: beliefCDR(t, testBelief(42)), recv: base}
+	n.in <- input{kind: 0, data: beliefCDR(t, testBelief(42)), recv: base}
 	if err := n.shutdown(); err != nil {
 		t.Fatal(err)
 	}
@@ -82,12 +82,12 @@ func TestRecordingCloseOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &recording{rec: rec, path: path}
+	s := &recording{rec: rec, path: path, inputs: make([]bag.ChannelID, 1)}
 	ch, err := rec.AddMessageChannel("/decisions", "ghost/msg/DecisionRationale")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.decisions = runner.NewRecordingSink(rec, ch, func() int64 { return base.UnixNano() })
+	s.decisions = runner.NewRecordingSink(func(t uint64, data []byte) error { return rec.Write(ch, t, t, data) }, func() int64 { return base.UnixNano() })
 	r := testRationale(t)
 	if err := s.Publish(r.Decision, r); err != nil {
 		t.Fatal(err)
@@ -101,7 +101,7 @@ func TestRecordingCloseOnce(t *testing.T) {
 	if err := s.Publish(r.Decision, r); !errors.Is(err, runner.ErrSinkClosed) {
 		t.Errorf("Publish after Close = %v", err)
 	}
-	if err := s.input(inputState, []byte{0, 1, 0, 0}, base); !errors.Is(err, runner.ErrSinkClosed) {
+	if err := s.input(0, []byte{0, 1, 0, 0}, base); !errors.Is(err, runner.ErrSinkClosed) {
 		t.Errorf("input after Close = %v", err)
 	}
 	if st := rec.Stats(); st.Messages != 1 {

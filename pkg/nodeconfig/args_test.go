@@ -3,6 +3,7 @@ package nodeconfig
 import (
 	"errors"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -66,7 +67,7 @@ func TestFromArgs(t *testing.T) {
 			want: func(c *Config) {
 				c.LogLevel = slog.LevelDebug
 				c.AssessmentTimeout = 250 * time.Millisecond
-				c.QoS.Decisions.Depth = 50
+				withQoS(c, "decisions", func(q *ros2.QoSProfile) { q.Depth = 50 })
 			},
 		},
 		{
@@ -82,7 +83,7 @@ func TestFromArgs(t *testing.T) {
 				c.MaxPendingBeliefs = 7
 				c.MaxPendingAssessments = 5
 				c.AssessmentTimeout = 250 * time.Millisecond
-				c.QoS.Decisions.Depth = 60
+				withQoS(c, "decisions", func(q *ros2.QoSProfile) { q.Depth = 60 })
 				c.DiagnosticsPeriod = 2 * time.Second
 			},
 		},
@@ -95,8 +96,8 @@ func TestFromArgs(t *testing.T) {
 			name: "dotted and nested names, hex integer, quoted string",
 			args: []string{"--ros-args", "--params-file", testFile("dotted.yaml")},
 			want: func(c *Config) {
-				c.QoS.State.Reliability = ros2.ReliabilityBestEffort
-				c.QoS.State.Depth = 1
+				withQoS(c, "state", func(q *ros2.QoSProfile) { q.Reliability = ros2.ReliabilityBestEffort })
+				withQoS(c, "state", func(q *ros2.QoSProfile) { q.Depth = 1 })
 				c.Thresholds.PositionKnownStdM = 0.25
 				c.UseSimTime = true
 				c.Recording.Path = "/data/flight.mcap"
@@ -113,7 +114,7 @@ func TestFromArgs(t *testing.T) {
 			args: []string{"--ros-args", "-r", "__ns:=/drone1", "--params-file", testFile("namespaced.yaml")},
 			want: func(c *Config) {
 				c.Namespace = "/drone1"
-				c.Topics.State = "state/nav"
+				c.Topics["state"] = "state/nav"
 				c.Recording.Compression = "lz4"
 			},
 		},
@@ -122,7 +123,7 @@ func TestFromArgs(t *testing.T) {
 			args: []string{"--ros-args", "-r", "__ns:=/drone2/", "--params-file", testFile("namespaced.yaml")},
 			want: func(c *Config) {
 				c.Namespace = "/drone2"
-				c.Topics.State = "nav2"
+				c.Topics["state"] = "nav2"
 				c.Recording.Compression = "lz4"
 			},
 		},
@@ -339,7 +340,7 @@ func TestFromArgsLaunchROSCommandLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (Topics{"/fmu/state", "/self_assessment", "/perception/mode", "/decisions", "/diagnostics"}); topics != want {
+	if want := (Topics{"state": "/fmu/state", "self_assessment": "/self_assessment", "perception_mode": "/perception/mode", "decisions": "/decisions", "diagnostics": "/diagnostics"}); !maps.Equal(topics, want) {
 		t.Errorf("resolved topics %+v, want %+v", topics, want)
 	}
 }

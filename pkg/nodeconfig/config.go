@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/ros2"
+	"github.com/ghost-robotics/ghost/pkg/runner"
 )
 
 // Node identity defaults; `-r __node:=...` and `-r __ns:=...` change them.
@@ -78,38 +80,16 @@ type Config struct {
 	UseSimTime bool
 }
 
-// Topics are topic names, as configured or resolved.
-type Topics struct {
-	// State is the belief input (topics.state, default "/state/nav").
-	State string
-	// SelfAssessment is the self-assessment input (topics.self_assessment,
-	// default "/self_assessment").
-	SelfAssessment string
-	// PerceptionMode is the optional perception mode input
-	// (topics.perception_mode, default "/perception/mode").
-	PerceptionMode string
-	// Decisions is the decision output (topics.decisions, default
-	// "/decisions").
-	Decisions string
-	// Diagnostics is the diagnostics output (topics.diagnostics, default
-	// "/diagnostics").
-	Diagnostics string
-}
+// Topics are topic names by key (runner.Topics): one per input of
+// runner.DefaultInputs() (topics.state, topics.self_assessment, ...) and
+// the outputs topics.decisions and topics.diagnostics.
+type Topics = runner.Topics
 
-// QoS are the per-topic QoS profiles; the field names match the topic keys
-// of Topics.
-type QoS struct {
-	// State defaults to reliable, volatile, keep_last 10.
-	State ros2.QoSProfile
-	// SelfAssessment defaults to reliable, volatile, keep_last 10.
-	SelfAssessment ros2.QoSProfile
-	// PerceptionMode defaults to reliable, volatile, keep_last 10.
-	PerceptionMode ros2.QoSProfile
-	// Decisions defaults to reliable, transient_local, keep_last 100.
-	Decisions ros2.QoSProfile
-	// Diagnostics defaults to reliable, volatile, keep_last 10.
-	Diagnostics ros2.QoSProfile
-}
+// QoS are the QoS profiles by topic key (the keys of Topics; parameters
+// qos.<key>.*). Inputs default to their InputSpec's profile; decisions to
+// reliable, transient_local, keep_last 100; diagnostics to reliable,
+// volatile, keep_last 10.
+type QoS map[string]ros2.QoSProfile
 
 // Recording configures the in-node MCAP recording.
 type Recording struct {
@@ -134,23 +114,11 @@ type Remap struct {
 // set. config/decision.yaml documents exactly these values.
 func Default() Config {
 	return Config{
-		NodeName:  DefaultNodeName,
-		Namespace: DefaultNamespace,
-		LogLevel:  slog.LevelInfo,
-		Topics: Topics{
-			State:          "/state/nav",
-			SelfAssessment: "/self_assessment",
-			PerceptionMode: "/perception/mode",
-			Decisions:      "/decisions",
-			Diagnostics:    "/diagnostics",
-		},
-		QoS: QoS{
-			State:          ros2.DefaultInputQoS(),
-			SelfAssessment: ros2.DefaultInputQoS(),
-			PerceptionMode: ros2.DefaultInputQoS(),
-			Decisions:      ros2.DefaultDecisionsQoS(),
-			Diagnostics:    ros2.DefaultInputQoS(),
-		},
+		NodeName:              DefaultNodeName,
+		Namespace:             DefaultNamespace,
+		LogLevel:              slog.LevelInfo,
+		Topics:                runner.DefaultTopics(),
+		QoS:                   defaultQoS(),
 		Policy:                decisions.ReferencePolicyID,
 		AssessmentTimeout:     100 * time.Millisecond,
 		MaxPendingBeliefs:     1024,
@@ -170,6 +138,34 @@ func Default() Config {
 			SchemaVersion:            decisions.SchemaVersion,
 		},
 	}
+}
+
+func defaultQoS() QoS {
+	q := QoS{runner.KeyDecisions: ros2.DefaultDecisionsQoS(), runner.KeyDiagnostics: ros2.DefaultInputQoS()}
+	for _, in := range runner.DefaultInputs() {
+		q[in.Key] = in.QoS
+	}
+	return q
+}
+
+// Clone returns a copy of c that shares no map with it.
+func (c Config) Clone() Config {
+	c.Topics = maps.Clone(c.Topics)
+	c.QoS = maps.Clone(c.QoS)
+	c.Remaps = append([]Remap(nil), c.Remaps...)
+	return c
+}
+
+// Inputs returns the node's inputs with their configured (unresolved)
+// topics and QoS.
+func (c Config) Inputs() []runner.InputSpec {
+	in := c.Topics.Apply(runner.DefaultInputs())
+	for i := range in {
+		if q, ok := c.QoS[in[i].Key]; ok {
+			in[i].QoS = q
+		}
+	}
+	return in
 }
 
 // Limits on sizes, chosen so a typo cannot make the node allocate without
@@ -206,9 +202,16 @@ func (c Config) Validate() error {
 	// The per-parameter checks above name the field; this catches what no
 	// parameter sets (liveliness, durations) on a Config built in code.
 	for _, tk := range topicKeys {
-		if err := tk.qos(&c).Validate(); err != nil {
-			return &ParamError{Param: "qos." + tk.key, Value: fmt.Sprintf("%+v", *tk.qos(&c)), Err: fmt.Errorf("%w: %w", ErrInvalidValue, err)}
+		if q := c.QoS[tk.key]; q.Validate() != nil {
+			return &ParamError{Param: "qos." + tk.key, Value: fmt.Sprintf("%+v", q), Err: fmt.Errorf("%w: %w", ErrInvalidValue, q.Validate())}
 		}
+	}
+	resolved, err := c.ResolvedTopics()
+	if err != nil {
+		return err
+	}
+	if err := runner.CheckTopics(resolved.Apply(runner.DefaultInputs()), resolved); err != nil {
+		return &ParamError{Param: "topics", Value: "", Err: fmt.Errorf("%w: %w", ErrInvalidValue, err)}
 	}
 	if err := c.Thresholds.Validate(); err != nil {
 		pe := &ParamError{Param: "thresholds", Value: "?", Err: fmt.Errorf("%w: %w", ErrInvalidValue, err)}

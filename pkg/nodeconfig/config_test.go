@@ -2,6 +2,7 @@ package nodeconfig
 
 import (
 	"errors"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -107,12 +108,12 @@ func TestDefaultValues(t *testing.T) {
 		ok   bool
 	}{
 		{"node", c.NodeName == "decision_node" && c.Namespace == "/"},
-		{"topics", c.Topics == Topics{"/state/nav", "/self_assessment", "/perception/mode", "/decisions", "/diagnostics"}},
-		{"input qos", c.QoS.State == ros2.QoSProfile{History: ros2.HistoryKeepLast, Depth: 10,
+		{"topics", maps.Equal(c.Topics, Topics{"state": "/state/nav", "self_assessment": "/self_assessment", "perception_mode": "/perception/mode", "decisions": "/decisions", "diagnostics": "/diagnostics"})},
+		{"input qos", c.QoS["state"] == ros2.QoSProfile{History: ros2.HistoryKeepLast, Depth: 10,
 			Reliability: ros2.ReliabilityReliable, Durability: ros2.DurabilityVolatile}},
-		{"decisions qos", c.QoS.Decisions == ros2.QoSProfile{History: ros2.HistoryKeepLast, Depth: 100,
+		{"decisions qos", c.QoS["decisions"] == ros2.QoSProfile{History: ros2.HistoryKeepLast, Depth: 100,
 			Reliability: ros2.ReliabilityReliable, Durability: ros2.DurabilityTransientLocal}},
-		{"diagnostics qos", c.QoS.Diagnostics == c.QoS.State && c.QoS.SelfAssessment == c.QoS.State && c.QoS.PerceptionMode == c.QoS.State},
+		{"diagnostics qos", c.QoS["diagnostics"] == c.QoS["state"] && c.QoS["self_assessment"] == c.QoS["state"] && c.QoS["perception_mode"] == c.QoS["state"]},
 		{"policy", c.Policy == "uncertainty_aware_reference_v1"},
 		{"timeouts", c.AssessmentTimeout == 100*time.Millisecond && c.DiagnosticsPeriod == time.Second},
 		{"pending", c.MaxPendingBeliefs == 1024 && c.MaxPendingAssessments == 1024},
@@ -139,13 +140,13 @@ func TestValidate(t *testing.T) {
 		{"namespace", func(c *Config) { c.Namespace = "ns" }, "__ns"},
 		{"namespace trailing slash", func(c *Config) { c.Namespace = "/ns/" }, "__ns"},
 		{"remap", func(c *Config) { c.Remaps = []Remap{{From: "/a", To: "b c"}} }, "remap"},
-		{"topic", func(c *Config) { c.Topics.Diagnostics = "" }, "topics.diagnostics"},
-		{"reliability", func(c *Config) { c.QoS.State.Reliability = 9 }, "qos.state.reliability"},
-		{"durability", func(c *Config) { c.QoS.SelfAssessment.Durability = 9 }, "qos.self_assessment.durability"},
-		{"history", func(c *Config) { c.QoS.PerceptionMode.History = 9 }, "qos.perception_mode.history"},
-		{"depth", func(c *Config) { c.QoS.Diagnostics.Depth = 0 }, "qos.diagnostics.depth"},
-		{"liveliness", func(c *Config) { c.QoS.Decisions.Liveliness = 2 }, "qos.decisions"},
-		{"negative deadline", func(c *Config) { c.QoS.State.Deadline = -time.Second }, "qos.state"},
+		{"topic", func(c *Config) { c.Topics["diagnostics"] = "" }, "topics.diagnostics"},
+		{"reliability", func(c *Config) { withQoS(c, "state", func(q *ros2.QoSProfile) { q.Reliability = 9 }) }, "qos.state.reliability"},
+		{"durability", func(c *Config) { withQoS(c, "self_assessment", func(q *ros2.QoSProfile) { q.Durability = 9 }) }, "qos.self_assessment.durability"},
+		{"history", func(c *Config) { withQoS(c, "perception_mode", func(q *ros2.QoSProfile) { q.History = 9 }) }, "qos.perception_mode.history"},
+		{"depth", func(c *Config) { withQoS(c, "diagnostics", func(q *ros2.QoSProfile) { q.Depth = 0 }) }, "qos.diagnostics.depth"},
+		{"liveliness", func(c *Config) { withQoS(c, "decisions", func(q *ros2.QoSProfile) { q.Liveliness = 2 }) }, "qos.decisions"},
+		{"negative deadline", func(c *Config) { withQoS(c, "state", func(q *ros2.QoSProfile) { q.Deadline = -time.Second }) }, "qos.state"},
 		{"policy", func(c *Config) { c.Policy = "" }, "policy"},
 		{"assessment timeout", func(c *Config) { c.AssessmentTimeout = 0 }, "assessment_timeout_s"},
 		{"diagnostics period", func(c *Config) { c.DiagnosticsPeriod = -time.Second }, "diagnostics_period_s"},
@@ -262,4 +263,11 @@ func TestNames(t *testing.T) {
 			t.Errorf("LoggerName in %s = %q, want %q", tt.ns, got, tt.logger)
 		}
 	}
+}
+
+// withQoS edits the QoS profile of one topic key in place.
+func withQoS(c *Config, key string, f func(*ros2.QoSProfile)) {
+	q := c.QoS[key]
+	f(&q)
+	c.QoS[key] = q
 }

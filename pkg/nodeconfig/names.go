@@ -141,16 +141,16 @@ func (c Config) ResolveTopic(name string) (string, error) {
 
 // ResolvedTopics resolves every configured topic with ResolveTopic.
 func (c Config) ResolvedTopics() (Topics, error) {
-	var out Config
+	out := Topics{}
 	for _, tk := range topicKeys {
-		name := *tk.topic(&c)
+		name := c.Topics[tk.key]
 		r, err := c.ResolveTopic(name)
 		if err != nil {
-			return Topics{}, &ParamError{Param: "topics." + tk.key, Value: fmt.Sprintf("%q", name), Err: fmt.Errorf("%w: %w", ErrInvalidValue, err)}
+			return nil, &ParamError{Param: "topics." + tk.key, Value: fmt.Sprintf("%q", name), Err: fmt.Errorf("%w: %w", ErrInvalidValue, err)}
 		}
-		*tk.topic(&out) = r
+		out[tk.key] = r
 	}
-	return out.Topics, nil
+	return out, nil
 }
 
 // matchNodeKey reports whether a node key of a params file (or the node

@@ -1,6 +1,7 @@
 package nodeconfig
 
 import (
+	"maps"
 	"strings"
 	"testing"
 )
@@ -87,13 +88,13 @@ func TestResolvedTopics(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Topics{
-		State:          "/state/nav",
-		SelfAssessment: "/uav/self_assessment",
-		PerceptionMode: "/perception/mode",
-		Decisions:      "/uav/decisions",
-		Diagnostics:    "/diagnostics",
+		"state":           "/state/nav",
+		"self_assessment": "/uav/self_assessment",
+		"perception_mode": "/perception/mode",
+		"decisions":       "/uav/decisions",
+		"diagnostics":     "/diagnostics",
 	}
-	if got != want {
+	if !maps.Equal(got, want) {
 		t.Fatalf("ResolvedTopics = %+v, want %+v", got, want)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/ros2"
+	"github.com/ghost-robotics/ghost/pkg/runner"
 )
 
 // Parameter describes one declared parameter of the node.
@@ -75,31 +76,32 @@ func lookupParam(name string) (*param, bool) {
 
 // topicKey names one topic in both the topics.* and qos.* parameters.
 type topicKey struct {
-	key   string
-	role  string
-	topic func(*Config) *string
-	qos   func(*Config) *ros2.QoSProfile
+	key  string
+	role string
 }
 
-var topicKeys = []topicKey{
-	{"state", "belief input (ghost/msg/VehicleState)",
-		func(c *Config) *string { return &c.Topics.State }, func(c *Config) *ros2.QoSProfile { return &c.QoS.State }},
-	{"self_assessment", "self-assessment input (ghost/msg/BeliefSelfAssessment)",
-		func(c *Config) *string { return &c.Topics.SelfAssessment }, func(c *Config) *ros2.QoSProfile { return &c.QoS.SelfAssessment }},
-	{"perception_mode", "optional perception mode input (ghost/msg/PerceptionMode)",
-		func(c *Config) *string { return &c.Topics.PerceptionMode }, func(c *Config) *ros2.QoSProfile { return &c.QoS.PerceptionMode }},
-	{"decisions", "decision output (ghost/msg/DecisionRationale)",
-		func(c *Config) *string { return &c.Topics.Decisions }, func(c *Config) *ros2.QoSProfile { return &c.QoS.Decisions }},
-	{"diagnostics", "diagnostics output (diagnostic_msgs/msg/DiagnosticArray)",
-		func(c *Config) *string { return &c.Topics.Diagnostics }, func(c *Config) *ros2.QoSProfile { return &c.QoS.Diagnostics }},
-}
+// topicKeys are the inputs of runner.DefaultInputs(), then the outputs.
+var topicKeys = func() []topicKey {
+	var ks []topicKey
+	for _, in := range runner.DefaultInputs() {
+		ks = append(ks, topicKey{in.Key, in.Role + " (" + in.Type + ")"})
+	}
+	return append(ks,
+		topicKey{runner.KeyDecisions, "decision output (ghost/msg/DecisionRationale)"},
+		topicKey{runner.KeyDiagnostics, "diagnostics output (diagnostic_msgs/msg/DiagnosticArray)"})
+}()
 
 func buildParams() []param {
 	var ps []param
 	for _, tk := range topicKeys {
 		tk := tk
-		ps = append(ps, stringParam("topics."+tk.key, "topic of the "+tk.role+"; relative names resolve against the node namespace",
-			tk.topic, func(c *Config) error { _, err := c.ResolveTopic(*tk.topic(c)); return err }))
+		ps = append(ps, param{
+			name: "topics." + tk.key, typ: TypeString,
+			doc:   "topic of the " + tk.role + "; relative names resolve against the node namespace",
+			get:   func(c *Config) value { return stringValue(c.Topics[tk.key]) },
+			set:   func(c *Config, v value) error { c.Topics[tk.key] = v.s; return nil },
+			check: func(c *Config) error { _, err := c.ResolveTopic(c.Topics[tk.key]); return err },
+		})
 	}
 	for _, tk := range topicKeys {
 		ps = append(ps, qosParams(tk)...)
@@ -155,42 +157,53 @@ func buildParams() []param {
 
 func qosParams(tk topicKey) []param {
 	prefix := "qos." + tk.key + "."
-	q := tk.qos
+	get := func(c *Config) ros2.QoSProfile { return c.QoS[tk.key] }
+	update := func(c *Config, f func(*ros2.QoSProfile)) {
+		q := c.QoS[tk.key]
+		f(&q)
+		c.QoS[tk.key] = q
+	}
 	return []param{
 		enumParam(prefix+"reliability", "QoS reliability of the "+tk.role+": reliable, best_effort or system_default",
-			func(c *Config) string { return q(c).Reliability.String() },
+			func(c *Config) string { return get(c).Reliability.String() },
 			func(c *Config, s string) error {
 				r, err := ros2.ParseReliability(s)
-				q(c).Reliability = r
+				if err == nil {
+					update(c, func(q *ros2.QoSProfile) { q.Reliability = r })
+				}
 				return err
 			}),
 		enumParam(prefix+"durability", "QoS durability of the "+tk.role+": volatile, transient_local or system_default",
-			func(c *Config) string { return q(c).Durability.String() },
+			func(c *Config) string { return get(c).Durability.String() },
 			func(c *Config, s string) error {
 				d, err := ros2.ParseDurability(s)
-				q(c).Durability = d
+				if err == nil {
+					update(c, func(q *ros2.QoSProfile) { q.Durability = d })
+				}
 				return err
 			}),
 		enumParam(prefix+"history", "QoS history of the "+tk.role+": keep_last, keep_all or system_default",
-			func(c *Config) string { return q(c).History.String() },
+			func(c *Config) string { return get(c).History.String() },
 			func(c *Config, s string) error {
 				h, err := ros2.ParseHistory(s)
-				q(c).History = h
+				if err == nil {
+					update(c, func(q *ros2.QoSProfile) { q.History = h })
+				}
 				return err
 			}),
 		{
 			name: prefix + "depth", typ: TypeInteger,
 			doc: "QoS queue depth of the " + tk.role + " (used with keep_last)",
-			get: func(c *Config) value { return intValue(int64(q(c).Depth)) },
+			get: func(c *Config) value { return intValue(int64(get(c).Depth)) },
 			set: func(c *Config, v value) error {
 				if v.i < 0 || v.i > math.MaxUint32 {
 					return fmt.Errorf("want 0 to %d", uint32(math.MaxUint32))
 				}
-				q(c).Depth = uint32(v.i)
+				update(c, func(q *ros2.QoSProfile) { q.Depth = uint32(v.i) })
 				return nil
 			},
 			check: func(c *Config) error {
-				if p := *q(c); p.History == ros2.HistoryKeepLast && p.Depth == 0 {
+				if p := get(c); p.History == ros2.HistoryKeepLast && p.Depth == 0 {
 					return errors.New("keep_last history needs a depth of at least 1")
 				}
 				return nil

@@ -3,10 +3,14 @@ package runner
 import (
 	"fmt"
 
-	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/ros2msg"
 )
+
+// WriteFunc writes one serialized message, logged and published at t, to
+// the recording's decisions channel (for a *bag.Recorder: a closure over
+// Recorder.Write and the channel).
+type WriteFunc func(t uint64, data []byte) error
 
 // RecordingSink writes every decision's rationale to a recording channel as
 // ghost/msg/DecisionRationale CDR, logged at the time clock returns (the
@@ -14,16 +18,16 @@ import (
 // own the recorder: closing the recording is the caller's job, after the
 // Runner is closed.
 type RecordingSink struct {
-	rec   *bag.Recorder
-	ch    bag.ChannelID
+	write WriteFunc
 	clock func() int64
 	msg   ros2msg.DecisionRationale
 	buf   []byte
 }
 
-// NewRecordingSink returns a sink writing to channel ch of rec.
-func NewRecordingSink(rec *bag.Recorder, ch bag.ChannelID, clock func() int64) *RecordingSink {
-	return &RecordingSink{rec: rec, ch: ch, clock: clock, buf: make([]byte, 0, 256)}
+// NewRecordingSink returns a sink that encodes each rationale and passes it
+// to write.
+func NewRecordingSink(write WriteFunc, clock func() int64) *RecordingSink {
+	return &RecordingSink{write: write, clock: clock, buf: make([]byte, 0, 256)}
 }
 
 // Publish encodes r (which carries d) and writes it.
@@ -35,7 +39,7 @@ func (s *RecordingSink) Publish(d decisions.Decision, r decisions.Rationale) err
 	}
 	s.buf = buf
 	t := uint64(s.clock())
-	if err := s.rec.Write(s.ch, t, t, buf); err != nil {
+	if err := s.write(t, buf); err != nil {
 		return fmt.Errorf("recording sink: write %s: %w: %w", d, ErrTransport, err)
 	}
 	return nil

@@ -5,24 +5,6 @@ import (
 	"fmt"
 )
 
-// Topics are the topic names a session reads and writes.
-type Topics struct {
-	State          string // beliefs, ghost/msg/VehicleState
-	SelfAssessment string // ghost/msg/BeliefSelfAssessment
-	PerceptionMode string // ghost/msg/PerceptionMode
-	Decisions      string // ghost/msg/DecisionRationale (output)
-}
-
-// DefaultTopics returns the node's default topic names.
-func DefaultTopics() Topics {
-	return Topics{
-		State:          "/state/nav",
-		SelfAssessment: "/self_assessment",
-		PerceptionMode: "/perception/mode",
-		Decisions:      "/decisions",
-	}
-}
-
 // ErrCorrupt is matched by the error Feed returns for a message that does
 // not decode; the message is skipped and counted, the session goes on.
 var ErrCorrupt = errors.New("corrupt message")
@@ -49,11 +31,20 @@ func (e *CorruptError) Is(target error) bool { return target == ErrCorrupt }
 // Unwrap returns the decoder's error.
 func (e *CorruptError) Unwrap() error { return e.Err }
 
+// InputStats count the messages of one input.
+type InputStats struct {
+	// Key is the input's InputSpec.Key.
+	Key string
+	// Messages counts every message on the input's topic; Corrupt those
+	// that did not decode.
+	Messages, Corrupt uint64
+}
+
 // SessionStats count what a session was fed, beyond the Runner's counters.
 type SessionStats struct {
-	Beliefs, Assessments, Perceptions uint64
-	// Corrupt counts messages that did not decode, per input kind.
-	CorruptBeliefs, CorruptAssessments, CorruptPerceptions uint64
+	// Inputs count each input's messages, in the order of the session's
+	// InputSpecs.
+	Inputs []InputStats
 	// OtherTopics counts messages on topics the session does not read.
 	OtherTopics uint64
 	// StepFailures counts steps the Loop refused (policy errors); the
@@ -63,13 +54,27 @@ type SessionStats struct {
 
 // Corrupt returns the total of corrupt messages.
 func (s SessionStats) Corrupt() uint64 {
-	return s.CorruptBeliefs + s.CorruptAssessments + s.CorruptPerceptions
+	var n uint64
+	for _, in := range s.Inputs {
+		n += in.Corrupt
+	}
+	return n
+}
+
+// Input returns the counts of the input with key, zero when there is none.
+func (s SessionStats) Input(key string) InputStats {
+	for _, in := range s.Inputs {
+		if in.Key == key {
+			return in
+		}
+	}
+	return InputStats{Key: key}
 }
 
 // SessionOptions configure a Session.
 type SessionOptions struct {
-	// Topics are the topic names (default DefaultTopics()).
-	Topics Topics
+	// Inputs are the inputs with their topics (default DefaultInputs()).
+	Inputs []InputSpec
 	// Loop configures the Loop (its Policy is also the Runner's expected
 	// policy).
 	Loop LoopOptions
@@ -81,7 +86,7 @@ type SessionOptions struct {
 // registered on Runner(). It is not safe for concurrent use, except
 // Runner().Counters().
 type Session struct {
-	topics Topics
+	inputs []InputSpec
 	loop   *Loop
 	runner *Runner
 	out    Output
@@ -93,16 +98,24 @@ type Session struct {
 
 // NewSession builds the Loop and the Runner.
 func NewSession(opts SessionOptions) (*Session, error) {
-	if opts.Topics == (Topics{}) {
-		opts.Topics = DefaultTopics()
+	if opts.Inputs == nil {
+		opts.Inputs = DefaultInputs()
+	}
+	if err := CheckTopics(opts.Inputs, nil); err != nil {
+		return nil, err
 	}
 	loop, err := NewLoop(opts.Loop)
 	if err != nil {
 		return nil, err
 	}
+	st := SessionStats{Inputs: make([]InputStats, len(opts.Inputs))}
+	for i, in := range opts.Inputs {
+		st.Inputs[i].Key = in.Key
+	}
 	return &Session{
-		topics: opts.Topics,
-		dec:    NewDecoder(opts.Topics),
+		inputs: append([]InputSpec(nil), opts.Inputs...),
+		stats:  st,
+		dec:    NewDecoder(opts.Inputs),
 		loop:   loop,
 		runner: NewRunner(RunnerOptions{ExpectedPolicyID: loop.PolicyID()}),
 	}, nil
@@ -114,8 +127,8 @@ func (s *Session) Runner() *Runner { return s.runner }
 // Loop returns the session's Loop, for its sizes.
 func (s *Session) Loop() *Loop { return s.loop }
 
-// Topics returns the topic names.
-func (s *Session) Topics() Topics { return s.topics }
+// Inputs returns the session's inputs.
+func (s *Session) Inputs() []InputSpec { return s.inputs }
 
 // Now returns the newest arrival time fed, in ns: the log time of the
 // decisions the current step publishes.
@@ -126,7 +139,11 @@ func (s *Session) Now() int64 { return s.now }
 func (s *Session) LastOutput() *Output { return &s.out }
 
 // Stats returns what the session was fed.
-func (s *Session) Stats() SessionStats { return s.stats }
+func (s *Session) Stats() SessionStats {
+	st := s.stats
+	st.Inputs = append([]InputStats(nil), s.stats.Inputs...)
+	return st
+}
 
 // Feed decodes one serialized message that arrived at arrivalNs on topic and
 // steps the Loop with it. A message that does not decode returns a
@@ -142,21 +159,18 @@ func (s *Session) Feed(topic string, arrivalNs int64, data []byte) error {
 // made of a message on topic, possibly on another goroutine; decodeErr is
 // the Decoder's error. It counts the message as Feed does.
 func (s *Session) Apply(topic string, ev Event, decodeErr error) error {
-	var total, bad *uint64
-	switch topic {
-	case s.topics.State:
-		total, bad = &s.stats.Beliefs, &s.stats.CorruptBeliefs
-	case s.topics.SelfAssessment:
-		total, bad = &s.stats.Assessments, &s.stats.CorruptAssessments
-	case s.topics.PerceptionMode:
-		total, bad = &s.stats.Perceptions, &s.stats.CorruptPerceptions
-	default:
+	i := 0
+	for i < len(s.inputs) && s.inputs[i].Topic != topic {
+		i++
+	}
+	if i == len(s.inputs) {
 		s.stats.OtherTopics++
 		return nil
 	}
-	*total++
+	in := &s.stats.Inputs[i]
+	in.Messages++
 	if decodeErr != nil {
-		*bad++
+		in.Corrupt++
 		return decodeErr
 	}
 	return s.Step(ev)

@@ -6,28 +6,34 @@ import (
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/ros2msg"
+	"github.com/ghost-robotics/ghost/pkg/runner"
 )
 
-// Topics are the topics the simulated vehicle publishes on.
-type Topics struct {
-	State          string // ghost/msg/VehicleState
-	SelfAssessment string // ghost/msg/BeliefSelfAssessment
-	PerceptionMode string // ghost/msg/PerceptionMode
-}
 
 // Publisher serializes the vehicle's publications as ROS 2 messages (CDR),
 // logged at their arrival time: a message source like a recording. Next
 // returns io.EOF after the last message.
 type Publisher struct {
 	v      *Vehicle
-	topics Topics
+	topics [3]string // by runner.InputKind
 	seq    uint32
 	buf    []byte
 }
 
-// NewPublisher publishes v's events on topics.
-func NewPublisher(v *Vehicle, topics Topics) *Publisher {
-	return &Publisher{v: v, topics: topics}
+// NewPublisher publishes v's events on the topics of inputs: beliefs on
+// the first input of kind runner.InputBelief, and so on (nil means
+// runner.DefaultInputs()).
+func NewPublisher(v *Vehicle, inputs []runner.InputSpec) *Publisher {
+	if inputs == nil {
+		inputs = runner.DefaultInputs()
+	}
+	p := &Publisher{v: v}
+	for i := len(inputs) - 1; i >= 0; i-- {
+		if k := int(inputs[i].Kind); k < len(p.topics) {
+			p.topics[k] = inputs[i].Topic
+		}
+	}
+	return p
 }
 
 // Total returns the number of messages the flight publishes.
@@ -52,15 +58,15 @@ func (p *Publisher) Next() (bag.Message, error) {
 		w.Nav.PositionEnuM = ev.Belief.PositionENU
 		w.Nav.LinearVelocityWorldMps = ev.Belief.VelocityENU
 		w.Sensors = sensors
-		m.Topic, m.SchemaName = p.topics.State, w.SchemaName()
+		m.Topic, m.SchemaName = p.topics[runner.InputBelief], w.SchemaName()
 		p.buf, err = w.AppendCDR(p.buf[:0])
 	case EventAssessment:
 		w := ros2msg.SelfAssessmentToWire(ev.Assessment)
-		m.Topic, m.SchemaName = p.topics.SelfAssessment, w.SchemaName()
+		m.Topic, m.SchemaName = p.topics[runner.InputAssessment], w.SchemaName()
 		p.buf, err = w.AppendCDR(p.buf[:0])
 	case EventPerception:
 		w := ros2msg.PerceptionToWire(*ev.Perception)
-		m.Topic, m.SchemaName = p.topics.PerceptionMode, w.SchemaName()
+		m.Topic, m.SchemaName = p.topics[runner.InputPerception], w.SchemaName()
 		p.buf, err = w.AppendCDR(p.buf[:0])
 	}
 	if err != nil {

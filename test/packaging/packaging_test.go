@@ -16,6 +16,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
+	"github.com/ghost-robotics/ghost/pkg/runner"
 )
 
 // root is the repository root, relative to this package.
@@ -281,12 +282,12 @@ func TestLaunchFile(t *testing.T) {
 	if f.NodeName != nodeconfig.DefaultNodeName {
 		t.Errorf("launch node name %q, nodeconfig.DefaultNodeName %q", f.NodeName, nodeconfig.DefaultNodeName)
 	}
-	wantTopics := [][2]string{
-		{"state_topic", def.Topics.State},
-		{"self_assessment_topic", def.Topics.SelfAssessment},
-		{"perception_mode_topic", def.Topics.PerceptionMode},
-		{"decisions_topic", def.Topics.Decisions},
-		{"diagnostics_topic", def.Topics.Diagnostics},
+	var wantTopics [][2]string
+	for _, in := range runner.DefaultInputs() {
+		wantTopics = append(wantTopics, [2]string{in.Key + "_topic", def.Topics[in.Key]})
+	}
+	for _, key := range []string{runner.KeyDecisions, runner.KeyDiagnostics} {
+		wantTopics = append(wantTopics, [2]string{key + "_topic", def.Topics[key]})
 	}
 	if !reflect.DeepEqual(f.Topics, wantTopics) {
 		t.Errorf("launch TOPICS = %q, want the node's defaults %q", f.Topics, wantTopics)

@@ -1,4 +1,4 @@
-package runner
+package audit
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/ros2msg"
+	"github.com/ghost-robotics/ghost/pkg/runner"
 	"github.com/ghost-robotics/ghost/pkg/sim"
 )
 
@@ -101,7 +102,7 @@ func newSimPublisher(d time.Duration, rate float64) (*sim.Publisher, error) {
 	if err != nil {
 		return nil, err
 	}
-	return sim.NewPublisher(v, sim.Topics{State: "/state/nav", SelfAssessment: "/self_assessment", PerceptionMode: "/perception/mode"}), nil
+	return sim.NewPublisher(v, nil), nil
 }
 
 func simSource(t testing.TB, d time.Duration, rate float64) *sim.Publisher {
@@ -127,7 +128,7 @@ func TestSimReachesEveryBranchAndVerifies(t *testing.T) {
 			t.Errorf("the simulated flight never reaches %s (%v)", b, reasons)
 		}
 	}
-	if res.Counters.WithoutAssessmentBy[WithoutTimeout] == 0 {
+	if res.Counters.WithoutAssessmentBy[runner.WithoutTimeout] == 0 {
 		t.Errorf("no belief decided by timeout: %+v", res.Counters.WithoutAssessmentBy)
 	}
 	if res.Counters.RejectedTotal() != 0 || res.Stats.Corrupt() != 0 {
@@ -229,10 +230,10 @@ func TestReplayDamagedInput(t *testing.T) {
 	if !errors.Is(err, bag.ErrTruncated) || res.Truncated == nil {
 		t.Fatalf("replay error %v, want the truncation", err)
 	}
-	if len(reported) != 2 || res.Stats.CorruptBeliefs != 1 || res.Stats.CorruptAssessments != 1 {
+	if len(reported) != 2 || res.Stats.Input(runner.KeyState).Corrupt != 1 || res.Stats.Input(runner.KeySelfAssessment).Corrupt != 1 {
 		t.Fatalf("corrupt reports %v, stats %+v", reported, res.Stats)
 	}
-	var ce *CorruptError
+	var ce *runner.CorruptError
 	if !errors.As(reported[0], &ce) || ce.Topic != "/state/nav" || ce.Offset < 0 {
 		t.Fatalf("corrupt report %v does not name the topic and offset", reported[0])
 	}

@@ -1,4 +1,4 @@
-package runner
+package audit
 
 import (
 	"io"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
+	"github.com/ghost-robotics/ghost/pkg/runner"
 )
 
 // benchRecording writes, once per process, a simulated recording of
@@ -79,7 +80,7 @@ func BenchmarkReplayEndToEnd(b *testing.B) {
 			b.Fatal(err)
 		}
 		in.Close()
-		beliefs += res.Stats.Beliefs
+		beliefs += res.Stats.Input(runner.KeyState).Messages
 	}
 	b.ReportMetric(float64(beliefs)/b.Elapsed().Seconds(), "beliefs/s")
 }

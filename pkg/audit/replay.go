@@ -1,4 +1,4 @@
-package runner
+package audit
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/ros2"
+	"github.com/ghost-robotics/ghost/pkg/runner"
 )
 
 // Source yields serialized messages in arrival (log-time) order; Next
@@ -32,8 +33,11 @@ type Progress struct {
 
 // ReplayOptions configure Replay.
 type ReplayOptions struct {
-	// Session configures topics and the Loop.
-	Session SessionOptions
+	// Session configures the inputs and the Loop.
+	Session runner.SessionOptions
+	// DecisionsTopic is the topic decisions are written to, and the one whose
+	// earlier decisions are dropped from the input. Default "/decisions".
+	DecisionsTopic string
 	// Total is the number of messages the source will yield, for progress
 	// reports; 0 when unknown.
 	Total uint64
@@ -56,9 +60,9 @@ type ReplayResult struct {
 	// Messages read from the source, of every topic.
 	Messages uint64
 	// Counters are the Runner's counters at the end.
-	Counters Counters
+	Counters runner.Counters
 	// Stats are the session's input counters at the end.
-	Stats SessionStats
+	Stats runner.SessionStats
 	// Truncated is the source's error when it stopped before its end
 	// (a *bag.TruncatedError for a damaged recording); nil when the
 	// whole source was read.
@@ -76,16 +80,23 @@ type ReplayResult struct {
 // returned, wrapped). Corrupt messages are skipped and counted. Out is not
 // closed; the caller closes it (after Replay returns) to complete the file.
 func Replay(src Source, out *bag.Recorder, opts ReplayOptions) (*ReplayResult, error) {
-	s, err := NewSession(opts.Session)
+	s, err := runner.NewSession(opts.Session)
 	if err != nil {
 		return nil, err
 	}
-	topics := s.Topics()
-	decCh, err := out.AddMessageChannel(topics.Decisions, "DecisionRationale", ros2.DefaultDecisionsQoS())
+	decisionsTopic := opts.DecisionsTopic
+	if decisionsTopic == "" {
+		decisionsTopic = runner.DefaultTopics().Decisions()
+	}
+	if err := runner.CheckTopics(s.Inputs(), runner.Topics{runner.KeyDecisions: decisionsTopic}); err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
+	}
+	decCh, err := out.AddMessageChannel(decisionsTopic, "DecisionRationale", ros2.DefaultDecisionsQoS())
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
-	if err := s.Runner().Register("recording", NewRecordingSink(out, decCh, s.Now)); err != nil {
+	sink := runner.NewRecordingSink(func(t uint64, data []byte) error { return out.Write(decCh, t, t, data) }, s.Now)
+	if err := s.Runner().Register("recording", sink); err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
 	every := opts.ProgressEvery
@@ -114,10 +125,10 @@ func Replay(src Source, out *bag.Recorder, opts ReplayOptions) (*ReplayResult, e
 		return nil
 	}
 	type decodedInput struct {
-		ev  Event
+		ev  runner.Event
 		err error
 	}
-	dec := NewDecoder(topics)
+	dec := runner.NewDecoder(s.Inputs())
 	pf := startPrefetch(src, func(m *bag.Message) decodedInput {
 		ev, err := dec.Decode(m.Topic, int64(m.LogTime), m.Data)
 		return decodedInput{ev, err}
@@ -131,7 +142,7 @@ func Replay(src Source, out *bag.Recorder, opts ReplayOptions) (*ReplayResult, e
 		for i := range b.items {
 			m, in := &b.items[i].msg, b.items[i].val
 			res.Messages++
-			if m.Topic == topics.Decisions {
+			if m.Topic == decisionsTopic {
 				continue // earlier decisions are replaced by this replay's
 			}
 			ch, ok := inputs[m.Topic]
@@ -147,11 +158,11 @@ func Replay(src Source, out *bag.Recorder, opts ReplayOptions) (*ReplayResult, e
 			}
 			if err := s.Apply(m.Topic, in.ev, in.err); err != nil {
 				switch {
-				case errors.Is(err, ErrCorrupt):
+				case errors.Is(err, runner.ErrCorrupt):
 					if opts.OnCorrupt != nil {
 						opts.OnCorrupt(fmt.Errorf("log time %d, sequence %d: %w", m.LogTime, m.Sequence, err))
 					}
-				case errors.Is(err, ErrDecide):
+				case errors.Is(err, runner.ErrDecide):
 					if opts.OnStepFailure != nil {
 						opts.OnStepFailure(err)
 					}

@@ -1,4 +1,4 @@
-package runner
+package audit
 
 import (
 	"github.com/ghost-robotics/ghost/pkg/bag"

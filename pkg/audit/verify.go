@@ -1,0 +1,619 @@
+package audit
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/ghost-robotics/ghost/msg"
+	"github.com/ghost-robotics/ghost/pkg/bag"
+	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/ros2msg"
+	"github.com/ghost-robotics/ghost/pkg/runner"
+)
+
+// Defaults of VerifyOptions.
+const (
+	DefaultMaxHeld     = 65536
+	DefaultMaxProblems = 100
+)
+
+// VerifyOptions configure Verify.
+type VerifyOptions struct {
+	// Inputs are the recording's inputs with their topics (default
+	// runner.DefaultInputs()).
+	Inputs []runner.InputSpec
+	// DecisionsTopic is the topic of the recorded decisions (default
+	// "/decisions").
+	DecisionsTopic string
+	// Loop configures the Loop that re-decides the recording (its timeout
+	// and bounds must be the recording host's); its Policy is ignored.
+	Loop runner.LoopOptions
+	// Policies are the policies the host supplies; a recorded decision is
+	// re-run with the one whose ID it names. Default: the built-in policies.
+	Policies []decisions.Policy
+	// Relax lists findings that are reported but do not fail the verdict.
+	Relax []Finding
+	// MaxHeld bounds the assessments kept for the chain check, the recorded
+	// decisions waiting for their re-decision and the re-decisions waiting
+	// for their recorded decision; the oldest go first. Default 65536.
+	MaxHeld int
+	// MaxProblems bounds the report's problem and note lists; counts stay
+	// exact. Default 100.
+	MaxProblems int
+	// Total, ProgressEvery and OnProgress report progress as in Replay.
+	Total         uint64
+	ProgressEvery uint64
+	OnProgress    func(Progress)
+	// OnCorrupt, if set, is called for every input message that does not
+	// decode; it is skipped and counted in the report's inputs.
+	OnCorrupt func(error)
+}
+
+// ProblemSource is a Source that also reports the channels it could not
+// read (a *bag.Reader); Verify fails on such a channel on the decisions
+// topic.
+type ProblemSource interface {
+	Source
+	Problems() []bag.ChannelProblem
+}
+
+// Verify audits the recording src (messages in log-time order) and returns
+// the report.
+//
+// It drives the very Loop replay and the live node use (one join engine):
+// the recording's inputs, with log times as arrival times, go through a
+// runner.Session per candidate policy, and each recorded decision is
+// compared, bit for bit, with the one the Loop makes for its stamp with the
+// policy the decision names (re-run status). Independently, each recorded
+// rationale's hash is checked against the recorded self-assessments of its
+// stamp (ADR-0022 chain status). The report's verdict is PASS only when no
+// Finding was made (or only relaxed ones). A damaged source is audited up to
+// the damage: the report says the read was incomplete and is returned with
+// the source's error.
+func Verify(src Source, opts VerifyOptions) (*AuditReport, error) {
+	v, err := newVerifier(opts)
+	if err != nil {
+		return nil, err
+	}
+	return v.run(src)
+}
+
+// candidate is one host-supplied policy re-deciding the recording.
+type candidate struct {
+	id      string
+	session *runner.Session
+	// decided are the Loop's decisions not yet matched with a recorded
+	// one, in stamp order.
+	decided fifo[redecision]
+	retired bool
+}
+
+type redecision struct {
+	r       decisions.Rationale
+	without runner.WithoutReason
+}
+
+type recorded struct {
+	logTime int64
+	r       decisions.Rationale
+}
+
+type verifier struct {
+	opts        VerifyOptions
+	inputs      []runner.InputSpec
+	decisionsT  string
+	cands       []*candidate
+	pending     fifo[recorded]
+	chain       chainIndex
+	report      AuditReport
+	now         int64
+	seenAny     bool  // a recorded decision was audited
+	lastStamp   int64 // newest audited stamp
+	firstStamp  int64 // stamp of the first recorded decision, -1 before
+	badChannels map[uint16]bool
+	messages    uint64
+}
+
+func newVerifier(opts VerifyOptions) (*verifier, error) {
+	if opts.Inputs == nil {
+		opts.Inputs = runner.DefaultInputs()
+	}
+	if opts.DecisionsTopic == "" {
+		opts.DecisionsTopic = runner.DefaultTopics().Decisions()
+	}
+	if opts.MaxHeld <= 0 {
+		opts.MaxHeld = DefaultMaxHeld
+	}
+	if opts.MaxProblems <= 0 {
+		opts.MaxProblems = DefaultMaxProblems
+	}
+	if err := runner.CheckTopics(opts.Inputs, runner.Topics{runner.KeyDecisions: opts.DecisionsTopic}); err != nil {
+		return nil, fmt.Errorf("verify: %w", err)
+	}
+	policies := opts.Policies
+	if policies == nil {
+		for _, id := range decisions.PolicyIDs() {
+			p, _ := decisions.LookupPolicy(id)
+			policies = append(policies, p)
+		}
+	}
+	v := &verifier{
+		opts: opts, inputs: opts.Inputs, decisionsT: opts.DecisionsTopic,
+		report: newReport(opts.Relax), lastStamp: -1, firstStamp: -1,
+		chain:       newChainIndex(opts.MaxHeld),
+		badChannels: map[uint16]bool{},
+	}
+	seen := map[string]bool{}
+	for _, p := range policies {
+		if seen[p.ID()] {
+			return nil, fmt.Errorf("verify: two supplied policies have the id %q", p.ID())
+		}
+		seen[p.ID()] = true
+		lo := opts.Loop
+		lo.Policy = p
+		s, err := runner.NewSession(runner.SessionOptions{Inputs: opts.Inputs, Loop: lo})
+		if err != nil {
+			return nil, fmt.Errorf("verify: policy %s: %w", p.ID(), err)
+		}
+		c := &candidate{id: p.ID(), session: s}
+		err = s.Runner().Register("audit", runner.FuncSink(func(d decisions.Decision, r decisions.Rationale) error {
+			if c.retired {
+				return nil
+			}
+			c.decided.push(redecision{r: r, without: v.withoutFor(s, r.BeliefStampSimNs)})
+			if c.decided.len() > opts.MaxHeld {
+				if rd := c.decided.pop(); c == v.primary() {
+					v.unmatched(rd)
+				}
+			}
+			return nil
+		}))
+		if err != nil {
+			return nil, err
+		}
+		v.cands = append(v.cands, c)
+	}
+	return v, nil
+}
+
+// withoutFor finds, in the step being published, why stamp was decided
+// without an assessment.
+func (v *verifier) withoutFor(s *runner.Session, stamp int64) runner.WithoutReason {
+	for _, c := range s.LastOutput().Commands {
+		if c.Decision.DecisionStampSimNs == stamp {
+			return c.WithoutAssessment
+		}
+	}
+	return runner.WithoutNone
+}
+
+func (v *verifier) run(src Source) (*AuditReport, error) {
+	every := v.opts.ProgressEvery
+	if every == 0 {
+		every = 65536
+	}
+	progress := func(done bool) {
+		if v.opts.OnProgress != nil {
+			v.opts.OnProgress(Progress{Messages: v.messages, Total: v.opts.Total, LogTimeNs: v.now,
+				Decisions: v.report.Decisions, Done: done})
+		}
+	}
+	type decoded struct {
+		ev  runner.Event
+		r   decisions.Rationale
+		err error
+	}
+	// Decoding runs on the prefetching goroutine; the Loops, the chain
+	// check and the comparison stay here, in recorded order.
+	dec := runner.NewDecoder(v.inputs)
+	var dr ros2msg.DecisionRationale
+	pf := startPrefetch(src, func(m *bag.Message) (d decoded) {
+		if m.Topic == v.decisionsT {
+			if d.err = dr.UnmarshalCDR(m.Data); d.err == nil {
+				d.r = ros2msg.RationaleFromWire(&dr)
+			}
+			return d
+		}
+		d.ev, d.err = dec.Decode(m.Topic, int64(m.LogTime), m.Data)
+		return d
+	})
+	defer pf.stop()
+	for {
+		b, ok := pf.next()
+		if !ok {
+			return v.finish(errors.New("verify: the reading goroutine stopped early"))
+		}
+		for i := range b.items {
+			m, d := &b.items[i].msg, &b.items[i].val
+			v.messages++
+			if t := int64(m.LogTime); t > v.now {
+				v.now = t
+			}
+			if m.Topic == v.decisionsT {
+				v.decision(m, d.r, d.err)
+			} else {
+				v.input(m, d.ev, d.err)
+			}
+			if v.messages%every == 0 {
+				progress(false)
+			}
+		}
+		srcErr := b.err
+		pf.release(b)
+		if srcErr == nil {
+			continue
+		}
+		v.end(src)
+		progress(true)
+		if errors.Is(srcErr, io.EOF) {
+			return v.finish(nil)
+		}
+		return v.finish(fmt.Errorf("verify: recording read up to the damage: %w", srcErr))
+	}
+}
+
+func (v *verifier) finish(err error) (*AuditReport, error) {
+	if err != nil {
+		v.report.ReadComplete = false
+		v.report.find(FindingReadIncomplete, 1)
+		v.report.note(v.opts.MaxProblems, "read incomplete: %v", err)
+	}
+	v.report.finish()
+	return &v.report, err
+}
+
+// input feeds one input message to the chain index and every candidate's
+// Loop.
+func (v *verifier) input(m *bag.Message, ev runner.Event, decodeErr error) {
+	key := v.inputKey(m.Topic)
+	if key == "" {
+		v.report.Inputs["other"]++
+		return
+	}
+	v.report.Inputs[key]++
+	if decodeErr != nil {
+		v.report.Inputs["corrupt"]++
+		if v.opts.OnCorrupt != nil {
+			v.opts.OnCorrupt(fmt.Errorf("log time %d, sequence %d: %w", m.LogTime, m.Sequence, decodeErr))
+		}
+	} else if a, ok := ev.(runner.AssessmentEvent); ok {
+		v.chain.add(&a.Assessment)
+	}
+	for _, c := range v.cands {
+		if c.retired {
+			continue
+		}
+		// Rejections and policy failures are the Loop's business and are
+		// counted by its Runner; corrupt input was counted above.
+		_ = c.session.Apply(m.Topic, ev, decodeErr)
+	}
+	v.resolve(false)
+}
+
+func (v *verifier) inputKey(topic string) string {
+	for _, in := range v.inputs {
+		if in.Topic == topic {
+			return in.Key
+		}
+	}
+	return ""
+}
+
+// decision takes one recorded decision.
+func (v *verifier) decision(m *bag.Message, r decisions.Rationale, decodeErr error) {
+	if !isRationaleSchema(m.SchemaName) {
+		if !v.badChannels[m.ChannelID] {
+			v.badChannels[m.ChannelID] = true
+			v.report.find(FindingUnreadableDecisionsChannel, 1)
+			v.report.note(v.opts.MaxProblems, "%s: channel %d has schema %q, not ghost/msg/DecisionRationale: its decisions cannot be checked",
+				m.Topic, m.ChannelID, m.SchemaName)
+		}
+		decodeErr = fmt.Errorf("schema %q", m.SchemaName)
+	}
+	if decodeErr == nil {
+		decodeErr = r.Validate()
+	}
+	if decodeErr != nil {
+		v.report.find(FindingUndecodableDecision, 1)
+		v.report.note(v.opts.MaxProblems, "%s: message at log time %d, sequence %d does not decode as a DecisionRationale: %v",
+			m.Topic, m.LogTime, m.Sequence, decodeErr)
+		return
+	}
+	if v.firstStamp < 0 {
+		v.firstStamp = r.BeliefStampSimNs
+		v.retireOthers(r.PolicyID)
+	}
+	v.pending.push(recorded{logTime: int64(m.LogTime), r: r})
+	if v.pending.len() > v.opts.MaxHeld {
+		v.resolveOne(true)
+	}
+	v.resolve(false)
+}
+
+// retireOthers stops every candidate but the one with id once the first
+// recorded decision names its policy (the others only ran because the
+// policy was not known yet). A recording is audited against the policy of
+// its first decision: a decision naming another policy later is not re-run.
+func (v *verifier) retireOthers(id string) {
+	for _, c := range v.cands {
+		if c.id != id {
+			c.retired = true
+			c.decided = fifo[redecision]{}
+		}
+	}
+}
+
+func isRationaleSchema(name string) bool {
+	want := msg.SchemaName("DecisionRationale")
+	return name == want || name == "ghost/DecisionRationale" || name == "DecisionRationale"
+}
+
+func (v *verifier) candidateFor(id string) *candidate {
+	for _, c := range v.cands {
+		if c.id == id && !c.retired {
+			return c
+		}
+	}
+	return nil
+}
+
+// resolve audits the recorded decisions whose re-decision is known, oldest
+// first; with end, every waiting one.
+func (v *verifier) resolve(end bool) {
+	for v.pending.len() > 0 {
+		if !v.resolveOne(end) {
+			return
+		}
+	}
+}
+
+// resolveOne audits the oldest waiting recorded decision if its outcome is
+// known (or force), and reports whether it did.
+func (v *verifier) resolveOne(force bool) bool {
+	p := v.pending.front()
+	s := p.r.BeliefStampSimNs
+	c := v.candidateFor(p.r.PolicyID)
+	if c == nil {
+		v.audit(v.pending.pop(), nil)
+		return true
+	}
+	// The Loop decides in stamp order: re-decisions older than s have no
+	// recorded decision (the recorder lost them, or they were never
+	// published).
+	for c.decided.len() > 0 && c.decided.front().r.BeliefStampSimNs < s {
+		v.unmatched(c.decided.pop())
+	}
+	switch {
+	case c.decided.len() > 0 && c.decided.front().r.BeliefStampSimNs == s:
+		rd := c.decided.pop()
+		v.audit(v.pending.pop(), &rd)
+	case c.decided.len() > 0, force:
+		// The Loop passed s without deciding it, or it never will.
+		v.audit(v.pending.pop(), nil)
+	default:
+		if last, ok := c.session.Loop().LastDecided(); ok && last > s {
+			v.audit(v.pending.pop(), nil)
+			return true
+		}
+		return false
+	}
+	return true
+}
+
+// primary is the candidate whose re-decisions stand for the recording's:
+// the one of the first decision's policy once known, else the first.
+func (v *verifier) primary() *candidate {
+	for _, c := range v.cands {
+		if !c.retired {
+			return c
+		}
+	}
+	return nil
+}
+
+func (v *verifier) supplied(id string) bool {
+	for _, c := range v.cands {
+		if c.id == id {
+			return true
+		}
+	}
+	return false
+}
+
+// unmatched counts a belief the Loop decided that has no recorded decision
+// although a later recorded decision exists (or none exists yet).
+func (v *verifier) unmatched(rd redecision) {
+	s := rd.r.BeliefStampSimNs
+	switch {
+	case v.firstStamp < 0 || s < v.firstStamp:
+		v.report.Undecided["before_first"]++
+	default:
+		v.report.Undecided["between"]++
+		v.report.find(FindingMissingDecision, 1)
+		v.report.note(v.opts.MaxProblems, "belief %d was decided by the Loop (%s) but the recording holds no decision for it",
+			s, rd.r.Decision)
+	}
+}
+
+// end flushes every Loop, audits what waits and counts what was never
+// recorded.
+func (v *verifier) end(src Source) {
+	for _, c := range v.cands {
+		if !c.retired {
+			_ = c.session.End(c.session.Now())
+		}
+	}
+	v.resolve(true)
+	if c := v.primary(); c != nil {
+		for c.decided.len() > 0 {
+			rd := c.decided.pop()
+			if v.firstStamp >= 0 && rd.r.BeliefStampSimNs > v.lastStamp {
+				v.report.Undecided["after_last"]++
+			} else {
+				v.unmatched(rd)
+			}
+		}
+		cnt := c.session.Runner().Counters()
+		for i, n := range cnt.Rejected {
+			if n > 0 {
+				v.report.Rejected[runner.RejectReason(i).String()] += n
+			}
+		}
+	}
+	if ps, ok := src.(ProblemSource); ok {
+		for _, p := range ps.Problems() {
+			if p.Channel.Topic != v.decisionsT || v.badChannels[p.Channel.ID] {
+				continue
+			}
+			v.badChannels[p.Channel.ID] = true
+			v.report.find(FindingUnreadableDecisionsChannel, 1)
+			if p.Skipped > 0 {
+				v.report.find(FindingUndecodableDecision, p.Skipped)
+			}
+			v.report.note(v.opts.MaxProblems, "%s: channel %d could not be read (%d messages skipped): %v",
+				p.Channel.Topic, p.Channel.ID, p.Skipped, p.Err)
+		}
+	}
+}
+
+// audit renders the verdict on one recorded decision; rd is the Loop's
+// decision for its stamp, nil when the Loop has none.
+func (v *verifier) audit(p recorded, rd *redecision) {
+	r := p.r
+	d := r.Decision
+	res := DecisionAudit{
+		LogTimeNs: p.logTime, Stamp: r.BeliefStampSimNs, Kind: d.Kind, KindName: d.Kind.String(),
+		Reason: d.Reason, PolicyID: r.PolicyID,
+	}
+	var problems []string
+	if v.seenAny && r.BeliefStampSimNs <= v.lastStamp {
+		problems = append(problems, fmt.Sprintf("stamp %d not after the previous decision's %d", r.BeliefStampSimNs, v.lastStamp))
+		v.report.StampProblems++
+		v.report.find(FindingStampProblem, 1)
+	}
+
+	// The hash chain (ADR-0022), against every recorded assessment.
+	switch hashes := v.chain.hashes(r.BeliefStampSimNs); {
+	case r.SelfAssessmentSHA256 == "":
+		res.Chain = ChainNoAssessmentClaimed
+	case len(hashes) == 0:
+		res.Chain = ChainAssessmentMissing
+		problems = append(problems, fmt.Sprintf("no self-assessment with stamp %d in the recording", r.BeliefStampSimNs))
+	default:
+		res.Chain = ChainBroken
+		for _, h := range hashes {
+			if h == r.SelfAssessmentSHA256 {
+				res.Chain = ChainVerified
+			}
+		}
+		if res.Chain == ChainBroken {
+			problems = append(problems, fmt.Sprintf("self_assessment_sha256 %s, but the assessment with stamp %d hashes to %s",
+				r.SelfAssessmentSHA256, r.BeliefStampSimNs, hashes[0]))
+		}
+	}
+
+	// The re-run: the Loop's own decision for this stamp.
+	switch {
+	case v.candidateFor(r.PolicyID) == nil:
+		res.Rerun = RerunUnknownPolicy
+		if v.supplied(r.PolicyID) {
+			problems = append(problems, fmt.Sprintf("policy %q differs from the recording's first decision's: decision not re-run", r.PolicyID))
+		} else {
+			problems = append(problems, fmt.Sprintf("policy %q was not supplied: decision not re-run", r.PolicyID))
+		}
+	case res.Chain == ChainBroken || res.Chain == ChainAssessmentMissing:
+		res.Rerun = RerunNoContext
+	case rd == nil:
+		res.Rerun = RerunNoContext
+		problems = append(problems, fmt.Sprintf("the Loop, fed the recording, did not decide belief %d (belief missing or rejected)", r.BeliefStampSimNs))
+	case rd.r != r:
+		res.Rerun = RerunDiverged
+		problems = append(problems, fmt.Sprintf("re-run gives %s (assessment %s), recorded %s (assessment %s)",
+			rd.r.Decision, shortHash(rd.r.SelfAssessmentSHA256), d, shortHash(r.SelfAssessmentSHA256)))
+	default:
+		res.Rerun = RerunMatched
+		if res.Chain == ChainNoAssessmentClaimed {
+			v.report.WithoutAssessment[rd.without.String()]++
+		}
+	}
+	if len(problems) > 0 {
+		res.Problem = capText(joinProblems(problems), 1000)
+	}
+	v.report.count(&res, &r, v.opts.MaxProblems)
+	if !v.seenAny || r.BeliefStampSimNs > v.lastStamp {
+		v.lastStamp = r.BeliefStampSimNs
+	}
+	v.seenAny = true
+}
+
+func shortHash(h string) string {
+	if h == "" {
+		return "none"
+	}
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
+func joinProblems(ps []string) string {
+	s := ps[0]
+	for _, p := range ps[1:] {
+		s += "; " + p
+	}
+	return s
+}
+
+// chainIndex holds the hashes of the recorded self-assessments by stamp,
+// bounded: the oldest stamps are forgotten first.
+type chainIndex struct {
+	max    int
+	byStmp map[int64][]string
+	order  fifo[int64]
+}
+
+func newChainIndex(max int) chainIndex {
+	return chainIndex{max: max, byStmp: map[int64][]string{}}
+}
+
+func (c *chainIndex) add(a *decisions.SelfAssessment) {
+	s := a.BeliefStampSimNs
+	h := a.SHA256()
+	hs, ok := c.byStmp[s]
+	if !ok {
+		c.order.push(s)
+	}
+	for _, x := range hs {
+		if x == h {
+			return
+		}
+	}
+	c.byStmp[s] = append(hs, h)
+	for c.order.len() > c.max {
+		delete(c.byStmp, c.order.pop())
+	}
+}
+
+func (c *chainIndex) hashes(stamp int64) []string { return c.byStmp[stamp] }
+
+// fifo is a queue whose storage is reused once its consumed head dominates.
+type fifo[T any] struct {
+	items []T
+	head  int
+}
+
+func (q *fifo[T]) len() int  { return len(q.items) - q.head }
+func (q *fifo[T]) push(x T)  { q.items = append(q.items, x) }
+func (q *fifo[T]) front() *T { return &q.items[q.head] }
+func (q *fifo[T]) pop() T {
+	x := q.items[q.head]
+	var zero T
+	q.items[q.head] = zero
+	q.head++
+	if q.head > 1024 && q.head*2 > len(q.items) {
+		q.items = append(q.items[:0], q.items[q.head:]...)
+		q.head = 0
+	}
+	return x
+}

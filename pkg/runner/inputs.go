@@ -1,0 +1,223 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/ghost-robotics/ghost/pkg/ros2"
+	"github.com/ghost-robotics/ghost/pkg/ros2msg"
+)
+
+// Topic keys: the <key> of the topics.<key> and qos.<key>.* parameters. The
+// inputs' keys come from their InputSpec; these name the outputs.
+const (
+	KeyDecisions   = "decisions"
+	KeyDiagnostics = "diagnostics"
+)
+
+// DecodeFunc turns one serialized message into the Loop event it carries.
+// arrivalNs is the message's arrival time (receive time, log time or
+// simulated time). A DecodeFunc may keep scratch between calls and is then
+// not safe for concurrent use; what it returns must share nothing with that
+// scratch.
+type DecodeFunc func(data []byte, arrivalNs int64) (Event, error)
+
+// InputSpec declares one input of the decision session, once. The Session,
+// the replay and verify readers, the live node's subscriptions, the
+// simulator's publications and the parameter keys all derive from the list
+// of InputSpecs (DefaultInputs), so adding an input is one entry plus its
+// decoder.
+type InputSpec struct {
+	// Key names the input in parameters (topics.<Key>, qos.<Key>.*),
+	// counters and diagnostics: snake_case, unique.
+	Key string
+	// Topic is the topic the input is read from (the default in
+	// DefaultInputs; Topics.Apply puts the configured one).
+	Topic string
+	// Type is the ROS 2 message type, "pkg/msg/Name".
+	Type string
+	// QoS is the default subscription profile.
+	QoS ros2.QoSProfile
+	// Kind is the kind of event the input becomes.
+	Kind InputKind
+	// Role says in a few words what the input is, for parameter docs.
+	Role string
+	// NewDecode returns a decoder with its own scratch: one per goroutine.
+	NewDecode func() DecodeFunc
+}
+
+// Input keys of the ghost inputs.
+const (
+	KeyState          = "state"
+	KeySelfAssessment = "self_assessment"
+	KeyPerceptionMode = "perception_mode"
+)
+
+// DefaultInputs returns the inputs of the ghost message set
+// (ghost/msg/VehicleState, BeliefSelfAssessment and PerceptionMode) on
+// their default topics.
+func DefaultInputs() []InputSpec {
+	return []InputSpec{
+		{
+			Key: KeyState, Topic: "/state/nav", Type: "ghost/msg/VehicleState", QoS: ros2.DefaultInputQoS(),
+			Kind: InputBelief, Role: "belief (VehicleState) input", NewDecode: decodeBelief,
+		},
+		{
+			Key: KeySelfAssessment, Topic: "/self_assessment", Type: "ghost/msg/BeliefSelfAssessment", QoS: ros2.DefaultInputQoS(),
+			Kind: InputAssessment, Role: "self-assessment input", NewDecode: decodeAssessment,
+		},
+		{
+			Key: KeyPerceptionMode, Topic: "/perception/mode", Type: "ghost/msg/PerceptionMode", QoS: ros2.DefaultInputQoS(),
+			Kind: InputPerception, Role: "perception mode input (optional)", NewDecode: decodePerception,
+		},
+	}
+}
+
+func decodeBelief() DecodeFunc {
+	var vs ros2msg.VehicleState
+	return func(data []byte, arrivalNs int64) (Event, error) {
+		if err := vs.UnmarshalCDR(data); err != nil {
+			return nil, err
+		}
+		b, err := ros2msg.BeliefFromWire(&vs)
+		if err != nil {
+			return nil, err
+		}
+		return BeliefEvent{ArrivalNs: arrivalNs, Belief: b}, nil
+	}
+}
+
+func decodeAssessment() DecodeFunc {
+	var sa ros2msg.BeliefSelfAssessment
+	return func(data []byte, arrivalNs int64) (Event, error) {
+		if err := sa.UnmarshalCDR(data); err != nil {
+			return nil, err
+		}
+		return AssessmentEvent{ArrivalNs: arrivalNs, Assessment: ros2msg.SelfAssessmentFromWire(&sa)}, nil
+	}
+}
+
+func decodePerception() DecodeFunc {
+	var pm ros2msg.PerceptionMode
+	return func(data []byte, arrivalNs int64) (Event, error) {
+		if err := pm.UnmarshalCDR(data); err != nil {
+			return nil, err
+		}
+		return PerceptionEvent{ArrivalNs: arrivalNs, Report: ros2msg.PerceptionFromWire(&pm)}, nil
+	}
+}
+
+// Topics names every topic of a session by its key: each input's Key and
+// the outputs' KeyDecisions and KeyDiagnostics.
+type Topics map[string]string
+
+// DefaultTopics returns the default topic of every input of DefaultInputs
+// and of the outputs.
+func DefaultTopics() Topics {
+	t := Topics{KeyDecisions: "/decisions", KeyDiagnostics: "/diagnostics"}
+	for _, in := range DefaultInputs() {
+		t[in.Key] = in.Topic
+	}
+	return t
+}
+
+// Decisions returns the decisions topic.
+func (t Topics) Decisions() string { return t[KeyDecisions] }
+
+// Apply returns a copy of inputs with each Topic replaced by t's topic for
+// its Key, where t names one.
+func (t Topics) Apply(inputs []InputSpec) []InputSpec {
+	out := append([]InputSpec(nil), inputs...)
+	for i := range out {
+		if topic, ok := t[out[i].Key]; ok && topic != "" {
+			out[i].Topic = topic
+		}
+	}
+	return out
+}
+
+// ErrTopics is matched by the error CheckTopics returns.
+var ErrTopics = errors.New("invalid topics")
+
+// CheckTopics rejects inputs whose keys repeat or are empty, an input
+// without a decoder, and two roles on one topic (an input on the decisions
+// topic, or two inputs on one topic), naming the keys and the topic.
+func CheckTopics(inputs []InputSpec, outputs Topics) error {
+	owner := map[string]string{}
+	claim := func(key, topic string) error {
+		if topic == "" {
+			return fmt.Errorf("%w: topics.%s is empty", ErrTopics, key)
+		}
+		if other, ok := owner[topic]; ok {
+			return fmt.Errorf("%w: topics.%s and topics.%s are both %q: each topic has one role", ErrTopics, other, key, topic)
+		}
+		owner[topic] = key
+		return nil
+	}
+	keys := map[string]bool{}
+	for _, in := range inputs {
+		if in.Key == "" || keys[in.Key] {
+			return fmt.Errorf("%w: input key %q is empty or repeated", ErrTopics, in.Key)
+		}
+		keys[in.Key] = true
+		if in.NewDecode == nil {
+			return fmt.Errorf("%w: input %q has no decoder", ErrTopics, in.Key)
+		}
+		if err := claim(in.Key, in.Topic); err != nil {
+			return err
+		}
+	}
+	for _, key := range []string{KeyDecisions, KeyDiagnostics} {
+		if topic, ok := outputs[key]; ok {
+			if err := claim(key, topic); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Decoder turns serialized messages of a session's inputs into Loop events.
+// It keeps decoding scratch, so it is not safe for concurrent use: one per
+// goroutine. What it returns shares nothing with its scratch (a belief's
+// covariance and goal are freshly allocated by the codec), so events may be
+// kept.
+type Decoder struct {
+	topics []string
+	decode []DecodeFunc
+}
+
+// NewDecoder returns a decoder for inputs.
+func NewDecoder(inputs []InputSpec) *Decoder {
+	d := &Decoder{}
+	for _, in := range inputs {
+		d.topics = append(d.topics, in.Topic)
+		d.decode = append(d.decode, in.NewDecode())
+	}
+	return d
+}
+
+// Decode returns the event for a message on one of the input topics, and
+// nil, nil for a message on another topic. A message that does not decode
+// gives a *CorruptError naming the topic and byte offset.
+func (d *Decoder) Decode(topic string, arrivalNs int64, data []byte) (Event, error) {
+	for i, t := range d.topics {
+		if t == topic {
+			ev, err := d.decode[i](data, arrivalNs)
+			if err != nil {
+				return nil, corrupt(topic, err)
+			}
+			return ev, nil
+		}
+	}
+	return nil, nil
+}
+
+func corrupt(topic string, err error) error {
+	off := -1
+	var de *ros2msg.DecodeError
+	if errors.As(err, &de) {
+		off = de.Offset
+	}
+	return &CorruptError{Topic: topic, Offset: off, Err: err}
+}
