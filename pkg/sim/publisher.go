@@ -9,7 +9,6 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/runner"
 )
 
-
 // Publisher serializes the vehicle's publications as ROS 2 messages (CDR),
 // logged at their arrival time: a message source like a recording. Next
 // returns io.EOF after the last message.
