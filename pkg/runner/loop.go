@@ -73,6 +73,7 @@ type LoopSizes struct {
 // Commands in increasing stamp order. It is not safe for concurrent use.
 type Loop struct {
 	policy              decisions.Policy
+	stateful            decisions.StatefulPolicy // policy, when it keeps state
 	policyID            string
 	timeout             time.Duration
 	maxPending          int
@@ -145,6 +146,12 @@ func NewLoop(opts LoopOptions) (*Loop, error) {
 	}
 	if l.policy == nil {
 		l.policy = decisions.ReferencePolicy{}
+	}
+	if sp, ok := l.policy.(decisions.StatefulPolicy); ok {
+		// Each Loop owns its instance: its state follows this session's
+		// contexts only.
+		l.stateful = sp.NewInstance()
+		l.policy = l.stateful
 	}
 	l.policyID = l.policy.ID()
 	probe := decisions.Rationale{
@@ -261,8 +268,14 @@ func (l *Loop) Step(ev Event, out *Output) error {
 		now = l.now
 	}
 	c.belief.arrival = now
+	if l.stateful != nil {
+		l.stateful.Checkpoint()
+	}
 	n, err := l.plan(now, &c, end, out)
 	if err != nil {
+		if l.stateful != nil {
+			l.stateful.Rollback()
+		}
 		out.Reset()
 		return err
 	}
@@ -327,7 +340,7 @@ func (v *pendingView) at(k int) *pendingBelief {
 
 // plan decides, oldest first, every pending belief the join rules release
 // at time now, appending the Commands to out. It changes nothing in the
-// session, so a policy failure needs no undo. It returns how many of the
+// session but a stateful policy's state, which Step rolls back on failure. It returns how many of the
 // oldest pending beliefs were decided.
 func (l *Loop) plan(now int64, c *candidate, end bool, out *Output) (int, error) {
 	v := l.view(c)
