@@ -10,7 +10,7 @@
 // A policy's state (when a condition began to hold, which rules are
 // latched) is a function of the contexts it decided, in stamp order, and
 // nothing else: the package reads no clock, draws no random numbers and
-// performs no I/O except ParseFile reading the file it is given. It does not
-// assemble contexts, publish decisions or execute them; those belong to the
-// packages that drive a decisions.Policy.
+// performs no I/O except ParseFile and RunCasesFile reading the file they
+// are given. It does not assemble contexts, publish decisions or execute
+// them; those belong to the packages that drive a decisions.Policy.
 package rules

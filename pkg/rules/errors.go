@@ -24,6 +24,7 @@ type ParseError struct {
 	Msg    string
 }
 
+// Error returns "file:line:column: message".
 func (e *ParseError) Error() string {
 	return e.File + ":" + strconv.Itoa(e.Line) + ":" + strconv.Itoa(e.Column) + ": " + e.Msg
 }
@@ -37,6 +38,7 @@ type StampError struct {
 	Stamp, Previous int64
 }
 
+// Error names both stamps.
 func (e *StampError) Error() string {
 	return fmt.Sprintf("belief stamp %d after %d: %v", e.Stamp, e.Previous, ErrStampOrder)
 }

@@ -1,0 +1,360 @@
+package rules
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+
+	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"go.yaml.in/yaml/v3"
+)
+
+// CaseResult is the outcome of one table case.
+type CaseResult struct {
+	Name string
+	// Line is where the case starts in the cases file.
+	Line int
+	Pass bool
+	// Step is the index of the step the result is about: the first step
+	// whose expectation failed, or the last step.
+	Step     int
+	StepLine int
+	// Want is the expected "kind" or "kind/reason"; Got the decision.
+	Want string
+	Got  decisions.Decision
+	// Err is set when the step's context was rejected or Decide failed.
+	Err error
+}
+
+// String is one line: "ok   name: kind/reason" or "FAIL name (line N) step K: ...".
+func (r CaseResult) String() string {
+	switch {
+	case r.Err != nil:
+		return fmt.Sprintf("FAIL %s (line %d) step %d: %v", r.Name, r.StepLine, r.Step, r.Err)
+	case !r.Pass:
+		return fmt.Sprintf("FAIL %s (line %d) step %d: want %s, got %s/%s", r.Name, r.StepLine, r.Step, r.Want, r.Got.Kind, r.Got.Reason)
+	}
+	return fmt.Sprintf("ok   %s: %s/%s", r.Name, r.Got.Kind, r.Got.Reason)
+}
+
+// caseStep is one context of a case with an optional expectation.
+type caseStep struct {
+	ctx        decisions.Context
+	line       int
+	expect     bool
+	wantKind   decisions.Kind
+	wantReason string // "" when any reason is accepted
+}
+
+type tableCase struct {
+	name  string
+	line  int
+	steps []caseStep
+}
+
+var (
+	caseKeys       = []string{"name", "steps"}
+	stepKeys       = []string{"at", "assessment", "calibrated_level", "armed", "flight_mode", "mission_mode", "perception_mode", "battery_pct", "battery_v", "expect"}
+	assessmentKeys = append(append([]string{"level", "overall", "std"}, blockNames[:3]...), axisNames...)
+)
+
+// caseThresholds are the thresholds every case assessment claims; policies
+// read levels and standard deviations, never thresholds.
+var caseThresholds = decisions.Thresholds{
+	PositionKnownStdM: 0.5, PositionUnknownStdM: 2, VelocityKnownStdMps: 0.2, VelocityUnknownStdMps: 1,
+	OrientationKnownStdRad: 0.05, OrientationUnknownStdRad: 0.2, SchemaVersion: decisions.SchemaVersion,
+}
+
+// RunCasesFile reads a cases file and runs it against p.
+func RunCasesFile(p *Policy, path string) ([]CaseResult, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("rule policy cases: %w", err)
+	}
+	return RunCases(p, path, data)
+}
+
+// RunCases parses a cases file (filename for messages only) and runs each
+// case on a fresh instance of p: its steps in order, each decided with
+// decisions.DecideWithRationale so contexts and decisions are validated as
+// in operation. A malformed file is a *ParseError; failing cases are
+// results, not errors.
+func RunCases(p *Policy, filename string, data []byte) ([]CaseResult, error) {
+	cases, err := parseCases(filename, data)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]CaseResult, 0, len(cases))
+	for _, tc := range cases {
+		inst := newInstance(p.d)
+		res := CaseResult{Name: tc.name, Line: tc.line, Pass: true}
+		for i, st := range tc.steps {
+			res.Step, res.StepLine = i, st.line
+			d, _, err := decisions.DecideWithRationale(inst, st.ctx)
+			res.Got = d
+			if err != nil {
+				res.Pass, res.Err = false, err
+				break
+			}
+			if !st.expect {
+				continue
+			}
+			res.Want = st.wantKind.String()
+			if st.wantReason != "" {
+				res.Want += "/" + st.wantReason
+			}
+			if d.Kind != st.wantKind || (st.wantReason != "" && d.Reason != st.wantReason) {
+				res.Pass = false
+				break
+			}
+		}
+		out = append(out, res)
+	}
+	return out, nil
+}
+
+func parseCases(filename string, data []byte) ([]tableCase, error) {
+	r := &reader{file: filename}
+	root, err := r.document(data)
+	if err != nil {
+		return nil, err
+	}
+	top, err := r.fields(root, "cases file", []string{"cases"}, []string{"cases"})
+	if err != nil {
+		return nil, err
+	}
+	items, err := r.seq(top["cases"].val, "cases")
+	if err != nil {
+		return nil, err
+	}
+	if len(items) == 0 {
+		return nil, r.errf(top["cases"].val, "cases: want at least one case")
+	}
+	var out []tableCase
+	names := map[string]bool{}
+	for i, it := range items {
+		what := "cases[" + strconv.Itoa(i) + "]"
+		f, err := r.fields(it, what, caseKeys, caseKeys)
+		if err != nil {
+			return nil, err
+		}
+		tc := tableCase{line: it.Line}
+		if tc.name, err = r.ident(f["name"].val, what+".name", 64); err != nil {
+			return nil, err
+		}
+		if names[tc.name] {
+			return nil, r.errf(f["name"].val, "%s.name = %s: used by an earlier case", what, quote(tc.name))
+		}
+		names[tc.name] = true
+		steps, err := r.seq(f["steps"].val, what+".steps")
+		if err != nil {
+			return nil, err
+		}
+		if len(steps) == 0 {
+			return nil, r.errf(f["steps"].val, "%s.steps: want at least one step", what)
+		}
+		prev := caseStep{ctx: decisions.Context{
+			BeliefStampSimNs: -1,
+			Flight:           decisions.FlightStatus{BatteryPct: math.NaN(), BatteryV: math.NaN()},
+			Mission:          decisions.MissionStatus{StartedSimNs: decisions.NotStarted},
+		}}
+		for j, sn := range steps {
+			st, err := parseStep(r, sn, what+".steps["+strconv.Itoa(j)+"]", prev)
+			if err != nil {
+				return nil, err
+			}
+			tc.steps = append(tc.steps, st)
+			prev = st
+		}
+		if !tc.steps[len(tc.steps)-1].expect {
+			return nil, r.errf(steps[len(steps)-1], "%s: the last step must have an expect", what)
+		}
+		out = append(out, tc)
+	}
+	return out, nil
+}
+
+// parseStep reads one step; fields it does not set keep the previous
+// step's values, so a sequence lists only what changes.
+func parseStep(r *reader, n *yaml.Node, what string, prev caseStep) (caseStep, error) {
+	f, err := r.fields(n, what, stepKeys, []string{"at"})
+	if err != nil {
+		return caseStep{}, err
+	}
+	st := caseStep{ctx: prev.ctx, line: n.Line}
+	at, err := r.duration(f["at"].val, what+".at")
+	if err != nil {
+		return caseStep{}, err
+	}
+	if at <= prev.ctx.BeliefStampSimNs {
+		return caseStep{}, r.errf(f["at"].val, "%s.at = %s: must be later than the previous step", what, quote(f["at"].val.Value))
+	}
+	c := &st.ctx
+	c.BeliefStampSimNs = at
+	if e, ok := f["assessment"]; ok {
+		if c.SelfAssessment, err = parseAssessment(r, e.val, what+".assessment"); err != nil {
+			return caseStep{}, err
+		}
+	} else if c.SelfAssessment != nil {
+		a := *c.SelfAssessment // a copy: earlier steps keep their stamp
+		c.SelfAssessment = &a
+	}
+	if c.SelfAssessment != nil {
+		c.SelfAssessment.BeliefStampSimNs = at
+	}
+	if e, ok := f["calibrated_level"]; ok {
+		if isMissing(e.val) {
+			c.Calibration = nil
+		} else {
+			l, err := r.name(e.val, what+".calibrated_level", levelNames)
+			if err != nil {
+				return caseStep{}, err
+			}
+			c.Calibration = &decisions.Calibration{
+				AdjustedOverallLevel: decisions.Level(l), AdjustmentPolicyID: "table_case", AdjustmentReason: "set_by_case",
+				History: decisions.CalibrationHistory{MostRecentObservedStampSimNs: -1, SchemaVersion: decisions.SchemaVersion},
+			}
+		}
+	}
+	if e, ok := f["armed"]; ok {
+		if c.Flight.Armed, err = r.boolean(e.val, what+".armed"); err != nil {
+			return caseStep{}, err
+		}
+	}
+	if e, ok := f["flight_mode"]; ok {
+		m, err := r.name(e.val, what+".flight_mode", flightModeNames)
+		if err != nil {
+			return caseStep{}, err
+		}
+		c.Flight.Mode = decisions.FlightMode(m)
+	}
+	if e, ok := f["mission_mode"]; ok {
+		m, err := r.name(e.val, what+".mission_mode", missionModeNames)
+		if err != nil {
+			return caseStep{}, err
+		}
+		c.Mission.Mode = decisions.MissionMode(m)
+	}
+	if e, ok := f["perception_mode"]; ok {
+		if isMissing(e.val) {
+			c.Perception = nil
+		} else {
+			m, err := r.name(e.val, what+".perception_mode", perceptionModeNames)
+			if err != nil {
+				return caseStep{}, err
+			}
+			c.Perception = &decisions.PerceptionReport{StampSimNs: at, Mode: decisions.PerceptionMode(m)}
+		}
+	}
+	for _, k := range []string{"battery_pct", "battery_v"} {
+		e, ok := f[k]
+		if !ok {
+			continue
+		}
+		v := math.NaN()
+		if !isMissing(e.val) {
+			if v, err = r.float(e.val, what+"."+k); err != nil {
+				return caseStep{}, err
+			}
+		}
+		if k == "battery_pct" {
+			c.Flight.BatteryPct = v
+		} else {
+			c.Flight.BatteryV = v
+		}
+	}
+	if e, ok := f["expect"]; ok {
+		ef, err := r.fields(e.val, what+".expect", []string{"action", "reason"}, []string{"action"})
+		if err != nil {
+			return caseStep{}, err
+		}
+		st.expect = true
+		if st.wantKind, err = parseKind(r, ef["action"].val, what+".expect.action"); err != nil {
+			return caseStep{}, err
+		}
+		if re, ok := ef["reason"]; ok {
+			if st.wantReason, err = r.ident(re.val, what+".expect.reason", 64); err != nil {
+				return caseStep{}, err
+			}
+		}
+	}
+	return st, nil
+}
+
+func isMissing(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.Tag == "!!str" && n.Value == "missing"
+}
+
+// parseAssessment builds a self-assessment from `missing` or a mapping:
+// `level` sets every axis, a block name its three axes, an axis name one
+// axis (applied in that order); block levels are the worst of their axes
+// and the overall level the worst of the blocks unless `overall` says
+// otherwise; `std` maps axis names to numbers or `none` (default 0.0).
+func parseAssessment(r *reader, n *yaml.Node, what string) (*decisions.SelfAssessment, error) {
+	if isMissing(n) {
+		return nil, nil
+	}
+	f, err := r.fields(n, what, assessmentKeys, nil)
+	if err != nil {
+		return nil, err
+	}
+	a := &decisions.SelfAssessment{
+		ThresholdsUsed: caseThresholds, ThresholdsSHA256: caseThresholds.SHA256(),
+		CovarianceAvailable: true, SchemaVersion: decisions.SchemaVersion,
+	}
+	set := func(key string, from, to int) error {
+		e, ok := f[key]
+		if !ok {
+			return nil
+		}
+		l, err := r.name(e.val, what+"."+key, levelNames)
+		for i := from; i < to; i++ {
+			a.AxisLevel[i] = decisions.Level(l)
+		}
+		return err
+	}
+	if err := set("level", 0, 9); err != nil {
+		return nil, err
+	}
+	for b, name := range blockNames[:3] {
+		if err := set(name, 3*b, 3*b+3); err != nil {
+			return nil, err
+		}
+	}
+	for i, name := range axisNames {
+		if err := set(name, i, i+1); err != nil {
+			return nil, err
+		}
+	}
+	for b := range a.BlockLevel {
+		a.BlockLevel[b] = decisions.Worst(a.AxisLevel[3*b : 3*b+3]...)
+	}
+	a.OverallLevel = decisions.Worst(a.BlockLevel[:]...)
+	if e, ok := f["overall"]; ok {
+		l, err := r.name(e.val, what+".overall", levelNames)
+		if err != nil {
+			return nil, err
+		}
+		a.OverallLevel = decisions.Level(l)
+	}
+	if e, ok := f["std"]; ok {
+		sf, err := r.fields(e.val, what+".std", axisNames, nil)
+		if err != nil {
+			return nil, err
+		}
+		for i, name := range axisNames {
+			se, ok := sf[name]
+			switch {
+			case !ok:
+			case se.val.Kind == yaml.ScalarNode && se.val.Tag == "!!str" && se.val.Value == "none":
+				a.Std[i] = math.NaN()
+			default:
+				if a.Std[i], err = r.float(se.val, what+".std."+name); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return a, nil
+}

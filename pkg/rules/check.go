@@ -1,0 +1,249 @@
+package rules
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// FindingKind classifies a Check finding.
+type FindingKind uint8
+
+const (
+	// NeverFires: the rule's condition can never be true.
+	NeverFires FindingKind = iota + 1
+	// Shadowed: whenever the rule fires, an earlier rule of at least the
+	// same severity fires too, so the rule never decides.
+	Shadowed
+)
+
+// String returns "never_fires" or "shadowed".
+func (k FindingKind) String() string {
+	switch k {
+	case NeverFires:
+		return "never_fires"
+	case Shadowed:
+		return "shadowed"
+	}
+	return "finding(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Finding is one problem Check found with a rule.
+type Finding struct {
+	Kind FindingKind
+	// Rule is the rule's index in the file (0-based); Name its name.
+	Rule int
+	Name string
+	// By is the index of the shadowing rule (Shadowed only), else -1.
+	By           int
+	File         string
+	Line, Column int
+	Message      string
+}
+
+// String formats f as "file:line:column: rule N (name): kind: message".
+func (f Finding) String() string {
+	return fmt.Sprintf("%s:%d:%d: rule %d (%s): %s: %s", f.File, f.Line, f.Column, f.Rule, f.Name, f.Kind, f.Message)
+}
+
+// Check reports rules that can never fire and rules shadowed by an earlier
+// rule. It is a conservative approximation: every finding is real, but
+// some dead rules are not found. A condition is recognised as impossible
+// when a leaf admits no value (an empty set of levels or modes, an empty
+// numeric interval, a battery bound outside [0, 1] or a negative voltage) or an `all` combines leaves over the same field whose
+// sets do not intersect (or tests a field both for a value and for being
+// missing); `not` is never analysed. A rule is shadowed by an earlier rule
+// of higher or equal severity whose condition is implied by its own
+// (identical conditions, a leaf whose set contains the later leaf's set, an
+// `all` containing such a leaf, ...), whose `for` is no longer and whose
+// `clear` holds it at least as long.
+func Check(p *Policy) []Finding {
+	d := p.d
+	var out []Finding
+	// Each node's canonical text, computed once: implication compares them.
+	canon := make([]string, len(d.nodes))
+	for i := range d.nodes {
+		canon[i] = string(appendCond(nil, d.nodes, int32(i)))
+	}
+	for j := range d.rules {
+		rj := &d.rules[j]
+		f := Finding{Rule: j, Name: rj.name, By: -1, File: d.file, Line: rj.line, Column: rj.col}
+		if !satisfiable(d.nodes, rj.root) {
+			f.Kind, f.Message = NeverFires, "its condition can never be true"
+			out = append(out, f)
+			continue
+		}
+		for i := 0; i < j; i++ {
+			ri := &d.rules[i]
+			budget := maxImplySteps
+			if ri.sev >= rj.sev && ri.forNs <= rj.forNs && holdsAsLong(ri, rj) && implies(d.nodes, canon, rj.root, ri.root, &budget) {
+				f.Kind, f.By = Shadowed, i
+				f.Message = fmt.Sprintf("whenever it fires, rule %d (%s, %s) fires too and is at least as severe", i, ri.name, ri.kind)
+				out = append(out, f)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// holdsAsLong reports whether rule i stays latched at least as long as
+// rule j whenever both fired.
+func holdsAsLong(i, j *rule) bool {
+	switch {
+	case i.clear == clearNever:
+		return true
+	case i.clear != j.clear:
+		return false
+	case i.clear == clearAfter:
+		return i.afterNs >= j.afterNs
+	}
+	return true // both on_disarm
+}
+
+// constraint is what a conjunction of leaves demands of one field.
+type constraint struct {
+	op   op
+	arg  uint8
+	mask uint32
+	iv   interval
+}
+
+// satisfiable reports false only for conditions that certainly can never
+// be true.
+func satisfiable(nodes []node, i int32) bool {
+	n := &nodes[i]
+	switch n.op {
+	case opAny:
+		for _, k := range n.kids {
+			if satisfiable(nodes, k) {
+				return true
+			}
+		}
+		return false
+	case opAll:
+		var cs []constraint
+		missing := [numFields]bool{}
+		for _, k := range n.kids {
+			if !satisfiable(nodes, k) {
+				return false
+			}
+			kn := &nodes[k]
+			switch {
+			case kn.op == opMissing:
+				missing[kn.arg] = true
+			case kn.op > opNot:
+				cs = merge(cs, kn)
+			}
+		}
+		for _, c := range cs {
+			if isEmptyConstraint(c) {
+				return false
+			}
+			// effective_level reads the calibration when the assessment is missing.
+			if f := fieldOf(c.op); c.op != opEffective && f < numFields && missing[f] {
+				return false
+			}
+		}
+		return true
+	case opNot:
+		return true
+	}
+	return !isEmptyConstraint(constraint{op: n.op, arg: n.arg, mask: n.mask, iv: n.iv})
+}
+
+func fieldOf(o op) uint8 { return (&node{op: o}).field() }
+
+func isInterval(o op) bool { return o == opStd || o == opBatteryPct || o == opBatteryV }
+
+// domains are the values a valid context can hold (decisions'
+// FlightStatus.Validate); a standard deviation may be any number.
+var domains = map[op]interval{
+	opBatteryPct: {lo: 0, hi: 1},
+	opBatteryV:   {lo: 0, hi: math.Inf(1)},
+}
+
+func isEmptyConstraint(c constraint) bool {
+	switch {
+	case c.op == opMissing:
+		return false
+	case isInterval(c.op):
+		if d, ok := domains[c.op]; ok {
+			return c.iv.intersect(d).empty()
+		}
+		return c.iv.empty()
+	}
+	return c.mask == 0
+}
+
+// merge intersects leaf n into the constraint on the same field.
+func merge(cs []constraint, n *node) []constraint {
+	for k := range cs {
+		c := &cs[k]
+		if c.op == n.op && c.arg == n.arg {
+			if isInterval(n.op) {
+				c.iv = c.iv.intersect(n.iv)
+			} else {
+				c.mask &= n.mask
+			}
+			return cs
+		}
+	}
+	return append(cs, constraint{op: n.op, arg: n.arg, mask: n.mask, iv: n.iv})
+}
+
+// maxImplySteps bounds the work of one implication test: nested any/all
+// pairs could otherwise take exponential time on a hostile file. Running
+// out answers "not implied", which only loses findings.
+const maxImplySteps = 10000
+
+// implies reports true only when condition a being true certainly makes
+// condition b true (in three-valued logic: a true needs every field b reads
+// to be present and matching).
+func implies(nodes []node, canon []string, a, b int32, budget *int) bool {
+	if *budget <= 0 {
+		return false
+	}
+	*budget--
+	na, nb := &nodes[a], &nodes[b]
+	if canon[a] == canon[b] {
+		return true
+	}
+	switch {
+	case nb.op == opAll:
+		for _, k := range nb.kids {
+			if !implies(nodes, canon, a, k, budget) {
+				return false
+			}
+		}
+		return *budget > 0
+	case na.op == opAny:
+		for _, k := range na.kids {
+			if !implies(nodes, canon, k, b, budget) {
+				return false
+			}
+		}
+		return *budget > 0
+	case na.op == opAll:
+		for _, k := range na.kids {
+			if implies(nodes, canon, k, b, budget) {
+				return true
+			}
+		}
+	case nb.op == opAny:
+		for _, k := range nb.kids {
+			if implies(nodes, canon, a, k, budget) {
+				return true
+			}
+		}
+	case na.op > opNot && na.op == nb.op && na.arg == nb.arg:
+		switch {
+		case na.op == opMissing:
+			return true
+		case isInterval(na.op):
+			return na.iv.empty() || na.iv.within(nb.iv)
+		}
+		return na.mask&^nb.mask == 0
+	}
+	return false
+}

@@ -1,0 +1,75 @@
+package rules
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestCheck(t *testing.T) {
+	r := func(name, cond, action, extra string) string {
+		return "  - name: " + name + "\n    when: " + cond + "\n    action: " + action + "\n    reason: " + name + "\n" + extra
+	}
+	tests := []struct {
+		name  string
+		rules string
+		want  []string // "<rule index> <kind>[ by <index>]"
+	}{
+		{"clean", r("a", "{battery_pct: {lt: 0.05}}", "engage_land", "") + r("b", "{battery_pct: {lt: 0.15}}", "hold", ""), nil},
+		{"empty interval", r("a", "{battery_pct: {lt: 0}}", "hold", "") + r("b", "{battery_pct: {gt: 0.5, lt: 0.5}}", "hold", "") + r("c", "{battery_v: {le: 0}}", "hold", ""), []string{"0 never_fires", "1 never_fires"}},
+		{"impossible leaves", r("a", "{level: {block: position, at_least: unknown, at_most: uncertain}}", "hold", ""), []string{"0 never_fires"}},
+		{"conflicting equalities", r("a", "{all: [{flight_mode: manual}, {flight_mode: offboard}]}", "hold", ""), []string{"0 never_fires"}},
+		{"conflicting bounds", r("a", "{all: [{battery_pct: {lt: 0.1}}, {battery_pct: {ge: 0.1}}]}", "hold", ""), []string{"0 never_fires"}},
+		{"armed both", r("a", "{all: [{armed: true}, {armed: false}]}", "hold", ""), []string{"0 never_fires"}},
+		{"missing and value", r("a", "{all: [{missing: battery_v}, {battery_v: {lt: 12}}]}", "hold", ""), []string{"0 never_fires"}},
+		{"effective without assessment is possible", r("a", "{all: [{missing: assessment}, {effective_level: known}]}", "hold", ""), nil},
+		{"any of impossible", r("a", "{any: [{all: [{armed: true}, {armed: false}]}, {battery_v: {gt: 2, lt: 1}}]}", "hold", ""), []string{"0 never_fires"}},
+		{"not is not analysed", r("a", "{not: {all: [{armed: true}, {armed: false}]}}", "hold", ""), nil},
+		{"identical lower", r("a", "{armed: true}", "engage_rtl", "") + r("b", "{armed: true}", "hold", ""), []string{"1 shadowed by 0"}},
+		{"identical equal severity", r("a", "{armed: true}", "hold", "") + r("b", "{armed: true}", "hold", ""), []string{"1 shadowed by 0"}},
+		{"identical higher is not shadowed", r("a", "{armed: true}", "hold", "") + r("b", "{armed: true}", "engage_rtl", ""), nil},
+		{"subset interval", r("a", "{battery_pct: {lt: 0.15}}", "engage_rtl", "") + r("b", "{battery_pct: {lt: 0.05}}", "hold", ""), []string{"1 shadowed by 0"}},
+		{"superset interval", r("a", "{battery_pct: {lt: 0.05}}", "engage_rtl", "") + r("b", "{battery_pct: {lt: 0.15}}", "hold", ""), nil},
+		{"boundary open vs closed", r("a", "{battery_pct: {lt: 0.1}}", "engage_rtl", "") + r("b", "{battery_pct: {le: 0.1}}", "hold", ""), nil},
+		{"subset levels", r("a", "{effective_level: {at_least: uncertain}}", "hold", "") + r("b", "{effective_level: unknown}", "abstain_uncertain", ""), []string{"1 shadowed by 0"}},
+		{"conjunction implies", r("a", "{flight_mode: manual}", "yield_to_pilot", "") + r("b", "{all: [{armed: true}, {flight_mode: manual}]}", "hold", ""), []string{"1 shadowed by 0"}},
+		{"implies disjunction", r("a", "{any: [{flight_mode: manual}, {flight_mode: stabilize}]}", "yield_to_pilot", "") + r("b", "{flight_mode: stabilize}", "hold", ""), []string{"1 shadowed by 0"}},
+		{"disjunction implies", r("a", "{flight_mode: {in: [manual, stabilize]}}", "yield_to_pilot", "") + r("b", "{any: [{flight_mode: manual}, {flight_mode: stabilize}]}", "hold", ""), []string{"1 shadowed by 0"}},
+		{"different fields", r("a", "{level: {block: overall, is: unknown}}", "hold", "") + r("b", "{effective_level: unknown}", "hold", ""), nil},
+		{"longer for does not shadow", r("a", "{armed: true}", "engage_rtl", "    for: 2s\n") + r("b", "{armed: true}", "hold", "    for: 1s\n"), nil},
+		{"shorter for shadows", r("a", "{armed: true}", "engage_rtl", "    for: 1s\n") + r("b", "{armed: true}", "hold", "    for: 2s\n"), []string{"1 shadowed by 0"}},
+		{"shorter clear does not shadow", r("a", "{armed: true}", "engage_rtl", "") + r("b", "{armed: true}", "hold", "    clear: {after: 1s}\n"), nil},
+		{"never shadows any clear", r("a", "{armed: true}", "engage_rtl", "    clear: never\n") + r("b", "{armed: true}", "hold", "    clear: on_disarm\n"), []string{"1 shadowed by 0"}},
+		{"on_disarm does not cover after", r("a", "{armed: true}", "engage_rtl", "    clear: on_disarm\n") + r("b", "{armed: true}", "hold", "    clear: {after: 1s}\n"), nil},
+		{"later rule never shadows earlier", r("a", "{armed: true}", "hold", "") + r("b", "{armed: true}", "hold", "") + r("c", "{armed: true}", "hold", ""), []string{"1 shadowed by 0", "2 shadowed by 0"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := Parse("c.yaml", []byte(policyWith(tt.rules)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range Check(p) {
+				s := itoa10(f.Rule) + " " + f.Kind.String()
+				if f.Kind == Shadowed {
+					s += " by " + itoa10(f.By)
+				}
+				got = append(got, s)
+				line := 1 + strings.Count(policyWith(tt.rules)[:strings.Index(policyWith(tt.rules), "- name: "+f.Name+"\n")], "\n")
+				if f.File != "c.yaml" || f.Line != line || f.Column != 5 || f.Name != string(rune('a'+f.Rule)) || !strings.HasPrefix(f.String(), "c.yaml:") {
+					t.Errorf("finding %s at %d:%d", f, f.Line, f.Column)
+				}
+			}
+			if strings.Join(got, ";") != strings.Join(tt.want, ";") {
+				t.Fatalf("findings %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func itoa10(i int) string {
+	if i < 10 {
+		return string(rune('0' + i))
+	}
+	return itoa10(i/10) + string(rune('0'+i%10))
+}

@@ -1,0 +1,61 @@
+package rules
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// FuzzParse: no input panics; what parses has a valid id, a canonical form
+// that parses to the same id when written back as the file, and decides
+// without error on a valid context.
+func FuzzParse(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join(shippedDir, "*.yaml"))
+	for _, name := range files {
+		if data, err := os.ReadFile(name); err == nil {
+			f.Add(data)
+		}
+	}
+	for _, s := range []string{
+		"", "{}", "[]", "name: a", policyWith(oneRule), policyWith(oneRule + "    for: 1s\n    clear: never\n"),
+		"name: &a x\nversion: *a\n", "a: b\n---\nc: d\n", "!!binary aGVsbG8=", "? [a]\n: b\n",
+		policyWith("  - {name: r, when: {any: [{not: {missing: perception}}, {std: {axis: position_x, gt: 1e308}}]}, action: engage_kill, reason: k}\n"),
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := Parse("fuzz.yaml", data)
+		if err != nil {
+			if p != nil {
+				t.Fatal("policy and error")
+			}
+			return
+		}
+		if !isIdentifier(p.ID(), 64) {
+			t.Fatalf("id %q", p.ID())
+		}
+		Check(p)
+		d, err := p.Decide(ctx(0, assessed(uncertain, 1)))
+		if err != nil || d.Validate() != nil {
+			t.Fatalf("decide: %v %v", d, err)
+		}
+	})
+}
+
+// FuzzRunCases: no cases file panics.
+func FuzzRunCases(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join(shippedDir, "*.cases.yaml"))
+	for _, name := range files {
+		if data, err := os.ReadFile(name); err == nil {
+			f.Add(data)
+		}
+	}
+	f.Add([]byte("cases:\n  - {name: a, steps: [{at: 0s, assessment: {level: known, std: {position_x: none}}, expect: {action: hold}}]}\n"))
+	p, err := Parse("p.yaml", []byte(policyWith(oneRule)))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		RunCases(p, "fuzz.yaml", data)
+	})
+}
