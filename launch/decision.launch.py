@@ -43,6 +43,8 @@ def _node(context):
     # An empty policy leaves the config file's choice in force.
     if value('policy'):
         overrides['policy'] = LaunchConfiguration('policy')
+    if value('policy_file'):
+        overrides['policy_file'] = LaunchConfiguration('policy_file')
     return [
         Node(
             package=PACKAGE,
@@ -77,6 +79,9 @@ def generate_launch_description():
         DeclareLaunchArgument(
             'policy', default_value='',
             description='decision policy id; empty keeps the config file value'),
+        DeclareLaunchArgument(
+            'policy_file', default_value='',
+            description='YAML rule policy file; empty keeps the config file value'),
     ]
     for arg, topic in TOPICS:
         arguments.append(DeclareLaunchArgument(

@@ -49,6 +49,7 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 type decisionFlags struct {
 	config      string
 	policy      string
+	policyFiles []string
 	timeout     time.Duration
 	compression string
 	chunkSize   int64
@@ -59,6 +60,8 @@ type decisionFlags struct {
 func (f *decisionFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.config, "config", "", "ROS 2 parameters `file` (as config/decision.yaml); default: the built-in defaults")
 	fs.StringVar(&f.policy, "policy", "", "decision policy `id` (default from the configuration: "+decisions.ReferencePolicyID+")")
+	fs.Func("policy-file", "YAML rule policy `file` (config/policies/*.yaml); it decides instead of --policy (repeatable for verify: the recorded id picks the one to run)",
+		func(s string) error { f.policyFiles = append(f.policyFiles, s); return nil })
 	fs.DurationVar(&f.timeout, "assessment-timeout", 0, "how long a belief waits for its self-assessment (default from the configuration: 100ms)")
 	fs.StringVar(&f.compression, "compression", "", "output chunk compression: zstd, lz4 or none (default from the configuration: zstd)")
 	fs.Int64Var(&f.chunkSize, "chunk-size", 0, "output chunk size in `bytes`; a crash loses at most the open chunk (default 1 MiB)")
@@ -102,6 +105,13 @@ func (f *decisionFlags) settings() (nodeconfig.Config, error) {
 	}
 	if f.policy != "" {
 		cfg.Policy = f.policy
+		cfg.PolicyFile = ""
+	}
+	switch {
+	case len(f.policyFiles) == 1:
+		cfg.PolicyFile = f.policyFiles[0]
+	case len(f.policyFiles) > 1 && f.policy == "":
+		return cfg, fail(exitUsage, "%d --policy-file flags: a decision is taken by one policy (several are for verify)", len(f.policyFiles))
 	}
 	if f.timeout != 0 {
 		cfg.AssessmentTimeout = f.timeout
@@ -124,8 +134,11 @@ func (f *decisionFlags) session() (nodeconfig.Config, runner.SessionOptions, err
 	if err != nil {
 		return cfg, runner.SessionOptions{}, err
 	}
-	sopts, err := sessionOptions(cfg)
-	return cfg, sopts, err
+	sopts, err := cfg.SessionOptions()
+	if err != nil {
+		return cfg, sopts, &exitError{code: exitUsage, err: err}
+	}
+	return cfg, sopts, nil
 }
 
 // decideInto drives src through a fresh session into a new recording at
@@ -164,27 +177,6 @@ func (f *decisionFlags) decideInto(label string, src audit.Source, total uint64,
 		return fail(exitIO, "%s: %w", label, rerr)
 	}
 	return nil
-}
-
-// sessionOptions maps the configuration onto the runner's options.
-func sessionOptions(cfg nodeconfig.Config) (runner.SessionOptions, error) {
-	policy, err := decisions.LookupPolicy(cfg.Policy)
-	if err != nil {
-		return runner.SessionOptions{}, &exitError{code: exitUsage, err: err}
-	}
-	t, err := cfg.ResolvedTopics()
-	if err != nil {
-		return runner.SessionOptions{}, &exitError{code: exitUsage, err: err}
-	}
-	return runner.SessionOptions{
-		Inputs: t.Apply(cfg.Inputs()),
-		Loop: runner.LoopOptions{
-			Policy:                policy,
-			AssessmentTimeout:     cfg.AssessmentTimeout,
-			MaxPendingBeliefs:     cfg.MaxPendingBeliefs,
-			MaxPendingAssessments: cfg.MaxPendingAssessments,
-		},
-	}, nil
 }
 
 // decisionsTopic is the resolved decisions topic of a validated

@@ -45,6 +45,9 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	jsonOut := fs.String("json", "", "write the report as JSON to `file` (\"-\" for stdout)")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
 	config := fs.String("config", "", "ROS 2 parameters `file` naming the topics and timeouts (as config/decision.yaml); default: the built-in ones")
+	var policyFiles []string
+	fs.Func("policy-file", "YAML rule policy `file` this host supplies (repeatable); a decision is re-run with the policy whose id it names",
+		func(s string) error { policyFiles = append(policyFiles, s); return nil })
 	var allow findingList
 	fs.Var(&allow, "allow", "report `finding` without failing on it (repeatable), e.g. --allow unknown_policy")
 	// Accept the recording before or after the flags.
@@ -66,6 +69,13 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if cfg.PolicyFile != "" {
+		policyFiles = append(policyFiles, cfg.PolicyFile)
+	}
+	policies, err := hostPolicies(policyFiles)
+	if err != nil {
+		return err
+	}
 	decisionsT := decisionsTopic(cfg)
 	reader, err := openInput(path, sopts.Inputs, decisionsT, stderr)
 	if err != nil {
@@ -79,6 +89,7 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 		Inputs:         sopts.Inputs,
 		DecisionsTopic: decisionsT,
 		Loop:           loop,
+		Policies:       policies,
 		Relax:          allow,
 		Total:          reader.MessageCount(),
 		OnProgress:     progress.update,

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
-	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
 	"github.com/ghost-robotics/ghost/pkg/ros2"
 	"github.com/ghost-robotics/ghost/pkg/ros2msg"
@@ -141,21 +140,14 @@ func newNode(tctx context.Context, cfg nodeconfig.Config, t ros2.Transport, logg
 	if err != nil {
 		return nil, fmt.Errorf("node configuration: %w", err)
 	}
-	policy, err := decisions.LookupPolicy(cfg.Policy)
+	sopts, err := cfg.SessionOptions()
 	if err != nil {
-		return nil, fmt.Errorf("node configuration: policy: %w", err)
+		return nil, fmt.Errorf("node configuration: %w", err)
 	}
+	policy := sopts.Loop.Policy
+	inputs := sopts.Inputs
 	configured := cfg.Inputs()
-	inputs := resolved.Apply(configured)
-	session, err := runner.NewSession(runner.SessionOptions{
-		Inputs: inputs,
-		Loop: runner.LoopOptions{
-			Policy:                policy,
-			AssessmentTimeout:     cfg.AssessmentTimeout,
-			MaxPendingBeliefs:     cfg.MaxPendingBeliefs,
-			MaxPendingAssessments: cfg.MaxPendingAssessments,
-		},
-	})
+	session, err := runner.NewSession(sopts)
 	if err != nil {
 		return nil, fmt.Errorf("node configuration: %w", err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/ros2"
+	"github.com/ghost-robotics/ghost/pkg/rules"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 )
 
@@ -53,6 +54,9 @@ type Config struct {
 	// Policy is the id of the decision policy (parameter policy, default
 	// "uncertainty_aware_reference_v1").
 	Policy string
+	// PolicyFile is a YAML rule policy (parameter policy_file, default ""):
+	// when set, it decides and Policy is ignored.
+	PolicyFile string
 	// AssessmentTimeout is how long a belief waits for its self-assessment
 	// before it is decided without one (parameter assessment_timeout_s,
 	// default 0.1 s).
@@ -166,6 +170,47 @@ func (c Config) Inputs() []runner.InputSpec {
 		}
 	}
 	return in
+}
+
+// LoadPolicy returns the policy the configuration names: the rule policy
+// of PolicyFile when set, else the built-in policy with the id Policy.
+func (c Config) LoadPolicy() (decisions.Policy, error) {
+	if c.PolicyFile != "" {
+		p, err := rules.ParseFile(c.PolicyFile)
+		if err != nil {
+			return nil, &ParamError{Param: "policy_file", Value: fmt.Sprintf("%q", c.PolicyFile), Err: fmt.Errorf("%w: %w", ErrInvalidValue, err)}
+		}
+		return p, nil
+	}
+	p, err := decisions.LookupPolicy(c.Policy)
+	if err != nil {
+		return nil, &ParamError{Param: "policy", Value: fmt.Sprintf("%q", c.Policy), Err: fmt.Errorf("%w: %w", ErrInvalidValue, err)}
+	}
+	return p, nil
+}
+
+// SessionOptions maps the configuration onto the decision session's
+// options: the inputs on their resolved topics, the policy, the timeout and
+// the buffer bounds. It is the one path from configuration to session, for
+// the node and for replay and verify alike.
+func (c Config) SessionOptions() (runner.SessionOptions, error) {
+	policy, err := c.LoadPolicy()
+	if err != nil {
+		return runner.SessionOptions{}, err
+	}
+	t, err := c.ResolvedTopics()
+	if err != nil {
+		return runner.SessionOptions{}, err
+	}
+	return runner.SessionOptions{
+		Inputs: t.Apply(c.Inputs()),
+		Loop: runner.LoopOptions{
+			Policy:                policy,
+			AssessmentTimeout:     c.AssessmentTimeout,
+			MaxPendingBeliefs:     c.MaxPendingBeliefs,
+			MaxPendingAssessments: c.MaxPendingAssessments,
+		},
+	}, nil
 }
 
 // Limits on sizes, chosen so a typo cannot make the node allocate without

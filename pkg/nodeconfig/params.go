@@ -10,6 +10,7 @@ import (
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/ros2"
+	"github.com/ghost-robotics/ghost/pkg/rules"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 )
 
@@ -110,6 +111,15 @@ func buildParams() []param {
 		stringParam("policy", "id of the decision policy, one of "+strings.Join(decisions.PolicyIDs(), ", "),
 			func(c *Config) *string { return &c.Policy },
 			func(c *Config) error { _, err := decisions.LookupPolicy(c.Policy); return err }),
+		stringParam("policy_file", `YAML rule policy file (see config/policies/); when set it decides and policy is ignored; "" uses policy`,
+			func(c *Config) *string { return &c.PolicyFile },
+			func(c *Config) error {
+				if c.PolicyFile == "" {
+					return nil
+				}
+				_, err := rules.ParseFile(c.PolicyFile)
+				return err
+			}),
 		durationParam("assessment_timeout_s", "seconds a belief waits for its self-assessment before it is decided without one",
 			func(c *Config) *time.Duration { return &c.AssessmentTimeout }),
 		intParam("max_pending_beliefs", "beliefs held while waiting for their self-assessment; the oldest is decided when full",

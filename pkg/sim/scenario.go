@@ -25,6 +25,18 @@ const (
 	vioLostEnd      = 0.48
 	aggressiveStart = 0.80
 	aggressiveEnd   = 0.85
+	// The pilot takes over (manual) in the tail of the GPS loss, while the
+	// belief is still unknown, then hands back to offboard.
+	pilotStart = 0.52
+	pilotEnd   = 0.58
+	// The battery sags through PX4's low (0.15), critical (0.07) and
+	// emergency (0.05) thresholds during the landing.
+	sagStart = 0.90
+	sagEnd   = 0.98
+	sagFloor = 0.04
+	// The pilot's kill switch, then disarm, at touchdown.
+	killStart = 0.985
+	disarm    = 0.993
 )
 
 // Standard deviations the scenario's estimator declares.
@@ -95,6 +107,16 @@ func velocityStd(f float64) float64 {
 	return nominalVelocityStd + extra
 }
 
+// batteryAt is the remaining charge at fraction f: a steady drain, then a
+// sag under the landing's load down to sagFloor.
+func batteryAt(f float64) float64 {
+	steady := 1.0 - 0.45*f
+	if f < sagStart {
+		return steady
+	}
+	return lerp(f, sagStart, sagEnd, 1.0-0.45*sagStart, sagFloor)
+}
+
 // assessorLiveAt says whether the self-assessor publishes at fraction f.
 func assessorLiveAt(f float64) bool { return f < silentStart || f >= silentEnd }
 
@@ -162,17 +184,21 @@ func vehicleAt(stamp, duration int64) state {
 	s.assessorLive = assessorLiveAt(f)
 
 	s.flight = decisions.FlightStatus{
-		Armed:      f >= groundEnd*0.5,
+		Armed:      f >= groundEnd*0.5 && f < disarm,
 		Mode:       decisions.FlightModeInit,
 		BatteryV:   16.8 - 2.0*f,
-		BatteryPct: 1.0 - 0.45*f,
+		BatteryPct: batteryAt(f),
 	}
 	s.mission = decisions.MissionStatus{Mode: decisions.MissionModeIdle, StartedSimNs: decisions.NotStarted}
 	switch {
+	case f >= killStart && f < disarm:
+		s.flight.Mode = decisions.FlightModeKill
 	case f >= landStart:
 		s.flight.Mode = decisions.FlightModeLand
 	case f >= returnStart:
 		s.flight.Mode = decisions.FlightModeRTL
+	case f >= pilotStart && f < pilotEnd:
+		s.flight.Mode = decisions.FlightModeManual
 	case f >= groundEnd:
 		s.flight.Mode = decisions.FlightModeOffboard
 	}

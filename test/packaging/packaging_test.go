@@ -298,6 +298,7 @@ func TestLaunchFile(t *testing.T) {
 		"use_sim_time": "false",
 		"log_level":    "info",
 		"policy":       "",
+		"policy_file":  "",
 	}
 	for _, tp := range wantTopics {
 		wantArgs[tp[0]] = tp[1]

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/rules"
+)
+
+const policyDescription = `
+Works with YAML rule policies (see config/policies/README.md).
+
+  policy check FILE         validate FILE and report rules that can never
+                            fire or are shadowed by an earlier rule of higher
+                            severity; prints the policy id
+  policy test FILE CASES    run the table cases of CASES (context steps in,
+                            decision out) against FILE
+
+Exit status 0 when the file is valid (check) or every case passes (test);
+1 when check finds dead rules or a case fails; 2 on usage errors; 3 when a
+file cannot be read or parsed.`
+
+const policyExample = `  decision_node policy check config/policies/px4_failsafe_like.yaml
+  decision_node policy test config/policies/px4_failsafe_like.yaml config/policies/px4_failsafe_like.cases.yaml`
+
+func runPolicy(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("policy", "policy check FILE | policy test FILE CASES", policyDescription, policyExample, stderr)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	args = fs.Args()
+	if len(args) == 0 {
+		fs.Usage()
+		return fail(exitUsage, "policy needs a subcommand: check or test")
+	}
+	switch {
+	case args[0] == "check" && len(args) == 2:
+		p, err := rules.ParseFile(args[1])
+		if err != nil {
+			return fail(exitIO, "%w", err)
+		}
+		fmt.Fprintf(stdout, "policy %s: %d rules, id %s\n", args[1], p.NumRules(), p.ID())
+		findings := rules.Check(p)
+		for _, f := range findings {
+			fmt.Fprintln(stdout, f.String())
+		}
+		if len(findings) > 0 {
+			return fail(exitFindings, "%s: %d rules can never decide", args[1], len(findings))
+		}
+		fmt.Fprintln(stdout, "ok: every rule can fire")
+		return nil
+	case args[0] == "test" && len(args) == 3:
+		p, err := rules.ParseFile(args[1])
+		if err != nil {
+			return fail(exitIO, "%w", err)
+		}
+		results, err := rules.RunCasesFile(p, args[2])
+		if err != nil {
+			return fail(exitIO, "%w", err)
+		}
+		failed := 0
+		for _, r := range results {
+			fmt.Fprintln(stdout, r.String())
+			if !r.Pass {
+				failed++
+			}
+		}
+		fmt.Fprintf(stdout, "%d passed, %d failed\n", len(results)-failed, failed)
+		if failed > 0 {
+			return fail(exitFindings, "%s: %d of %d cases failed", args[2], failed, len(results))
+		}
+		return nil
+	}
+	fs.Usage()
+	return fail(exitUsage, "policy %q: want 'check FILE' or 'test FILE CASES'", args)
+}
+
+// hostPolicies are the policies verify may re-run: the built-in ones and
+// every rule policy file given.
+func hostPolicies(files []string) ([]decisions.Policy, error) {
+	var ps []decisions.Policy
+	for _, id := range decisions.PolicyIDs() {
+		p, _ := decisions.LookupPolicy(id)
+		ps = append(ps, p)
+	}
+	seen := map[string]string{}
+	for _, f := range files {
+		p, err := rules.ParseFile(f)
+		if err != nil {
+			return nil, fail(exitIO, "%w", err)
+		}
+		if other, ok := seen[p.ID()]; ok {
+			if other == f {
+				continue
+			}
+			return nil, fail(exitUsage, "%s and %s are the same policy (%s)", other, f, p.ID())
+		}
+		seen[p.ID()] = f
+		ps = append(ps, p)
+	}
+	return ps, nil
+}
