@@ -346,6 +346,46 @@ func TestRecorderFileLayout(t *testing.T) {
 					t.Fatalf("lexer: %v", err)
 				}
 			}
+			// Data section: each schema and channel once, outside the
+			// chunks and before the first chunk; chunks hold messages only.
+			top, err := mcap.NewLexer(bytes.NewReader(buf.Bytes()), &mcap.LexerOptions{EmitChunks: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer top.Close()
+			var layout []string
+			dec := chunkDecoder{maxSize: 1 << 20}
+			for {
+				tok, rec, err := top.Next(nil)
+				if err != nil {
+					t.Fatalf("lexer: %v", err)
+				}
+				if tok == mcap.TokenDataEnd {
+					break
+				}
+				switch tok {
+				case mcap.TokenSchema:
+					layout = append(layout, "schema")
+				case mcap.TokenChannel:
+					layout = append(layout, "channel")
+				case mcap.TokenChunk:
+					if n := len(layout); n == 0 || layout[n-1] != "chunk" {
+						layout = append(layout, "chunk")
+					}
+					records, err := dec.decode(rec, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for off := 0; off < len(records); off += 9 + int(binary.LittleEndian.Uint64(records[off+1:])) {
+						if op := mcap.OpCode(records[off]); op != mcap.OpMessage {
+							t.Fatalf("chunk holds a %s record", op)
+						}
+					}
+				}
+			}
+			if got := strings.Join(layout, " "); got != "schema channel channel schema channel chunk" {
+				t.Errorf("data section: %s", got)
+			}
 		})
 	}
 }
@@ -578,6 +618,50 @@ func TestReaderNotMCAP(t *testing.T) {
 	_, err := OpenRecording(filepath.Join(dir, "missing.mcap"), ReaderOptions{})
 	if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "missing.mcap") {
 		t.Fatalf("missing file: %v", err)
+	}
+	_, err = OpenRecording(dir, ReaderOptions{})
+	if err == nil || err.Error() != "open recording "+dir+": is a directory" || errors.Is(err, ErrNotMCAP) {
+		t.Fatalf("directory: %v", err)
+	}
+}
+
+// TestReaderChannelRedeclared redeclares channel 1 as another topic in a
+// later chunk: the channel is reported, and no message after the
+// redeclaration is returned under either topic, whichever topics are read.
+func TestReaderChannelRedeclared(t *testing.T) {
+	file, _ := chunkedFile(t,
+		plainChunk(append(testDecls(t, "/a"), testMessages(t, 0, 3)...), 0),
+		plainChunk(append(testDecls(t, "/b"), testMessages(t, 3, 4)...), 3))
+	for _, c := range []struct {
+		topics []string
+		want   int // messages returned, all on /a
+		was    string
+	}{
+		{nil, 3, `redeclared as "/b" ("test/msg/T"), was "/a"`},
+		{[]string{"/a"}, 3, `redeclared as "/b" ("test/msg/T"), was "/a"`},
+		{[]string{"/b"}, 0, `redeclared as "/b" ("test/msg/T"), was "/a"`},
+	} {
+		for _, stream := range []bool{false, true} {
+			r, err := NewReader(bytes.NewReader(file), ReaderOptions{Topics: c.topics, Stream: stream})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := readAll(t, r)
+			if err != nil {
+				t.Fatalf("topics %v stream %v: %v", c.topics, stream, err)
+			}
+			for _, m := range got {
+				if m.topic != "/a" || m.logTime >= 3 {
+					t.Errorf("topics %v stream %v: returned %s at %d", c.topics, stream, m.topic, m.logTime)
+				}
+			}
+			p := r.Problems()
+			if len(got) != c.want || len(p) != 1 || !errors.Is(p[0].Err, ErrBadChannel) ||
+				!strings.Contains(p[0].Err.Error(), c.was) || p[0].Skipped != 4 {
+				t.Errorf("topics %v stream %v: %d messages, problems %+v; want %d and one naming %s, 4 skipped",
+					c.topics, stream, len(got), p, c.want, c.was)
+			}
+		}
 	}
 }
 

@@ -8,11 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"iter"
 	"maps"
 	"os"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/foxglove/mcap/go/mcap"
 	"github.com/ghost-robotics/ghost/pkg/ros2"
@@ -99,10 +101,12 @@ type ReaderOptions struct {
 	// OnProblem, if set, is called once per ChannelProblem when it is found,
 	// before any later message is returned. Default: nil (see Problems).
 	OnProblem func(ChannelProblem)
-	// MaxChunkSize is the largest decompressed chunk or record accepted, in
-	// bytes, and the most bytes of schemas and channels held; 0 means
-	// DefaultMaxChunkSize. Attachments are skipped, never loaded, whatever
-	// their size.
+	// MaxChunkSize is the largest record and the largest decompressed chunk
+	// accepted, in bytes, and the most bytes of schemas and channels held;
+	// 0 means DefaultMaxChunkSize. Every decompressor (zstd, lz4) stops at
+	// the smaller of this and the chunk's declared uncompressed size, so a
+	// chunk never costs more, whatever its payload expands to. Attachments
+	// are skipped, never loaded, whatever their size.
 	MaxChunkSize int64
 	// MaxBuffered bounds the decompressed bytes of chunks an indexed read
 	// holds at once; 0 means DefaultMaxBuffered. Files written in log-time
@@ -171,7 +175,7 @@ type Message struct {
 
 // Reader reads a ROS 2 MCAP recording message by message. Its memory is
 // bounded by ReaderOptions' limits, not by the file's length; only an
-// indexed read also keeps the file's chunk index (some 100 bytes a chunk).
+// indexed read also keeps the file's chunk index (32 bytes a chunk).
 //
 // A file with a summary holding chunk indexes is read through its index, in
 // log-time order (ties in file order), and its statistics are checked at the
@@ -192,24 +196,20 @@ type Reader struct {
 	profile, library string
 	indexed          bool
 
-	schemas  map[uint16]*mcap.Schema
-	channels map[uint16]*chanState
-	ignored  map[uint16]bool // channels outside opts.Topics
-	problems []*ChannelProblem
-	// declBytes counts declarations against MaxChunkSize
-	declBytes int64
+	schemas   map[uint16]*mcap.Schema
+	channels  map[uint16]*chanState
+	ignored   map[uint16]string // topics of channels outside opts.Topics
+	problems  []*ChannelProblem
+	declBytes int64 // declarations held, against MaxChunkSize
 
-	// stream mode
-	br          *bufio.Reader
-	pos         int64
-	dataEnded   bool
-	cur         *loadedChunk // chunk being returned, stream mode
-	streamChunk loadedChunk
+	rr        recordReader // stream mode; the header in either mode
+	dataEnded bool
+	cur       *loadedChunk // chunk being returned, stream mode
+	streamBuf loadedChunk
 
-	// indexed mode
-	ra         io.ReaderAt
+	ra         io.ReaderAt // indexed mode
 	stats      *mcap.Statistics
-	chunkIdx   []*mcap.ChunkIndex
+	chunkIdx   []chunkRef
 	nextChunk  int
 	active     []*loadedChunk
 	spare      []*loadedChunk
@@ -219,7 +219,6 @@ type Reader struct {
 	compressed []byte
 
 	dec chunkDecoder
-	rec []byte
 	msg mcap.Message
 	err error // sticky; io.EOF at the end
 }
@@ -231,11 +230,10 @@ type chanState struct {
 }
 
 type loadedChunk struct {
-	offset int64
-	buf    []byte // the chunk's records, decompressed
-	ents   []msgEntry
-	next   int
-	seq    int // load order, breaks log-time ties
+	buf  []byte // the chunk's records, decompressed
+	ents []msgEntry
+	next int
+	seq  int // load order, breaks log-time ties
 }
 
 type msgEntry struct {
@@ -249,6 +247,10 @@ func OpenRecording(path string, opts ReaderOptions) (*Reader, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("open recording: %w", err)
+	}
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		_ = f.Close()
+		return nil, &fs.PathError{Op: "open recording", Path: path, Err: syscall.EISDIR}
 	}
 	r, err := newReader(f, opts)
 	if err != nil {
@@ -281,7 +283,8 @@ func newReader(src io.Reader, opts ReaderOptions) (*Reader, error) {
 		opts:     opts,
 		schemas:  make(map[uint16]*mcap.Schema),
 		channels: make(map[uint16]*chanState),
-		ignored:  make(map[uint16]bool),
+		ignored:  make(map[uint16]string),
+		dec:      chunkDecoder{maxSize: opts.MaxChunkSize},
 	}
 	if opts.Topics != nil {
 		r.topics = make(map[string]bool, len(opts.Topics))
@@ -289,7 +292,6 @@ func newReader(src io.Reader, opts ReaderOptions) (*Reader, error) {
 			r.topics[t] = true
 		}
 	}
-	r.dec.maxSize = opts.MaxChunkSize
 	size := int64(-1)
 	ra, isRA := src.(io.ReaderAt)
 	if sk, ok := src.(io.Seeker); ok && isRA {
@@ -300,41 +302,34 @@ func newReader(src io.Reader, opts ReaderOptions) (*Reader, error) {
 		size = end
 		src = io.NewSectionReader(ra, 0, size)
 	}
-	r.br = bufio.NewReaderSize(src, 64<<10)
+	r.rr = recordReader{br: bufio.NewReaderSize(src, 64<<10), max: opts.MaxChunkSize}
 
 	magic := make([]byte, len(mcap.Magic))
-	if n, err := io.ReadFull(r.br, magic); err != nil || !bytes.Equal(magic, mcap.Magic) {
-		r.dec.close()
+	if n, err := io.ReadFull(r.rr.br, magic); err != nil || !bytes.Equal(magic, mcap.Magic) {
 		return nil, fmt.Errorf("%w: starts with % x", ErrNotMCAP, magic[:n])
 	}
-	r.pos = int64(len(mcap.Magic))
-	if err := r.readHeader(); err != nil {
-		r.dec.close()
+	r.rr.pos = int64(len(mcap.Magic))
+	op, body, err := r.rr.next("header")
+	if err == nil && op != mcap.OpHeader {
+		err = &TruncatedError{Offset: r.rr.pos - 9 - int64(len(body)), Err: fmt.Errorf("first record is %s", op)}
+	}
+	var h *mcap.Header
+	if err == nil {
+		if h, err = mcap.ParseHeader(body); err != nil {
+			err = &TruncatedError{Offset: int64(len(mcap.Magic)), Err: err}
+		}
+	}
+	if te := (*TruncatedError)(nil); errors.As(err, &te) {
+		te.Record = "header"
+	}
+	if err != nil {
 		return nil, err
 	}
+	r.profile, r.library = h.Profile, h.Library
 	if size >= 0 && !opts.Stream {
 		r.tryIndex(ra, size)
 	}
 	return r, nil
-}
-
-func (r *Reader) readHeader() error {
-	op, body, err := r.readRecord()
-	if te := (*TruncatedError)(nil); errors.As(err, &te) {
-		te.Record = "header"
-	}
-	if err == nil && op != mcap.OpHeader {
-		err = &TruncatedError{Offset: r.pos - 9 - int64(len(body)), Record: "header", Err: fmt.Errorf("first record is %s", op)}
-	}
-	if err != nil {
-		return err
-	}
-	h, err := mcap.ParseHeader(body)
-	if err != nil {
-		return &TruncatedError{Offset: int64(len(mcap.Magic)), Record: "header", Err: err}
-	}
-	r.profile, r.library = h.Profile, h.Library
-	return nil
 }
 
 // Profile returns the header's profile ("ros2" for ROS 2 recordings).
@@ -387,7 +382,6 @@ func (r *Reader) Problems() []ChannelProblem {
 
 // Close releases the Reader and closes the file opened by OpenRecording.
 func (r *Reader) Close() error {
-	r.dec.close()
 	if r.err == nil {
 		r.err = errors.New("reader closed")
 	}
@@ -483,8 +477,14 @@ func (r *Reader) nextStream() (Message, error) {
 			}
 			r.cur = nil
 		}
-		start := r.pos
-		op, body, err := r.readRecord()
+		start := r.rr.pos
+		// A file that ends at a record boundary comes from a writer that
+		// never finished (crash, full disk) or a copy cut short.
+		atEnd := "data end or footer"
+		if r.dataEnded {
+			atEnd = "footer"
+		}
+		op, body, err := r.rr.next(atEnd)
 		if err != nil {
 			return Message{}, err
 		}
@@ -506,12 +506,11 @@ func (r *Reader) nextStream() (Message, error) {
 				return m, nil
 			}
 		case mcap.OpChunk:
-			c := &r.streamChunk
+			c := &r.streamBuf
 			c.ents, c.next = c.ents[:0], 0
 			if err := r.decodeChunk(body, c); err != nil {
 				return Message{}, &TruncatedError{Offset: start, Record: "chunk", Err: err}
 			}
-			c.offset = start
 			r.cur = c
 		case mcap.OpDataEnd:
 			r.dataEnded = true
@@ -526,7 +525,7 @@ func (r *Reader) nextStream() (Message, error) {
 // expectEnd checks the closing magic after the footer.
 func (r *Reader) expectEnd() error {
 	magic := make([]byte, len(mcap.Magic))
-	n, err := io.ReadFull(r.br, magic)
+	n, err := io.ReadFull(r.rr.br, magic)
 	if err != nil || !bytes.Equal(magic, mcap.Magic) {
 		switch err {
 		case nil:
@@ -534,55 +533,58 @@ func (r *Reader) expectEnd() error {
 		case io.EOF:
 			err = io.ErrUnexpectedEOF
 		}
-		return &TruncatedError{Offset: r.pos, Record: "closing magic", Err: err}
+		return &TruncatedError{Offset: r.rr.pos, Record: "closing magic", Err: err}
 	}
-	r.pos += int64(n)
+	r.rr.pos += int64(n)
 	return io.EOF
 }
 
-// readRecord reads the next top-level record into r.rec, skipping
+// recordReader reads top-level records, bounding their length and skipping
 // attachments without loading them.
-func (r *Reader) readRecord() (mcap.OpCode, []byte, error) {
+type recordReader struct {
+	br  *bufio.Reader
+	pos int64 // offset of the next record
+	max int64
+	buf []byte
+}
+
+// next reads the next record; its body is valid until the next call.
+// atEnd names what is missing when the input ends where a record starts.
+func (rr *recordReader) next(atEnd string) (mcap.OpCode, []byte, error) {
 	for {
-		start := r.pos
+		start := rr.pos
 		var hdr [9]byte
-		n, err := io.ReadFull(r.br, hdr[:])
+		n, err := io.ReadFull(rr.br, hdr[:])
 		if err != nil {
-			what := "record header"
-			if n == 0 {
-				// The file ends at a record boundary: a writer that never
-				// finished (crash, full disk) or a copy cut short.
-				what = "footer"
-				if !r.dataEnded {
-					what = "data end or footer"
-				}
+			if n > 0 {
+				atEnd = "record header"
 			}
-			return 0, nil, &TruncatedError{Offset: start, Record: what, Err: io.ErrUnexpectedEOF}
+			return 0, nil, &TruncatedError{Offset: start, Record: atEnd, Err: io.ErrUnexpectedEOF}
 		}
-		r.pos += 9
+		rr.pos += 9
 		op := mcap.OpCode(hdr[0])
 		length := binary.LittleEndian.Uint64(hdr[1:])
 		if op == mcap.OpAttachment {
 			if length > uint64(1<<62) {
 				return 0, nil, &TruncatedError{Offset: start, Record: "attachment", Err: fmt.Errorf("length %d", length)}
 			}
-			n, err := io.CopyN(io.Discard, r.br, int64(length))
-			r.pos += n
+			n, err := io.CopyN(io.Discard, rr.br, int64(length))
+			rr.pos += n
 			if err != nil {
 				return 0, nil, &TruncatedError{Offset: start, Record: "attachment", Err: io.ErrUnexpectedEOF}
 			}
 			continue
 		}
-		if length > uint64(r.opts.MaxChunkSize) {
+		if length > uint64(rr.max) {
 			return 0, nil, &TruncatedError{Offset: start, Record: op.String(),
-				Err: fmt.Errorf("%w: record of %d bytes, limit %d", ErrReaderLimit, length, r.opts.MaxChunkSize)}
+				Err: fmt.Errorf("%w: record of %d bytes, limit %d", ErrReaderLimit, length, rr.max)}
 		}
-		if uint64(cap(r.rec)) < length {
-			r.rec = make([]byte, length)
+		if uint64(cap(rr.buf)) < length {
+			rr.buf = make([]byte, length)
 		}
-		body := r.rec[:length]
-		n, err = io.ReadFull(r.br, body)
-		r.pos += int64(n)
+		body := rr.buf[:length]
+		n, err = io.ReadFull(rr.br, body)
+		rr.pos += int64(n)
 		if err != nil {
 			return 0, nil, &TruncatedError{Offset: start, Record: op.String(),
 				Err: fmt.Errorf("%w: %d of %d bytes", io.ErrUnexpectedEOF, n, length)}
@@ -591,214 +593,13 @@ func (r *Reader) readRecord() (mcap.OpCode, []byte, error) {
 	}
 }
 
-// --- indexed mode ---
-
-// tryIndex switches to indexed reading when the file ends with a footer
-// whose summary holds chunk indexes (or says there are no messages). A
-// missing or unreadable summary leaves the Reader streaming.
-func (r *Reader) tryIndex(ra io.ReaderAt, size int64) {
-	const tail = 9 + 20 + 8 // footer record + closing magic
-	if size < int64(len(mcap.Magic))+tail {
-		return
-	}
-	buf := make([]byte, tail)
-	if _, err := ra.ReadAt(buf, size-tail); err != nil {
-		return
-	}
-	if mcap.OpCode(buf[0]) != mcap.OpFooter || binary.LittleEndian.Uint64(buf[1:9]) != 20 ||
-		!bytes.Equal(buf[29:], mcap.Magic) {
-		return
-	}
-	footer, err := mcap.ParseFooter(buf[9:29])
-	footerAt := size - tail
-	if err != nil || footer.SummaryStart == 0 || footer.SummaryStart >= uint64(footerAt) ||
-		footer.SummaryStart < uint64(r.pos) {
-		return
-	}
-	sum := &Reader{opts: r.opts, schemas: make(map[uint16]*mcap.Schema)}
-	sum.br = bufio.NewReader(io.NewSectionReader(ra, int64(footer.SummaryStart), footerAt-int64(footer.SummaryStart)))
-	sum.pos = int64(footer.SummaryStart)
-	var chunks []*mcap.ChunkIndex
-	var stats *mcap.Statistics
-	var schemas []*mcap.Schema
-	var channels []*mcap.Channel
-	for sum.pos < footerAt {
-		op, body, err := sum.readRecord()
-		if err != nil {
-			return
-		}
-		switch op {
-		case mcap.OpSchema:
-			s, err := mcap.ParseSchema(body)
-			if err != nil {
-				return
-			}
-			schemas = append(schemas, s)
-		case mcap.OpChannel:
-			c, err := mcap.ParseChannel(body)
-			if err != nil {
-				return
-			}
-			channels = append(channels, c)
-		case mcap.OpChunkIndex:
-			ci, err := mcap.ParseChunkIndex(body)
-			if err != nil || ci.ChunkStartOffset < uint64(r.pos) ||
-				ci.ChunkLength > uint64(footerAt) || ci.ChunkStartOffset > uint64(footerAt)-ci.ChunkLength {
-				return
-			}
-			chunks = append(chunks, ci)
-		case mcap.OpStatistics:
-			if stats, err = mcap.ParseStatistics(body); err != nil {
-				return
-			}
-		}
-	}
-	if len(chunks) == 0 && (stats == nil || stats.MessageCount > 0) {
-		return // messages outside chunks: only a stream read finds them
-	}
-	for _, s := range schemas {
-		if r.addSchema(s) != nil {
-			r.reset()
-			return // a stream read meets the same record and says where
-		}
-	}
-	for _, c := range channels {
-		if r.addChannel(c) != nil {
-			r.reset()
-			return
-		}
-	}
-	slices.SortStableFunc(chunks, func(a, b *mcap.ChunkIndex) int {
-		return cmp.Or(cmp.Compare(a.MessageStartTime, b.MessageStartTime),
-			cmp.Compare(a.ChunkStartOffset, b.ChunkStartOffset))
-	})
-	r.indexed = true
-	r.ra = ra
-	r.stats = stats
-	r.chunkIdx = chunks
-	r.seen = make(map[uint16]uint64)
-	r.br = nil
-}
-
-func (r *Reader) nextIndexed() (Message, error) {
-	for {
-		var best *loadedChunk
-		for _, c := range r.active {
-			if c.next >= len(c.ents) {
-				continue
-			}
-			if best == nil || c.ents[c.next].logTime < best.ents[best.next].logTime ||
-				(c.ents[c.next].logTime == best.ents[best.next].logTime && c.seq < best.seq) {
-				best = c
-			}
-		}
-		if r.nextChunk < len(r.chunkIdx) &&
-			(best == nil || r.chunkIdx[r.nextChunk].MessageStartTime <= best.ents[best.next].logTime) {
-			if err := r.loadIndexedChunk(r.chunkIdx[r.nextChunk]); err != nil {
-				return Message{}, err
-			}
-			r.nextChunk++
-			continue
-		}
-		if best == nil {
-			return Message{}, r.checkStatistics()
-		}
-		e := best.ents[best.next]
-		best.next++
-		m, ok := r.message(best.buf[e.off:e.end])
-		if best.next == len(best.ents) {
-			r.retire(best)
-		}
-		if ok {
-			return m, nil
-		}
-	}
-}
-
-func (r *Reader) loadIndexedChunk(ci *mcap.ChunkIndex) error {
-	off := int64(ci.ChunkStartOffset)
-	fail := func(err error) error { return &TruncatedError{Offset: off, Record: "chunk", Err: err} }
-	if ci.UncompressedSize > uint64(r.opts.MaxChunkSize) || ci.ChunkLength > uint64(r.opts.MaxChunkSize)+9 {
-		return fail(fmt.Errorf("%w: chunk of %d bytes (%d decompressed), limit %d",
-			ErrReaderLimit, ci.ChunkLength, ci.UncompressedSize, r.opts.MaxChunkSize))
-	}
-	if r.buffered+int64(ci.UncompressedSize) > r.opts.MaxBuffered {
-		return fail(fmt.Errorf("%w: chunks overlapping in log time need more than %d bytes", ErrReaderLimit, r.opts.MaxBuffered))
-	}
-	if ci.ChunkLength < 9 {
-		return fail(fmt.Errorf("chunk index gives length %d", ci.ChunkLength))
-	}
-	if uint64(cap(r.compressed)) < ci.ChunkLength {
-		r.compressed = make([]byte, ci.ChunkLength)
-	}
-	raw := r.compressed[:ci.ChunkLength]
-	if _, err := r.ra.ReadAt(raw, off); err != nil {
-		return fail(err)
-	}
-	if mcap.OpCode(raw[0]) != mcap.OpChunk || binary.LittleEndian.Uint64(raw[1:9]) != ci.ChunkLength-9 {
-		return fail(errors.New("chunk index does not point at a chunk record"))
-	}
-	c := r.spareChunk()
-	if err := r.decodeChunk(raw[9:], c); err != nil {
-		r.spare = append(r.spare, c)
-		return fail(err)
-	}
-	c.offset = off
-	c.seq = r.loads
-	r.loads++
-	if len(c.ents) == 0 {
-		r.spare = append(r.spare, c)
-		return nil
-	}
-	r.buffered += int64(len(c.buf))
-	r.active = append(r.active, c)
-	return nil
-}
-
-func (r *Reader) retire(c *loadedChunk) {
-	r.buffered -= int64(len(c.buf))
-	r.active = slices.DeleteFunc(r.active, func(a *loadedChunk) bool { return a == c })
-	r.spare = append(r.spare, c)
-}
-
-func (r *Reader) spareChunk() *loadedChunk {
-	if n := len(r.spare); n > 0 {
-		c := r.spare[n-1]
-		r.spare = r.spare[:n-1]
-		c.ents, c.next = c.ents[:0], 0
-		return c
-	}
-	return &loadedChunk{}
-}
-
-// checkStatistics compares the messages found in the chunks with the
-// summary's per-channel counts at the end of an indexed read.
-func (r *Reader) checkStatistics() error {
-	if r.stats == nil {
-		return io.EOF
-	}
-	for _, id := range slices.Sorted(maps.Keys(r.stats.ChannelMessageCounts)) {
-		if want, got := r.stats.ChannelMessageCounts[id], r.seen[id]; want != got {
-			return fmt.Errorf("%w: channel %d: statistics say %d messages, chunks hold %d",
-				ErrInconsistentSummary, id, want, got)
-		}
-	}
-	for _, id := range slices.Sorted(maps.Keys(r.seen)) {
-		if _, ok := r.stats.ChannelMessageCounts[id]; !ok && len(r.stats.ChannelMessageCounts) > 0 {
-			return fmt.Errorf("%w: channel %d: chunks hold %d messages, statistics none",
-				ErrInconsistentSummary, id, r.seen[id])
-		}
-	}
-	return io.EOF
-}
-
 // --- chunks ---
 
 // decodeChunk verifies and decompresses a chunk record body into c:
 // declarations take effect at once, messages of returned channels are kept
 // (sorted by log time for an indexed read).
 func (r *Reader) decodeChunk(body []byte, c *loadedChunk) error {
-	records, err := r.dec.decode(body, c.buf[:0])
+	records, err := r.dec.decode(body, c.buf)
 	if err != nil {
 		return err
 	}
@@ -852,10 +653,10 @@ func (r *Reader) account(body []byte) error {
 		r.seen[id]++
 	}
 	cs, ok := r.channels[id]
-	if !ok && r.ignored[id] {
-		return nil
-	}
 	if !ok {
+		if _, ign := r.ignored[id]; ign {
+			return nil
+		}
 		cs = &chanState{ch: Channel{ID: id}}
 		r.channels[id] = cs
 		r.report(cs, fmt.Errorf("%w: message on undeclared channel %d", ErrBadChannel, id))
@@ -866,7 +667,7 @@ func (r *Reader) account(body []byte) error {
 	return nil
 }
 
-// declare handles a schema or channel record met while reading.
+// declare handles a schema or channel record.
 func (r *Reader) declare(op mcap.OpCode, body []byte) error {
 	if op == mcap.OpSchema {
 		s, err := mcap.ParseSchema(body)
@@ -880,15 +681,6 @@ func (r *Reader) declare(op mcap.OpCode, body []byte) error {
 		return err
 	}
 	return r.addChannel(c)
-}
-
-// reset forgets the declarations taken from a summary that is not used.
-func (r *Reader) reset() {
-	clear(r.schemas)
-	clear(r.channels)
-	clear(r.ignored)
-	r.problems = nil
-	r.declBytes = 0
 }
 
 // budget counts declaration bytes against MaxChunkSize, so that a file
@@ -907,43 +699,44 @@ func (r *Reader) addSchema(s *mcap.Schema) error {
 	}
 	if old, ok := r.schemas[s.ID]; ok {
 		if old.Name != s.Name || old.Encoding != s.Encoding || !bytes.Equal(old.Data, s.Data) {
-			return fmt.Errorf("schema %d redeclared as %q (was %q)", s.ID, s.Name, old.Name)
+			return fmt.Errorf("schema %d redeclared as %s (was %s)", s.ID, clip(s.Name), clip(old.Name))
 		}
 		return nil
 	}
 	if err := r.budget(len(s.Name) + len(s.Encoding) + len(s.Data)); err != nil {
 		return err
 	}
-	// Schemas parsed from a reused buffer would change under us.
-	s.Data = bytes.Clone(s.Data)
 	r.schemas[s.ID] = s
 	return nil
 }
 
+// addChannel takes a channel record. A channel ID redeclared as another
+// topic, schema or encoding is reported, never silently remapped, whether
+// or not either topic is read.
 func (r *Reader) addChannel(c *mcap.Channel) error {
-	if r.topics != nil && !r.topics[c.Topic] {
-		r.ignored[c.ID] = true
-		return nil
-	}
-	ch := Channel{
-		ID:              c.ID,
-		Topic:           c.Topic,
-		MessageEncoding: c.MessageEncoding,
-		Metadata:        c.Metadata,
-	}
+	ch := Channel{ID: c.ID, Topic: c.Topic, MessageEncoding: c.MessageEncoding, Metadata: c.Metadata}
 	s := r.schemas[c.SchemaID]
 	if s != nil {
 		ch.SchemaName, ch.SchemaEncoding, ch.SchemaText = s.Name, s.Encoding, string(s.Data)
 	}
-	if q, ok := c.Metadata[MetadataOfferedQoS]; ok {
-		ch.QoS, ch.QoSErr = ros2.ParseOfferedQoSProfiles(q)
+	redeclared := func(was string) error {
+		return fmt.Errorf("%w: channel %d redeclared as %s (%s), was %s",
+			ErrBadChannel, c.ID, clip(ch.Topic), clip(ch.SchemaName), was)
 	}
 	if old, ok := r.channels[c.ID]; ok {
 		o := old.ch
 		if old.problem == nil && (o.Topic != ch.Topic || o.SchemaName != ch.SchemaName ||
 			o.MessageEncoding != ch.MessageEncoding || o.SchemaText != ch.SchemaText) {
-			r.report(old, fmt.Errorf("%w: channel %d redeclared as %s (%s), was %s (%s)",
-				ErrBadChannel, c.ID, ch.Topic, ch.SchemaName, o.Topic, o.SchemaName))
+			r.report(old, redeclared(clip(o.Topic)+" ("+clip(o.SchemaName)+")"))
+		}
+		return nil
+	}
+	wanted := r.topics == nil || r.topics[c.Topic]
+	if topic, ok := r.ignored[c.ID]; ok {
+		if topic != c.Topic && wanted {
+			cs := &chanState{ch: ch}
+			r.channels[c.ID] = cs
+			r.report(cs, redeclared(clip(topic)))
 		}
 		return nil
 	}
@@ -953,6 +746,13 @@ func (r *Reader) addChannel(c *mcap.Channel) error {
 	}
 	if err := r.budget(n); err != nil {
 		return err
+	}
+	if !wanted {
+		r.ignored[c.ID] = c.Topic
+		return nil
+	}
+	if q, ok := c.Metadata[MetadataOfferedQoS]; ok {
+		ch.QoS, ch.QoSErr = ros2.ParseOfferedQoSProfiles(q)
 	}
 	cs := &chanState{ch: ch, deliver: true}
 	r.channels[c.ID] = cs
@@ -964,24 +764,23 @@ func (r *Reader) addChannel(c *mcap.Channel) error {
 
 // check applies the ROS 2 profile rules and the caller's expectations.
 func (r *Reader) check(c *mcap.Channel, s *mcap.Schema) error {
+	where := fmt.Sprintf("channel %d (%s)", c.ID, clip(c.Topic))
 	switch {
 	case c.SchemaID == 0:
-		return fmt.Errorf("%w: channel %d (%s) has no schema", ErrBadChannel, c.ID, c.Topic)
+		return fmt.Errorf("%w: %s has no schema", ErrBadChannel, where)
 	case s == nil:
-		return fmt.Errorf("%w: channel %d (%s) refers to undeclared schema %d", ErrBadChannel, c.ID, c.Topic, c.SchemaID)
+		return fmt.Errorf("%w: %s refers to undeclared schema %d", ErrBadChannel, where, c.SchemaID)
 	case s.Encoding != SchemaEncodingROS2Msg:
-		return fmt.Errorf("%w: channel %d (%s): schema encoding %q, want %q",
-			ErrUnsupportedEncoding, c.ID, c.Topic, s.Encoding, SchemaEncodingROS2Msg)
+		return fmt.Errorf("%w: %s: schema encoding %s, want %q", ErrUnsupportedEncoding, where, clip(s.Encoding), SchemaEncodingROS2Msg)
 	case c.MessageEncoding != MessageEncodingCDR:
-		return fmt.Errorf("%w: channel %d (%s): message encoding %q, want %q",
-			ErrUnsupportedEncoding, c.ID, c.Topic, c.MessageEncoding, MessageEncodingCDR)
+		return fmt.Errorf("%w: %s: message encoding %s, want %q", ErrUnsupportedEncoding, where, clip(c.MessageEncoding), MessageEncodingCDR)
 	}
 	if want, ok := r.opts.Schemas[c.Topic]; ok && !SameMessageType(want, s.Name) {
-		return fmt.Errorf("%w: channel %d (%s) has schema %q, want %q", ErrUnexpectedSchema, c.ID, c.Topic, s.Name, want)
+		return fmt.Errorf("%w: %s has schema %s, want %s", ErrUnexpectedSchema, where, clip(s.Name), clip(want))
 	}
 	if r.opts.CheckSchema != nil {
 		if err := r.opts.CheckSchema(s.Name, string(s.Data)); err != nil {
-			return fmt.Errorf("%w: channel %d (%s), schema %q: %w", ErrUnexpectedSchema, c.ID, c.Topic, s.Name, err)
+			return fmt.Errorf("%w: %s, schema %s: %w", ErrUnexpectedSchema, where, clip(s.Name), err)
 		}
 	}
 	return nil

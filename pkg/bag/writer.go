@@ -1,14 +1,14 @@
 package bag
 
 import (
-	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"math"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -61,12 +61,14 @@ const (
 	// DefaultLibrary is the library string written into the MCAP header.
 	DefaultLibrary = "ghost"
 	// chunkLanes is the number of chunk compressors. Chunk k goes to lane
-	// k mod chunkLanes, each with its own mcap.Writer, so the file depends
-	// only on the calls made, never on scheduling or the number of CPUs.
-	// Two lanes use two cores; each costs a zstd encoder (about 16 MiB).
+	// k mod chunkLanes and chunks are written in dispatch order, so the file
+	// depends only on the calls made, never on scheduling or the CPUs.
 	chunkLanes = 2
 	// maxBatchPrealloc bounds the buffer reserved up front for a chunk.
 	maxBatchPrealloc = 4 << 20
+	// msgRecordHeader is a message record's opcode, length, channel ID,
+	// sequence, log time and publish time.
+	msgRecordHeader = 1 + 8 + 2 + 4 + 8 + 8
 )
 
 // Errors of the Recorder. Callers branch on them with errors.Is.
@@ -82,7 +84,7 @@ var (
 )
 
 // RecorderOptions configure a Recorder. The zero value is a good default:
-// zstd, 1 MiB / 1 s chunks, fsync after every chunk.
+// zstd, 1 MiB / 1 s chunks, fsync after every chunk, Write never waits.
 type RecorderOptions struct {
 	// Compression is the chunk compression; "" means CompressionZstd.
 	Compression Compression
@@ -128,113 +130,97 @@ type RecorderStats struct {
 // schemas and channels and summary offsets in the summary section, and CRCs.
 //
 // Write only appends the message to the open chunk. A closed chunk is
-// compressed on one of two goroutines, in parallel with the next one, and
-// written to the output in order together with its message indexes, then
-// (CreateRecording) synced. So Write neither compresses nor waits for the
-// disk unless the compressors fall behind, and an output error surfaces on
-// a later call. The file depends only on the calls made.
+// compressed on one of two lanes, in parallel with the next one; a single
+// output goroutine, the only user of the mcap.Writer, writes the schema and
+// channel records declared so far, then the chunk with its message indexes,
+// then (CreateRecording) syncs. So Write neither compresses nor waits for
+// the disk unless the lanes fall behind, and an output error surfaces on a
+// later call. The file depends only on the calls made.
 //
 // Crash guarantee: a crash loses the open chunk (at most ChunkSize bytes or
 // ChunkSpan of log time) and, unless WaitChunks is set, the closed chunks
 // not yet written: at most five, normally none, since compressing a chunk
-// takes milliseconds.
-// Flush writes everything accepted so far. The file up to the last written
-// chunk reads with OpenRecording (as a stream: the summary is missing).
-// Close writes the summary, so a closed recording is complete and indexed,
-// even when no message was written.
+// takes milliseconds. Flush writes everything accepted so far; the file up
+// to the last written chunk reads with OpenRecording (as a stream: the
+// summary is missing). Close writes the summary, so a closed recording is
+// complete and indexed, even when no message was written.
 //
 // A Recorder is safe for concurrent use; Close releases its goroutines.
 // After an output error every further call fails with that error: MCAP has
 // no way to resume a damaged stream.
 type Recorder struct {
-	mu        sync.Mutex
-	comp      mcap.CompressionFormat
-	chunkSize int64
-	chunkSpan uint64 // nanoseconds of log time; 0 = unbounded
-	// waitChunks: Write waits for the chunk it closes to be written.
-	waitChunks bool
+	mu          sync.Mutex // guards the caller side
+	comp        mcap.CompressionFormat
+	chunkSize   int64
+	chunkSpan   uint64 // nanoseconds of log time; 0 = unbounded
+	waitChunks  bool
+	schemaIDs   map[schemaKey]uint16
+	channels    []recChannel // index = ChannelID-1
+	topics      map[string]ChannelID
+	decls       []decl // schema and channel records, append-only
+	messages    uint64
+	first, last uint64 // log-time bounds of all messages
+	open        *batch
+	seq         uint64 // batches dispatched
+	closed      bool
+	closeErr    error
 
-	// caller side, guarded by mu
-	schemas   []*mcap.Schema
-	schemaIDs map[schemaKey]uint16
-	channels  []recChannel // index = ChannelID-1
-	topics    map[string]ChannelID
-	decls     []decl // schema and channel declarations, append-only
-	stats     mcap.Statistics
-	open      *batch
-	seq       uint64 // batches dispatched
-	chanRecs  []*mcap.Channel
-	closed    bool
-	closeErr  error
-	firstSeen bool
+	lanes []chan *batch
+	queue chan *batch // batches in dispatch order, for the output goroutine
+	free  chan *batch
+	done  chan struct{} // closed when the output goroutine ends
 
-	// pipeline
-	workers []chan *batch
-	queue   chan *batch // batches in dispatch order, for the output goroutine
-	free    chan *batch
-	done    chan struct{} // closed when the output goroutine ends
-	flushMu sync.Mutex
-	flushed *sync.Cond // signalled when a batch is written
-	written uint64     // batches written or dropped, guarded by flushMu
-
-	// output side, owned by the output goroutine until done
-	out      io.Writer
+	// output side: the output goroutine's until done, then Close's
+	w        *mcap.Writer
 	file     *os.File
 	path     string
 	sync     bool
-	offset   uint64
-	crc      uint32
-	chunkIdx []*mcap.ChunkIndex
+	declared int // decls written
 
-	nChunks atomic.Uint32
-	nBytes  atomic.Uint64
-	errMu   sync.Mutex
-	err     error       // sticky output error
-	errSet  atomic.Bool // err != nil, readable without the lock
+	progMu   sync.Mutex
+	progress *sync.Cond // signalled when a batch is written
+	written  uint64     // batches written or dropped
+	chunks   uint32
+	bytes    uint64
+	err      atomic.Pointer[error] // sticky output error
 }
 
 type schemaKey struct{ name, text string }
 
 type recChannel struct {
-	topic      string
-	schemaName string
-	schemaText string
-	qos        string
-	seq        uint32
-	count      uint64 // messages written
+	topic, schemaName, schemaText, qos string
+	seq                                uint32
+	count                              uint64 // messages written
 }
 
-// decl is a schema or channel record every chunk writer must know before
-// it writes messages on the channel.
+// decl is a schema or a channel record.
 type decl struct {
 	schema  *mcap.Schema
 	channel *mcap.Channel
 }
 
-// batch is one chunk's worth of messages on its way through the pipeline.
+// batch is one chunk on its way through the pipeline.
 type batch struct {
-	decls []decl // snapshot: every declaration up to the dispatch
-	recs  []byte // messages as [channel u16][seq u32][log u64][pub u64][len u32][data]
-	first uint64 // log-time bounds
-	last  uint64
-	n     int
-	size  int64 // uncompressed record bytes, as MCAP counts them
+	decls       []decl // snapshot: every declaration up to the dispatch
+	recs        []byte // the chunk's message records, uncompressed
+	first, last uint64 // log-time bounds
+	n           int
 
-	out   []byte           // chunk record and message indexes, from a worker
-	index *mcap.ChunkIndex // offsets relative to out
-	err   error
-	ready chan struct{} // signalled by the worker
+	chunk  mcap.Chunk           // from the lane, Records pointing into out or recs
+	out    []byte               // compressed records
+	index  []*mcap.MessageIndex // non-empty indexes, by channel ID
+	byChan []*mcap.MessageIndex // index scratch by channel ID, reused
+	err    error
+	ready  chan struct{} // signalled by the lane
 }
 
 func (r *Recorder) newBatch() *batch {
 	// Reserving the chunk's size up front spares the append doublings.
 	return &batch{
 		ready: make(chan struct{}, 1),
-		recs:  make([]byte, 0, min(r.chunkSize, maxBatchPrealloc)+batchMsgHeader+64),
+		recs:  make([]byte, 0, min(r.chunkSize, maxBatchPrealloc)+msgRecordHeader+64),
 	}
 }
-
-const batchMsgHeader = 2 + 4 + 8 + 8 + 4
 
 // NewRecorder starts a recording on w and writes the MCAP header. The
 // caller closes w after Close; the Recorder never closes it.
@@ -272,12 +258,8 @@ func CreateRecording(path string, opts RecorderOptions) (*Recorder, error) {
 	return r, nil
 }
 
-func newRecorder(w io.Writer, opts RecorderOptions) (*Recorder, error) {
-	r := &Recorder{
-		schemaIDs: make(map[schemaKey]uint16),
-		topics:    make(map[string]ChannelID),
-		out:       w,
-	}
+func newRecorder(out io.Writer, opts RecorderOptions) (*Recorder, error) {
+	r := &Recorder{schemaIDs: make(map[schemaKey]uint16), topics: make(map[string]ChannelID)}
 	switch opts.Compression {
 	case "", CompressionZstd:
 		r.comp = mcap.CompressionZSTD
@@ -286,7 +268,7 @@ func newRecorder(w io.Writer, opts RecorderOptions) (*Recorder, error) {
 	case CompressionNone:
 		r.comp = mcap.CompressionNone
 	default:
-		return nil, fmt.Errorf("recorder options: compression %q: want zstd, lz4 or none", opts.Compression)
+		return nil, fmt.Errorf("recorder options: compression %s: want zstd, lz4 or none", clip(string(opts.Compression)))
 	}
 	switch {
 	case opts.ChunkSize < 0:
@@ -296,43 +278,40 @@ func newRecorder(w io.Writer, opts RecorderOptions) (*Recorder, error) {
 	default:
 		r.chunkSize = opts.ChunkSize
 	}
-	r.waitChunks = opts.WaitChunks
 	switch {
 	case opts.ChunkSpan == 0:
 		r.chunkSpan = uint64(DefaultChunkSpan)
 	case opts.ChunkSpan > 0:
 		r.chunkSpan = uint64(opts.ChunkSpan)
 	}
+	r.waitChunks = opts.WaitChunks
 	lib := opts.Library
 	if lib == "" {
 		lib = DefaultLibrary
 	}
-	var head bytes.Buffer
-	hw, err := mcap.NewWriter(&head, &mcap.WriterOptions{OverrideLibrary: true})
+	// Not Chunked: schema and channel records go straight to the data
+	// section; chunks come whole from the lanes.
+	w, err := mcap.NewWriter(out, &mcap.WriterOptions{IncludeCRC: true, OverrideLibrary: true})
 	if err == nil {
-		err = hw.WriteHeader(&mcap.Header{Profile: ProfileROS2, Library: lib + "; mcap go " + mcap.Version})
-	}
-	if err == nil {
-		err = r.emit(head.Bytes())
+		err = w.WriteHeader(&mcap.Header{Profile: ProfileROS2, Library: lib + "; mcap go " + mcap.Version})
 	}
 	if err != nil {
 		return nil, fmt.Errorf("write mcap header: %w", err)
 	}
+	r.w, r.bytes = w, w.Offset()
 	return r, nil
 }
 
-// start launches the compressors and the output goroutine.
+// start launches the lanes and the output goroutine.
 func (r *Recorder) start() {
-	n := chunkLanes
-	r.flushed = sync.NewCond(&r.flushMu)
-	r.queue = make(chan *batch, 2*n)
-	r.free = make(chan *batch, 3*n+1)
+	r.progress = sync.NewCond(&r.progMu)
+	r.queue = make(chan *batch, 2*chunkLanes)
+	r.free = make(chan *batch, 3*chunkLanes+1)
 	r.done = make(chan struct{})
-	r.workers = make([]chan *batch, n)
-	for i := range r.workers {
-		in := make(chan *batch, 1)
-		r.workers[i] = in
-		go r.work(in)
+	r.lanes = make([]chan *batch, chunkLanes)
+	for i := range r.lanes {
+		r.lanes[i] = make(chan *batch, 1)
+		go r.lane(r.lanes[i])
 	}
 	r.open = r.newBatch()
 	go r.output()
@@ -342,21 +321,20 @@ func (r *Recorder) start() {
 // to Write to. schemaName is the ROS type ("ghost/msg/DecisionRationale",
 // "diagnostic_msgs/msg/DiagnosticArray"), schemaText the complete ros2msg
 // schema text. Each distinct schema gets one schema record however many
-// channels share it (in the data section once per compression lane, since
-// each lane's writer must know it; in the summary once). qos are the
-// publishers' offered profiles, recorded as rosbag2 does (none gives "[]").
-// Adding the same topic again with the same schema and QoS returns the
-// existing channel; with another, ErrChannelConflict.
+// channels share it (once in the data section, once in the summary). qos
+// are the publishers' offered profiles, recorded as rosbag2 does (none
+// gives "[]"). Adding the same topic again with the same schema and QoS
+// returns the existing channel; with another, ErrChannelConflict.
 func (r *Recorder) AddChannel(topic, schemaName, schemaText string, qos ...ros2.QoSProfile) (ChannelID, error) {
 	switch {
 	case topic == "":
 		return 0, errors.New("add channel: empty topic")
 	case schemaName == "":
-		return 0, fmt.Errorf("add channel %s: empty schema name", topic)
+		return 0, fmt.Errorf("add channel %s: empty schema name", clip(topic))
 	}
 	for i, p := range qos {
 		if err := p.Validate(); err != nil {
-			return 0, fmt.Errorf("add channel %s: qos[%d]: %w", topic, i, err)
+			return 0, fmt.Errorf("add channel %s: qos[%d]: %w", clip(topic), i, err)
 		}
 	}
 	qosText := ros2.OfferedQoSProfilesYAML(qos...)
@@ -364,48 +342,40 @@ func (r *Recorder) AddChannel(topic, schemaName, schemaText string, qos ...ros2.
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.usable(); err != nil {
-		return 0, fmt.Errorf("add channel %s: %w", topic, err)
+		return 0, fmt.Errorf("add channel %s: %w", clip(topic), err)
 	}
 	if id, ok := r.topics[topic]; ok {
 		c := r.channels[id-1]
 		if c.schemaName == schemaName && c.schemaText == schemaText && c.qos == qosText {
 			return id, nil
 		}
-		return 0, fmt.Errorf("add channel %s (%s): %w: channel %d has %s", topic, schemaName, ErrChannelConflict, id, c.schemaName)
+		return 0, fmt.Errorf("add channel %s (%s): %w: channel %d has %s",
+			clip(topic), clip(schemaName), ErrChannelConflict, id, clip(c.schemaName))
 	}
 	if len(r.channels) >= math.MaxUint16 {
-		return 0, fmt.Errorf("add channel %s: all 65535 channel IDs in use", topic)
+		return 0, fmt.Errorf("add channel %s: all 65535 channel IDs in use", clip(topic))
 	}
 	key := schemaKey{schemaName, schemaText}
 	schemaID, ok := r.schemaIDs[key]
 	if !ok {
-		if len(r.schemas) >= math.MaxUint16 {
-			return 0, fmt.Errorf("add channel %s: all 65535 schema IDs in use", topic)
+		if len(r.schemaIDs) >= math.MaxUint16 {
+			return 0, fmt.Errorf("add channel %s: all 65535 schema IDs in use", clip(topic))
 		}
-		s := &mcap.Schema{
-			ID:       uint16(len(r.schemas) + 1),
-			Name:     schemaName,
-			Encoding: SchemaEncodingROS2Msg,
-			Data:     []byte(schemaText),
-		}
-		r.schemas = append(r.schemas, s)
-		r.schemaIDs[key] = s.ID
-		r.decls = append(r.decls, decl{schema: s})
-		schemaID = s.ID
+		schemaID = uint16(len(r.schemaIDs) + 1)
+		r.schemaIDs[key] = schemaID
+		r.decls = append(r.decls, decl{schema: &mcap.Schema{
+			ID: schemaID, Name: schemaName, Encoding: SchemaEncodingROS2Msg, Data: []byte(schemaText),
+		}})
 	}
 	id := ChannelID(len(r.channels) + 1)
-	c := &mcap.Channel{
+	r.decls = append(r.decls, decl{channel: &mcap.Channel{
 		ID:              uint16(id),
 		SchemaID:        schemaID,
 		Topic:           topic,
 		MessageEncoding: MessageEncodingCDR,
 		Metadata:        map[string]string{MetadataOfferedQoS: qosText},
-	}
-	r.chanRecs = append(r.chanRecs, c)
-	r.decls = append(r.decls, decl{channel: c})
-	r.channels = append(r.channels, recChannel{
-		topic: topic, schemaName: schemaName, schemaText: schemaText, qos: qosText,
-	})
+	}})
+	r.channels = append(r.channels, recChannel{topic: topic, schemaName: schemaName, schemaText: schemaText, qos: qosText})
 	r.topics[topic] = id
 	return id, nil
 }
@@ -416,7 +386,7 @@ func (r *Recorder) AddChannel(topic, schemaName, schemaText string, qos ...ros2.
 func (r *Recorder) AddMessageChannel(topic, msgType string, qos ...ros2.QoSProfile) (ChannelID, error) {
 	text, err := msg.SchemaText(msgType)
 	if err != nil {
-		return 0, fmt.Errorf("add channel %s: schema of %q: %w", topic, msgType, err)
+		return 0, fmt.Errorf("add channel %s: schema of %s: %w", clip(topic), clip(msgType), err)
 	}
 	return r.AddChannel(topic, msg.SchemaName(msgType), text, qos...)
 }
@@ -425,7 +395,7 @@ func (r *Recorder) AddMessageChannel(topic, msgType string, qos ...ros2.QoSProfi
 // receive time and publishTime the send time, both in nanoseconds; each
 // channel numbers its messages 1, 2, ... in the sequence field. Write copies
 // data and does not retain it. It allocates nothing per message in steady
-// state; it blocks only when the workers fall behind. An error from writing
+// state; it blocks only when the lanes fall behind. An error from writing
 // an earlier chunk is returned here.
 func (r *Recorder) Write(ch ChannelID, logTime, publishTime uint64, data []byte) error {
 	r.mu.Lock()
@@ -436,37 +406,34 @@ func (r *Recorder) Write(ch ChannelID, logTime, publishTime uint64, data []byte)
 	if ch == 0 || int(ch) > len(r.channels) {
 		return fmt.Errorf("write: %w: %d (have %d channels)", ErrUnknownChannel, ch, len(r.channels))
 	}
-	if uint64(len(data)) > math.MaxUint32 {
-		return fmt.Errorf("write on %s: message of %d bytes", r.channels[ch-1].topic, len(data))
-	}
 	c := &r.channels[ch-1]
+	if uint64(len(data)) > math.MaxUint32 {
+		return fmt.Errorf("write on %s: message of %d bytes", clip(c.topic), len(data))
+	}
 	c.seq++
+	c.count++
+	if r.messages == 0 {
+		r.first, r.last = logTime, logTime
+	}
+	r.messages++
+	r.first, r.last = min(r.first, logTime), max(r.last, logTime)
 
 	b := r.open
 	if b.n == 0 {
 		b.first, b.last = logTime, logTime
-	} else {
-		b.first, b.last = min(b.first, logTime), max(b.last, logTime)
 	}
 	b.n++
-	b.size += 9 + batchMsgHeader - 4 + int64(len(data))
-	b.recs = binary.LittleEndian.AppendUint16(b.recs, uint16(ch))
-	b.recs = binary.LittleEndian.AppendUint32(b.recs, c.seq)
-	b.recs = binary.LittleEndian.AppendUint64(b.recs, logTime)
-	b.recs = binary.LittleEndian.AppendUint64(b.recs, publishTime)
-	b.recs = binary.LittleEndian.AppendUint32(b.recs, uint32(len(data)))
+	b.first, b.last = min(b.first, logTime), max(b.last, logTime)
+	le := binary.LittleEndian
+	b.recs = append(b.recs, byte(mcap.OpMessage))
+	b.recs = le.AppendUint64(b.recs, uint64(msgRecordHeader-9+len(data)))
+	b.recs = le.AppendUint16(b.recs, uint16(ch))
+	b.recs = le.AppendUint32(b.recs, c.seq)
+	b.recs = le.AppendUint64(b.recs, logTime)
+	b.recs = le.AppendUint64(b.recs, publishTime)
 	b.recs = append(b.recs, data...)
 
-	s := &r.stats
-	if !r.firstSeen {
-		r.firstSeen = true
-		s.MessageStartTime, s.MessageEndTime = logTime, logTime
-	}
-	s.MessageStartTime, s.MessageEndTime = min(s.MessageStartTime, logTime), max(s.MessageEndTime, logTime)
-	s.MessageCount++
-	c.count++
-
-	if b.size >= r.chunkSize || (r.chunkSpan > 0 && b.last-b.first >= r.chunkSpan) {
+	if int64(len(b.recs)) >= r.chunkSize || (r.chunkSpan > 0 && b.last-b.first >= r.chunkSpan) {
 		r.dispatch()
 		if r.waitChunks {
 			target := r.seq
@@ -474,27 +441,24 @@ func (r *Recorder) Write(ch ChannelID, logTime, publishTime uint64, data []byte)
 			r.waitWritten(target)
 			r.mu.Lock()
 			if err := r.failed(); err != nil {
-				return fmt.Errorf("write on %s: %w", c.topic, err)
+				return fmt.Errorf("write on %s: %w", clip(c.topic), err)
 			}
 		}
 	}
 	return nil
 }
 
-// dispatch hands the open chunk to the next worker, round robin so that
-// the file does not depend on scheduling, and queues it for the output in
-// the same order. It blocks while the pipeline is full. Called with mu held.
-// With mu held and lanes fed in order, lane k mod chunkLanes always sees
-// the same batches, whatever the scheduling.
+// dispatch hands the open chunk to lane seq mod chunkLanes and queues it
+// for the output in the same order. It blocks while the pipeline is full.
+// Called with mu held, so the lanes see the batches in dispatch order.
 func (r *Recorder) dispatch() {
 	b := r.open
 	if b.n == 0 {
 		return
 	}
-	// Declarations are append-only: the worker reads this prefix only.
-	b.decls = r.decls[:len(r.decls):len(r.decls)]
+	b.decls = r.decls[:len(r.decls):len(r.decls)] // append-only: a stable prefix
 	r.queue <- b
-	r.workers[r.seq%uint64(len(r.workers))] <- b
+	r.lanes[r.seq%chunkLanes] <- b
 	r.seq++
 	select {
 	case r.open = <-r.free:
@@ -503,167 +467,127 @@ func (r *Recorder) dispatch() {
 	}
 }
 
-// work compresses batches into chunk records with its own mcap.Writer, so
-// workers share no compressor state.
-func (r *Recorder) work(in chan *batch) {
-	var sink sliceWriter
-	opts := mcap.WriterOptions{
-		SkipMagic:        true,
-		Chunked:          true,
-		ChunkSize:        math.MaxInt64,
-		Compression:      r.comp,
-		CompressionLevel: mcap.CompressionLevelFastest,
-		IncludeCRC:       true,
-		OverrideLibrary:  true,
-	}
-	w, err := mcap.NewWriter(&sink, &opts)
-	applied := 0
-	var m mcap.Message
+// lane compresses batches and indexes their messages with its own
+// compressor state.
+func (r *Recorder) lane(in chan *batch) {
+	var c compressor
 	for b := range in {
-		b.err = err
-		if err == nil {
-			b.err = r.compress(w, &opts, &sink, &applied, &m, b)
-		}
+		b.err = r.seal(&c, b)
 		b.ready <- struct{}{}
 	}
 }
 
-// compress writes b's declarations not yet known to w and its messages,
-// and closes the chunk after the last one.
-func (r *Recorder) compress(w *mcap.Writer, opts *mcap.WriterOptions, sink *sliceWriter, applied *int, m *mcap.Message, b *batch) error {
-	for ; *applied < len(b.decls); *applied++ {
-		d := b.decls[*applied]
-		var err error
-		if d.schema != nil {
-			err = w.WriteSchema(d.schema)
-		} else {
-			err = w.WriteChannel(d.channel)
+// seal builds b's message indexes and its compressed chunk.
+func (r *Recorder) seal(c *compressor, b *batch) error {
+	le := binary.LittleEndian
+	for off := 0; off < len(b.recs); {
+		id := le.Uint16(b.recs[off+9:])
+		if int(id) >= len(b.byChan) {
+			b.byChan = append(b.byChan, make([]*mcap.MessageIndex, int(id)+1-len(b.byChan))...)
 		}
-		if err != nil {
-			return err
+		idx := b.byChan[id]
+		if idx == nil {
+			idx = &mcap.MessageIndex{ChannelID: id}
+			b.byChan[id] = idx
 		}
+		if idx.IsEmpty() {
+			b.index = append(b.index, idx)
+		}
+		idx.Add(le.Uint64(b.recs[off+15:]), uint64(off))
+		off += 9 + int(le.Uint64(b.recs[off+1:]))
 	}
-	base := w.Offset()
-	sink.b = b.out[:0]
-	p := b.recs
-	for i := range b.n {
-		n := int(binary.LittleEndian.Uint32(p[batchMsgHeader-4:]))
-		*m = mcap.Message{
-			ChannelID:   binary.LittleEndian.Uint16(p),
-			Sequence:    binary.LittleEndian.Uint32(p[2:]),
-			LogTime:     binary.LittleEndian.Uint64(p[6:]),
-			PublishTime: binary.LittleEndian.Uint64(p[14:]),
-			Data:        p[batchMsgHeader : batchMsgHeader+n],
-		}
-		p = p[batchMsgHeader+n:]
-		// mcap.Writer closes a chunk only when a message takes it past
-		// ChunkSize. It keeps the options pointer it was given, so dropping
-		// the threshold for the last message closes the chunk right after
-		// it. TestRecordingRoundTrip and TestRecorderChunkSpan guard this.
-		if i == b.n-1 {
-			opts.ChunkSize = -1
-		}
-		err := w.WriteMessage(m)
-		opts.ChunkSize = math.MaxInt64
-		if err != nil {
-			return err
-		}
+	// Channel order, as the mcap library writes them.
+	slices.SortFunc(b.index, func(x, y *mcap.MessageIndex) int { return cmp.Compare(x.ChannelID, y.ChannelID) })
+	records, crc, err := c.compress(r.comp, b.recs, b.out[:0])
+	if err != nil {
+		return err
 	}
-	m.Data = nil
-	if len(w.ChunkIndexes) != 1 {
-		return fmt.Errorf("chunk writer holds %d chunks, want 1", len(w.ChunkIndexes))
+	if r.comp != mcap.CompressionNone {
+		b.out = records
 	}
-	idx := w.ChunkIndexes[0]
-	w.ChunkIndexes = w.ChunkIndexes[:0]
-	idx.ChunkStartOffset -= base
-	for k := range idx.MessageIndexOffsets {
-		idx.MessageIndexOffsets[k] -= base
+	b.chunk = mcap.Chunk{
+		MessageStartTime: b.first,
+		MessageEndTime:   b.last,
+		UncompressedSize: uint64(len(b.recs)),
+		UncompressedCRC:  crc,
+		Compression:      string(r.comp),
+		Records:          records,
 	}
-	b.out, b.index = sink.b, idx
 	return nil
 }
 
-// sliceWriter appends to a byte slice that its owner swaps per chunk.
-type sliceWriter struct{ b []byte }
-
-func (s *sliceWriter) Write(p []byte) (int, error) {
-	s.b = append(s.b, p...)
-	return len(p), nil
-}
-
-// output writes compressed chunks in dispatch order and keeps their
-// indexes, with file offsets, for the summary.
+// output writes chunks in dispatch order.
 func (r *Recorder) output() {
 	defer close(r.done)
 	for b := range r.queue {
 		<-b.ready
 		if r.failed() == nil {
-			r.writeChunk(b)
+			if err := r.writeChunk(b); err != nil {
+				r.fail(err)
+			}
 		}
-		b.recs, b.n, b.size, b.decls, b.index, b.err = b.recs[:0], 0, 0, nil, nil, nil
+		for _, idx := range b.index {
+			idx.Reset()
+		}
+		b.recs, b.n, b.decls, b.index, b.err, b.chunk = b.recs[:0], 0, nil, b.index[:0], nil, mcap.Chunk{}
 		select {
 		case r.free <- b:
 		default:
 		}
-		r.flushMu.Lock()
+		r.progMu.Lock()
 		r.written++
-		r.flushed.Broadcast()
-		r.flushMu.Unlock()
+		r.bytes = r.w.Offset()
+		r.progress.Broadcast()
+		r.progMu.Unlock()
 	}
 }
 
-func (r *Recorder) writeChunk(b *batch) {
+// writeChunk writes the declarations made before b was dispatched, then b.
+func (r *Recorder) writeChunk(b *batch) error {
 	if b.err != nil {
-		r.fail(fmt.Errorf("%s: compress chunk: %w", r.where(), b.err))
-		return
+		return fmt.Errorf("%s: compress chunk: %w", r.where(), b.err)
 	}
-	start := r.offset
-	if err := r.emit(b.out); err != nil {
-		r.fail(fmt.Errorf("%s: write chunk at byte %d: %w", r.where(), start, err))
-		return
+	if err := r.declare(b.decls); err != nil {
+		return err
 	}
-	idx := b.index
-	idx.ChunkStartOffset += start
-	for k := range idx.MessageIndexOffsets {
-		idx.MessageIndexOffsets[k] += start
+	at := r.w.Offset()
+	if err := r.w.WriteChunkWithIndexes(&b.chunk, b.index); err != nil {
+		return fmt.Errorf("%s: write chunk at byte %d: %w", r.where(), at, err)
 	}
-	r.chunkIdx = append(r.chunkIdx, idx)
-	r.nChunks.Add(1)
+	r.progMu.Lock()
+	r.chunks++
+	r.progMu.Unlock()
 	if r.file != nil && r.sync {
 		if err := r.file.Sync(); err != nil {
-			r.fail(fmt.Errorf("%s: sync: %w", r.where(), err))
+			return fmt.Errorf("%s: sync: %w", r.where(), err)
 		}
 	}
+	return nil
 }
 
-// emit writes p to the output, keeping the offset and the data CRC.
-func (r *Recorder) emit(p []byte) error {
-	n, err := r.out.Write(p)
-	r.crc = crc32.Update(r.crc, crc32.IEEETable, p[:n])
-	r.offset += uint64(n)
-	r.nBytes.Add(uint64(n))
-	if err == nil && n < len(p) {
-		err = io.ErrShortWrite
+// declare writes the schema and channel records of decls not yet written.
+func (r *Recorder) declare(decls []decl) error {
+	for ; r.declared < len(decls); r.declared++ {
+		var err error
+		if d := decls[r.declared]; d.schema != nil {
+			err = r.w.WriteSchema(d.schema)
+		} else {
+			err = r.w.WriteChannel(d.channel)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: write declarations at byte %d: %w", r.where(), r.w.Offset(), err)
+		}
 	}
-	return err
+	return nil
 }
 
-func (r *Recorder) fail(err error) {
-	r.errMu.Lock()
-	defer r.errMu.Unlock()
-	if r.err == nil {
-		r.err = err
-		r.errSet.Store(true)
-	}
-}
+func (r *Recorder) fail(err error) { r.err.CompareAndSwap(nil, &err) }
 
 func (r *Recorder) failed() error {
-	if !r.errSet.Load() {
-		return nil
+	if p := r.err.Load(); p != nil {
+		return *p
 	}
-	r.errMu.Lock()
-	defer r.errMu.Unlock()
-	return r.err
+	return nil
 }
 
 // usable reports why the Recorder cannot take records, if it cannot.
@@ -694,18 +618,21 @@ func (r *Recorder) Flush() error {
 
 // waitWritten waits until the first n dispatched chunks are written.
 func (r *Recorder) waitWritten(n uint64) {
-	r.flushMu.Lock()
-	defer r.flushMu.Unlock()
+	r.progMu.Lock()
+	defer r.progMu.Unlock()
 	for r.written < n {
-		r.flushed.Wait()
+		r.progress.Wait()
 	}
 }
 
 // Stats returns the Recorder's counters.
 func (r *Recorder) Stats() RecorderStats {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	return RecorderStats{Messages: r.stats.MessageCount, Chunks: r.nChunks.Load(), Bytes: r.nBytes.Load()}
+	n := r.messages
+	r.mu.Unlock()
+	r.progMu.Lock()
+	defer r.progMu.Unlock()
+	return RecorderStats{Messages: n, Chunks: r.chunks, Bytes: r.bytes}
 }
 
 // Close writes the open chunk and the summary section and, for
@@ -722,8 +649,8 @@ func (r *Recorder) Close() error {
 	r.closed = true
 	r.dispatch()
 	close(r.queue)
-	for _, w := range r.workers {
-		close(w)
+	for _, l := range r.lanes {
+		close(l)
 	}
 	<-r.done
 	err := r.failed()
@@ -744,74 +671,26 @@ func (r *Recorder) Close() error {
 	return err
 }
 
-// finish writes the data end record, the summary section (schemas,
-// channels, statistics, chunk indexes, summary offsets), the footer and
-// the closing magic.
+// finish declares the channels no chunk needed, sets the statistics the
+// Writer cannot know (it never saw the messages) and writes the summary.
+// Called by Close once the output goroutine has ended.
 func (r *Recorder) finish() error {
-	var end bytes.Buffer
-	ew, err := mcap.NewWriter(&end, &mcap.WriterOptions{SkipMagic: true})
-	if err != nil {
-		return fmt.Errorf("%s: finish: %w", r.where(), err)
+	if err := r.declare(r.decls); err != nil {
+		return err
 	}
-	if err := ew.WriteDataEnd(&mcap.DataEnd{DataSectionCRC: r.crc}); err != nil {
-		return fmt.Errorf("%s: finish: %w", r.where(), err)
-	}
-	if err := r.emit(end.Bytes()); err != nil {
-		return fmt.Errorf("%s: write data end: %w", r.where(), err)
-	}
-
-	start := r.offset
-	var sum bytes.Buffer
-	// The footer's CRC is this writer's: it saw exactly the summary.
-	sw, err := mcap.NewWriter(&sum, &mcap.WriterOptions{SkipMagic: true, IncludeCRC: true})
-	if err != nil {
-		return fmt.Errorf("%s: finish: %w", r.where(), err)
-	}
-	var offsets []*mcap.SummaryOffset
-	group := func(op mcap.OpCode, n int, write func(i int) error) error {
-		if n == 0 {
-			return nil
-		}
-		at := sw.Offset()
-		for i := range n {
-			if err := write(i); err != nil {
-				return err
-			}
-		}
-		offsets = append(offsets, &mcap.SummaryOffset{GroupOpcode: op, GroupStart: start + at, GroupLength: sw.Offset() - at})
-		return nil
-	}
-	stats := r.stats
-	stats.ChannelMessageCounts = make(map[uint16]uint64, len(r.channels))
+	st := r.w.Statistics
+	st.MessageCount, st.MessageStartTime, st.MessageEndTime = r.messages, r.first, r.last
 	for i, c := range r.channels {
 		if c.count > 0 {
-			stats.ChannelMessageCounts[uint16(i+1)] = c.count
+			st.ChannelMessageCounts[uint16(i+1)] = c.count
 		}
 	}
-	stats.SchemaCount = uint16(len(r.schemas))
-	stats.ChannelCount = uint32(len(r.chanRecs))
-	stats.ChunkCount = uint32(len(r.chunkIdx))
-	err = errors.Join(
-		group(mcap.OpSchema, len(r.schemas), func(i int) error { return sw.WriteSchema(r.schemas[i]) }),
-		group(mcap.OpChannel, len(r.chanRecs), func(i int) error { return sw.WriteChannel(r.chanRecs[i]) }),
-		group(mcap.OpStatistics, 1, func(int) error { return sw.WriteStatistics(&stats) }),
-		group(mcap.OpChunkIndex, len(r.chunkIdx), func(i int) error { return sw.WriteChunkIndex(r.chunkIdx[i]) }),
-	)
+	err := r.w.Close()
+	r.progMu.Lock()
+	r.bytes = r.w.Offset()
+	r.progMu.Unlock()
 	if err != nil {
 		return fmt.Errorf("%s: summary: %w", r.where(), err)
-	}
-	offsetStart := start + sw.Offset()
-	for _, o := range offsets {
-		if err := sw.WriteSummaryOffset(o); err != nil {
-			return fmt.Errorf("%s: summary offsets: %w", r.where(), err)
-		}
-	}
-	if err := sw.WriteFooter(&mcap.Footer{SummaryStart: start, SummaryOffsetStart: offsetStart}); err != nil {
-		return fmt.Errorf("%s: footer: %w", r.where(), err)
-	}
-	sum.Write(mcap.Magic)
-	if err := r.emit(sum.Bytes()); err != nil {
-		return fmt.Errorf("%s: write summary at byte %d: %w", r.where(), start, err)
 	}
 	return nil
 }
