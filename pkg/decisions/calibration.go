@@ -44,3 +44,15 @@ func (c *Calibration) Validate() error {
 	}
 	return nil
 }
+
+// Equal reports whether c and o hold the same envelope, floats bit for bit.
+func (c *Calibration) Equal(o *Calibration) bool {
+	h, k := &c.History, &o.History
+	return c.AdjustedOverallLevel == o.AdjustedOverallLevel && c.AdjustmentPolicyID == o.AdjustmentPolicyID &&
+		c.AdjustmentReason == o.AdjustmentReason && h.CountWithin1Std == k.CountWithin1Std &&
+		h.CountBeyond1Std == k.CountBeyond1Std && h.CountBeyond3Std == k.CountBeyond3Std &&
+		h.CountBeyond5Std == k.CountBeyond5Std && h.OutcomesConsidered == k.OutcomesConsidered &&
+		h.MostRecentObservedStampSimNs == k.MostRecentObservedStampSimNs &&
+		sameFloat(h.WorstPositionMahalanobis, k.WorstPositionMahalanobis) &&
+		sameFloat(h.WorstOrientationMahalanobis, k.WorstOrientationMahalanobis) && h.SchemaVersion == k.SchemaVersion
+}

@@ -28,10 +28,14 @@ type BeliefEvent struct {
 	Belief    decisions.Belief
 }
 
-// AssessmentEvent delivers the self-assessment of one belief stamp.
+// AssessmentEvent delivers the self-assessment of one belief stamp and,
+// when a calibration stage adjusted it (ADR-0027), its calibration
+// envelope: the context then carries both, the rationale's hash still
+// covers the raw assessment only.
 type AssessmentEvent struct {
-	ArrivalNs  int64
-	Assessment decisions.SelfAssessment
+	ArrivalNs   int64
+	Assessment  decisions.SelfAssessment
+	Calibration *decisions.Calibration
 }
 
 // PerceptionEvent delivers a perception mode report.
@@ -91,8 +95,9 @@ type Output struct {
 	Notes []Note
 
 	// Backing storage for the contexts' pointers.
-	assessments []decisions.SelfAssessment
-	perceptions []decisions.PerceptionReport
+	assessments  []decisions.SelfAssessment
+	calibrations []decisions.Calibration
+	perceptions  []decisions.PerceptionReport
 }
 
 // Reset empties o, keeping its storage.
@@ -102,6 +107,7 @@ func (o *Output) Reset() {
 	o.Duplicates = o.Duplicates[:0]
 	o.Notes = o.Notes[:0]
 	o.assessments = o.assessments[:0]
+	o.calibrations = o.calibrations[:0]
 	o.perceptions = o.perceptions[:0]
 }
 
@@ -111,6 +117,11 @@ func (o *Output) Reset() {
 func (o *Output) keepAssessment(a *decisions.SelfAssessment) *decisions.SelfAssessment {
 	o.assessments = append(o.assessments, *a)
 	return &o.assessments[len(o.assessments)-1]
+}
+
+func (o *Output) keepCalibration(c *decisions.Calibration) *decisions.Calibration {
+	o.calibrations = append(o.calibrations, *c)
+	return &o.calibrations[len(o.calibrations)-1]
 }
 
 func (o *Output) keepPerception(p decisions.PerceptionReport) *decisions.PerceptionReport {

@@ -56,11 +56,11 @@ func waited(now, since int64) uint64 { return uint64(now) - uint64(since) }
 
 // assessmentFor returns the assessment of stamp s that is held or is the
 // step's candidate, or nil.
-func (l *Loop) assessmentFor(s int64, c *candidate) *decisions.SelfAssessment {
+func (l *Loop) assessmentFor(s int64, c *candidate) *heldAssessment {
 	if h := l.held.get(s); h != nil {
-		return &h.a
+		return h
 	}
-	if c.ok && c.kind == InputAssessment && c.assessment.BeliefStampSimNs == s {
+	if c.ok && c.kind == InputAssessment && c.assessment.a.BeliefStampSimNs == s {
 		return &c.assessment
 	}
 	return nil
@@ -125,22 +125,29 @@ func (l *Loop) admitBelief(b *decisions.Belief, out *Output) bool {
 
 // admitAssessment classifies an assessment; true admits it as the step's
 // candidate.
-func (l *Loop) admitAssessment(a *decisions.SelfAssessment, out *Output) bool {
+func (l *Loop) admitAssessment(h *heldAssessment, out *Output) bool {
+	a := &h.a
 	s := a.BeliefStampSimNs
 	if err := a.Validate(); err != nil {
 		reject(out, RejectInvalidAssessment, s, "%s", err.Error())
 		return false
 	}
+	if h.hasCal {
+		if err := h.cal.Validate(); err != nil {
+			reject(out, RejectInvalidAssessment, s, "calibration of %d: %s", s, err.Error())
+			return false
+		}
+	}
 	if s <= l.lastDecided {
 		rec := l.decided.get(s)
 		switch {
 		case rec != nil && rec.hasAssessment:
-			if l.sameAssessment(&rec.assessment, a) {
+			if l.sameAssessment(&rec.assessment, h) {
 				duplicate(out, InputAssessment, s)
 			} else {
 				reject(out, RejectConflictingAssessment, s,
 					"BeliefSelfAssessment.belief_stamp_sim_ns = %d repeats the assessment decision %s used (sha256 %s) with different content; the first one stands",
-					s, rec.kind, rec.assessment.SHA256())
+					s, rec.kind, rec.assessment.a.SHA256())
 			}
 		case rec != nil:
 			reject(out, RejectLateAssessment, s,
@@ -153,8 +160,8 @@ func (l *Loop) admitAssessment(a *decisions.SelfAssessment, out *Output) bool {
 		}
 		return false
 	}
-	if h := l.held.get(s); h != nil {
-		if l.sameAssessment(&h.a, a) {
+	if held := l.held.get(s); held != nil {
+		if l.sameAssessment(held, h) {
 			duplicate(out, InputAssessment, s)
 		} else {
 			reject(out, RejectConflictingAssessment, s,
@@ -170,12 +177,13 @@ func (l *Loop) admitAssessment(a *decisions.SelfAssessment, out *Output) bool {
 	return true
 }
 
-// sameAssessment compares canonical JSON: the identity a rationale's hash
-// binds, so two assessments the hash cannot tell apart are one assessment.
-func (l *Loop) sameAssessment(a, b *decisions.SelfAssessment) bool {
-	l.scratchA = a.AppendCanonicalJSON(l.scratchA[:0])
-	l.scratchB = b.AppendCanonicalJSON(l.scratchB[:0])
-	return bytes.Equal(l.scratchA, l.scratchB)
+// sameAssessment compares canonical JSON, the identity a rationale's hash
+// binds (so two assessments the hash cannot tell apart are one
+// assessment), and the calibration envelopes, which the policy reads.
+func (l *Loop) sameAssessment(a, b *heldAssessment) bool {
+	l.scratchA = a.a.AppendCanonicalJSON(l.scratchA[:0])
+	l.scratchB = b.a.AppendCanonicalJSON(l.scratchB[:0])
+	return bytes.Equal(l.scratchA, l.scratchB) && a.hasCal == b.hasCal && (!a.hasCal || a.cal.Equal(&b.cal))
 }
 
 // admitPerception classifies a perception report; true admits it as the

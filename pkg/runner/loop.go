@@ -113,7 +113,13 @@ type pendingBelief struct {
 
 func (p pendingBelief) key() int64 { return p.belief.StampSimNs }
 
-type heldAssessment struct{ a decisions.SelfAssessment }
+// heldAssessment is an assessment with the calibration envelope (ADR-0027)
+// that came with it, if any.
+type heldAssessment struct {
+	a      decisions.SelfAssessment
+	cal    decisions.Calibration
+	hasCal bool
+}
 
 func (h heldAssessment) key() int64 { return h.a.BeliefStampSimNs }
 
@@ -124,7 +130,7 @@ func (p perceptionEntry) key() int64 { return p.r.StampSimNs }
 // decidedRecord remembers what one decision used.
 type decidedRecord struct {
 	belief        decisions.Belief
-	assessment    decisions.SelfAssessment
+	assessment    heldAssessment
 	hasAssessment bool
 	perception    decisions.PerceptionReport
 	hasPerception bool
@@ -215,7 +221,7 @@ type candidate struct {
 	kind       InputKind
 	ok         bool
 	belief     pendingBelief
-	assessment decisions.SelfAssessment
+	assessment heldAssessment
 	perception decisions.PerceptionReport
 }
 
@@ -247,9 +253,13 @@ func (l *Loop) Step(ev Event, out *Output) error {
 		}
 	case AssessmentEvent:
 		now = e.ArrivalNs
-		if l.admitAssessment(&e.Assessment, out) {
+		h := heldAssessment{a: e.Assessment}
+		if e.Calibration != nil {
+			h.cal, h.hasCal = *e.Calibration, true
+		}
+		if l.admitAssessment(&h, out) {
 			c.kind, c.ok = InputAssessment, true
-			c.assessment = e.Assessment
+			c.assessment = h
 		}
 	case PerceptionEvent:
 		now = e.ArrivalNs
@@ -345,8 +355,8 @@ func (v *pendingView) at(k int) *pendingBelief {
 func (l *Loop) plan(now int64, c *candidate, end bool, out *Output) (int, error) {
 	v := l.view(c)
 	newest := l.newestAssessment
-	if c.ok && c.kind == InputAssessment && c.assessment.BeliefStampSimNs > newest {
-		newest = c.assessment.BeliefStampSimNs
+	if c.ok && c.kind == InputAssessment && c.assessment.a.BeliefStampSimNs > newest {
+		newest = c.assessment.a.BeliefStampSimNs
 	}
 	n := v.len()
 	for k := 0; k < n; k++ {
@@ -364,11 +374,14 @@ func (l *Loop) plan(now int64, c *candidate, end bool, out *Output) (int, error)
 }
 
 // emit assembles the context of b, runs the policy and appends the Command.
-func (l *Loop) emit(b *pendingBelief, a *decisions.SelfAssessment, why WithoutReason, c *candidate, out *Output) error {
+func (l *Loop) emit(b *pendingBelief, a *heldAssessment, why WithoutReason, c *candidate, out *Output) error {
 	s := b.belief.StampSimNs
 	ctx := decisions.Context{BeliefStampSimNs: s, Flight: b.belief.Flight, Mission: b.belief.Mission}
 	if a != nil {
-		ctx.SelfAssessment = out.keepAssessment(a)
+		ctx.SelfAssessment = out.keepAssessment(&a.a)
+		if a.hasCal {
+			ctx.Calibration = out.keepCalibration(&a.cal)
+		}
 	}
 	if p, ok := l.asOf(s, c); ok {
 		ctx.Perception = out.keepPerception(p)
@@ -395,7 +408,10 @@ func (l *Loop) commit(now int64, c *candidate, n int, out *Output) {
 		cmd := &out.Commands[k]
 		rec := decidedRecord{belief: v.at(k).belief, kind: cmd.Decision.Kind, without: cmd.WithoutAssessment}
 		if a := cmd.Context.SelfAssessment; a != nil {
-			rec.assessment, rec.hasAssessment = *a, true
+			rec.assessment, rec.hasAssessment = heldAssessment{a: *a}, true
+			if k := cmd.Context.Calibration; k != nil {
+				rec.assessment.cal, rec.assessment.hasCal = *k, true
+			}
 		}
 		if p := cmd.Context.Perception; p != nil {
 			rec.perception, rec.hasPerception = *p, true
@@ -413,8 +429,8 @@ func (l *Loop) commit(now int64, c *candidate, n int, out *Output) {
 		case InputBelief:
 			l.pending.insert(c.belief)
 		case InputAssessment:
-			l.held.insert(heldAssessment{c.assessment})
-			l.newestAssessment = max(l.newestAssessment, c.assessment.BeliefStampSimNs)
+			l.held.insert(c.assessment)
+			l.newestAssessment = max(l.newestAssessment, c.assessment.a.BeliefStampSimNs)
 		case InputPerception:
 			l.history.insert(perceptionEntry{c.perception})
 		}

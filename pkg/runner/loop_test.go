@@ -178,7 +178,7 @@ func TestLoopJoinRules(t *testing.T) {
 				aEv(t, 1, 1, uncertain)},
 			want: []string{"decide 1 hold with"}},
 		{name: "NaN standard deviations (none) are accepted",
-			evs:  []Event{bEv(0, 1), AssessmentEvent{1, noCov}},
+			evs:  []Event{bEv(0, 1), AssessmentEvent{ArrivalNs: 1, Assessment: noCov}},
 			want: []string{"decide 1 abstain_uncertain with"}},
 		{name: "NaN threshold is invalid",
 			evs:   []Event{modA(1, known, func(a *decisions.SelfAssessment) { a.ThresholdsUsed.PositionKnownStdM = nan })},
