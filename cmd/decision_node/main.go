@@ -8,6 +8,7 @@
 //	decision_node sim     --out flight.mcap   simulate a flight and decide it
 //	decision_node replay  --in in.mcap --out out.mcap
 //	decision_node verify  recording.mcap [--json report.json]
+//	decision_node report  recording.mcap --out report.html
 //	decision_node ulog    --in flight.ulg --out flight.mcap
 //	decision_node policy  check|test FILE ...
 //
@@ -52,6 +53,7 @@ Usage:
   decision_node sim     [--out flight.mcap] [--duration 120s] [--rate 50] [flags]
   decision_node replay  --in input.mcap --out output.mcap [flags]
   decision_node verify  recording.mcap [--json report.json] [--policy-file FILE ...]
+  decision_node report  recording.mcap --out report.html [--figures DIR]
   decision_node ulog    --in flight.ulg --out flight.mcap [flags]
   decision_node policy  check FILE | test FILE CASES
   decision_node --ros-args ...      run as a ROS 2 node (builds with -tags rclgo)
@@ -84,6 +86,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runReplay(args[1:], stdout, stderr)
 	case args[0] == "verify":
 		err = runVerify(args[1:], stdout, stderr)
+	case args[0] == "report":
+		return runReport(args[1:], stdout, stderr)
 	case args[0] == "ulog":
 		err = runULog(args[1:], stdout, stderr)
 	case args[0] == "policy":

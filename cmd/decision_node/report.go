@@ -1,0 +1,201 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ghost-robotics/ghost/pkg/audit"
+	"github.com/ghost-robotics/ghost/pkg/bag"
+	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
+	"github.com/ghost-robotics/ghost/pkg/report"
+	"github.com/ghost-robotics/ghost/pkg/runner"
+)
+
+const reportDescription = `
+Writes an audit report of a recording as one self-contained HTML file (no
+scripts, fonts or links outside it: it opens offline): a header with the
+recording, its span, the policies, the audit verdict with its counts and the
+input source; a timeline, on one time axis, of the decisions coloured by
+kind, the self-assessment levels, the standard deviation per axis against
+the known/unknown thresholds, battery, armed state, flight and perception
+mode, and marks where a belief was decided without an assessment, where an
+input was rejected and where the audit found a problem; and the table of
+decision episodes, linked from the timeline. Long recordings are drawn by
+time slice (every change of decision kind is kept), so a day's flight
+gives a report of a few megabytes.
+
+--figures DIR also writes each figure as a standalone SVG file.
+
+Exit status 0 when the report is written and the audit passed or was not
+run; 1 when the audit found problems or the recording is truncated (the
+report is still written); 2 usage errors; 3 input or output unusable.`
+
+const reportExample = `  decision_node sim --out flight.mcap
+  decision_node report flight.mcap --out report.html --figures figures/`
+
+// auditRecording runs verify's audit of the recording at path for the
+// report's header and marks.
+func auditRecording(path string, cfg nodeconfig.Config, sopts runner.SessionOptions, policies []decisions.Policy) (report.Audit, error) {
+	r, err := bag.OpenRecording(path, bag.ReaderOptions{})
+	if err != nil {
+		return report.Audit{}, err
+	}
+	defer r.Close()
+	loop := sopts.Loop
+	loop.Policy = nil
+	rep, verr := audit.Verify(r, audit.VerifyOptions{
+		Inputs: sopts.Inputs, DecisionsTopic: decisionsTopic(cfg), Loop: loop, Policies: policies,
+	})
+	if rep == nil {
+		return report.Audit{}, verr
+	}
+	a := report.Audit{Verdict: rep.Verdict, Reasons: rep.Reasons, ProblemsOmitted: rep.ProblemsOmitted}
+	for s := audit.ChainStatus(0); s < audit.NumChainStatuses; s++ {
+		a.Chain = append(a.Chain, report.Count{Name: s.String(), N: rep.ChainCount(s)})
+	}
+	for s := audit.RerunStatus(0); s < audit.NumRerunStatuses; s++ {
+		a.Rerun = append(a.Rerun, report.Count{Name: s.String(), N: rep.RerunCount(s)})
+	}
+	a.PolicyIDs, _ = rep.Policies()
+	for _, p := range rep.Problems {
+		a.Problems = append(a.Problems, report.Problem{StampNs: p.Stamp, LogNs: p.LogTimeNs, Text: p.KindName + ": " + p.Problem})
+	}
+	for _, n := range rep.Notes {
+		a.Problems = append(a.Problems, report.Problem{StampNs: -1, LogNs: -1, Text: n})
+	}
+	return a, nil
+}
+
+func runReport(args []string, stdout, stderr io.Writer) int {
+	err := reportCommand(args, stdout, stderr)
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil && !errors.Is(ee.err, errHelp) {
+			fmt.Fprintf(stderr, "decision_node: %v\n", ee.err)
+		}
+		return ee.code
+	}
+	fmt.Fprintf(stderr, "decision_node: %v\n", err)
+	return exitIO
+}
+
+func reportCommand(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("report", "report recording.mcap --out report.html [--figures DIR]", reportDescription, reportExample, stderr)
+	out := fs.String("out", "", "output report (`file`, HTML); must not exist unless --force")
+	figures := fs.String("figures", "", "also write each figure as an SVG file into `dir` (created if needed)")
+	config := fs.String("config", "", "ROS 2 parameters `file` naming the topics (as config/decision.yaml); default: the built-in topic names")
+	force := fs.Bool("force", false, "replace the output file if it exists")
+	var policyFiles []string
+	fs.Func("policy-file", "YAML rule policy `file` the audit may re-run (repeatable), as for verify",
+		func(s string) error { policyFiles = append(policyFiles, s); return nil })
+	quiet := fs.Bool("quiet", false, "print nothing on success")
+	// Accept the recording before or after the flags.
+	var path string
+	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+		path, args = args[0], args[1:]
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if path == "" && fs.NArg() == 1 {
+		path = fs.Arg(0)
+	} else if fs.NArg() > 0 || path == "" {
+		fs.Usage()
+		return fail(exitUsage, "report needs exactly one recording")
+	}
+	if *out == "" {
+		fs.Usage()
+		return fail(exitUsage, "report needs --out")
+	}
+	if filepath.Clean(*out) == filepath.Clean(path) {
+		return fail(exitUsage, "--out %s is the recording: choose another file", *out)
+	}
+	df := decisionFlags{config: *config}
+	cfg, sopts, err := df.session()
+	if err != nil {
+		return err
+	}
+	if cfg.PolicyFile != "" {
+		policyFiles = append(policyFiles, cfg.PolicyFile)
+	}
+	policies, err := hostPolicies(policyFiles)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(path); err != nil {
+		return fail(exitIO, "%w", err)
+	}
+	if _, err := os.Stat(*out); err == nil && !*force {
+		return fail(exitIO, "%s exists: choose another --out, or pass --force to replace it", *out)
+	}
+
+	t, err := cfg.ResolvedTopics()
+	if err != nil {
+		return fail(exitUsage, "%w", err)
+	}
+	topics := report.DefaultTopics()
+	topics.State, topics.SelfAssessment, topics.PerceptionMode = t[runner.KeyState], t[runner.KeySelfAssessment], t[runner.KeyPerceptionMode]
+	topics.Decisions = t.Decisions()
+	flight, cerr := report.Collect(path, report.Options{Topics: topics})
+	if flight == nil {
+		if errors.Is(cerr, bag.ErrNotMCAP) {
+			return fail(exitIO, "%s is not an MCAP recording: %w", path, cerr)
+		}
+		return fail(exitIO, "%w", cerr)
+	}
+	aud, aerr := auditRecording(path, cfg, sopts, policies)
+	if aerr != nil {
+		aud = report.Audit{Verdict: "not audited", Reasons: []string{"the audit failed: " + aerr.Error()}}
+	}
+
+	if err := writeReport(*out, flight, aud); err != nil {
+		return fail(exitIO, "write %s: %w", *out, err)
+	}
+	if *figures != "" {
+		if _, err := report.WriteFigures(*figures, flight, aud); err != nil {
+			return fail(exitIO, "%w", err)
+		}
+	}
+	if !*quiet {
+		fmt.Fprintf(stdout, "report %s: %d decisions in %d episodes, audit %s\n", *out, flight.Counts.Decisions,
+			uint64(len(flight.Episodes))+flight.EpisodesOmitted, aud.Verdict)
+	}
+	switch {
+	case cerr != nil:
+		return fail(exitFindings, "%s: %w (the report shows what was read)", path, cerr)
+	case aerr != nil:
+		return fail(exitFindings, "%s: audit: %w", path, aerr)
+	case aud.Verdict == audit.VerdictFail:
+		return &exitError{code: exitFindings, err: fmt.Errorf("%s: verdict FAIL: %s", path, strings.Join(aud.Reasons, "; "))}
+	}
+	return nil
+}
+
+// writeReport writes the HTML through a temporary file renamed into place,
+// so a failed run never leaves half a report under the requested name.
+func writeReport(path string, f *report.Flight, a report.Audit) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := report.Render(tmp, f, a); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

@@ -1,0 +1,5 @@
+//go:build race
+
+package report
+
+func init() { raceEnabled = true }

@@ -1,0 +1,159 @@
+package browser
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/report"
+)
+
+// root is the repository root, relative to this package.
+const root = "../.."
+
+// Window of the screenshot: wide enough for the figures at full size, tall
+// enough for the header and the whole timeline.
+const width, height = 1400, 2400
+
+func TestReportInChromium(t *testing.T) {
+	chromium, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Skip("chromium not installed: skipping the browser check")
+	}
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+
+	bin := filepath.Join(dir, "decision_node")
+	run(t, ctx, root, "go", "build", "-o", bin, "./cmd/decision_node")
+	flight := filepath.Join(dir, "flight.mcap")
+	// A flight decided by the PX4-like rule policy decides all seven kinds.
+	policy, err := filepath.Abs(filepath.Join(root, "config", "policies", "px4_failsafe_like.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, ctx, dir, bin, "sim", "--out", flight, "--quiet", "--policy-file", policy)
+
+	// The report as users make it, audit included.
+	html := filepath.Join(dir, "report.html")
+	run(t, ctx, dir, bin, "report", flight, "--out", html, "--figures", filepath.Join(dir, "figures"), "--quiet", "--policy-file", policy)
+	f, err := report.Collect(flight, report.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(page, []byte("PASS")) {
+		t.Error("the report of a sim flight does not show the audit's PASS")
+	}
+
+	start := time.Now()
+	data, img := screenshot(t, ctx, chromium, dir, html, width, height)
+	t.Logf("chromium rendered the report in %v", time.Since(start).Round(time.Millisecond))
+	if b := img.Bounds(); b.Dx() != width || b.Dy() != height {
+		t.Errorf("screenshot is %dx%d, want %dx%d", b.Dx(), b.Dy(), width, height)
+	}
+	colors, inked := palette(img)
+	t.Logf("%d distinct colours, %.0f%% of pixels not white", len(colors), 100*inked)
+	if len(colors) < 50 || inked < 0.05 {
+		t.Errorf("screenshot looks blank: %d colours, %.1f%% not white", len(colors), 100*inked)
+	}
+	// The decision band, from its figure file: every kind decided in the
+	// flight shows in its colour, no other kind does.
+	figs, err := report.WriteFigures(filepath.Join(dir, "figures"), f, report.NotAudited())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, band := screenshot(t, ctx, chromium, dir, figs[0], 1200, 200)
+	inBand := map[string]bool{}
+	for y := bandTop + 2; y < bandTop+bandHeight-2; y++ {
+		for x := 172; x < 1178; x++ {
+			r, g, b, _ := band.At(x, y).RGBA()
+			inBand[fmt.Sprintf("#%02X%02X%02X", r>>8, g>>8, b>>8)] = true
+		}
+	}
+	for _, k := range decisions.Kinds() {
+		if f.Counts.ByKind[k] == 0 {
+			t.Errorf("the flight never decides %s", k)
+		}
+		decided, shown := f.Counts.ByKind[k] > 0, inBand[strings.ToUpper(report.KindColor(k))]
+		if decided != shown {
+			t.Errorf("kind %s: %d decisions, on the band %v", k, f.Counts.ByKind[k], shown)
+		}
+	}
+	if t.Failed() {
+		if keep := os.Getenv("REPORT_SCREENSHOT"); keep != "" {
+			_ = os.WriteFile(keep, data, 0o644)
+		}
+	}
+}
+
+// The decision band's place in its figure (pkg/report's geometry).
+const bandTop, bandHeight = 26, 44
+
+// screenshot renders the file at path in a w x h window and decodes the PNG.
+func screenshot(t *testing.T, ctx context.Context, chromium, dir, path string, w, h int) ([]byte, image.Image) {
+	t.Helper()
+	shot := filepath.Join(dir, filepath.Base(path)+".png")
+	run(t, ctx, dir, chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--user-data-dir="+filepath.Join(dir, "profile"), "--screenshot="+shot,
+		fmt.Sprintf("--window-size=%d,%d", w, h), "file://"+path)
+	data, err := os.ReadFile(shot)
+	if err != nil {
+		t.Fatalf("no screenshot: %v", err)
+	}
+	img, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("screenshot is not a PNG: %v", err)
+	}
+	return data, img
+}
+
+// palette returns the set of colours ("#RRGGBB") in img and the fraction of
+// pixels that are not white.
+func palette(img image.Image) (map[string]bool, float64) {
+	colors := map[string]bool{}
+	b := img.Bounds()
+	inked := 0
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			c := fmt.Sprintf("#%02X%02X%02X", r>>8, g>>8, bl>>8)
+			colors[c] = true
+			if c != "#FFFFFF" {
+				inked++
+			}
+		}
+	}
+	return colors, float64(inked) / float64(b.Dx()*b.Dy())
+}
+
+func run(t *testing.T, ctx context.Context, dir, name string, args ...string) {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s %s: %v\n%s", filepath.Base(name), strings.Join(args, " "), err, tail(out.String(), 2000))
+	}
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
+}
