@@ -17,23 +17,52 @@ import (
 	"testing"
 )
 
-// Find returns <repo>/../shared/golden, where <repo> is the nearest
-// ancestor of the working directory holding go.mod, and whether that folder
-// exists. Where it is not, the path says where it was looked for.
+// Find returns the golden directory: <repo>/../shared/golden, where <repo>
+// is the nearest ancestor of the working directory holding go.mod, when it
+// exists; otherwise the subset vendored in this package's testdata (see
+// Subset); and whether either exists.
 func Find() (string, bool) {
+	root, ok := repoRoot()
+	if !ok {
+		return "shared/golden beside the repository root (go.mod not found)", false
+	}
+	g := filepath.Join(root, "..", "shared", "golden")
+	if st, err := os.Stat(g); err == nil && st.IsDir() && os.Getenv(forceSubsetEnv) == "" {
+		return g, true
+	}
+	sub := filepath.Join(root, subsetDir)
+	if st, err := os.Stat(sub); err == nil && st.IsDir() {
+		return sub, true
+	}
+	return g, false
+}
+
+// forceSubsetEnv, when set, makes Find use the vendored subset even where
+// the full set exists, to test what a bare clone tests.
+const forceSubsetEnv = "GHOST_GOLDEN_SUBSET"
+
+// subsetDir is the vendored golden subset, relative to the repository root.
+const subsetDir = "internal/golden/testdata/subset"
+
+// Subset reports whether Find falls back to the vendored subset (the full
+// set is absent): tests that need a file the subset lacks skip.
+func Subset() bool {
+	g, ok := Find()
+	return ok && filepath.Base(g) == "subset"
+}
+
+func repoRoot() (string, bool) {
 	dir, err := filepath.Abs(".")
 	if err != nil {
-		return "shared/golden", false
+		return "", false
 	}
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			g := filepath.Join(dir, "..", "shared", "golden")
-			st, err := os.Stat(g)
-			return g, err == nil && st.IsDir()
+			return dir, true
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return "shared/golden beside the repository root (go.mod not found)", false
+			return "", false
 		}
 		dir = parent
 	}
@@ -49,10 +78,17 @@ func Dir(t testing.TB) string {
 	return g
 }
 
-// Path returns a file below the golden directory (skipping like Dir).
+// Path returns a file below the golden directory (skipping like Dir, and
+// when the vendored subset lacks the file).
 func Path(t testing.TB, elem ...string) string {
 	t.Helper()
-	return filepath.Join(append([]string{Dir(t)}, elem...)...)
+	p := filepath.Join(append([]string{Dir(t)}, elem...)...)
+	if Subset() {
+		if _, err := os.Stat(p); err != nil {
+			t.Skipf("%s is not in the vendored golden subset: skipping", filepath.Join(elem...))
+		}
+	}
+	return p
 }
 
 // Decision is one line of bags/sample_flight.expected.jsonl: the reference
