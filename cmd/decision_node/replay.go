@@ -43,7 +43,7 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	reader, err := openInput(*in, sopts.Inputs, decisionsTopic(cfg), stderr)
+	reader, err := openInput(*in, sopts.Inputs, decisionsTopic(cfg), stderr, nil)
 	if err != nil {
 		return err
 	}
@@ -54,7 +54,7 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 // openInput opens a recording for reading the given topics, reporting
 // channels it cannot use on stderr, with exit statuses for the common
 // failures (missing, unreadable, not MCAP).
-func openInput(path string, inputs []runner.InputSpec, decisions string, stderr io.Writer) (*bag.Reader, error) {
+func openInput(path string, inputs []runner.InputSpec, decisions string, stderr io.Writer, encodings []bag.Encoding) (*bag.Reader, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, fail(exitIO, "%w", err)
@@ -62,15 +62,21 @@ func openInput(path string, inputs []runner.InputSpec, decisions string, stderr 
 	if st.IsDir() {
 		return nil, fail(exitIO, "%s is a directory, not an MCAP recording (name the .mcap file inside it)", path)
 	}
-	topics := []string{decisions}
-	schemas := map[string]string{decisions: "ghost/msg/DecisionRationale"}
-	for _, in := range inputs {
-		topics = append(topics, in.Topic)
-		schemas[in.Topic] = in.Type
+	// With no topics named, every channel is read and none is checked.
+	var topics []string
+	var schemas map[string]string
+	if decisions != "" {
+		topics = []string{decisions}
+		schemas = map[string]string{decisions: "ghost/msg/DecisionRationale"}
+		for _, in := range inputs {
+			topics = append(topics, in.Topic)
+			schemas[in.Topic] = in.Type
+		}
 	}
 	r, err := bag.OpenRecording(path, bag.ReaderOptions{
-		Topics:  topics,
-		Schemas: schemas,
+		Topics:    topics,
+		Schemas:   schemas,
+		Encodings: encodings,
 		OnProblem: func(p bag.ChannelProblem) {
 			fmt.Fprintf(stderr, "decision_node: %s: channel %d (%s): %v\n", path, p.Channel.ID, p.Channel.Topic, p.Err)
 		},

@@ -12,6 +12,7 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
+	"github.com/ghost-robotics/ghost/pkg/pyref"
 	"github.com/ghost-robotics/ghost/pkg/report"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 )
@@ -38,23 +39,20 @@ report is still written); 2 usage errors; 3 input or output unusable.`
 const reportExample = `  decision_node sim --out flight.mcap
   decision_node report flight.mcap --out report.html --figures figures/`
 
-// auditRecording runs verify's audit of the recording at path for the
-// report's header and marks.
-func auditRecording(path string, cfg nodeconfig.Config, sopts runner.SessionOptions, policies []decisions.Policy) (report.Audit, error) {
-	r, err := bag.OpenRecording(path, bag.ReaderOptions{})
+// auditRecording runs verify's audit of the recording at path (ghost or
+// Python reference) for the report's header and marks.
+func auditRecording(path string, cfg nodeconfig.Config, sopts runner.SessionOptions, policies []decisions.Policy, stderr io.Writer) (report.Audit, error) {
+	r, vopts, source, err := openAudit(path, cfg, sopts, io.Discard)
 	if err != nil {
 		return report.Audit{}, err
 	}
 	defer r.Close()
-	loop := sopts.Loop
-	loop.Policy = nil
-	rep, verr := audit.Verify(r, audit.VerifyOptions{
-		Inputs: sopts.Inputs, DecisionsTopic: decisionsTopic(cfg), Loop: loop, Policies: policies,
-	})
+	vopts.Policies = policies
+	rep, verr := audit.Verify(r, vopts)
 	if rep == nil {
 		return report.Audit{}, verr
 	}
-	a := report.Audit{Verdict: rep.Verdict, Reasons: rep.Reasons, ProblemsOmitted: rep.ProblemsOmitted}
+	a := report.Audit{Verdict: rep.Verdict, Reasons: rep.Reasons, ProblemsOmitted: rep.ProblemsOmitted, Source: source}
 	for s := audit.ChainStatus(0); s < audit.NumChainStatuses; s++ {
 		a.Chain = append(a.Chain, report.Count{Name: s.String(), N: rep.ChainCount(s)})
 	}
@@ -69,6 +67,64 @@ func auditRecording(path string, cfg nodeconfig.Config, sopts runner.SessionOpti
 		a.Problems = append(a.Problems, report.Problem{StampNs: -1, LogNs: -1, Text: n})
 	}
 	return a, nil
+}
+
+// collectReference reads a Python reference recording into the report's
+// model: its JSON beliefs, raw assessments and decisions.
+func collectReference(path string, stderr io.Writer) (*report.Flight, error) {
+	r, err := openInput(path, nil, "", stderr, jsonEncoding)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	c, err := report.NewCollector(report.Options{})
+	if err != nil {
+		return nil, err
+	}
+	roles := map[uint16]pyref.Role{}
+	for i, ch := range channelInfos(r) {
+		roles[r.Channels()[i].ID] = pyref.RoleOf(ch)
+	}
+	var readErr error
+	for m, err := range r.Messages() {
+		if err != nil {
+			readErr = err
+			break
+		}
+		t := int64(m.LogTime)
+		switch roles[m.ChannelID] {
+		case pyref.RoleBelief:
+			if b, err := pyref.DecodeBelief(m.Data); err == nil {
+				c.Belief(t, &b)
+			} else {
+				c.Undecodable(t, m.Topic, err)
+			}
+		case pyref.RoleAssessment:
+			if a, err := pyref.DecodeAssessment(m.Data); err == nil {
+				c.Assessment(t, &a)
+			} else {
+				c.Undecodable(t, m.Topic, err)
+			}
+		case pyref.RoleDecision:
+			if d, err := pyref.DecodeRationale(m.Data); err == nil {
+				c.Decision(t, &d)
+			} else {
+				c.Undecodable(t, m.Topic, err)
+			}
+		case pyref.RolePerception:
+			if p, err := pyref.DecodePerception(m.Data); err == nil {
+				c.Perception(t, p)
+			} else {
+				c.Undecodable(t, m.Topic, err)
+			}
+		}
+	}
+	f := c.Finish()
+	f.Recording, f.Library, f.Profile = filepath.Base(path), r.Library(), r.Profile()
+	if readErr != nil {
+		return f, fmt.Errorf("read %s: %w", path, readErr)
+	}
+	return f, nil
 }
 
 func runReport(args []string, stdout, stderr io.Writer) int {
@@ -144,14 +200,20 @@ func reportCommand(args []string, stdout, stderr io.Writer) error {
 	topics := report.DefaultTopics()
 	topics.State, topics.SelfAssessment, topics.PerceptionMode = t[runner.KeyState], t[runner.KeySelfAssessment], t[runner.KeyPerceptionMode]
 	topics.Decisions = t.Decisions()
-	flight, cerr := report.Collect(path, report.Options{Topics: topics})
+	var flight *report.Flight
+	var cerr error
+	if isReferenceRecording(path) {
+		flight, cerr = collectReference(path, stderr)
+	} else {
+		flight, cerr = report.Collect(path, report.Options{Topics: topics})
+	}
 	if flight == nil {
 		if errors.Is(cerr, bag.ErrNotMCAP) {
 			return fail(exitIO, "%s is not an MCAP recording: %w", path, cerr)
 		}
 		return fail(exitIO, "%w", cerr)
 	}
-	aud, aerr := auditRecording(path, cfg, sopts, policies)
+	aud, aerr := auditRecording(path, cfg, sopts, policies, stderr)
 	if aerr != nil {
 		aud = report.Audit{Verdict: "not audited", Reasons: []string{"the audit failed: " + aerr.Error()}}
 	}

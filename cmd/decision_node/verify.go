@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -8,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ghost-robotics/ghost/pkg/audit"
+	"github.com/ghost-robotics/ghost/pkg/pyref"
 )
 
 const verifyDescription = `
@@ -43,6 +46,7 @@ const verifyExample = `  decision_node sim --out flight.mcap
 func runVerify(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("verify", "verify recording.mcap [--json report.json]", verifyDescription, verifyExample, stderr)
 	jsonOut := fs.String("json", "", "write the report as JSON to `file` (\"-\" for stdout)")
+	format := fs.String("format", "ghost", "shape of the --json report: ghost (verdict, findings, counts, problems) or reference (the Python reference's ADR-0022 DecisionTraceReport)")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
 	config := fs.String("config", "", "ROS 2 parameters `file` naming the topics and timeouts (as config/decision.yaml); default: the built-in ones")
 	var policyFiles []string
@@ -76,33 +80,38 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	decisionsT := decisionsTopic(cfg)
-	reader, err := openInput(path, sopts.Inputs, decisionsT, stderr)
+	if *format != "ghost" && *format != "reference" {
+		return fail(exitUsage, "--format %q: want ghost or reference", *format)
+	}
+	reader, vopts, source, err := openAudit(path, cfg, sopts, stderr)
 	if err != nil {
 		return err
 	}
 	defer reader.Close()
 	progress := newProgress(stderr, "verify", *quiet)
-	loop := sopts.Loop
-	loop.Policy = nil
-	report, verr := audit.Verify(reader, audit.VerifyOptions{
-		Inputs:         sopts.Inputs,
-		DecisionsTopic: decisionsT,
-		Loop:           loop,
-		Policies:       policies,
-		Relax:          allow,
-		Total:          reader.MessageCount(),
-		OnProgress:     progress.update,
-		OnCorrupt: func(err error) {
-			fmt.Fprintf(stderr, "decision_node: verify: skipped: %v\n", err)
-		},
-	})
+	var trace []pyref.TraceRecord
+	vopts.Policies = policies
+	vopts.Relax = allow
+	vopts.Total = reader.MessageCount()
+	vopts.OnProgress = progress.update
+	vopts.OnCorrupt = func(err error) { fmt.Fprintf(stderr, "decision_node: verify: skipped: %v\n", err) }
+	if *format == "reference" {
+		vopts.OnAudit = func(a audit.DecisionAudit) { trace = append(trace, audit.TraceRecord(a)) }
+	}
+	report, verr := audit.Verify(reader, vopts)
 	if report == nil {
 		return fail(exitIO, "%s: %w", path, verr)
 	}
+	fmt.Fprintf(stdout, "format\t%s\n", source)
 	printAuditSummary(stdout, path, report)
 	if *jsonOut != "" {
-		if err := writeJSON(*jsonOut, stdout, report); err != nil {
+		var err error
+		if *format == "reference" {
+			err = writeTrace(*jsonOut, path, stdout, trace)
+		} else {
+			err = writeJSON(*jsonOut, stdout, report)
+		}
+		if err != nil {
 			return fail(exitIO, "write report: %w", err)
 		}
 	}
@@ -125,6 +134,27 @@ func (l *findingList) Set(s string) error {
 	}
 	*l = append(*l, f)
 	return nil
+}
+
+// writeTrace writes the Python reference's DecisionTraceReport of the
+// audited decisions, with the SHA-256 of the recording's bytes.
+func writeTrace(out, recording string, stdout io.Writer, records []pyref.TraceRecord) error {
+	f, err := os.Open(recording)
+	if err != nil {
+		return err
+	}
+	h := sha256.New()
+	_, err = io.Copy(h, f)
+	f.Close()
+	if err != nil {
+		return err
+	}
+	data := pyref.AppendTraceReport(nil, pyref.NewTraceReport(hex.EncodeToString(h.Sum(nil)), records))
+	if out == "-" {
+		_, err = stdout.Write(data)
+		return err
+	}
+	return os.WriteFile(out, data, 0o644)
 }
 
 func writeJSON(path string, stdout io.Writer, v any) error {

@@ -149,6 +149,11 @@ type DecisionAudit struct {
 	// Problem explains anything short of verified and matched, naming the
 	// values that disagree; empty when all is well.
 	Problem string `json:"problem,omitempty"`
+	// ClaimedSHA256 is the rationale's hash ("" when it claims none);
+	// RecomputedSHA256 the hash of the last recorded assessment of the
+	// stamp ("" when there is none), as the reference's trace reports them.
+	ClaimedSHA256    string `json:"-"`
+	RecomputedSHA256 string `json:"-"`
 }
 
 // OK reports whether the decision is justified.

@@ -48,6 +48,45 @@ type VerifyOptions struct {
 	// OnCorrupt, if set, is called for every input message that does not
 	// decode; it is skipped and counted in the report's inputs.
 	OnCorrupt func(error)
+	// Format decodes the recording's decisions and, when its assessments
+	// reach the Loop through another topic, the recorded assessments of the
+	// chain check. Default: ghost's CDR messages (CDRFormat).
+	Format Format
+	// OnAudit, if set, receives every recorded decision's verdict in the
+	// order audited (log-time order of the decisions).
+	OnAudit func(DecisionAudit)
+}
+
+// Format is how a recording encodes what verify reads besides the Loop's
+// inputs.
+type Format struct {
+	// DecisionSchemas are the schema names a decisions channel may have.
+	DecisionSchemas []string
+	// NewDecodeDecision returns a decoder of one recorded decision (one per
+	// goroutine).
+	NewDecodeDecision func() func(data []byte) (decisions.Rationale, error)
+	// ChainTopic, when set, is the topic of the recorded self-assessments
+	// the chain check hashes, decoded by DecodeChain; when empty the chain
+	// check hashes the assessments the Loop's inputs deliver.
+	ChainTopic  string
+	DecodeChain func(data []byte) (decisions.SelfAssessment, error)
+}
+
+// CDRFormat is ghost's own: ghost/msg/DecisionRationale in CDR, the chain
+// checked against the assessment input.
+func CDRFormat() Format {
+	return Format{
+		DecisionSchemas: []string{msg.SchemaName("DecisionRationale"), "ghost/DecisionRationale"},
+		NewDecodeDecision: func() func([]byte) (decisions.Rationale, error) {
+			var dr ros2msg.DecisionRationale
+			return func(data []byte) (decisions.Rationale, error) {
+				if err := dr.UnmarshalCDR(data); err != nil {
+					return decisions.Rationale{}, err
+				}
+				return ros2msg.RationaleFromWire(&dr), nil
+			}
+		},
+	}
 }
 
 // ProblemSource is a Source that also reports the channels it could not
@@ -124,6 +163,9 @@ func newVerifier(opts VerifyOptions) (*verifier, error) {
 	}
 	if opts.MaxHeld <= 0 {
 		opts.MaxHeld = DefaultMaxHeld
+	}
+	if opts.Format.NewDecodeDecision == nil {
+		opts.Format = CDRFormat()
 	}
 	if opts.MaxProblems <= 0 {
 		opts.MaxProblems = DefaultMaxProblems
@@ -202,20 +244,23 @@ func (v *verifier) run(src Source) (*AuditReport, error) {
 	type decoded struct {
 		ev  runner.Event
 		r   decisions.Rationale
+		a   decisions.SelfAssessment // on the chain topic
 		err error
 	}
 	// Decoding runs on the prefetching goroutine; the Loops, the chain
 	// check and the comparison stay here, in recorded order.
 	dec := runner.NewDecoder(v.inputs)
-	var dr ros2msg.DecisionRationale
+	decodeDecision := v.opts.Format.NewDecodeDecision()
+	chainT := v.opts.Format.ChainTopic
 	pf := startPrefetch(src, func(m *bag.Message) (d decoded) {
-		if m.Topic == v.decisionsT {
-			if d.err = dr.UnmarshalCDR(m.Data); d.err == nil {
-				d.r = ros2msg.RationaleFromWire(&dr)
-			}
-			return d
+		switch {
+		case m.Topic == v.decisionsT:
+			d.r, d.err = decodeDecision(m.Data)
+		case chainT != "" && m.Topic == chainT:
+			d.a, d.err = v.opts.Format.DecodeChain(m.Data)
+		default:
+			d.ev, d.err = dec.Decode(m.Topic, int64(m.LogTime), m.Data)
 		}
-		d.ev, d.err = dec.Decode(m.Topic, int64(m.LogTime), m.Data)
 		return d
 	})
 	defer pf.stop()
@@ -230,9 +275,12 @@ func (v *verifier) run(src Source) (*AuditReport, error) {
 			if t := int64(m.LogTime); t > v.now {
 				v.now = t
 			}
-			if m.Topic == v.decisionsT {
+			switch {
+			case m.Topic == v.decisionsT:
 				v.decision(m, d.r, d.err)
-			} else {
+			case chainT != "" && m.Topic == chainT:
+				v.chainAssessment(m, &d.a, d.err)
+			default:
 				v.input(m, d.ev, d.err)
 			}
 			if v.messages%every == 0 {
@@ -277,7 +325,7 @@ func (v *verifier) input(m *bag.Message, ev runner.Event, decodeErr error) {
 		if v.opts.OnCorrupt != nil {
 			v.opts.OnCorrupt(fmt.Errorf("log time %d, sequence %d: %w", m.LogTime, m.Sequence, decodeErr))
 		}
-	} else if a, ok := ev.(runner.AssessmentEvent); ok {
+	} else if a, ok := ev.(runner.AssessmentEvent); ok && v.opts.Format.ChainTopic == "" {
 		v.chain.add(&a.Assessment)
 	}
 	for _, c := range v.cands {
@@ -288,6 +336,21 @@ func (v *verifier) input(m *bag.Message, ev runner.Event, decodeErr error) {
 		// counted by its Runner; corrupt input was counted above.
 		_ = c.session.Apply(m.Topic, ev, decodeErr)
 	}
+	v.resolve(false)
+}
+
+// chainAssessment takes a recorded assessment that only the chain check
+// reads.
+func (v *verifier) chainAssessment(m *bag.Message, a *decisions.SelfAssessment, decodeErr error) {
+	v.report.Inputs["chain_assessments"]++
+	if decodeErr != nil {
+		v.report.Inputs["corrupt"]++
+		if v.opts.OnCorrupt != nil {
+			v.opts.OnCorrupt(fmt.Errorf("%s: log time %d, sequence %d: %w", m.Topic, m.LogTime, m.Sequence, decodeErr))
+		}
+		return
+	}
+	v.chain.add(a)
 	v.resolve(false)
 }
 
@@ -302,7 +365,7 @@ func (v *verifier) inputKey(topic string) string {
 
 // decision takes one recorded decision.
 func (v *verifier) decision(m *bag.Message, r decisions.Rationale, decodeErr error) {
-	if !isRationaleSchema(m.SchemaName) {
+	if !v.isRationaleSchema(m.SchemaName) {
 		if !v.badChannels[m.ChannelID] {
 			v.badChannels[m.ChannelID] = true
 			v.report.find(FindingUnreadableDecisionsChannel, 1)
@@ -344,9 +407,13 @@ func (v *verifier) retireOthers(id string) {
 	}
 }
 
-func isRationaleSchema(name string) bool {
-	want := msg.SchemaName("DecisionRationale")
-	return name == want || name == "ghost/DecisionRationale" || name == "DecisionRationale"
+func (v *verifier) isRationaleSchema(name string) bool {
+	for _, s := range v.opts.Format.DecisionSchemas {
+		if name == s {
+			return true
+		}
+	}
+	return false
 }
 
 func (v *verifier) candidateFor(id string) *candidate {
@@ -527,7 +594,7 @@ func (v *verifier) audit(p recorded, rd *redecision) {
 	case rd == nil:
 		res.Rerun = RerunNoContext
 		problems = append(problems, fmt.Sprintf("the Loop, fed the recording, did not decide belief %d (belief missing or rejected)", r.BeliefStampSimNs))
-	case rd.r != r:
+	case !sameRationale(&rd.r, &r):
 		res.Rerun = RerunDiverged
 		problems = append(problems, fmt.Sprintf("re-run gives %s (assessment %s), recorded %s (assessment %s)",
 			rd.r.Decision, shortHash(rd.r.SelfAssessmentSHA256), d, shortHash(r.SelfAssessmentSHA256)))
@@ -540,12 +607,22 @@ func (v *verifier) audit(p recorded, rd *redecision) {
 	if len(problems) > 0 {
 		res.Problem = capText(joinProblems(problems), 1000)
 	}
+	res.ClaimedSHA256 = r.SelfAssessmentSHA256
+	if hs := v.chain.hashes(r.BeliefStampSimNs); len(hs) > 0 {
+		res.RecomputedSHA256 = hs[len(hs)-1]
+	}
 	v.report.count(&res, &r, v.opts.MaxProblems)
+	if v.opts.OnAudit != nil {
+		v.opts.OnAudit(res)
+	}
 	if !v.seenAny || r.BeliefStampSimNs > v.lastStamp {
 		v.lastStamp = r.BeliefStampSimNs
 	}
 	v.seenAny = true
 }
+
+// sameRationale compares two rationales field by field.
+func sameRationale(a, b *decisions.Rationale) bool { return *a == *b }
 
 func shortHash(h string) string {
 	if h == "" {

@@ -115,6 +115,16 @@ type ReaderOptions struct {
 	// Stream forces a streaming read in file order even of an indexed file.
 	// Default false.
 	Stream bool
+	// Encodings are the (schema encoding, message encoding) pairs accepted
+	// besides ROS 2's ("ros2msg", "cdr"), e.g. {"", "json"} for JSON
+	// recordings whose schemas carry only a name. A channel with any other
+	// pair is reported as a ChannelProblem. Default: none.
+	Encodings []Encoding
+}
+
+// Encoding is a pair of schema and message encodings.
+type Encoding struct {
+	Schema, Message string
 }
 
 // Channel describes a recorded channel, with its schema taken from the file.
@@ -763,6 +773,16 @@ func (r *Reader) addChannel(c *mcap.Channel) error {
 }
 
 // check applies the ROS 2 profile rules and the caller's expectations.
+// accepts reports whether ReaderOptions.Encodings lists the pair.
+func (r *Reader) accepts(schema, message string) bool {
+	for _, e := range r.opts.Encodings {
+		if e.Schema == schema && e.Message == message {
+			return true
+		}
+	}
+	return false
+}
+
 func (r *Reader) check(c *mcap.Channel, s *mcap.Schema) error {
 	where := fmt.Sprintf("channel %d (%s)", c.ID, clip(c.Topic))
 	switch {
@@ -770,6 +790,7 @@ func (r *Reader) check(c *mcap.Channel, s *mcap.Schema) error {
 		return fmt.Errorf("%w: %s has no schema", ErrBadChannel, where)
 	case s == nil:
 		return fmt.Errorf("%w: %s refers to undeclared schema %d", ErrBadChannel, where, c.SchemaID)
+	case r.accepts(s.Encoding, c.MessageEncoding):
 	case s.Encoding != SchemaEncodingROS2Msg:
 		return fmt.Errorf("%w: %s: schema encoding %s, want %q", ErrUnsupportedEncoding, where, clip(s.Encoding), SchemaEncodingROS2Msg)
 	case c.MessageEncoding != MessageEncodingCDR:

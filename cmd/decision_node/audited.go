@@ -1,0 +1,75 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/ghost-robotics/ghost/pkg/audit"
+	"github.com/ghost-robotics/ghost/pkg/bag"
+	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
+	"github.com/ghost-robotics/ghost/pkg/pyref"
+	"github.com/ghost-robotics/ghost/pkg/runner"
+)
+
+// Recording formats verify and report read.
+const (
+	formatGhost     = "ghost ROS 2 recording (CDR)"
+	formatReference = "Python reference recording (JSON)"
+)
+
+// jsonEncoding is how the Python reference records: schemas with a name
+// only, JSON messages.
+var jsonEncoding = []bag.Encoding{{Schema: "", Message: pyref.MessageEncoding}}
+
+// openAudit opens a recording for an audit and says how to audit it: a
+// ghost ROS 2 recording on the configured topics, or a recording the Python
+// reference wrote, told apart by its header library, message encodings and
+// schema names. The options carry the inputs, the decisions topic and the
+// format; the caller adds policies and callbacks.
+func openAudit(path string, cfg nodeconfig.Config, sopts runner.SessionOptions, stderr io.Writer) (*bag.Reader, audit.VerifyOptions, string, error) {
+	probe, err := openInput(path, nil, "", stderr, jsonEncoding)
+	if err != nil {
+		return nil, audit.VerifyOptions{}, "", err
+	}
+	chans := channelInfos(probe)
+	isReference := pyref.Detect(probe.Library(), probe.Profile(), chans)
+	loop := sopts.Loop
+	loop.Policy = nil
+	if !isReference {
+		probe.Close()
+		decisionsT := decisionsTopic(cfg)
+		r, err := openInput(path, sopts.Inputs, decisionsT, stderr, nil)
+		if err != nil {
+			return nil, audit.VerifyOptions{}, "", err
+		}
+		return r, audit.VerifyOptions{Inputs: sopts.Inputs, DecisionsTopic: decisionsT, Loop: loop}, formatGhost, nil
+	}
+	rr, err := audit.NewReferenceRecording(chans)
+	if err != nil {
+		probe.Close()
+		return nil, audit.VerifyOptions{}, "", fail(exitIO, "%s: %w", path, err)
+	}
+	return probe, audit.VerifyOptions{Inputs: rr.Inputs, DecisionsTopic: rr.DecisionsTopic, Loop: loop, Format: rr.Format},
+		fmt.Sprintf("%s, %d channels not audited", formatReference, len(rr.Ignored)), nil
+}
+
+// isReferenceRecording reports whether the recording at path was written
+// by the Python reference (false when it cannot be read: the caller's own
+// open reports why).
+func isReferenceRecording(path string) bool {
+	r, err := bag.OpenRecording(path, bag.ReaderOptions{Encodings: jsonEncoding})
+	if err != nil {
+		return false
+	}
+	defer r.Close()
+	return pyref.Detect(r.Library(), r.Profile(), channelInfos(r))
+}
+
+// channelInfos describes a recording's channels as pyref reads them.
+func channelInfos(r *bag.Reader) []pyref.ChannelInfo {
+	var chans []pyref.ChannelInfo
+	for _, c := range r.Channels() {
+		chans = append(chans, pyref.ChannelInfo{Topic: c.Topic, MessageEncoding: c.MessageEncoding, SchemaName: c.SchemaName, SchemaEncoding: c.SchemaEncoding})
+	}
+	return chans
+}

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const referenceRecording = "../../pkg/pyref/testdata/gps_denial"
+
+// TestVerifyAndReportReferenceRecording: verify and report read a
+// recording the Python reference wrote; --format reference writes the
+// reference's own trace report, byte for byte.
+func TestVerifyAndReportReferenceRecording(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "trace.json")
+	code, stdout, stderr := cli(t, "verify", referenceRecording+".mcap", "--quiet", "--format", "reference", "--json", trace)
+	if code != exitOK || !strings.Contains(stdout, "Python reference recording") || !strings.Contains(stdout, "verdict: PASS") {
+		t.Fatalf("verify exit %d:\n%s%s", code, stdout, stderr)
+	}
+	got, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(referenceRecording + ".trace.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatal("--format reference differs from the reference's own trace report")
+	}
+	html := filepath.Join(dir, "r.html")
+	code, stdout, stderr = cli(t, "report", referenceRecording+".mcap", "--out", html)
+	if code != exitOK || !strings.Contains(stdout, "50 decisions") || !strings.Contains(stdout, "audit PASS") {
+		t.Fatalf("report exit %d:\n%s%s", code, stdout, stderr)
+	}
+	if code, _, _ := cli(t, "verify", referenceRecording+".mcap", "--format", "xml"); code != exitUsage {
+		t.Fatalf("--format xml: exit %d", code)
+	}
+}

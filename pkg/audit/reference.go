@@ -1,0 +1,144 @@
+package audit
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/pyref"
+	"github.com/ghost-robotics/ghost/pkg/ros2"
+	"github.com/ghost-robotics/ghost/pkg/runner"
+)
+
+// ReferenceRecording is how to audit a recording written by the Python
+// reference (JSON messages named after its classes): the Loop's inputs, the
+// decisions topic and the Format.
+type ReferenceRecording struct {
+	Inputs         []runner.InputSpec
+	DecisionsTopic string
+	Format         Format
+	// Ignored counts the channels no role reads (fusion results,
+	// actuations, predictions...), by topic.
+	Ignored []string
+}
+
+// ErrNoDecisionsChannel is returned when a reference recording has no
+// channel of the reference's DecisionRationale.
+var ErrNoDecisionsChannel = errors.New("no decisions channel")
+
+// NewReferenceRecording maps the channels of a Python reference recording
+// (pyref.Detect) to an audit. Each role is found by its schema name, on
+// whatever topic it was recorded.
+//
+// The reference records, for every belief stamp, the raw assessment on
+// /self_assessment and, when its calibration stage (ADR-0027) ran, the
+// calibrated record holding that raw assessment with its envelope on
+// /self_assessment/calibrated, right after. Where calibrated records exist
+// they are the Loop's assessment input (the context the reference decided
+// on); the chain check hashes the raw /self_assessment messages, as the
+// reference's trace does.
+func NewReferenceRecording(channels []pyref.ChannelInfo) (ReferenceRecording, error) {
+	topic := map[pyref.Role]string{}
+	var rr ReferenceRecording
+	for _, c := range channels {
+		role := pyref.RoleOf(c)
+		if role == pyref.RoleOther {
+			rr.Ignored = append(rr.Ignored, c.Topic)
+			continue
+		}
+		if t, ok := topic[role]; ok && t != c.Topic {
+			return rr, fmt.Errorf("reference recording: %s recorded on two topics, %s and %s", role, t, c.Topic)
+		}
+		topic[role] = c.Topic
+	}
+	rr.DecisionsTopic = topic[pyref.RoleDecision]
+	if rr.DecisionsTopic == "" {
+		return rr, fmt.Errorf("reference recording: %w", ErrNoDecisionsChannel)
+	}
+	qos := ros2.DefaultInputQoS()
+	if t := topic[pyref.RoleBelief]; t != "" {
+		rr.Inputs = append(rr.Inputs, runner.InputSpec{
+			Key: runner.KeyState, Topic: t, Type: schemaOf(pyref.RoleBelief), QoS: qos, Kind: runner.InputBelief,
+			Role: "belief (reference VehicleState, JSON)", NewDecode: decodeWith(beliefEvent),
+		})
+	}
+	switch {
+	case topic[pyref.RoleCalibrated] != "":
+		rr.Inputs = append(rr.Inputs, runner.InputSpec{
+			Key: "self_assessment_calibrated", Topic: topic[pyref.RoleCalibrated], Type: schemaOf(pyref.RoleCalibrated), QoS: qos,
+			Kind: runner.InputAssessment, Role: "calibrated self-assessment (reference, JSON)", NewDecode: decodeWith(calibratedEvent),
+		})
+		rr.Format.ChainTopic = topic[pyref.RoleAssessment]
+		rr.Format.DecodeChain = pyref.DecodeAssessment
+	case topic[pyref.RoleAssessment] != "":
+		rr.Inputs = append(rr.Inputs, runner.InputSpec{
+			Key: runner.KeySelfAssessment, Topic: topic[pyref.RoleAssessment], Type: schemaOf(pyref.RoleAssessment), QoS: qos,
+			Kind: runner.InputAssessment, Role: "self-assessment (reference, JSON)", NewDecode: decodeWith(assessmentEvent),
+		})
+	}
+	if t := topic[pyref.RolePerception]; t != "" {
+		rr.Inputs = append(rr.Inputs, runner.InputSpec{
+			Key: runner.KeyPerceptionMode, Topic: t, Type: schemaOf(pyref.RolePerception), QoS: qos, Kind: runner.InputPerception,
+			Role: "perception mode (reference, JSON)", NewDecode: decodeWith(perceptionEvent),
+		})
+	}
+	rr.Format.DecisionSchemas = []string{schemaOf(pyref.RoleDecision)}
+	rr.Format.NewDecodeDecision = func() func([]byte) (decisions.Rationale, error) { return pyref.DecodeRationale }
+	return rr, nil
+}
+
+func schemaOf(role pyref.Role) string {
+	for _, r := range pyref.Roles() {
+		if r.Role == role {
+			return r.SchemaName
+		}
+	}
+	return ""
+}
+
+// decodeWith adapts a stateless JSON decoder to runner.InputSpec.NewDecode.
+func decodeWith(f runner.DecodeFunc) func() runner.DecodeFunc {
+	return func() runner.DecodeFunc { return f }
+}
+
+func beliefEvent(data []byte, arrivalNs int64) (runner.Event, error) {
+	b, err := pyref.DecodeBelief(data)
+	if err != nil {
+		return nil, err
+	}
+	return runner.BeliefEvent{ArrivalNs: arrivalNs, Belief: b}, nil
+}
+
+func assessmentEvent(data []byte, arrivalNs int64) (runner.Event, error) {
+	a, err := pyref.DecodeAssessment(data)
+	if err != nil {
+		return nil, err
+	}
+	return runner.AssessmentEvent{ArrivalNs: arrivalNs, Assessment: a}, nil
+}
+
+func calibratedEvent(data []byte, arrivalNs int64) (runner.Event, error) {
+	a, cal, err := pyref.DecodeCalibrated(data)
+	if err != nil {
+		return nil, err
+	}
+	return runner.AssessmentEvent{ArrivalNs: arrivalNs, Assessment: a, Calibration: &cal}, nil
+}
+
+func perceptionEvent(data []byte, arrivalNs int64) (runner.Event, error) {
+	p, err := pyref.DecodePerception(data)
+	if err != nil {
+		return nil, err
+	}
+	return runner.PerceptionEvent{ArrivalNs: arrivalNs, Report: p}, nil
+}
+
+// TraceRecord is the reference's DecisionTraceRecord (ADR-0022) of one
+// audited decision, for `verify --format reference`.
+func TraceRecord(a DecisionAudit) pyref.TraceRecord {
+	return pyref.TraceRecord{
+		TimestampNs: a.LogTimeNs, DecisionKind: a.Kind, DecisionReason: a.Reason, PolicyID: a.PolicyID,
+		ClaimedAssessmentSHA256: a.ClaimedSHA256, RecomputedAssessmentSHA256: a.RecomputedSHA256,
+		ChainStatus: pyref.ChainStatus(a.Chain.String()),
+	}
+}
