@@ -45,6 +45,8 @@ def _node(context):
         overrides['policy'] = LaunchConfiguration('policy')
     if value('policy_file'):
         overrides['policy_file'] = LaunchConfiguration('policy_file')
+    if value('input_source'):
+        overrides['input.source'] = LaunchConfiguration('input_source')
     return [
         Node(
             package=PACKAGE,
@@ -82,6 +84,9 @@ def generate_launch_description():
         DeclareLaunchArgument(
             'policy_file', default_value='',
             description='YAML rule policy file; empty keeps the config file value'),
+        DeclareLaunchArgument(
+            'input_source', default_value='',
+            description='ghost, px4 or odometry; empty keeps the config file value'),
     ]
     for arg, topic in TOPICS:
         arguments.append(DeclareLaunchArgument(

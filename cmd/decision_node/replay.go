@@ -7,6 +7,8 @@ import (
 	"os"
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
+	"github.com/ghost-robotics/ghost/pkg/bridge"
+	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 )
 
@@ -30,6 +32,7 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("replay", "replay --in input.mcap --out output.mcap [flags]", replayDescription, replayExample, stderr)
 	in := fs.String("in", "", "input recording (`file`, MCAP)")
 	out := fs.String("out", "", "output recording (`file`, MCAP); must not exist unless --force")
+	source := fs.String("input-source", "", "what the recording holds: ghost (VehicleState, BeliefSelfAssessment), px4 (PX4 topics, px4_msgs) or odometry (nav_msgs/Odometry); default from the configuration's input.source (ghost)")
 	var df decisionFlags
 	df.register(fs)
 	if err := parseFlags(fs, args); err != nil {
@@ -42,6 +45,12 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	cfg, sopts, err := df.session()
 	if err != nil {
 		return err
+	}
+	if *source != "" {
+		cfg.Input.Source = *source
+	}
+	if cfg.Input.Source != nodeconfig.SourceGhost {
+		return replayVehicle(&df, *in, *out, cfg, sopts, stderr)
 	}
 	reader, err := openInput(*in, sopts.Inputs, decisionsTopic(cfg), stderr, nil)
 	if err != nil {
@@ -88,4 +97,65 @@ func openInput(path string, inputs []runner.InputSpec, decisions string, stderr 
 		return nil, fail(exitIO, "%w", err)
 	}
 	return r, nil
+}
+
+// replayVehicle replays a recording of a vehicle's own topics (PX4,
+// nav_msgs/Odometry) as the live node with that input.source decides them:
+// each estimator sample becomes a belief and its assessment, recorded next
+// to the vehicle's messages, then decided.
+func replayVehicle(df *decisionFlags, in, out string, cfg nodeconfig.Config, sopts runner.SessionOptions, stderr io.Writer) error {
+	reader, err := openInput(in, nil, "", stderr, nil)
+	if err != nil {
+		return err
+	}
+	defer reader.Close()
+	var stateT, assessT string
+	for _, i := range sopts.Inputs {
+		switch i.Key {
+		case runner.KeyState:
+			stateT = i.Topic
+		case runner.KeySelfAssessment:
+			assessT = i.Topic
+		}
+	}
+	b, err := bridge.New(bridge.Options{StateTopic: stateT, AssessmentTopic: assessT, Thresholds: cfg.Thresholds})
+	if err != nil {
+		return fail(exitUsage, "%w", err)
+	}
+	var src bridge.Source
+	switch cfg.Input.Source {
+	case nodeconfig.SourcePX4:
+		defs, err := bridge.PX4DefinitionsOf(reader.Channels())
+		if err != nil {
+			return fail(exitIO, "%s: %w", in, err)
+		}
+		src, err = bridge.NewPX4(b, bridge.PX4Options{Definitions: defs, Namespace: cfg.Input.PX4Namespace, Position: cfg.Input.PX4Position})
+		if err != nil {
+			return fail(exitUsage, "%w", err)
+		}
+	case nodeconfig.SourceOdometry:
+		defs, err := bridge.OdometryDefinitionsOf(reader.Channels())
+		if err != nil {
+			return fail(exitIO, "%s: %w", in, err)
+		}
+		src, err = bridge.NewOdometry(b, defs, cfg.Input.OdometryTopic, cfg.Input.BatteryTopic)
+		if err != nil {
+			return fail(exitUsage, "%w", err)
+		}
+	default:
+		return fail(exitUsage, "--input-source %q: want ghost, px4 or odometry", cfg.Input.Source)
+	}
+	t := bridge.NewTranslation(reader, src)
+	if err := df.decideInto("replay", t, 0, in, out, cfg, sopts, stderr); err != nil {
+		return err
+	}
+	if !df.quiet {
+		c := b.Tracker().Counters()
+		fmt.Fprintf(stderr, "vehicle messages: %d beliefs made, %d refused (%d by the mapping's stamp and attitude rules)", c.Beliefs, t.Rejected, c.RejectedTotal())
+		if t.LastErr != nil {
+			fmt.Fprintf(stderr, " (last: %v)", t.LastErr)
+		}
+		fmt.Fprintln(stderr)
+	}
+	return nil
 }

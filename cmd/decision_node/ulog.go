@@ -6,7 +6,11 @@ import (
 	"io"
 	"os"
 
+	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/bridge"
+	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
+	"github.com/ghost-robotics/ghost/pkg/px4"
+	"github.com/ghost-robotics/ghost/pkg/ros2"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 	"github.com/ghost-robotics/ghost/pkg/ulog"
 	"github.com/ghost-robotics/ghost/pkg/vehicle"
@@ -37,6 +41,9 @@ func runULog(args []string, stdout, stderr io.Writer) error {
 	in := fs.String("in", "", "PX4 flight log (`file`, ULog)")
 	out := fs.String("out", "", "output recording (`file`, MCAP); must not exist unless --force")
 	position := fs.String("position", bridge.PositionLocalPosition, "estimator topic that makes beliefs: local_position or odometry")
+	emit := fs.String("emit", "decisions", "what to write: decisions (beliefs, assessments and decisions) or px4 (the log as the PX4 topics a vehicle publishes over uXRCE-DDS, for ros2 bag play or replay --input-source px4)")
+	px4Msgs := fs.String("px4-msgs", "", "for --emit px4: ament prefix path holding share/px4_msgs (default: AMENT_PREFIX_PATH)")
+	px4NS := fs.String("px4-namespace", "", `for --emit px4: namespace of the topics ("" for /fmu/..., /uav_1 for /uav_1/fmu/...)`)
 	var df decisionFlags
 	df.register(fs)
 	if err := parseFlags(fs, args); err != nil {
@@ -68,6 +75,12 @@ func runULog(args []string, stdout, stderr io.Writer) error {
 			return fail(exitIO, "%s is not a PX4 ULog file: %w", *in, err)
 		}
 		return fail(exitIO, "%s: %w", *in, err)
+	}
+	if *emit == "px4" {
+		return emitPX4(&df, r, *in, *out, *px4Msgs, *px4NS, cfg, stderr)
+	}
+	if *emit != "decisions" {
+		return fail(exitUsage, "--emit %q: want decisions or px4", *emit)
 	}
 	resolved, err := cfg.ResolvedTopics()
 	if err != nil {
@@ -117,4 +130,65 @@ func printULogSummary(w io.Writer, src *bridge.ULogSource, c vehicle.Counters) {
 	if p := src.Reader().Problems(); len(p) > 0 {
 		fmt.Fprintf(w, "log problems: %d (first: %v)\n", len(p), p[0])
 	}
+}
+
+// emitPX4 writes the log as PX4's DDS topics, with PX4's writer QoS in the
+// recording's metadata, so that `ros2 bag play` stands in for a PX4 vehicle.
+func emitPX4(df *decisionFlags, r *ulog.Reader, in, out, prefix, ns string, cfg nodeconfig.Config, stderr io.Writer) error {
+	if prefix == "" {
+		prefix = os.Getenv("AMENT_PREFIX_PATH")
+	}
+	defs, err := px4.LoadFromAmentIndex(prefix)
+	if err != nil {
+		return fail(exitIO, "--emit px4 needs px4_msgs: %w", err)
+	}
+	t, err := bridge.NewPX4Topics(r, defs, ns)
+	if err != nil {
+		return fail(exitUsage, "%w", err)
+	}
+	chans, err := t.Channels()
+	if err != nil {
+		return fail(exitUsage, "%w", err)
+	}
+	rec, err := df.createOutput(out, in, cfg)
+	if err != nil {
+		return err
+	}
+	ids := map[string]bag.ChannelID{}
+	qos := ros2.QoSProfile{Reliability: ros2.ReliabilityBestEffort, Durability: ros2.DurabilityTransientLocal, History: ros2.HistoryKeepLast, Depth: 1}
+	for _, c := range chans {
+		if ids[c.Topic], err = rec.AddChannel(c.Topic, c.SchemaName, c.SchemaText, qos); err != nil {
+			_ = rec.Close()
+			return fail(exitIO, "%w", err)
+		}
+	}
+	var werr error
+	for {
+		m, err := t.Next()
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				werr = err
+			}
+			break
+		}
+		if err := rec.Write(ids[m.Topic], m.LogTime, m.PublishTime, m.Data); err != nil {
+			werr = err
+			break
+		}
+	}
+	if err := rec.Close(); err != nil {
+		return fail(exitIO, "write %s: %w", out, err)
+	}
+	if werr != nil {
+		return fail(exitIO, "%s: %w", in, werr)
+	}
+	if !df.quiet {
+		fmt.Fprintf(stderr, "PX4 %s topics written to %s: vehicle_local_position %d, vehicle_attitude %d, vehicle_status %d, battery_status %d, vehicle_odometry %d\n",
+			defs.Release(), out, t.Samples["vehicle_local_position"], t.Samples["vehicle_attitude"], t.Samples["vehicle_status"],
+			t.Samples["battery_status"], t.Samples["vehicle_odometry"])
+	}
+	if tr, ok := r.Truncated(); ok {
+		return fail(exitFindings, "%s: %v (the output holds every sample up to there)", in, tr)
+	}
+	return nil
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/ghost-robotics/ghost/internal/golden"
+	"github.com/ghost-robotics/ghost/pkg/bag"
+	"github.com/ghost-robotics/ghost/pkg/ros2msg"
 	"github.com/ghost-robotics/ghost/pkg/ulog"
 )
 
@@ -102,4 +104,75 @@ func TestULogRejectsWhatIsNotALog(t *testing.T) {
 			t.Errorf("%s: exit %d, stderr %q, want %q", tt.in, code, stderr, tt.want)
 		}
 	}
+}
+
+// TestULogAsPX4TopicsReplaysToTheSameDecisions is the PX4 input path
+// without ROS 2: a log written out as PX4's DDS topics (as ros2 bag record
+// of a PX4 vehicle holds them) and replayed with input.source px4 gives
+// the decisions 'decision_node ulog' gives for the same log.
+func TestULogAsPX4TopicsReplaysToTheSameDecisions(t *testing.T) {
+	dir := t.TempDir()
+	prefix := filepath.Join(dir, "ws")
+	msgs := filepath.Join(prefix, "share", "px4_msgs", "msg")
+	if err := os.MkdirAll(msgs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob("../../pkg/px4/testdata/px4_msgs/1.15/*.msg")
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(msgs, filepath.Base(f)), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	params := filepath.Join(dir, "px4.yaml")
+	if err := os.WriteFile(params, []byte("/**:\n  ros__parameters:\n    input:\n      source: px4\n    px4:\n      position: local_position\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	log := "../../pkg/ulog/testdata/px4_v1.11_excerpt.ulg"
+	direct, topics, replayed := filepath.Join(dir, "direct.mcap"), filepath.Join(dir, "px4.mcap"), filepath.Join(dir, "replayed.mcap")
+	for _, args := range [][]string{
+		{"ulog", "--in", log, "--out", direct, "--quiet"},
+		{"ulog", "--in", log, "--out", topics, "--emit", "px4", "--px4-msgs", prefix, "--quiet"},
+		{"replay", "--in", topics, "--out", replayed, "--config", params, "--quiet"},
+	} {
+		if code, _, stderr := cli(t, args...); code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+	}
+	a, b := decisionsIn(t, direct), decisionsIn(t, replayed)
+	if len(a) == 0 || len(a) != len(b) {
+		t.Fatalf("%d decisions from the log, %d from its PX4 topics", len(a), len(b))
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("decision %d: %+v from the log, %+v from its PX4 topics", i, a[i], b[i])
+		}
+	}
+	if code, stdout, _ := cli(t, "verify", replayed, "--quiet"); code != exitOK {
+		t.Fatalf("verify of the replay: exit %d\n%s", code, lastLines(stdout, 3))
+	}
+}
+
+func decisionsIn(t *testing.T, path string) []ros2msg.DecisionRationale {
+	t.Helper()
+	r, err := bag.OpenRecording(path, bag.ReaderOptions{Topics: []string{"/decisions"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var out []ros2msg.DecisionRationale
+	for m, err := range r.Messages() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d ros2msg.DecisionRationale
+		if err := d.UnmarshalCDR(m.Data); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, d)
+	}
+	return out
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/ghost-robotics/ghost/msg"
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/ros2"
 	"github.com/ghost-robotics/ghost/pkg/runner"
@@ -29,6 +30,36 @@ type Progress struct {
 	Decisions uint64
 	// Done is set on the last report.
 	Done bool
+}
+
+// SchemaSource is a Source that knows its channels' schemas (a
+// *bag.Reader): replay copies messages of types other than ghost's with
+// the schema the input recorded.
+type SchemaSource interface {
+	Source
+	Channels() []bag.Channel
+}
+
+// copyChannel declares the output channel of an input message's topic:
+// ghost types with their compiled-in definitions, others with the schema
+// the source recorded (and its QoS profiles).
+func copyChannel(out *bag.Recorder, src Source, m *bag.Message) (bag.ChannelID, error) {
+	if ss, ok := src.(SchemaSource); ok {
+		for _, c := range ss.Channels() {
+			if c.ID != m.ChannelID || c.Topic != m.Topic {
+				continue
+			}
+			if _, err := msg.Definition(m.SchemaName); err == nil {
+				break // a ghost type: the compiled-in definition below
+			}
+			qos := c.QoS
+			if len(qos) == 0 {
+				qos = []ros2.QoSProfile{ros2.DefaultInputQoS()}
+			}
+			return out.AddChannel(m.Topic, c.SchemaName, c.SchemaText, qos...)
+		}
+	}
+	return out.AddMessageChannel(m.Topic, m.SchemaName, ros2.DefaultInputQoS())
 }
 
 // ReplayOptions configure Replay.
@@ -147,7 +178,7 @@ func Replay(src Source, out *bag.Recorder, opts ReplayOptions) (*ReplayResult, e
 			}
 			ch, ok := inputs[m.Topic]
 			if !ok {
-				ch, err = out.AddMessageChannel(m.Topic, m.SchemaName, ros2.DefaultInputQoS())
+				ch, err = copyChannel(out, src, m)
 				if err != nil {
 					return res, fmt.Errorf("replay: %w", err)
 				}

@@ -3,9 +3,11 @@ package bridge
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/px4"
+	"github.com/ghost-robotics/ghost/pkg/ros2msg/dynamic"
 	"github.com/ghost-robotics/ghost/pkg/ulog"
 )
 
@@ -88,4 +90,152 @@ func (s *ULogSource) Next() (bag.Message, error) {
 	m := s.queue[s.head]
 	s.head++
 	return m, nil
+}
+
+// PX4Topics turns a flight log into the PX4 topics a vehicle publishes over
+// uXRCE-DDS, each sample encoded by field name with the px4_msgs
+// definitions of one release: what `ros2 bag record` of a PX4 vehicle
+// holds. Float fields the release has and the log lacks are written as NaN
+// (unknown: an older log has no heading_var, and its orientation must stay
+// unknown), other fields as zero (a missing timestamp_sample reads as "use
+// timestamp" downstream).
+// Only instance 0 of each topic is written.
+type PX4Topics struct {
+	r       *ulog.Reader
+	defs    *px4.Definitions
+	ns      string
+	writers map[string]*dynamic.Writer // ulog topic -> writer
+	plans   map[string]*dynamic.Plan
+	names   map[string]string   // ulog topic -> px4_msgs message
+	leaves  map[string][]string // ulog topic -> scalar paths, arrays expanded ("q[0]")
+	seq     uint32
+	last    uint64 // newest log time written
+	// Samples counts the samples written, by ULog topic.
+	Samples map[string]uint64
+}
+
+// px4LogTopics are the topics written, by their uORB name.
+var px4LogTopics = map[string]string{
+	"vehicle_odometry":       px4.MsgVehicleOdometry,
+	"vehicle_local_position": px4.MsgVehicleLocalPosition,
+	"vehicle_attitude":       px4.MsgVehicleAttitude,
+	"vehicle_status":         px4.MsgVehicleStatus,
+	"battery_status":         px4.MsgBatteryStatus,
+}
+
+// NewPX4Topics reads r, encoding with defs, under namespace ns.
+func NewPX4Topics(r *ulog.Reader, defs *px4.Definitions, ns string) (*PX4Topics, error) {
+	t := &PX4Topics{r: r, defs: defs, ns: ns, writers: map[string]*dynamic.Writer{}, plans: map[string]*dynamic.Plan{},
+		names: map[string]string{}, leaves: map[string][]string{}, Samples: map[string]uint64{}}
+	for topic, name := range px4LogTopics {
+		p, err := defs.Plan(name)
+		if err != nil {
+			return nil, fmt.Errorf("bridge: %w", err)
+		}
+		w, err := p.NewWriter()
+		if err != nil {
+			return nil, fmt.Errorf("bridge: %s: %w", name, err)
+		}
+		t.plans[topic], t.writers[topic], t.names[topic] = p, w, name
+		for _, path := range p.Paths() {
+			if _, err := p.Field(path + "[0]"); err != nil {
+				t.leaves[topic] = append(t.leaves[topic], path)
+				continue
+			}
+			for i := 0; i < 1024; i++ {
+				elem := fmt.Sprintf("%s[%d]", path, i)
+				if _, err := p.Field(elem); err != nil {
+					break
+				}
+				t.leaves[topic] = append(t.leaves[topic], elem)
+			}
+		}
+	}
+	return t, nil
+}
+
+// Channel is one output channel of PX4Topics.
+type Channel struct {
+	Topic, SchemaName, SchemaText string
+}
+
+// Channels are the DDS topics written, with their px4_msgs schemas.
+func (t *PX4Topics) Channels() ([]Channel, error) {
+	var out []Channel
+	for _, topic := range []string{"vehicle_odometry", "vehicle_local_position", "vehicle_attitude", "vehicle_status", "battery_status"} {
+		name := t.names[topic]
+		dds, err := t.defs.TopicName(name, t.ns)
+		if err != nil {
+			return nil, fmt.Errorf("bridge: %w", err)
+		}
+		text, err := t.defs.SchemaText(name)
+		if err != nil {
+			return nil, fmt.Errorf("bridge: %w", err)
+		}
+		out = append(out, Channel{Topic: dds, SchemaName: px4.Package + "/msg/" + name, SchemaText: text})
+	}
+	return out, nil
+}
+
+// Next returns the next sample as a DDS message, logged at its timestamp;
+// io.EOF at the end of the log.
+func (t *PX4Topics) Next() (bag.Message, error) {
+	for {
+		m, err := t.r.Next()
+		if err != nil {
+			return bag.Message{}, err
+		}
+		d, ok := m.(*ulog.Data)
+		if !ok || d.MultiID() != 0 {
+			continue
+		}
+		w := t.writers[d.Name()]
+		if w == nil {
+			continue
+		}
+		ts, ok := d.Uint("timestamp")
+		if !ok {
+			continue
+		}
+		w.Reset()
+		for _, path := range t.leaves[d.Name()] {
+			ref, err := t.plans[d.Name()].Field(path)
+			if err != nil {
+				continue
+			}
+			switch k := ref.Kind(); {
+			case k == dynamic.KindBool:
+				if v, ok := d.Bool(path); ok {
+					_ = w.SetBool(path, v)
+				}
+			case k == dynamic.KindFloat32 || k == dynamic.KindFloat64:
+				v, ok := d.Float(path)
+				if !ok {
+					v = math.NaN() // a quantity the log does not have is unknown, not zero
+				}
+				_ = w.SetFloat(path, v)
+			case k == dynamic.KindInt8 || k == dynamic.KindInt16 || k == dynamic.KindInt32 || k == dynamic.KindInt64:
+				if v, ok := d.Int(path); ok {
+					_ = w.SetInt(path, v)
+				}
+			default:
+				if v, ok := d.Uint(path); ok {
+					_ = w.SetUint(path, v)
+				}
+			}
+		}
+		dds, err := t.defs.TopicName(t.names[d.Name()], t.ns)
+		if err != nil {
+			return bag.Message{}, err
+		}
+		t.seq++
+		t.Samples[d.Name()]++
+		// The logger writes samples as it receives them, which is not
+		// quite timestamp order across topics: log times never go back, so
+		// a reader in log-time order sees the log's order, as a subscriber
+		// would have.
+		t.last = max(t.last, ts*1000)
+		return bag.Message{Topic: dds, SchemaName: px4.Package + "/msg/" + t.names[d.Name()], Sequence: t.seq,
+			LogTime: t.last, PublishTime: ts * 1000, Data: w.Bytes()}, nil
+	}
 }

@@ -112,6 +112,11 @@ func (n *node) diagnostics(now time.Time) ros2msg.DiagnosticArray {
 		kv("malformed."+in.Key, in.Corrupt)
 	}
 	kv("step_errors", st.StepFailures)
+	if v := n.vehicle; v != nil {
+		c := v.bridge.Tracker().Counters()
+		kv("vehicle.beliefs", c.Beliefs)
+		kv("vehicle.rejected", v.rejected)
+	}
 	sizes := n.s.Loop().Sizes()
 	kv("pending_beliefs", uint64(sizes.PendingBeliefs))
 	kv("held_assessments", uint64(sizes.HeldAssessments))

@@ -17,7 +17,7 @@ func writeFile(path string) error { return os.WriteFile(path, []byte("x"), 0o600
 func benchNode(tb testing.TB) (*node, *ros2.FakeTransport) {
 	tb.Helper()
 	ft := ros2.NewFakeTransport()
-	n, err := newNode(context.Background(), testConfig(), ft, slog.New(slog.DiscardHandler), func() time.Time { return base })
+	n, err := newNode(context.Background(), testConfig(), ft, slog.New(slog.DiscardHandler), func() time.Time { return base }, "")
 	if err != nil {
 		tb.Fatal(err)
 	}

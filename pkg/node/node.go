@@ -28,9 +28,11 @@ const (
 const inputQueue = 256
 
 type input struct {
-	kind int // index into node.inputs
-	data []byte
-	recv time.Time
+	// kind indexes node.inputs, or node.vehicle.subs when vehicle is set.
+	kind    int
+	vehicle bool
+	data    []byte
+	recv    time.Time
 }
 
 // runOptions let tests drive time; the zero value is live operation.
@@ -38,6 +40,9 @@ type runOptions struct {
 	now  func() time.Time // time of ticks, decisions and diagnostics
 	tick <-chan time.Time // nil: a ticker every tickInterval(cfg)
 	diag <-chan time.Time // nil: a ticker every cfg.DiagnosticsPeriod
+	// ament locates message definitions for input.source px4 and odometry;
+	// "" means the AMENT_PREFIX_PATH of the environment.
+	ament string
 }
 
 // Run runs the decision node on t until ctx is done, then shuts down in
@@ -77,7 +82,10 @@ func run(ctx context.Context, cfg nodeconfig.Config, t ros2.Transport, logger *s
 	tctx, stopTransport := context.WithCancel(context.Background())
 	defer stopTransport()
 
-	n, err := newNode(tctx, cfg, t, logger, opts.now)
+	if opts.ament == "" {
+		opts.ament = amentPrefixPath()
+	}
+	n, err := newNode(tctx, cfg, t, logger, opts.now, opts.ament)
 	if err != nil {
 		return err
 	}
@@ -118,6 +126,9 @@ type node struct {
 	inputs []runner.InputSpec
 	in     chan input
 	rec    *recording // nil without in-node recording
+	// vehicle maps the vehicle's own topics (input.source px4 or
+	// odometry); nil for input.source ghost.
+	vehicle *vehicleSource
 
 	diagPub ros2.Publisher
 	diag    diagState
@@ -132,7 +143,7 @@ type nodeStats struct {
 	diagnosticsErrors uint64
 }
 
-func newNode(tctx context.Context, cfg nodeconfig.Config, t ros2.Transport, logger *slog.Logger, now func() time.Time) (_ *node, err error) {
+func newNode(tctx context.Context, cfg nodeconfig.Config, t ros2.Transport, logger *slog.Logger, now func() time.Time, ament string) (_ *node, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("node configuration: %w", err)
 	}
@@ -212,21 +223,46 @@ func newNode(tctx context.Context, cfg nodeconfig.Config, t ros2.Transport, logg
 		n.rec.decisions = runner.NewRecordingSink(func(t uint64, data []byte) error { return rec.Write(ch, t, t, data) }, session.Now)
 	}
 
-	for k, in := range inputs {
-		kind := k
+	if n.vehicle, err = newVehicleSource(cfg, inputs, ament); err != nil {
+		return nil, fmt.Errorf("node configuration: %w", err)
+	}
+	subscribe := func(topic, typ string, qos ros2.QoSProfile, kind int, vehicle bool) error {
 		h := func(data []byte, recv time.Time) {
 			select {
-			case n.in <- input{kind: kind, data: data, recv: recv}:
+			case n.in <- input{kind: kind, vehicle: vehicle, data: data, recv: recv}:
 			case <-tctx.Done():
 			}
 		}
-		// Subscriptions take the configured name: the transport applies
-		// the namespace and remaps as rcl does.
-		if err := t.Subscribe(configured[k].Topic, in.Type, in.QoS, h); err != nil {
-			return nil, fmt.Errorf("subscribe %s: %w", in.Key, err)
+		return t.Subscribe(topic, typ, qos, h)
+	}
+	if n.vehicle == nil {
+		for k, in := range inputs {
+			// Subscriptions take the configured name: the transport
+			// applies the namespace and remaps as rcl does.
+			if err := subscribe(configured[k].Topic, in.Type, in.QoS, k, false); err != nil {
+				return nil, fmt.Errorf("subscribe %s: %w", in.Key, err)
+			}
+		}
+	} else {
+		// The node publishes the beliefs and assessments it makes on the
+		// ghost topics, and reads the vehicle's own.
+		for k, in := range inputs {
+			if in.Kind == runner.InputPerception {
+				continue
+			}
+			pub, err := t.Advertise(configured[k].Topic, in.Type, in.QoS)
+			if err != nil {
+				return nil, fmt.Errorf("advertise %s: %w", in.Key, err)
+			}
+			n.vehicle.pubs[in.Topic] = pub
+		}
+		for k, sub := range n.vehicle.subs {
+			if err := subscribe(sub.Topic, sub.Type, sub.QoS, k, true); err != nil {
+				return nil, fmt.Errorf("subscribe %s: %w", sub.Topic, err)
+			}
 		}
 	}
-	attrs := []any{"node", cfg.FullyQualifiedName(), "policy", policy.ID()}
+	attrs := []any{"node", cfg.FullyQualifiedName(), "policy", policy.ID(), "input_source", cfg.Input.Source}
 	for _, in := range inputs {
 		attrs = append(attrs, in.Key, in.Topic)
 	}
@@ -247,7 +283,7 @@ func (n *node) serve(ctx context.Context, transportDone <-chan error, tick, diag
 			}
 			return fmt.Errorf("%w: %w", errTransportStopped, err)
 		case in := <-n.in:
-			n.handle(in)
+			n.dispatch(in)
 		case t := <-tick:
 			n.drain()
 			if n.s.Loop().Sizes().PendingBeliefs > 0 {
@@ -268,7 +304,7 @@ func (n *node) drain() {
 	for {
 		select {
 		case in := <-n.in:
-			n.handle(in)
+			n.dispatch(in)
 		default:
 			return
 		}
@@ -292,6 +328,15 @@ func (n *node) shutdown() error {
 }
 
 // handle records one received message and feeds it to the session.
+// dispatch routes a message taken from the transport.
+func (n *node) dispatch(in input) {
+	if in.vehicle {
+		n.handleVehicle(in)
+		return
+	}
+	n.handle(in)
+}
+
 func (n *node) handle(in input) {
 	if n.rec != nil {
 		if err := n.rec.input(in.kind, in.data, in.recv); err != nil {

@@ -27,7 +27,7 @@ func (discardTransport) Advertise(string, string, ros2.QoSProfile) (ros2.Publish
 // through the Loop, check provenance, encode and publish the rationale.
 func BenchmarkHandleBeliefAndAssessment(b *testing.B) {
 	n, err := newNode(context.Background(), testConfig(), discardTransport{ros2.NewFakeTransport()},
-		slog.New(slog.DiscardHandler), func() time.Time { return base })
+		slog.New(slog.DiscardHandler), func() time.Time { return base }, "")
 	if err != nil {
 		b.Fatal(err)
 	}

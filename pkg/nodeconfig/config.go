@@ -82,6 +82,45 @@ type Config struct {
 	// with the belief's simulation time either way, and the node's timeouts
 	// run on the receive clock.
 	UseSimTime bool
+	// Input is where beliefs come from (parameters input.*, px4.*,
+	// odometry.*).
+	Input Input
+}
+
+// Input sources: the values of input.source.
+const (
+	SourceGhost    = "ghost"
+	SourcePX4      = "px4"
+	SourceOdometry = "odometry"
+)
+
+// Input configures the input source.
+type Input struct {
+	// Source is "ghost" (default: the vehicle publishes ghost/msg
+	// VehicleState and BeliefSelfAssessment), "px4" (PX4 over uXRCE-DDS,
+	// px4_msgs) or "odometry" (nav_msgs/Odometry). For px4 and odometry the
+	// node maps each estimator sample to a belief, assesses it with
+	// Thresholds and publishes both on the state and self-assessment topics
+	// before deciding (parameter input.source).
+	Source string
+	// PX4Namespace prefixes the PX4 topics: "" gives /fmu/out/...,
+	// "/uav_1" gives /uav_1/fmu/out/... (parameter px4.namespace).
+	PX4Namespace string
+	// PX4Position is the estimator topic that makes beliefs: "odometry"
+	// (vehicle_odometry, default) or "local_position"
+	// (vehicle_local_position with vehicle_attitude) (parameter
+	// px4.position).
+	PX4Position string
+	// PX4Release is the PX4 release whose px4_msgs the node expects: "" to
+	// accept the installed one, or "1.14", "1.15", "1.16" to insist
+	// (parameter px4.release).
+	PX4Release string
+	// OdometryTopic is the nav_msgs/Odometry topic (parameter
+	// odometry.topic, default "/odom").
+	OdometryTopic string
+	// BatteryTopic is an optional sensor_msgs/BatteryState topic
+	// (parameter odometry.battery_topic, default "").
+	BatteryTopic string
 }
 
 // Topics are topic names by key (runner.Topics): one per input of
@@ -132,6 +171,7 @@ func Default() Config {
 			ChunkSize:   786432,
 		},
 		DiagnosticsPeriod: time.Second,
+		Input:             Input{Source: SourceGhost, PX4Position: "odometry", OdometryTopic: "/odom"},
 		Thresholds: decisions.Thresholds{
 			PositionKnownStdM:        0.5,
 			PositionUnknownStdM:      2.0,

@@ -147,18 +147,64 @@ func buildParams() []param {
 			func(c *Config) *int64 { return &c.Recording.ChunkSize }, 1, maxChunkSize),
 		durationParam("diagnostics_period_s", "seconds between two /diagnostics publications",
 			func(c *Config) *time.Duration { return &c.DiagnosticsPeriod }),
-		doubleParam("thresholds.position_known_std_m", "simulator self-assessment: position std (m) at or below which an axis is KNOWN",
+		doubleParam("thresholds.position_known_std_m", "self-assessment by the simulator and, for input.source px4 or odometry, by the node: position std (m) at or below which an axis is KNOWN",
 			func(c *Config) *float64 { return &c.Thresholds.PositionKnownStdM }),
-		doubleParam("thresholds.position_unknown_std_m", "simulator self-assessment: position std (m) at or above which an axis is UNKNOWN",
+		doubleParam("thresholds.position_unknown_std_m", "self-assessment by the simulator and, for input.source px4 or odometry, by the node: position std (m) at or above which an axis is UNKNOWN",
 			func(c *Config) *float64 { return &c.Thresholds.PositionUnknownStdM }),
-		doubleParam("thresholds.velocity_known_std_mps", "simulator self-assessment: velocity std (m/s) at or below which an axis is KNOWN",
+		doubleParam("thresholds.velocity_known_std_mps", "self-assessment by the simulator and, for input.source px4 or odometry, by the node: velocity std (m/s) at or below which an axis is KNOWN",
 			func(c *Config) *float64 { return &c.Thresholds.VelocityKnownStdMps }),
-		doubleParam("thresholds.velocity_unknown_std_mps", "simulator self-assessment: velocity std (m/s) at or above which an axis is UNKNOWN",
+		doubleParam("thresholds.velocity_unknown_std_mps", "self-assessment by the simulator and, for input.source px4 or odometry, by the node: velocity std (m/s) at or above which an axis is UNKNOWN",
 			func(c *Config) *float64 { return &c.Thresholds.VelocityUnknownStdMps }),
-		doubleParam("thresholds.orientation_known_std_rad", "simulator self-assessment: orientation std (rad) at or below which an axis is KNOWN",
+		doubleParam("thresholds.orientation_known_std_rad", "self-assessment by the simulator and, for input.source px4 or odometry, by the node: orientation std (rad) at or below which an axis is KNOWN",
 			func(c *Config) *float64 { return &c.Thresholds.OrientationKnownStdRad }),
-		doubleParam("thresholds.orientation_unknown_std_rad", "simulator self-assessment: orientation std (rad) at or above which an axis is UNKNOWN",
+		doubleParam("thresholds.orientation_unknown_std_rad", "self-assessment by the simulator and, for input.source px4 or odometry, by the node: orientation std (rad) at or above which an axis is UNKNOWN",
 			func(c *Config) *float64 { return &c.Thresholds.OrientationUnknownStdRad }),
+		stringParam("input.source", "where beliefs come from: ghost (VehicleState and BeliefSelfAssessment), px4 (PX4 over uXRCE-DDS) or odometry (nav_msgs/Odometry); px4 and odometry are assessed in the node",
+			func(c *Config) *string { return &c.Input.Source },
+			func(c *Config) error {
+				switch c.Input.Source {
+				case SourceGhost, SourcePX4, SourceOdometry:
+					return nil
+				}
+				return errors.New("want ghost, px4 or odometry")
+			}),
+		stringParam("px4.namespace", `namespace of the PX4 topics: "" for /fmu/..., /uav_1 for /uav_1/fmu/...`,
+			func(c *Config) *string { return &c.Input.PX4Namespace },
+			func(c *Config) error {
+				if n := c.Input.PX4Namespace; n != "" && (n[0] != '/' || strings.HasSuffix(n, "/")) {
+					return errors.New(`want "" or an absolute name without a trailing slash, e.g. /uav_1`)
+				}
+				return nil
+			}),
+		stringParam("px4.position", "PX4 estimator topic that makes beliefs: odometry (vehicle_odometry) or local_position (vehicle_local_position + vehicle_attitude)",
+			func(c *Config) *string { return &c.Input.PX4Position },
+			func(c *Config) error {
+				if p := c.Input.PX4Position; p != "odometry" && p != "local_position" {
+					return errors.New("want odometry or local_position")
+				}
+				return nil
+			}),
+		stringParam("px4.release", `PX4 release whose px4_msgs layouts are expected: "" accepts the installed px4_msgs, or 1.14, 1.15, 1.16`,
+			func(c *Config) *string { return &c.Input.PX4Release },
+			func(c *Config) error {
+				switch c.Input.PX4Release {
+				case "", "1.14", "1.15", "1.16":
+					return nil
+				}
+				return errors.New(`want "", 1.14, 1.15 or 1.16`)
+			}),
+		stringParam("odometry.topic", "nav_msgs/Odometry topic of input.source odometry",
+			func(c *Config) *string { return &c.Input.OdometryTopic },
+			func(c *Config) error { _, err := c.ResolveTopic(c.Input.OdometryTopic); return err }),
+		stringParam("odometry.battery_topic", `optional sensor_msgs/BatteryState topic of input.source odometry; "" for none`,
+			func(c *Config) *string { return &c.Input.BatteryTopic },
+			func(c *Config) error {
+				if c.Input.BatteryTopic == "" {
+					return nil
+				}
+				_, err := c.ResolveTopic(c.Input.BatteryTopic)
+				return err
+			}),
 		boolParam("use_sim_time", "standard ROS 2 parameter; accepted for launch files, decisions carry the belief's simulation time regardless",
 			func(c *Config) *bool { return &c.UseSimTime }),
 	)

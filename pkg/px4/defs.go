@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -27,6 +28,7 @@ type Definitions struct {
 	specs   map[string]*msg.Spec
 	plans   map[string]*dynamic.Plan
 	stats   map[string]*counters
+	texts   map[string]string
 }
 
 type counters struct {
@@ -61,7 +63,7 @@ func newDefinitions(rel Release, texts map[string]string, source string) (*Defin
 		return nil, fmt.Errorf("px4: definitions: %w %q", ErrUnknownRelease, rel)
 	}
 	d := &Definitions{release: rel, source: source, specs: make(map[string]*msg.Spec),
-		plans: make(map[string]*dynamic.Plan), stats: make(map[string]*counters)}
+		plans: make(map[string]*dynamic.Plan), stats: make(map[string]*counters), texts: maps.Clone(texts)}
 	names := make([]string, 0, len(texts))
 	for name := range texts {
 		names = append(names, name)
@@ -160,9 +162,35 @@ func readTexts(fsys fs.FS, names []string) (map[string]string, error) {
 	return texts, nil
 }
 
+// DetectDefinitions compiles texts of a release it tells from their
+// layouts, as a recording's schemas carry them (source names where they
+// came from, for messages). When the messages present have the same layout
+// in several releases (a recording of vehicle_odometry alone), the newest of
+// those is taken: they decode alike.
+func DetectDefinitions(texts map[string]string, source string) (*Definitions, error) {
+	found, err := matchingReleases(texts)
+	if err != nil {
+		return nil, fmt.Errorf("px4: %s: %w", source, err)
+	}
+	return newDefinitions(found[len(found)-1], texts, source)
+}
+
 // detectRelease returns the one release whose sizes all known messages in
 // texts have.
 func detectRelease(texts map[string]string) (Release, error) {
+	found, err := matchingReleases(texts)
+	if err != nil {
+		return "", err
+	}
+	if len(found) != 1 {
+		return "", fmt.Errorf("%w: the layouts match releases %v, want exactly one", ErrLayoutMismatch, found)
+	}
+	return found[0], nil
+}
+
+// matchingReleases returns, oldest first, the releases whose sizes all
+// known messages in texts have; none is an error.
+func matchingReleases(texts map[string]string) ([]Release, error) {
 	sizes := make(map[string]int)
 	var parts []string
 	for _, info := range messages {
@@ -172,11 +200,11 @@ func detectRelease(texts map[string]string) (Release, error) {
 		}
 		spec, err := msg.Parse(Package, info.name, text)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		plan, err := dynamic.Compile(spec) // the known messages use primitives only
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		size, _ := plan.FixedSize()
 		sizes[info.name] = size
@@ -194,11 +222,10 @@ func detectRelease(texts map[string]string) (Release, error) {
 			found = append(found, r)
 		}
 	}
-	if len(found) != 1 {
-		return "", fmt.Errorf("%w: layouts (%s bytes) match %d supported releases, want exactly one",
-			ErrLayoutMismatch, strings.Join(parts, ", "), len(found))
+	if len(found) == 0 {
+		return nil, fmt.Errorf("%w: layouts (%s bytes) match no supported release", ErrLayoutMismatch, strings.Join(parts, ", "))
 	}
-	return found[0], nil
+	return found, nil
 }
 
 func capString(s string, n int) string {
@@ -206,6 +233,35 @@ func capString(s string, n int) string {
 		return s
 	}
 	return s[:n] + "..."
+}
+
+// SchemaText returns the definition text of message as a recording's
+// schema carries it (rosbag2 layout: the message's text, then each px4_msgs
+// type it uses after a separator line).
+func (d *Definitions) SchemaText(message string) (string, error) {
+	spec, ok := d.specs[message]
+	if !ok {
+		return "", fmt.Errorf("px4: %w: %s", ErrUnknownMessage, message)
+	}
+	var b strings.Builder
+	b.WriteString(d.texts[message])
+	seen := map[string]bool{message: true}
+	var add func(s *msg.Spec)
+	add = func(s *msg.Spec) {
+		for _, f := range s.Fields {
+			dep := f.Type.Name
+			if f.Type.Package != Package || seen[dep] {
+				continue
+			}
+			seen[dep] = true
+			b.WriteString("\n" + strings.Repeat("=", 80) + "\nMSG: " + Package + "/" + dep + "\n" + d.texts[dep])
+			if ds, ok := d.specs[dep]; ok {
+				add(ds)
+			}
+		}
+	}
+	add(spec)
+	return b.String(), nil
 }
 
 // Release returns the release of the definitions.

@@ -299,6 +299,7 @@ func TestLaunchFile(t *testing.T) {
 		"log_level":    "info",
 		"policy":       "",
 		"policy_file":  "",
+		"input_source": "",
 	}
 	for _, tp := range wantTopics {
 		wantArgs[tp[0]] = tp[1]

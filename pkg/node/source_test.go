@@ -1,0 +1,146 @@
+package node
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
+	"github.com/ghost-robotics/ghost/pkg/px4"
+	"github.com/ghost-robotics/ghost/pkg/ros2"
+	"github.com/ghost-robotics/ghost/pkg/ros2msg"
+	"github.com/ghost-robotics/ghost/pkg/runner"
+)
+
+// px4Prefix installs the test layouts of PX4 release 1.15 as an ament
+// prefix holding px4_msgs.
+func px4Prefix(t *testing.T) string {
+	t.Helper()
+	prefix := t.TempDir()
+	dst := filepath.Join(prefix, "share", "px4_msgs", "msg")
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join("..", "px4", "testdata", "px4_msgs", "1.15", "*.msg"))
+	if len(files) == 0 {
+		t.Fatal("no px4 test layouts")
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, filepath.Base(f)), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return prefix
+}
+
+func px4Message(t *testing.T, defs *px4.Definitions, name string, floats map[string]float64, uints map[string]uint64) []byte {
+	t.Helper()
+	p, err := defs.Plan(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := p.NewWriter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range floats {
+		if err := w.SetFloat(k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for k, v := range uints {
+		if err := w.SetUint(k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return w.Bytes()
+}
+
+// TestNodeDecidesPX4Topics: with input.source px4 the node subscribes to
+// PX4's topics with best-effort QoS, publishes the belief and assessment it
+// makes of every vehicle_odometry sample on the ghost topics, and decides
+// them: a PX4 vehicle gets decisions with no glue code.
+func TestNodeDecidesPX4Topics(t *testing.T) {
+	prefix := px4Prefix(t)
+	defs, err := px4.LoadFromAmentIndex(prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := testConfig()
+	cfg.Input.Source = nodeconfig.SourcePX4
+	cfg.Input.PX4Release = "1.15"
+	ft := ros2.NewFakeTransport()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		done <- run(runCtx, cfg, ft, slog.New(slog.DiscardHandler), runOptions{now: func() time.Time { return base },
+			tick: make(chan time.Time), diag: make(chan time.Time), ament: prefix})
+	}()
+	deliver := func(topic string, data []byte, at time.Duration) {
+		t.Helper()
+		if err := ft.Deliver(ctx, topic, data, base.Add(at)); err != nil {
+			t.Fatalf("deliver %s: %v", topic, err)
+		}
+	}
+	deliver("/fmu/out/vehicle_status", px4Message(t, defs, px4.MsgVehicleStatus, nil,
+		map[string]uint64{"timestamp": 900, "arming_state": 2, "nav_state": 14}), 0)
+	const samples = 5
+	for i := range samples {
+		deliver("/fmu/out/vehicle_odometry", px4Message(t, defs, px4.MsgVehicleOdometry,
+			map[string]float64{"q[0]": 1, "position_variance[0]": 0.01, "position_variance[1]": 0.01, "position_variance[2]": 0.01,
+				"velocity_variance[0]": 0.01, "velocity_variance[1]": 0.01, "velocity_variance[2]": 0.01,
+				"orientation_variance[0]": 1e-4, "orientation_variance[1]": 1e-4, "orientation_variance[2]": 1e-4},
+			map[string]uint64{"timestamp": uint64(1000 + 20*i), "timestamp_sample": uint64(1000 + 20*i), "pose_frame": 1, "velocity_frame": 1}),
+			time.Duration(i)*20*time.Millisecond)
+	}
+	got, err := ft.WaitPublished(ctx, cfg.Topics[runner.KeyDecisions], samples)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	states := ft.Published(cfg.Topics[runner.KeyState])
+	assessments := ft.Published(cfg.Topics[runner.KeySelfAssessment])
+	if len(states) != samples || len(assessments) != samples {
+		t.Fatalf("published %d beliefs and %d assessments, want %d", len(states), len(assessments), samples)
+	}
+	for i, data := range got {
+		var r ros2msg.DecisionRationale
+		if err := r.UnmarshalCDR(data); err != nil {
+			t.Fatal(err)
+		}
+		if r.SelfAssessmentSHA256 == "" || r.BeliefStampSimNs != int64(1000+20*i)*1000 || r.Decision.Reason != "overall_known" {
+			t.Fatalf("decision %d: %+v", i, r)
+		}
+	}
+	if typ, q, ok := ft.Subscription("/fmu/out/vehicle_odometry"); !ok || q.Reliability != ros2.ReliabilityBestEffort || typ != "px4_msgs/msg/VehicleOdometry" {
+		t.Fatalf("vehicle_odometry subscribed as %s with %+v, want best effort", typ, q)
+	}
+}
+
+func TestNodeRefusesAMismatchedPX4Release(t *testing.T) {
+	cfg := testConfig()
+	cfg.Input.Source = nodeconfig.SourcePX4
+	cfg.Input.PX4Release = "1.16"
+	_, err := newNode(context.Background(), cfg, ros2.NewFakeTransport(), slog.New(slog.DiscardHandler), time.Now, px4Prefix(t))
+	if err == nil || !strings.Contains(err.Error(), "release 1.15") {
+		t.Fatalf("err %v: want a release mismatch naming the installed 1.15", err)
+	}
+	cfg.Input.PX4Release = ""
+	if _, err := newNode(context.Background(), cfg, ros2.NewFakeTransport(), slog.New(slog.DiscardHandler), time.Now, t.TempDir()); err == nil ||
+		!strings.Contains(err.Error(), "px4_msgs") {
+		t.Fatalf("err %v: want px4_msgs not found", err)
+	}
+}
