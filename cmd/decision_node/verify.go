@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/ghost-robotics/ghost/pkg/audit"
@@ -77,6 +76,13 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	decisionsT := decisionsTopic(cfg)
+	if *jsonOut != "" && *jsonOut != "-" {
+		// Refuse a report path that is the recording or not a regular
+		// file before the work, not after it.
+		if err := checkOutput("--json", *jsonOut, path, true); err != nil {
+			return err
+		}
+	}
 	reader, err := openInput(path, sopts.Inputs, decisionsT, stderr)
 	if err != nil {
 		return err
@@ -102,8 +108,8 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	}
 	printAuditSummary(stdout, path, report)
 	if *jsonOut != "" {
-		if err := writeJSON(*jsonOut, stdout, report); err != nil {
-			return fail(exitIO, "write report: %w", err)
+		if err := writeJSON(*jsonOut, path, stdout, report); err != nil {
+			return err
 		}
 	}
 	if !report.Passed() {
@@ -127,15 +133,19 @@ func (l *findingList) Set(s string) error {
 	return nil
 }
 
-func writeJSON(path string, stdout io.Writer, v any) error {
+// writeJSON writes the report to path ("-" for stdout) through a temporary
+// file, never over the recording it audits.
+func writeJSON(path, recording string, stdout io.Writer, v any) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
-		return err
+		return fail(exitIO, "report: %w", err)
 	}
 	data = append(data, '\n')
 	if path == "-" {
-		_, err = stdout.Write(data)
-		return err
+		if _, err := stdout.Write(data); err != nil {
+			return fail(exitIO, "write report: %w", err)
+		}
+		return nil
 	}
-	return os.WriteFile(path, data, 0o644)
+	return writeFileAtomic("--json", path, recording, data)
 }
