@@ -138,6 +138,8 @@ func (f *decisionFlags) session() (nodeconfig.Config, runner.SessionOptions, err
 // output is completed.
 func (f *decisionFlags) decideInto(label string, src audit.Source, total uint64, in, out string,
 	cfg nodeconfig.Config, sopts runner.SessionOptions, stderr io.Writer) error {
+	signals := watchSignals()
+	defer signals.release()
 	rec, file, err := f.createOutput(out, in, cfg)
 	if err != nil {
 		return err
@@ -145,6 +147,7 @@ func (f *decisionFlags) decideInto(label string, src audit.Source, total uint64,
 	defer file.Abort() // after a successful Commit, a no-op
 	progress := newProgress(stderr, label, f.quiet)
 	res, rerr := audit.Replay(src, rec, audit.ReplayOptions{
+		Stop:           signals.Stop(),
 		Session:        sopts,
 		DecisionsTopic: decisionsTopic(cfg),
 		Total:          total,
@@ -156,6 +159,7 @@ func (f *decisionFlags) decideInto(label string, src audit.Source, total uint64,
 			fmt.Fprintf(stderr, "decision_node: %s: %v\n", label, err)
 		},
 	})
+	sig := signals.release()
 	cerr := rec.Close()
 	if cerr == nil && (rerr == nil || res != nil && res.Truncated != nil) {
 		// Complete (up to the damage of a truncated input): into place.
@@ -175,6 +179,8 @@ func (f *decisionFlags) decideInto(label string, src audit.Source, total uint64,
 		return fail(exitFindings, "%s: %w (output %s is complete up to there)", in, rerr, out)
 	case rerr != nil:
 		return fail(exitIO, "%s: %w", label, rerr)
+	case res.Stopped:
+		return fail(exitCode(sig), "%s: stopped by %s after %d messages; %s is complete up to there", label, signalName(sig), res.Messages, out)
 	}
 	return nil
 }
