@@ -91,7 +91,8 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	progress := newProgress(stderr, "verify", *quiet)
 	loop := sopts.Loop
 	loop.Policy = nil
-	report, verr := audit.Verify(reader, audit.VerifyOptions{
+	src, reportOrder := inLogTimeOrder(reader, path, stderr)
+	report, verr := audit.Verify(src, audit.VerifyOptions{
 		Inputs:         sopts.Inputs,
 		DecisionsTopic: decisionsT,
 		Loop:           loop,
@@ -103,6 +104,7 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "decision_node: verify: skipped: %v\n", err)
 		},
 	})
+	reportOrder()
 	if report == nil {
 		return fail(exitIO, "%s: %w", path, verr)
 	}
