@@ -376,6 +376,9 @@ func (c *Config) apply(name string, v value, source string, sources map[string]s
 		return &ParamError{Param: name, Value: v.String(), Source: source,
 			Err: fmt.Errorf("%w (see config/decision.yaml for the declared parameters)", ErrUnknownParameter)}
 	}
+	if v.typ == typeArray {
+		return &ParamError{Param: name, Value: v.raw, Source: source, Err: fmt.Errorf("%w: %w", ErrWrongType, errArray)}
+	}
 	cv, err := convert(v, p.typ)
 	if err != nil {
 		return &ParamError{Param: name, Value: v.String(), Source: source, Err: err}
