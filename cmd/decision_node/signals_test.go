@@ -44,9 +44,11 @@ func TestSignalsCompleteTheOutput(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			// The temporary output exists once the signals are watched.
-			deadline := time.Now().Add(30 * time.Second)
-			for !hasPartialFile(t, dir) {
+			// The temporary output exists once the signals are watched;
+			// it grows past its header once a chunk of decided messages
+			// is written.
+			deadline := time.Now().Add(60 * time.Second)
+			for partialSize(t, dir) < 4096 {
 				if time.Now().After(deadline) {
 					_ = cmd.Process.Kill()
 					_ = cmd.Wait()
@@ -54,7 +56,6 @@ func TestSignalsCompleteTheOutput(t *testing.T) {
 				}
 				time.Sleep(10 * time.Millisecond)
 			}
-			time.Sleep(300 * time.Millisecond)
 			if err := cmd.Process.Signal(tc.sig); err != nil {
 				t.Fatal(err)
 			}
@@ -75,7 +76,9 @@ func TestSignalsCompleteTheOutput(t *testing.T) {
 	}
 }
 
-func hasPartialFile(t *testing.T, dir string) bool {
+// partialSize returns the size of the temporary output in dir, -1 when
+// there is none.
+func partialSize(t *testing.T, dir string) int64 {
 	t.Helper()
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -83,8 +86,10 @@ func hasPartialFile(t *testing.T, dir string) bool {
 	}
 	for _, e := range entries {
 		if strings.Contains(e.Name(), ".partial-") {
-			return true
+			if info, err := e.Info(); err == nil {
+				return info.Size()
+			}
 		}
 	}
-	return false
+	return -1
 }
