@@ -58,5 +58,9 @@ source /ws/install/setup.bash
 exec "$@"
 EOF_ENTRYPOINT
 WORKDIR /ws
+# `docker stop` sends this signal to PID 1, the entrypoint's command (ros2
+# launch): launch forwards SIGINT to the node, which decides what is pending,
+# publishes it and closes its recording; it ignores the default SIGTERM.
+STOPSIGNAL SIGINT
 ENTRYPOINT ["/ghost_entrypoint.sh"]
 CMD ["ros2", "launch", "ghost", "decision.launch.py"]

@@ -5,8 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -69,27 +67,20 @@ func (f *decisionFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.force, "force", false, "replace the output file if it exists (recordings are never overwritten otherwise)")
 }
 
-// createOutput creates the output recording; an existing file is an error
-// unless --force, and never the input itself.
-func (f *decisionFlags) createOutput(path string, in string, cfg nodeconfig.Config) (*bag.Recorder, error) {
-	if in != "" {
-		if a, b := filepath.Clean(in), filepath.Clean(path); a == b {
-			return nil, fail(exitUsage, "--out %s is the input: choose another file", path)
-		}
-	}
-	if _, err := os.Stat(path); err == nil {
-		if !f.force {
-			return nil, fail(exitIO, "%s exists: choose another --out, or pass --force to replace it", path)
-		}
-		if err := os.Remove(path); err != nil {
-			return nil, fail(exitIO, "replace %s: %w", path, err)
-		}
-	}
-	rec, err := bag.CreateRecording(path, recorderOptions(cfg))
+// createOutput starts the output recording in a temporary file beside out
+// (see atomicFile): an existing file is an error unless --force, and
+// never the input itself nor anything but a regular file.
+func (f *decisionFlags) createOutput(path string, in string, cfg nodeconfig.Config) (*bag.Recorder, *atomicFile, error) {
+	file, err := createAtomic("--out", path, in, f.force)
 	if err != nil {
-		return nil, fail(exitIO, "%w", err)
+		return nil, nil, err
 	}
-	return rec, nil
+	rec, err := bag.NewRecorder(file, recorderOptions(cfg))
+	if err != nil {
+		file.Abort()
+		return nil, nil, fail(exitIO, "%s: %w", path, err)
+	}
+	return rec, file, nil
 }
 
 // settings resolves the configuration: built-in defaults, then --config,
@@ -147,12 +138,16 @@ func (f *decisionFlags) session() (nodeconfig.Config, runner.SessionOptions, err
 // output is completed.
 func (f *decisionFlags) decideInto(label string, src audit.Source, total uint64, in, out string,
 	cfg nodeconfig.Config, sopts runner.SessionOptions, stderr io.Writer) error {
-	rec, err := f.createOutput(out, in, cfg)
+	signals := watchSignals()
+	defer signals.release()
+	rec, file, err := f.createOutput(out, in, cfg)
 	if err != nil {
 		return err
 	}
+	defer file.Abort() // after a successful Commit, a no-op
 	progress := newProgress(stderr, label, f.quiet)
 	res, rerr := audit.Replay(src, rec, audit.ReplayOptions{
+		Stop:           signals.Stop(),
 		Session:        sopts,
 		DecisionsTopic: decisionsTopic(cfg),
 		Total:          total,
@@ -164,17 +159,28 @@ func (f *decisionFlags) decideInto(label string, src audit.Source, total uint64,
 			fmt.Fprintf(stderr, "decision_node: %s: %v\n", label, err)
 		},
 	})
+	sig := signals.release()
 	cerr := rec.Close()
+	if cerr == nil && (rerr == nil || res != nil && res.Truncated != nil) {
+		// Complete (up to the damage of a truncated input): into place.
+		cerr = file.Commit()
+	}
 	if res != nil && !f.quiet {
 		printDecisionSummary(stderr, res.Counters, res.Stats, res.Messages, out)
 	}
 	switch {
 	case cerr != nil:
+		var ee *exitError
+		if errors.As(cerr, &ee) {
+			return cerr
+		}
 		return fail(exitIO, "write %s: %w", out, cerr)
 	case rerr != nil && res != nil && res.Truncated != nil:
 		return fail(exitFindings, "%s: %w (output %s is complete up to there)", in, rerr, out)
 	case rerr != nil:
 		return fail(exitIO, "%s: %w", label, rerr)
+	case res.Stopped:
+		return fail(exitCode(sig), "%s: stopped by %s after %d messages; %s is complete up to there", label, signalName(sig), res.Messages, out)
 	}
 	return nil
 }

@@ -18,6 +18,9 @@ Replays a recording through the decision path: reads its beliefs
 (/perception/mode) in log-time order, decides every belief stamp as the live
 node would (log times stand in for receive times), and writes a new recording
 holding those inputs and the decisions with their rationales on /decisions.
+An unindexed recording (its recorder was killed) is read in file order and
+sorted within a 2 s window of log time; messages further out of order are
+processed as read and counted.
 Decisions already in the input are not copied: the replay's replace them.
 The same input always gives the same output bytes.
 
@@ -57,7 +60,9 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer reader.Close()
-	return df.decideInto("replay", reader, reader.MessageCount(), *in, *out, cfg, sopts, stderr)
+	src, reportOrder := inLogTimeOrder(reader, *in, stderr)
+	defer reportOrder()
+	return df.decideInto("replay", src, reader.MessageCount(), *in, *out, cfg, sopts, stderr)
 }
 
 // openInput opens a recording for reading the given topics, reporting

@@ -22,6 +22,9 @@ same bytes.`
 const simExample = `  decision_node sim --out flight.mcap --duration 120s --rate 50
   decision_node verify flight.mcap`
 
+// maxSimRate is the simulator's highest belief rate.
+const maxSimRate = 10000
+
 func runSim(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("sim", "sim [--out flight.mcap] [--duration 120s] [--rate 50] [flags]", simDescription, simExample, stderr)
 	out := fs.String("out", "flight.mcap", "output recording (`file`, MCAP); replaced if it exists")
@@ -38,6 +41,12 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	}
 	if *duration <= 0 {
 		return fail(exitUsage, "--duration %v: must be > 0", *duration)
+	}
+	switch {
+	case !(*rate > 0 && *rate <= maxSimRate): // NaN too
+		return fail(exitUsage, "--rate %v: must be > 0 and at most %v Hz", *rate, maxSimRate)
+	case 1e9 / *rate > float64(*duration):
+		return fail(exitUsage, "--rate %v Hz: one belief every %.3g s, fewer than one in --duration %v", *rate, 1 / *rate, *duration)
 	}
 	cfg, sopts, err := df.session()
 	if err != nil {

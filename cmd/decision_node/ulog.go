@@ -150,10 +150,11 @@ func emitPX4(df *decisionFlags, r *ulog.Reader, in, out, prefix, ns string, cfg 
 	if err != nil {
 		return fail(exitUsage, "%w", err)
 	}
-	rec, err := df.createOutput(out, in, cfg)
+	rec, file, err := df.createOutput(out, in, cfg)
 	if err != nil {
 		return err
 	}
+	defer file.Abort() // after a successful Commit, a no-op
 	ids := map[string]bag.ChannelID{}
 	qos := ros2.QoSProfile{Reliability: ros2.ReliabilityBestEffort, Durability: ros2.DurabilityTransientLocal, History: ros2.HistoryKeepLast, Depth: 1}
 	for _, c := range chans {
@@ -181,6 +182,9 @@ func emitPX4(df *decisionFlags, r *ulog.Reader, in, out, prefix, ns string, cfg 
 	}
 	if werr != nil {
 		return fail(exitIO, "%s: %w", in, werr)
+	}
+	if err := file.Commit(); err != nil {
+		return err
 	}
 	if !df.quiet {
 		fmt.Fprintf(stderr, "PX4 %s topics written to %s: vehicle_local_position %d, vehicle_attitude %d, vehicle_status %d, battery_status %d, vehicle_odometry %d\n",

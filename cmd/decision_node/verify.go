@@ -83,6 +83,13 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	if *format != "ghost" && *format != "reference" {
 		return fail(exitUsage, "--format %q: want ghost or reference", *format)
 	}
+	if *jsonOut != "" && *jsonOut != "-" {
+		// Refuse a report path that is the recording or not a regular
+		// file before the work, not after it.
+		if err := checkOutput("--json", *jsonOut, path, true); err != nil {
+			return err
+		}
+	}
 	reader, vopts, source, err := openAudit(path, cfg, sopts, stderr)
 	if err != nil {
 		return err
@@ -98,7 +105,9 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	if *format == "reference" {
 		vopts.OnAudit = func(a audit.DecisionAudit) { trace = append(trace, audit.TraceRecord(a)) }
 	}
-	report, verr := audit.Verify(reader, vopts)
+	src, reportOrder := inLogTimeOrder(reader, path, stderr)
+	report, verr := audit.Verify(src, vopts)
+	reportOrder()
 	if report == nil {
 		return fail(exitIO, "%s: %w", path, verr)
 	}
@@ -109,10 +118,10 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 		if *format == "reference" {
 			err = writeTrace(*jsonOut, path, stdout, trace)
 		} else {
-			err = writeJSON(*jsonOut, stdout, report)
+			err = writeJSON(*jsonOut, path, stdout, report)
 		}
 		if err != nil {
-			return fail(exitIO, "write report: %w", err)
+			return err
 		}
 	}
 	if !report.Passed() {
@@ -141,31 +150,37 @@ func (l *findingList) Set(s string) error {
 func writeTrace(out, recording string, stdout io.Writer, records []pyref.TraceRecord) error {
 	f, err := os.Open(recording)
 	if err != nil {
-		return err
+		return fail(exitIO, "%w", err)
 	}
 	h := sha256.New()
 	_, err = io.Copy(h, f)
 	f.Close()
 	if err != nil {
-		return err
+		return fail(exitIO, "%s: %w", recording, err)
 	}
 	data := pyref.AppendTraceReport(nil, pyref.NewTraceReport(hex.EncodeToString(h.Sum(nil)), records))
 	if out == "-" {
-		_, err = stdout.Write(data)
-		return err
+		if _, err := stdout.Write(data); err != nil {
+			return fail(exitIO, "write report: %w", err)
+		}
+		return nil
 	}
-	return os.WriteFile(out, data, 0o644)
+	return writeFileAtomic("--json", out, recording, data)
 }
 
-func writeJSON(path string, stdout io.Writer, v any) error {
+// writeJSON writes the report to path ("-" for stdout) through a temporary
+// file, never over the recording it audits.
+func writeJSON(path, recording string, stdout io.Writer, v any) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
-		return err
+		return fail(exitIO, "report: %w", err)
 	}
 	data = append(data, '\n')
 	if path == "-" {
-		_, err = stdout.Write(data)
-		return err
+		if _, err := stdout.Write(data); err != nil {
+			return fail(exitIO, "write report: %w", err)
+		}
+		return nil
 	}
-	return os.WriteFile(path, data, 0o644)
+	return writeFileAtomic("--json", path, recording, data)
 }

@@ -11,10 +11,23 @@ import (
 // and hands the batches over in order. Order is all the Loop depends on, so
 // the output stays identical to a sequential run.
 
+// A batch closes at prefetchBatch messages or once it holds
+// prefetchBatchBytes of message data, whichever comes first, so the
+// read-ahead is bounded in bytes whatever the messages' size: at most
+// prefetchBatches+1 batches exist, each within prefetchBatchBytes plus one
+// message (a recording of large messages, or of small compressed chunks
+// that inflate to large ones, cannot make it hold more).
 const (
-	prefetchBatch   = 512 // messages per batch
-	prefetchBatches = 4   // batches in flight
+	prefetchBatch      = 512     // messages per batch, at most
+	prefetchBatchBytes = 2 << 20 // message bytes per batch, at most (plus one message)
+	prefetchBatches    = 4       // batches in flight
 )
+
+// maxPrefetchBytes bounds the message bytes the prefetcher holds at once
+// when no message is larger than maxMessage.
+func maxPrefetchBytes(maxMessage int) int {
+	return (prefetchBatches + 1) * (prefetchBatchBytes + maxMessage)
+}
 
 // fetched is one message with what decode made of it.
 type fetched[T any] struct {
@@ -64,8 +77,11 @@ func (p *prefetcher[T]) run(src Source, decode func(*bag.Message) T) {
 		case <-p.quit:
 			return
 		}
+		if cap(b.slab) > 2*prefetchBatchBytes {
+			b.slab = nil // a batch of one huge message: do not keep its storage
+		}
 		b.items, b.spans, b.slab, b.err = b.items[:0], b.spans[:0], b.slab[:0], nil
-		for len(b.items) < prefetchBatch {
+		for len(b.items) < prefetchBatch && len(b.slab) < prefetchBatchBytes {
 			m, err := src.Next()
 			if err != nil {
 				b.err = err

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
 )
@@ -90,5 +91,55 @@ func TestPrefetchStopsEarly(t *testing.T) {
 	}
 	if src.next >= src.n {
 		t.Fatal("stop did not stop the reading")
+	}
+}
+
+// bigSource yields 100 messages of size bytes each, reusing one buffer:
+// with a read-ahead bounded by count alone, all of them are read ahead.
+type bigSource struct {
+	size int
+	read atomic.Int64
+	buf  []byte
+}
+
+func (s *bigSource) Next() (bag.Message, error) {
+	if s.buf == nil {
+		s.buf = make([]byte, s.size)
+	}
+	if s.read.Load() == 100 {
+		return bag.Message{}, io.EOF
+	}
+	s.read.Add(1)
+	return bag.Message{Topic: "/t", Data: s.buf}, nil
+}
+
+func TestPrefetchReadAheadIsBoundedInBytes(t *testing.T) {
+	for _, size := range []int{1 << 20, 300 << 10, 4 << 20} {
+		src := &bigSource{size: size}
+		pf := startPrefetch(src, func(*bag.Message) struct{} { return struct{}{} })
+		// Hold the first batch and never release it: the reader runs
+		// ahead until every batch is full, and must then stop.
+		if _, ok := pf.next(); !ok {
+			t.Fatal("no batch")
+		}
+		last, still := int64(-1), 0
+		for still < 10 {
+			time.Sleep(5 * time.Millisecond)
+			if n := src.read.Load(); n == last {
+				still++
+			} else {
+				last, still = n, 0
+			}
+		}
+		pf.stop()
+		held := int(last) * size
+		// The bound is by bytes: a fixed count of messages (the whole
+		// batch count times 512) would hold hundreds of them.
+		if max := maxPrefetchBytes(size); held > max {
+			t.Errorf("messages of %d bytes: %d read ahead (%d bytes), bound %d", size, last, held, max)
+		}
+		if last < prefetchBatches {
+			t.Errorf("messages of %d bytes: only %d read ahead", size, last)
+		}
 	}
 }

@@ -84,6 +84,10 @@ type ReplayOptions struct {
 	// OnStepFailure, if set, is called when the policy fails on a context;
 	// that step changes nothing and the replay goes on.
 	OnStepFailure func(error)
+	// Stop, if set, ends the replay early when it is closed: no message is
+	// read after the one being processed, everything pending is decided
+	// (as at the end of the source) and the result says Stopped.
+	Stop <-chan struct{}
 }
 
 // ReplayResult is what a replay did.
@@ -98,6 +102,9 @@ type ReplayResult struct {
 	// (a *bag.TruncatedError for a damaged recording); nil when the
 	// whole source was read.
 	Truncated error
+	// Stopped is set when ReplayOptions.Stop ended the replay before the
+	// source's end; Messages says how far it came.
+	Stopped bool
 }
 
 // Replay drives every message of src through a fresh Session and writes a
@@ -108,7 +115,8 @@ type ReplayResult struct {
 //
 // A damaged source is read up to the damage: everything pending is decided,
 // the output is completed, and the result's Truncated holds the error (also
-// returned, wrapped). Corrupt messages are skipped and counted. Out is not
+// returned, wrapped). Corrupt messages are skipped and counted. A closed
+// Stop ends it the same way, without an error. Out is not
 // closed; the caller closes it (after Replay returns) to complete the file.
 func Replay(src Source, out *bag.Recorder, opts ReplayOptions) (*ReplayResult, error) {
 	s, err := runner.NewSession(opts.Session)
@@ -171,6 +179,13 @@ func Replay(src Source, out *bag.Recorder, opts ReplayOptions) (*ReplayResult, e
 			return res, finish() // unreachable: the last batch carries the source's end
 		}
 		for i := range b.items {
+			select {
+			case <-opts.Stop:
+				res.Stopped = true
+				pf.release(b)
+				return res, finish()
+			default:
+			}
 			m, in := &b.items[i].msg, b.items[i].val
 			res.Messages++
 			if m.Topic == decisionsTopic {

@@ -333,18 +333,23 @@ func TestRunBytesInBytesOut(t *testing.T) {
 func TestRunAssessmentTimeout(t *testing.T) {
 	cfg := testConfig()
 	h := startNode(t, cfg)
+	// A first belief with its assessment starts the stream (the Loop does
+	// not time out a first belief nothing corroborates).
+	first := testBelief(4_000_000)
+	h.deliver(cfg.Topics[runner.KeyState], beliefCDR(t, first), base)
+	h.deliver(cfg.Topics[runner.KeySelfAssessment], assessmentCDR(t, testAssessment(t, first.StampSimNs, 0.1)), base)
 	b := testBelief(5_000_000)
 	h.deliver(cfg.Topics[runner.KeyState], beliefCDR(t, b), base)
 
 	h.tickAt(base.Add(ms(99)))
 	h.sync(base.Add(ms(99)))
-	if n := len(h.decisionsOut()); n != 0 {
+	if n := len(h.decisionsOut()); n != 1 {
 		t.Fatalf("%d decisions before the timeout", n)
 	}
 	h.tickAt(base.Add(ms(100)))
 	d := h.sync(base.Add(ms(100)))
 	got := h.decisionsOut()
-	if len(got) != 1 || got[0] != expected(t, b, nil, nil) || got[0].SelfAssessmentSHA256 != "" {
+	if len(got) != 2 || got[1] != expected(t, b, nil, nil) || got[1].SelfAssessmentSHA256 != "" {
 		t.Fatalf("after the timeout: %+v", got)
 	}
 	if count(t, d, "without_assessment.timeout") != 1 {

@@ -216,7 +216,7 @@ func TestFromArgsErrors(t *testing.T) {
 		{"array value", []string{"--ros-args", "-p", "topics.state:=[/a, /b]"},
 			ErrWrongType, []string{`"topics.state"`, "arrays"}},
 		{"array in a file", []string{"--ros-args", "--params-file", testFile("array.yaml")},
-			ErrParamsFile, []string{"array.yaml", `"topics.state"`, "arrays"}},
+			ErrWrongType, []string{"array.yaml", `"topics.state"`, "arrays"}},
 		{"bad QoS enum", []string{"--ros-args", "--params-file", testFile("bad_enum.yaml")},
 			ErrInvalidValue, []string{`"qos.decisions.durability"`, `"transient"`, "bad_enum.yaml"}},
 		{"bad compression", []string{"--ros-args", "-p", "recording.compression:=gzip"},

@@ -67,6 +67,11 @@ type Config struct {
 	// MaxPendingAssessments bounds the assessments waiting for their belief
 	// (parameter max_pending_assessments, default 1024).
 	MaxPendingAssessments int
+	// MaxStampLead is how far ahead of the newest admitted stamp, beyond the
+	// receive time elapsed since, a belief or assessment stamp may be before
+	// it is rejected as implausible (parameter max_stamp_lead_s, default
+	// 10 s; runner.LoopOptions.MaxStampLead).
+	MaxStampLead time.Duration
 	// Recording configures the optional in-node MCAP recording
 	// (parameters recording.*).
 	Recording Recording
@@ -166,6 +171,7 @@ func Default() Config {
 		AssessmentTimeout:     100 * time.Millisecond,
 		MaxPendingBeliefs:     1024,
 		MaxPendingAssessments: 1024,
+		MaxStampLead:          runner.DefaultMaxStampLead,
 		Recording: Recording{
 			Compression: CompressionZstd,
 			ChunkSize:   786432,
@@ -249,6 +255,7 @@ func (c Config) SessionOptions() (runner.SessionOptions, error) {
 			AssessmentTimeout:     c.AssessmentTimeout,
 			MaxPendingBeliefs:     c.MaxPendingBeliefs,
 			MaxPendingAssessments: c.MaxPendingAssessments,
+			MaxStampLead:          c.MaxStampLead,
 		},
 	}, nil
 }

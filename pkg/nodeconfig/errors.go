@@ -3,6 +3,8 @@ package nodeconfig
 import (
 	"errors"
 	"fmt"
+	"strconv"
+	"unicode/utf8"
 )
 
 // Sentinels matched with errors.Is. Every error from this package wraps one
@@ -38,9 +40,48 @@ type ParamError struct {
 
 func (e *ParamError) Error() string {
 	if e.Source == "" {
-		return fmt.Sprintf("parameter %q = %s: %v", e.Param, e.Value, e.Err)
+		return fmt.Sprintf("parameter %s = %s: %s", capQuote(e.Param), capText(e.Value, maxShown), capText(fmt.Sprint(e.Err), maxReason))
 	}
-	return fmt.Sprintf("parameter %q = %s (%s): %v", e.Param, e.Value, e.Source, e.Err)
+	return fmt.Sprintf("parameter %s = %s (%s): %s", capQuote(e.Param), capText(e.Value, maxShown),
+		capText(e.Source, maxSource), capText(fmt.Sprint(e.Err), maxReason))
+}
+
+// Bounds on each text an error message repeats (a value, where it came
+// from, the reason, which may quote the value again), so a megabyte-long
+// value gives a one-line message of a few hundred bytes; a source names a
+// file, so it may be longer.
+const (
+	maxShown  = 120
+	maxSource = 400
+	maxReason = 400
+)
+
+// capText shortens s to limit bytes (on a rune boundary), saying how long
+// it was, and escapes line breaks so the message stays on one line.
+func capText(s string, limit int) string {
+	if len(s) > limit {
+		cut := limit
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "... (" + strconv.Itoa(len(s)) + " bytes)"
+	}
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || r == utf8.RuneError {
+			// Line breaks, control characters, invalid UTF-8: escaped.
+			q := strconv.Quote(s)
+			return q[1 : len(q)-1]
+		}
+	}
+	return s
+}
+
+// capQuote is capText of s, quoted.
+func capQuote(s string) string {
+	if len(s) > maxShown {
+		return strconv.Quote(capText(s, maxShown))
+	}
+	return strconv.Quote(s)
 }
 
 // Unwrap returns the reason, which wraps a sentinel.
@@ -55,7 +96,7 @@ type ArgError struct {
 }
 
 func (e *ArgError) Error() string {
-	return fmt.Sprintf("ROS argument %d %q: %v", e.Index, e.Arg, e.Err)
+	return fmt.Sprintf("ROS argument %d %s: %s", e.Index, capQuote(e.Arg), capText(fmt.Sprint(e.Err), maxReason))
 }
 
 // Unwrap returns the reason, which wraps ErrInvalidArgument.

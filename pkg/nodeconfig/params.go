@@ -126,6 +126,8 @@ func buildParams() []param {
 			func(c *Config) *int { return &c.MaxPendingBeliefs }, 1, maxPending),
 		intParam("max_pending_assessments", "self-assessments held while waiting for their belief; the oldest is dropped when full",
 			func(c *Config) *int { return &c.MaxPendingAssessments }, 1, maxPending),
+		durationParam("max_stamp_lead_s", "seconds a belief or self-assessment stamp may run ahead of the newest accepted stamp, beyond the receive time elapsed since; further ahead is rejected as implausible",
+			func(c *Config) *time.Duration { return &c.MaxStampLead }),
 		stringParam("recording.path", `MCAP file the node records its inputs and decisions to; "" disables in-node recording`,
 			func(c *Config) *string { return &c.Recording.Path },
 			func(c *Config) error {
@@ -419,6 +421,9 @@ func (c *Config) apply(name string, v value, source string, sources map[string]s
 	if !ok {
 		return &ParamError{Param: name, Value: v.String(), Source: source,
 			Err: fmt.Errorf("%w (see config/decision.yaml for the declared parameters)", ErrUnknownParameter)}
+	}
+	if v.typ == typeArray {
+		return &ParamError{Param: name, Value: v.raw, Source: source, Err: fmt.Errorf("%w: %w", ErrWrongType, errArray)}
 	}
 	cv, err := convert(v, p.typ)
 	if err != nil {

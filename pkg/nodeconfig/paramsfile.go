@@ -1,6 +1,8 @@
 package nodeconfig
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -39,9 +41,20 @@ func parseParamsYAML(data []byte) ([]paramSection, error) {
 	if len(data) > maxParamsFileSize {
 		return nil, fmt.Errorf("%d bytes exceeds the %d byte limit", len(data), maxParamsFileSize)
 	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("malformed YAML: %w", err)
+	}
+	// rcl reads one document; a second one would be silently ignored, so
+	// its parameters (and its typos) are refused instead.
+	var next yaml.Node
+	switch err := dec.Decode(&next); {
+	case errors.Is(err, io.EOF):
+	case err != nil:
+		return nil, fmt.Errorf("malformed YAML: %w", err)
+	case len(next.Content) > 0 && !(next.Content[0].Kind == yaml.ScalarNode && next.Content[0].Tag == "!!null"):
+		return nil, fmt.Errorf("line %d: a second YAML document (after ---): a parameters file holds one", next.Content[0].Line)
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return nil, nil
@@ -133,7 +146,9 @@ func flatten(prefix string, m *yaml.Node, depth int, out *[]paramEntry) error {
 		case yaml.ScalarNode:
 			*out = append(*out, paramEntry{name: name, val: scalarValue(v), line: v.Line})
 		case yaml.SequenceNode:
-			return fmt.Errorf("line %d: parameter %q: %w", v.Line, name, errArray)
+			// Refused only if it applies to this node: a file shared by
+			// several nodes may hold their array parameters.
+			*out = append(*out, paramEntry{name: name, val: value{typ: typeArray, raw: "[...]"}, line: v.Line})
 		default:
 			return fmt.Errorf("line %d: parameter %q: unsupported YAML node", v.Line, name)
 		}

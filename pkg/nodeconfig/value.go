@@ -36,6 +36,10 @@ func (t Type) String() string {
 	return "Type(" + strconv.Itoa(int(t)) + ")"
 }
 
+// typeArray marks an array value read from a params file: declared by no
+// parameter of this node, refused when it applies to it.
+const typeArray Type = 0
+
 // value is one typed parameter value and its text as written, for errors.
 type value struct {
 	typ Type
@@ -129,7 +133,7 @@ func parseValue(s string) (value, error) {
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal([]byte(s), &doc); err != nil {
-		return value{}, fmt.Errorf("malformed YAML value %q: %w", s, err)
+		return value{}, fmt.Errorf("malformed YAML value %s: %w", capQuote(s), err)
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return value{typ: TypeString, raw: s}, nil

@@ -256,16 +256,23 @@ const (
 	// RejectUnmatchedAssessment: decisions passed the stamp of a held
 	// assessment whose belief never arrived; it was dropped.
 	RejectUnmatchedAssessment
+	// RejectImplausibleBelief: the belief's stamp is implausibly far ahead
+	// of the stream (LoopOptions.MaxStampLead).
+	RejectImplausibleBelief
+	// RejectImplausibleAssessment: the assessment's stamp is implausibly far
+	// ahead of the stream (LoopOptions.MaxStampLead).
+	RejectImplausibleAssessment
 )
 
 // NumRejectReasons is the number of RejectReason values.
-const NumRejectReasons = 13
+const NumRejectReasons = 15
 
 var rejectNames = [NumRejectReasons]string{
 	"invalid_belief", "invalid_assessment", "invalid_perception",
 	"conflicting_belief", "conflicting_assessment", "conflicting_perception",
 	"late_belief", "late_assessment", "late_perception", "stale_perception",
 	"assessment_buffer_full", "perception_buffer_full", "unmatched_assessment",
+	"implausible_belief_stamp", "implausible_assessment_stamp",
 }
 
 // String returns the reason's snake_case name.
@@ -279,7 +286,7 @@ func (r RejectReason) String() string {
 // Input returns the kind of input the reason is about.
 func (r RejectReason) Input() InputKind {
 	switch r {
-	case RejectInvalidBelief, RejectConflictingBelief, RejectLateBelief:
+	case RejectInvalidBelief, RejectConflictingBelief, RejectLateBelief, RejectImplausibleBelief:
 		return InputBelief
 	case RejectInvalidPerception, RejectConflictingPerception, RejectLatePerception,
 		RejectStalePerception, RejectPerceptionBufferFull:

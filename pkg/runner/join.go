@@ -34,13 +34,13 @@ import (
 
 // decideNow says whether the oldest undecided belief b is released at time
 // now and, if without an assessment, why.
-func (l *Loop) decideNow(b *pendingBelief, hasAssessment bool, now, newestAssessment int64, overCapacity, end bool) (WithoutReason, bool) {
+func (l *Loop) decideNow(b *pendingBelief, hasAssessment bool, now, newestAssessment int64, anchored, overCapacity, end bool) (WithoutReason, bool) {
 	switch {
 	case hasAssessment:
 		return WithoutNone, true
-	case newestAssessment > b.key():
+	case anchored && newestAssessment > b.key():
 		return WithoutNewerAssessment, true
-	case waited(now, b.arrival) >= uint64(l.timeout):
+	case anchored && waited(now, b.arrival) >= uint64(l.timeout):
 		return WithoutTimeout, true
 	case overCapacity:
 		return WithoutBufferFull, true
@@ -90,8 +90,9 @@ func duplicate(out *Output, k InputKind, stamp int64) {
 	out.Duplicates = append(out.Duplicates, Duplicate{Input: k, Stamp: stamp})
 }
 
-// admitBelief classifies a belief; true admits it as the step's candidate.
-func (l *Loop) admitBelief(b *decisions.Belief, out *Output) bool {
+// admitBelief classifies a belief arriving at now; true admits it as the
+// step's candidate. A stamp rejected as implausible is noted in c.
+func (l *Loop) admitBelief(b *decisions.Belief, now int64, c *candidate, out *Output) bool {
 	s := b.StampSimNs
 	if err := b.Validate(); err != nil {
 		reject(out, RejectInvalidBelief, s, "%s", err.Error())
@@ -120,12 +121,23 @@ func (l *Loop) admitBelief(b *decisions.Belief, out *Output) bool {
 		}
 		return false
 	}
-	return true
+	return l.admitStamp(RejectImplausibleBelief, "VehicleState.stamp_sim_ns", s, now, c, out)
 }
 
-// admitAssessment classifies an assessment; true admits it as the step's
-// candidate.
-func (l *Loop) admitAssessment(h *heldAssessment, out *Output) bool {
+// admitStamp applies the stamp plausibility check to an otherwise
+// admissible input.
+func (l *Loop) admitStamp(reason RejectReason, field string, s, now int64, c *candidate, out *Output) bool {
+	if l.checkStamp(s, now) != stampImplausible {
+		return true
+	}
+	c.implausible, c.rejectedStamp = true, s
+	out.Rejections = append(out.Rejections, Rejection{reason, s, implausibleDetail(field, s, l.refStamp, l.maxLead)})
+	return false
+}
+
+// admitAssessment classifies an assessment arriving at now; true admits it
+// as the step's candidate. A stamp rejected as implausible is noted in c.
+func (l *Loop) admitAssessment(h *heldAssessment, now int64, c *candidate, out *Output) bool {
 	a := &h.a
 	s := a.BeliefStampSimNs
 	if err := a.Validate(); err != nil {
@@ -167,6 +179,9 @@ func (l *Loop) admitAssessment(h *heldAssessment, out *Output) bool {
 			reject(out, RejectConflictingAssessment, s,
 				"BeliefSelfAssessment.belief_stamp_sim_ns = %d repeats a held assessment with different content; the first one stands", s)
 		}
+		return false
+	}
+	if !l.admitStamp(RejectImplausibleAssessment, "BeliefSelfAssessment.belief_stamp_sim_ns", s, now, c, out) {
 		return false
 	}
 	if l.noteInconsistencies {

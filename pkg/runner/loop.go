@@ -16,6 +16,12 @@ const (
 	DefaultMaxPendingAssessments = 1024
 	DefaultMaxPerceptionReports  = 1024
 	DefaultMaxDecidedMemory      = 1024
+	// DefaultMaxStampLead is far beyond transport jitter and estimator
+	// latency (milliseconds), so no real stream comes near it, and small
+	// enough that a stamp wrongly inside it costs at most ten seconds of
+	// late inputs; a flipped byte above the lowest four moves a stamp by
+	// 4.3 s or (from bit 34 on) by more than the window.
+	DefaultMaxStampLead = 10 * time.Second
 )
 
 // LoopOptions configure a Loop. The zero value is the default configuration.
@@ -41,6 +47,12 @@ type LoopOptions struct {
 	// they used, which tells an identical repeat from a conflict after the
 	// decision. Default 1024.
 	MaxDecidedMemory int
+	// MaxStampLead is how far a belief's or assessment's stamp may be
+	// ahead of the newest admitted stamp, beyond the arrival time elapsed
+	// since it; further ahead is implausible (see the stamp plausibility
+	// rules in plausible.go). Default DefaultMaxStampLead (zero means
+	// default); negative is an error.
+	MaxStampLead time.Duration
 	// NoteInconsistencies reports, in Output.Notes, what an accepted
 	// assessment's Consistency() finds. Default false: it hashes the
 	// thresholds of every assessment.
@@ -80,6 +92,7 @@ type Loop struct {
 	maxHeld             int
 	maxPerception       int
 	maxDecided          int
+	maxLead             uint64
 	noteInconsistencies bool
 
 	started bool
@@ -95,6 +108,15 @@ type Loop struct {
 	// forgottenUpTo is the newest stamp dropped from the decided memory, -1
 	// while nothing was dropped.
 	forgottenUpTo int64
+
+	// Stamp plausibility (plausible.go): firstArrival is the stream's first
+	// arrival time; once anchored, refStamp is the newest admitted stamp,
+	// admitted at refArrival; jump tracks consecutive implausible inputs.
+	firstArrival int64
+	anchored     bool
+	refStamp     int64
+	refArrival   int64
+	jump         jumpTracker
 
 	pending        ordered[pendingBelief]
 	held           ordered[heldAssessment]
@@ -116,9 +138,10 @@ func (p pendingBelief) key() int64 { return p.belief.StampSimNs }
 // heldAssessment is an assessment with the calibration envelope (ADR-0027)
 // that came with it, if any.
 type heldAssessment struct {
-	a      decisions.SelfAssessment
-	cal    decisions.Calibration
-	hasCal bool
+	a       decisions.SelfAssessment
+	cal     decisions.Calibration
+	hasCal  bool
+	arrival int64 // the (clamped) arrival time, for the stamp plausibility check
 }
 
 func (h heldAssessment) key() int64 { return h.a.BeliefStampSimNs }
@@ -167,6 +190,14 @@ func NewLoop(opts LoopOptions) (*Loop, error) {
 	}
 	if err := probe.Validate(); err != nil {
 		return nil, fmt.Errorf("%w: Policy.ID() = %q: %w", ErrOptions, l.policyID, err)
+	}
+	switch {
+	case opts.MaxStampLead < 0:
+		return nil, fmt.Errorf("%w: MaxStampLead = %s: must be >= 0 (0 means %s)", ErrOptions, opts.MaxStampLead, DefaultMaxStampLead)
+	case opts.MaxStampLead == 0:
+		l.maxLead = uint64(DefaultMaxStampLead)
+	default:
+		l.maxLead = uint64(opts.MaxStampLead)
 	}
 	switch {
 	case l.timeout < 0:
@@ -218,11 +249,14 @@ func (l *Loop) Sizes() LoopSizes {
 // candidate is the input a step admits; it enters the session state only
 // when every decision of the step succeeded.
 type candidate struct {
-	kind       InputKind
-	ok         bool
-	belief     pendingBelief
-	assessment heldAssessment
-	perception decisions.PerceptionReport
+	kind InputKind
+	ok   bool
+	// implausible: the input was rejected for its stamp, rejectedStamp.
+	implausible   bool
+	rejectedStamp int64
+	belief        pendingBelief
+	assessment    heldAssessment
+	perception    decisions.PerceptionReport
 }
 
 // Step feeds one event to the session and writes what it caused to out,
@@ -247,26 +281,10 @@ func (l *Loop) Step(ev Event, out *Output) error {
 	switch e := ev.(type) {
 	case BeliefEvent:
 		now = e.ArrivalNs
-		if l.admitBelief(&e.Belief, out) {
-			c.kind, c.ok = InputBelief, true
-			c.belief = pendingBelief{belief: e.Belief}
-		}
 	case AssessmentEvent:
 		now = e.ArrivalNs
-		h := heldAssessment{a: e.Assessment}
-		if e.Calibration != nil {
-			h.cal, h.hasCal = *e.Calibration, true
-		}
-		if l.admitAssessment(&h, out) {
-			c.kind, c.ok = InputAssessment, true
-			c.assessment = h
-		}
 	case PerceptionEvent:
 		now = e.ArrivalNs
-		if l.admitPerception(e.Report, out) {
-			c.kind, c.ok = InputPerception, true
-			c.perception = e.Report
-		}
 	case TickEvent:
 		now = e.ArrivalNs
 	case EndEvent:
@@ -277,11 +295,33 @@ func (l *Loop) Step(ev Event, out *Output) error {
 	if l.started && now < l.now {
 		now = l.now
 	}
+	switch e := ev.(type) {
+	case BeliefEvent:
+		if l.admitBelief(&e.Belief, now, &c, out) {
+			c.kind, c.ok = InputBelief, true
+			c.belief = pendingBelief{belief: e.Belief}
+		}
+	case AssessmentEvent:
+		h := heldAssessment{a: e.Assessment}
+		if e.Calibration != nil {
+			h.cal, h.hasCal = *e.Calibration, true
+		}
+		if l.admitAssessment(&h, now, &c, out) {
+			c.kind, c.ok = InputAssessment, true
+			c.assessment = h
+		}
+	case PerceptionEvent:
+		if l.admitPerception(e.Report, out) {
+			c.kind, c.ok = InputPerception, true
+			c.perception = e.Report
+		}
+	}
 	c.belief.arrival = now
+	anchor := l.planAnchor(&c, now)
 	if l.stateful != nil {
 		l.stateful.Checkpoint()
 	}
-	n, err := l.plan(now, &c, end, out)
+	n, err := l.plan(now, &c, anchor, end, out)
 	if err != nil {
 		if l.stateful != nil {
 			l.stateful.Rollback()
@@ -289,7 +329,7 @@ func (l *Loop) Step(ev Event, out *Output) error {
 		out.Reset()
 		return err
 	}
-	l.commit(now, &c, n, out)
+	l.commit(now, &c, anchor, n, out)
 	return nil
 }
 
@@ -352,17 +392,34 @@ func (v *pendingView) at(k int) *pendingBelief {
 // at time now, appending the Commands to out. It changes nothing in the
 // session but a stateful policy's state, which Step rolls back on failure. It returns how many of the
 // oldest pending beliefs were decided.
-func (l *Loop) plan(now int64, c *candidate, end bool, out *Output) (int, error) {
+func (l *Loop) plan(now int64, c *candidate, anchor anchorPlan, end bool, out *Output) (int, error) {
 	v := l.view(c)
 	newest := l.newestAssessment
 	if c.ok && c.kind == InputAssessment && c.assessment.a.BeliefStampSimNs > newest {
 		newest = c.assessment.a.BeliefStampSimNs
 	}
 	n := v.len()
+	if anchor.anchors {
+		// The beliefs and assessments this step drops as implausible are
+		// the newest: decide as if they had never come.
+		for n > 0 && v.at(n-1).key() > anchor.keepUpTo {
+			n--
+		}
+		if newest > anchor.keepUpTo {
+			newest = -1
+			it := l.held.items()
+			if i, _ := l.held.search(anchor.keepUpTo + 1); i > 0 {
+				newest = it[i-1].key()
+			}
+			if s, ok := c.stamp(); ok && c.kind == InputAssessment && s <= anchor.keepUpTo {
+				newest = max(newest, s)
+			}
+		}
+	}
 	for k := 0; k < n; k++ {
 		b := v.at(k)
 		a := l.assessmentFor(b.key(), c)
-		why, ok := l.decideNow(b, a != nil, now, newest, n-k > l.maxPending, end)
+		why, ok := l.decideNow(b, a != nil, now, newest, anchor.ok, n-k > l.maxPending, end)
 		if !ok {
 			return k, nil
 		}
@@ -399,7 +456,10 @@ func (l *Loop) emit(b *pendingBelief, a *heldAssessment, why WithoutReason, c *c
 // commit applies a successful step: the candidate enters its buffer, the n
 // decided beliefs leave theirs for the decided memory, and every buffer is
 // pruned back within its bound. Nothing here can fail.
-func (l *Loop) commit(now int64, c *candidate, n int, out *Output) {
+func (l *Loop) commit(now int64, c *candidate, anchor anchorPlan, n int, out *Output) {
+	if !l.started {
+		l.firstArrival = now
+	}
 	l.started = true
 	l.now = now
 
@@ -429,13 +489,16 @@ func (l *Loop) commit(now int64, c *candidate, n int, out *Output) {
 		case InputBelief:
 			l.pending.insert(c.belief)
 		case InputAssessment:
-			l.held.insert(c.assessment)
+			h := c.assessment
+			h.arrival = now
+			l.held.insert(h)
 			l.newestAssessment = max(l.newestAssessment, c.assessment.a.BeliefStampSimNs)
 		case InputPerception:
 			l.history.insert(perceptionEntry{c.perception})
 		}
 	}
 	l.pending.dropFront(n)
+	l.commitStamps(now, c, anchor, out)
 	l.pruneHeld(out)
 	l.prunePerception(out)
 }

@@ -148,11 +148,12 @@ func checkSizes(t testing.TB, l *Loop) {
 func stateDump(l *Loop) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "started=%v now=%d last=%d newestA=%d forgotten=%d\n", l.started, l.now, l.lastDecided, l.newestAssessment, l.forgottenUpTo)
+	fmt.Fprintf(&b, "first=%d anchored=%v ref=%d@%d jump=%+v\n", l.firstArrival, l.anchored, l.refStamp, l.refArrival, l.jump)
 	for _, p := range l.pending.items() {
 		fmt.Fprintf(&b, "pending %d@%d %v\n", p.key(), p.arrival, p.belief.Flight)
 	}
 	for _, h := range l.held.items() {
-		fmt.Fprintf(&b, "held %s\n", h.a.CanonicalJSON())
+		fmt.Fprintf(&b, "held %s@%d\n", h.a.CanonicalJSON(), h.arrival)
 	}
 	for _, p := range l.history.items() {
 		fmt.Fprintf(&b, "history %v\n", p.r)

@@ -66,5 +66,16 @@ func (q *ordered[T]) dropFront(n int) {
 	}
 }
 
+// dropBack removes the n newest entries, releasing what they reference.
+func (q *ordered[T]) dropBack(n int) {
+	end := len(q.buf) - n
+	clear(q.buf[end:])
+	q.buf = q.buf[:end]
+	if q.lo == len(q.buf) {
+		q.buf = q.buf[:0]
+		q.lo = 0
+	}
+}
+
 // front returns the oldest entry; the queue must not be empty.
 func (q *ordered[T]) front() *T { return &q.buf[q.lo] }

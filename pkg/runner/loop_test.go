@@ -62,11 +62,19 @@ func TestLoopJoinRules(t *testing.T) {
 			want: []string{"decide 1 abstain_uncertain without:newer_assessment",
 				"decide 2 abstain_uncertain without:newer_assessment", "decide 3 proceed with"}},
 		{name: "timeout by tick, not a nanosecond early",
-			evs:  []Event{bEv(0, 1), TickEvent{100*ms - 1}, TickEvent{100 * ms}},
+			evs:  []Event{bEv(0, 0), aEv(t, 0, 0, known), bEv(0, 1), TickEvent{100*ms - 1}, TickEvent{100 * ms}},
+			want: []string{"decide 0 proceed with", "decide 1 abstain_uncertain without:timeout"},
+			check: func(t *testing.T, l *Loop, outs []Output) {
+				if len(outs[3].Commands) != 0 || len(outs[4].Commands) != 1 {
+					t.Errorf("decided at the wrong tick: %d then %d commands", len(outs[3].Commands), len(outs[4].Commands))
+				}
+			}},
+		{name: "the first belief waits for a second input before its timeout runs",
+			evs:  []Event{bEv(0, 1), TickEvent{10000 * ms}, bEv(10000*ms+1, 2)},
 			want: []string{"decide 1 abstain_uncertain without:timeout"},
 			check: func(t *testing.T, l *Loop, outs []Output) {
 				if len(outs[1].Commands) != 0 || len(outs[2].Commands) != 1 {
-					t.Errorf("decided at the wrong tick: %d then %d commands", len(outs[1].Commands), len(outs[2].Commands))
+					t.Errorf("an uncorroborated first belief was decided by its timeout: %d then %d commands", len(outs[1].Commands), len(outs[2].Commands))
 				}
 			}},
 		{name: "timeout by any arrival",
@@ -109,10 +117,10 @@ func TestLoopJoinRules(t *testing.T) {
 			evs:  []Event{bEv(0, 2), aEv(t, 1, 2, known), bEv(2, 1)},
 			want: []string{"decide 2 proceed with", "reject late_belief 1"}},
 		{name: "late assessment after timeout",
-			evs:  []Event{bEv(0, 1), TickEvent{100 * ms}, aEv(t, 101*ms, 1, known)},
-			want: []string{"decide 1 abstain_uncertain without:timeout", "reject late_assessment 1"},
+			evs:  []Event{bEv(0, 0), aEv(t, 0, 0, known), bEv(0, 1), TickEvent{100 * ms}, aEv(t, 101*ms, 1, known)},
+			want: []string{"decide 0 proceed with", "decide 1 abstain_uncertain without:timeout", "reject late_assessment 1"},
 			check: func(t *testing.T, l *Loop, outs []Output) {
-				d := outs[2].Rejections[0].Detail
+				d := outs[4].Rejections[0].Detail
 				if !strings.Contains(d, "too short") || !strings.Contains(d, "100ms") || !strings.Contains(d, "belief_stamp_sim_ns = 1") {
 					t.Errorf("detail %q should name the stamp and say the 100ms timeout is too short", d)
 				}
@@ -214,18 +222,19 @@ func TestLoopJoinRules(t *testing.T) {
 			evs:  []Event{bEv(0, maxStamp), aEv(t, 1, maxStamp, known), bEv(2, maxStamp), bEv(3, maxStamp-1), aEv(t, 4, maxStamp-1, known)},
 			want: []string{"decide 9223372036854775807 proceed with", "dup belief 9223372036854775807", "reject late_belief 9223372036854775806", "reject late_assessment 9223372036854775806"}},
 		{name: "extreme arrival times do not overflow",
-			evs:  []Event{bEv(math.MinInt64, 1), TickEvent{math.MinInt64 + 100*ms - 1}, TickEvent{math.MaxInt64}},
-			want: []string{"decide 1 abstain_uncertain without:timeout"},
+			evs: []Event{bEv(math.MinInt64, 0), aEv(t, math.MinInt64, 0, known), bEv(math.MinInt64, 1),
+				TickEvent{math.MinInt64 + 100*ms - 1}, TickEvent{math.MaxInt64}},
+			want: []string{"decide 0 proceed with", "decide 1 abstain_uncertain without:timeout"},
 			check: func(t *testing.T, l *Loop, outs []Output) {
-				if len(outs[1].Commands) != 0 {
+				if len(outs[3].Commands) != 0 {
 					t.Error("decided before the timeout")
 				}
 			}},
 		{name: "arrival going backwards is clamped to the newest seen",
-			evs:  []Event{TickEvent{1000 * ms}, bEv(0, 1), TickEvent{1099 * ms}, TickEvent{1100 * ms}},
-			want: []string{"decide 1 abstain_uncertain without:timeout"},
+			evs:  []Event{TickEvent{1000 * ms}, bEv(0, 0), aEv(t, 0, 0, known), bEv(0, 1), TickEvent{1099 * ms}, TickEvent{1100 * ms}},
+			want: []string{"decide 0 proceed with", "decide 1 abstain_uncertain without:timeout"},
 			check: func(t *testing.T, l *Loop, outs []Output) {
-				if len(outs[2].Commands) != 0 {
+				if len(outs[4].Commands) != 0 {
 					t.Error("the belief's unclamped arrival 0 was used for its timeout")
 				}
 			}},

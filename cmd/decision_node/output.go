@@ -1,0 +1,151 @@
+package main
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Outputs (recordings, JSON reports) are written to a temporary file beside
+// the target and renamed into place only after a successful close and sync,
+// so a full disk, a crash or a kill leaves the previous file (or none), never
+// a partial one. Only regular files are replaced: a device node, a pipe, a
+// directory or a symbolic link at the output path is refused, and so is the
+// input itself, with or without --force.
+
+// checkOutput says whether path may be written: it must not exist, or be a
+// regular file when replace is set, and must not be the file input (same
+// device and inode; "" for none).
+func checkOutput(flag, path, input string, replace bool) error {
+	if path == "" {
+		return fail(exitUsage, "%s is empty: name a file", flag)
+	}
+	st, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fail(exitIO, "%s %s: %w", flag, path, err)
+	}
+	if input != "" {
+		if in, ierr := os.Stat(input); ierr == nil {
+			if out, oerr := os.Stat(path); oerr == nil && os.SameFile(in, out) {
+				return fail(exitUsage, "%s %s is the input %s: choose another file", flag, path, input)
+			}
+		}
+	}
+	if !st.Mode().IsRegular() {
+		return fail(exitIO, "%s %s is %s, not a regular file: refusing to replace it", flag, path, fileKind(st.Mode()))
+	}
+	if !replace {
+		return fail(exitIO, "%s exists: choose another %s, or pass --force to replace it", path, flag)
+	}
+	return nil
+}
+
+// fileKind names what a non-regular file is.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return "not a regular file (mode " + m.String() + ")"
+}
+
+// atomicFile is an output being written to a temporary file beside its
+// target. Commit renames it into place; Abort removes it.
+type atomicFile struct {
+	*os.File
+	flag, target, input string
+	replace             bool
+	done                bool
+}
+
+// createAtomic checks the target (see checkOutput) and creates the
+// temporary file beside it, in the same directory so that the rename is
+// atomic.
+func createAtomic(flag, target, input string, replace bool) (*atomicFile, error) {
+	if err := checkOutput(flag, target, input, replace); err != nil {
+		return nil, err
+	}
+	f, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".partial-*")
+	if err != nil {
+		return nil, fail(exitIO, "%s %s: %w", flag, target, err)
+	}
+	if err := f.Chmod(0o644); err != nil {
+		_ = f.Close()
+		_ = os.Remove(f.Name())
+		return nil, fail(exitIO, "%s %s: %w", flag, target, err)
+	}
+	return &atomicFile{File: f, flag: flag, target: target, input: input, replace: replace}, nil
+}
+
+// Commit syncs and closes the temporary file, checks the target again (it
+// may have changed while the output was written) and renames the file into
+// place. On failure the temporary file is removed and the target is as it
+// was.
+func (a *atomicFile) Commit() error {
+	if a.done {
+		return nil
+	}
+	a.done = true
+	err := a.Sync()
+	if cerr := a.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = checkOutput(a.flag, a.target, a.input, a.replace)
+	}
+	if err == nil {
+		err = os.Rename(a.Name(), a.target)
+	}
+	if err != nil {
+		_ = os.Remove(a.Name())
+		var ee *exitError
+		if errors.As(err, &ee) {
+			return err
+		}
+		return fail(exitIO, "write %s: %w", a.target, err)
+	}
+	// The rename is durable once the directory is synced; not every file
+	// system can sync a directory, and the data itself is already safe.
+	if d, derr := os.Open(filepath.Dir(a.target)); derr == nil {
+		_ = d.Sync()
+		_ = d.Close()
+	}
+	return nil
+}
+
+// Abort discards the temporary file; the target is untouched.
+func (a *atomicFile) Abort() {
+	if a.done {
+		return
+	}
+	a.done = true
+	_ = a.Close()
+	_ = os.Remove(a.Name())
+}
+
+// writeFileAtomic writes data to path through a temporary file.
+func writeFileAtomic(flag, path, input string, data []byte) error {
+	f, err := createAtomic(flag, path, input, true)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Abort()
+		return fail(exitIO, "write %s: %w", path, err)
+	}
+	return f.Commit()
+}
