@@ -131,6 +131,7 @@ func (l *Loop) admitAssessment(a *decisions.SelfAssessment, out *Output) bool {
 		reject(out, RejectInvalidAssessment, s, "%s", err.Error())
 		return false
 	}
+	a.Seal() // hashed once per admitted assessment (a no-op if decoded sealed)
 	if s <= l.lastDecided {
 		rec := l.decided.get(s)
 		switch {
