@@ -24,7 +24,7 @@ func TestErrorsAreOneClearLine(t *testing.T) {
 		says []string
 	}{
 		{"replay of a directory", []string{"replay", "--in", dir, "--out", out}, exitIO, []string{dir, "is a directory"}},
-		{"verify of a directory", []string{"verify", dir}, exitIO, []string{dir, "is a directory"}},
+		{"verify of a directory without recordings", []string{"verify", dir}, exitIO, []string{dir, "no .mcap recordings"}},
 		{"config is a directory", []string{"sim", "--out", out, "--config", dir}, exitIO, []string{dir, "is a directory"}},
 		{"rate 0", []string{"sim", "--out", out, "--rate", "0"}, exitUsage, []string{"--rate 0", "must be > 0"}},
 		{"rate negative", []string{"sim", "--out", out, "--rate", "-5"}, exitUsage, []string{"--rate -5", "must be > 0"}},

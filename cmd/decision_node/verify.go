@@ -38,13 +38,21 @@ Prints a summary; --json writes a machine-readable report ("-" for stdout)
 with the verdict, its reasons and whether the read was complete.
 
 Exit status 0 on PASS, 1 on FAIL; the printed verdict and the exit status
-always agree.`
+always agree.
+
+Several recordings, or directories (searched for *.mcap), are audited at
+once on all cores, each exactly as alone; the summary is then one row per
+file (decisions, verdict, reasons) in argument order and a total, --json
+writes an object {"files": [{path, exit_status, error, report}], "total":
+{...}}, and the exit status is the worst of the files' (3 when one could not
+be read).`
 
 const verifyExample = `  decision_node sim --out flight.mcap
-  decision_node verify flight.mcap --json report.json`
+  decision_node verify flight.mcap --json report.json
+  decision_node verify fleet/ --json fleet.json`
 
 func runVerify(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("verify", "verify recording.mcap [--json report.json]", verifyDescription, verifyExample, stderr)
+	fs := newFlags("verify", "verify recording.mcap [more.mcap | directory ...] [--json report.json]", verifyDescription, verifyExample, stderr)
 	jsonOut := fs.String("json", "", "write the report as JSON to `file` (\"-\" for stdout)")
 	format := fs.String("format", "ghost", "shape of the --json report: ghost (verdict, findings, counts, problems) or reference (the Python reference's ADR-0022 DecisionTraceReport)")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
@@ -54,20 +62,20 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 		func(s string) error { policyFiles = append(policyFiles, s); return nil })
 	var allow findingList
 	fs.Var(&allow, "allow", "report `finding` without failing on it (repeatable), e.g. --allow unknown_policy")
-	// Accept the recording before or after the flags.
-	var path string
-	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
-		path, args = args[0], args[1:]
+	// Accept the recordings before or after the flags.
+	var paths []string
+	for len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+		paths, args = append(paths, args[0]), args[1:]
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if path == "" && fs.NArg() == 1 {
-		path = fs.Arg(0)
-	} else if fs.NArg() > 0 || path == "" {
+	paths = append(paths, fs.Args()...)
+	if len(paths) == 0 {
 		fs.Usage()
-		return fail(exitUsage, "verify needs exactly one recording")
+		return fail(exitUsage, "verify needs a recording (or several, or a directory of them)")
 	}
+	path := paths[0]
 	df := decisionFlags{config: *config}
 	cfg, sopts, err := df.session()
 	if err != nil {
@@ -82,6 +90,16 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	}
 	if *format != "ghost" && *format != "reference" {
 		return fail(exitUsage, "--format %q: want ghost or reference", *format)
+	}
+	if st, err := os.Stat(path); len(paths) > 1 || (err == nil && st.IsDir()) {
+		if *format != "ghost" {
+			return fail(exitUsage, "--format reference writes one recording's trace: give one recording")
+		}
+		files, err := expandRecordings(paths)
+		if err != nil {
+			return err
+		}
+		return verifyMany(files, verifySetup{cfg: cfg, sopts: sopts, policies: policies, allow: allow}, *jsonOut, stdout, stderr)
 	}
 	if *jsonOut != "" && *jsonOut != "-" {
 		// Refuse a report path that is the recording or not a regular

@@ -23,7 +23,9 @@ const (
 //
 // A standard deviation that is "none" (no covariance, or a negative or
 // non-finite diagonal entry) is NaN, as on the wire; canonical JSON writes it
-// as null. The struct is a plain value: copying it copies everything.
+// as null. The struct is a plain value: copying it copies everything,
+// including the immutable seal (see Seal) that caches its hash. Compare
+// assessments with Equal.
 type SelfAssessment struct {
 	// BeliefStampSimNs is the stamp of the VehicleState this assessment describes.
 	BeliefStampSimNs int64
@@ -44,6 +46,10 @@ type SelfAssessment struct {
 	CovarianceAvailable bool
 	// SchemaVersion is 1.
 	SchemaVersion uint8
+
+	// seal caches the canonical hash of this very content (see Seal); nil
+	// until sealed, ignored whenever the content differs from the sealed one.
+	seal *assessmentSeal
 }
 
 var blockNames = [3]string{"position", "velocity", "orientation"}
@@ -205,6 +211,9 @@ func (a *SelfAssessment) CanonicalJSON() []byte { return a.AppendCanonicalJSON(m
 // SHA256 returns the lowercase hex SHA-256 of a's canonical JSON: the value a
 // rationale carries as self_assessment_sha256.
 func (a *SelfAssessment) SHA256() string {
+	if h, ok := a.SealedSHA256(); ok {
+		return h
+	}
 	var buf [1536]byte
 	return hashHex(a.AppendCanonicalJSON(buf[:0]))
 }

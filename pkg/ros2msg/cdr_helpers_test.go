@@ -226,6 +226,9 @@ func diffValues(a, b reflect.Value, path string) string {
 		return diffValues(a.Elem(), b.Elem(), path)
 	case reflect.Struct:
 		for i := 0; i < a.NumField(); i++ {
+			if !a.Type().Field(i).IsExported() {
+				continue // caches (a seal) are not content
+			}
 			if d := diffValues(a.Field(i), b.Field(i), path+"."+a.Type().Field(i).Name); d != "" {
 				return d
 			}

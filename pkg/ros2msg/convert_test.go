@@ -24,7 +24,9 @@ func fillDistinct(v reflect.Value, n *int) {
 	switch v.Kind() {
 	case reflect.Struct:
 		for i := 0; i < v.NumField(); i++ {
-			fillDistinct(v.Field(i), n)
+			if v.Type().Field(i).IsExported() { // caches (a seal) are not content
+				fillDistinct(v.Field(i), n)
+			}
 		}
 	case reflect.Array:
 		for i := 0; i < v.Len(); i++ {

@@ -93,7 +93,12 @@ func decodeAssessment() DecodeFunc {
 		if err := sa.UnmarshalCDR(data); err != nil {
 			return nil, err
 		}
-		return AssessmentEvent{ArrivalNs: arrivalNs, Assessment: ros2msg.SelfAssessmentFromWire(&sa)}, nil
+		// Sealed here, once: the chain check, the rationale binding and the
+		// provenance check then share this hash (and a decoder running on
+		// another goroutine takes the work off the Loop's).
+		a := ros2msg.SelfAssessmentFromWire(&sa)
+		a.Seal()
+		return AssessmentEvent{ArrivalNs: arrivalNs, Assessment: a}, nil
 	}
 }
 

@@ -150,6 +150,7 @@ func (l *Loop) admitAssessment(h *heldAssessment, now int64, c *candidate, out *
 			return false
 		}
 	}
+	a.Seal() // hashed once per admitted assessment (a no-op if decoded sealed)
 	if s <= l.lastDecided {
 		rec := l.decided.get(s)
 		switch {

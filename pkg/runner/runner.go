@@ -271,7 +271,16 @@ func (r *Runner) check(cmd *Command) error {
 	return nil
 }
 
-// checkHash recomputes the self-assessment hash without allocating.
+// checkHash checks the rationale's hash against the context's assessment.
+//
+// The expected hash is derived from the context's assessment alone, never
+// from the rationale or anything the policy binding produced: its seal when
+// the seal matches the assessment's current content bit for bit (the one hash
+// the decision path computes, when the assessment was decoded or admitted),
+// else a fresh canonical JSON and SHA-256, without allocating. A binding that
+// put another assessment's hash, a stale one or none into the rationale, or a
+// context whose assessment changed after the decision, is therefore caught
+// as before; a seal cannot vouch for content it was not computed from.
 func (r *Runner) checkHash(cmd *Command) error {
 	got := cmd.Rationale.SelfAssessmentSHA256
 	a := cmd.Context.SelfAssessment
@@ -279,6 +288,13 @@ func (r *Runner) checkHash(cmd *Command) error {
 		if got != "" {
 			return &ProvenanceError{RuleAssessmentHash, cmd.Decision.DecisionStampSimNs, fmt.Sprintf(
 				"DecisionRationale.self_assessment_sha256 = %q but the context has no self-assessment: must be empty", got)}
+		}
+		return nil
+	}
+	if want, ok := a.SealedSHA256(); ok {
+		if got != want {
+			return &ProvenanceError{RuleAssessmentHash, cmd.Decision.DecisionStampSimNs, fmt.Sprintf(
+				"DecisionRationale.self_assessment_sha256 = %q but the context's self-assessment hashes to %s", got, want)}
 		}
 		return nil
 	}

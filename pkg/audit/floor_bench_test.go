@@ -1,0 +1,235 @@
+package audit
+
+import (
+	"crypto/sha256"
+	"errors"
+	"io"
+	"os"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/foxglove/mcap/go/mcap"
+	"github.com/ghost-robotics/ghost/pkg/bag"
+	"github.com/ghost-robotics/ghost/pkg/runner"
+)
+
+// The floor of a replay or a verification is what the MCAP library alone
+// needs for the same file: reading every message (and SHA-256 of one 1.3 KB
+// buffer per decision, the hash an audit cannot avoid), or reading every
+// message and writing it again with zstd. BenchmarkFloorRatios measures both
+// floors, Verify and Replay on one recording, interleaved round by round in
+// one process, and reports the medians and their ratios, in CPU time (user +
+// system, every goroutine: the machine's cores are shared, so CPU time is
+// the stable measure) and in wall time.
+//
+//	GHOST_BENCH_FILE=flight.mcap go test -run '^$' -bench FloorRatios -benchtime 1x ./pkg/audit
+//
+// GHOST_BENCH_FILE names the recording (default: a generated one of
+// GHOST_BENCH_BELIEFS beliefs); GHOST_BENCH_ROUNDS the rounds (default 5).
+// The GC target is the command line's, 400 %.
+
+// floorHashBuffer stands for one decision's canonical self-assessment.
+var floorHashBuffer = make([]byte, 1300)
+
+// floorRead reads every message of path with the MCAP library in log-time
+// order, hashing floorHashBuffer once per message on decisionsTopic.
+func floorRead(path, decisionsTopic string) (messages, decisions uint64, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer f.Close()
+	r, err := mcap.NewReader(f)
+	if err != nil {
+		return 0, 0, err
+	}
+	it, err := r.Messages(mcap.UsingIndex(true), mcap.InOrder(mcap.LogTimeOrder))
+	if err != nil {
+		return 0, 0, err
+	}
+	var m mcap.Message
+	for {
+		_, ch, _, err := it.NextInto(&m)
+		if errors.Is(err, io.EOF) {
+			return messages, decisions, nil
+		}
+		if err != nil {
+			return messages, decisions, err
+		}
+		messages++
+		if ch.Topic == decisionsTopic {
+			decisions++
+			sum := sha256.Sum256(floorHashBuffer)
+			floorSink ^= sum[0]
+		}
+	}
+}
+
+var floorSink byte
+
+// floorReadWrite reads every message of path with the MCAP library and
+// writes it again, chunked and zstd-compressed (fastest level, 1 MiB chunks,
+// CRCs, indexes: what the Recorder writes), to io.Discard.
+func floorReadWrite(path string) (messages uint64, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	r, err := mcap.NewReader(f)
+	if err != nil {
+		return 0, err
+	}
+	it, err := r.Messages(mcap.UsingIndex(true), mcap.InOrder(mcap.LogTimeOrder))
+	if err != nil {
+		return 0, err
+	}
+	w, err := mcap.NewWriter(io.Discard, &mcap.WriterOptions{
+		IncludeCRC: true, Chunked: true, ChunkSize: bag.DefaultChunkSize,
+		Compression: mcap.CompressionZSTD, CompressionLevel: mcap.CompressionLevelFastest,
+	})
+	if err != nil {
+		return 0, err
+	}
+	if err := w.WriteHeader(&mcap.Header{Profile: "ros2"}); err != nil {
+		return 0, err
+	}
+	schemas, channels := map[uint16]bool{}, map[uint16]bool{}
+	var m mcap.Message
+	for {
+		s, ch, _, err := it.NextInto(&m)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return messages, err
+		}
+		if s != nil && !schemas[s.ID] {
+			schemas[s.ID] = true
+			if err := w.WriteSchema(s); err != nil {
+				return messages, err
+			}
+		}
+		if !channels[ch.ID] {
+			channels[ch.ID] = true
+			if err := w.WriteChannel(ch); err != nil {
+				return messages, err
+			}
+		}
+		if err := w.WriteMessage(&m); err != nil {
+			return messages, err
+		}
+		messages++
+	}
+	return messages, w.Close()
+}
+
+// cpuNow returns the process's user + system CPU time.
+func cpuNow(tb testing.TB) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		tb.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// measured is one timed run: CPU and wall time.
+type measured struct{ cpu, wall time.Duration }
+
+func measure(tb testing.TB, f func()) measured {
+	c0, w0 := cpuNow(tb), time.Now()
+	f()
+	return measured{cpuNow(tb) - c0, time.Since(w0)}
+}
+
+func medianOf(ms []measured) measured {
+	cpu := make([]time.Duration, len(ms))
+	wall := make([]time.Duration, len(ms))
+	for i, m := range ms {
+		cpu[i], wall[i] = m.cpu, m.wall
+	}
+	slices.Sort(cpu)
+	slices.Sort(wall)
+	return measured{cpu[len(cpu)/2], wall[len(wall)/2]}
+}
+
+func BenchmarkFloorRatios(b *testing.B) {
+	path := os.Getenv("GHOST_BENCH_FILE")
+	if path == "" {
+		path, _ = benchInput(b)
+	}
+	rounds := 5
+	if s := os.Getenv("GHOST_BENCH_ROUNDS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			b.Fatalf("GHOST_BENCH_ROUNDS = %q: want a positive integer", s)
+		}
+		rounds = n
+	}
+	// The command line's GC target (decision_node sets 400 %), for all four.
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	decisionsTopic := runner.DefaultTopics().Decisions()
+	var read, verify, readWrite, replay []measured
+	var msgs, decided uint64
+	b.ReportAllocs()
+	for b.Loop() {
+		for range rounds {
+			read = append(read, measure(b, func() {
+				var err error
+				if msgs, decided, err = floorRead(path, decisionsTopic); err != nil {
+					b.Fatal(err)
+				}
+			}))
+			verify = append(verify, measure(b, func() {
+				in, err := bag.OpenRecording(path, bag.ReaderOptions{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer in.Close()
+				r, err := Verify(in, VerifyOptions{})
+				if err != nil || !r.Passed() || r.Decisions != decided {
+					b.Fatal(err, r.Decisions, decided, r.Problems)
+				}
+			}))
+			readWrite = append(readWrite, measure(b, func() {
+				if _, err := floorReadWrite(path); err != nil {
+					b.Fatal(err)
+				}
+			}))
+			replay = append(replay, measure(b, func() {
+				in, err := bag.OpenRecording(path, bag.ReaderOptions{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer in.Close()
+				rec, err := bag.NewRecorder(io.Discard, bag.RecorderOptions{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				res, err := Replay(in, rec, ReplayOptions{})
+				if err != nil || res.Messages != msgs {
+					b.Fatal(err, res.Messages, msgs)
+				}
+				if err := rec.Close(); err != nil {
+					b.Fatal(err)
+				}
+			}))
+		}
+	}
+	fr, v, frw, rp := medianOf(read), medianOf(verify), medianOf(readWrite), medianOf(replay)
+	per := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(msgs) }
+	b.ReportMetric(per(fr.cpu), "floor-read-cpu-ns/msg")
+	b.ReportMetric(per(v.cpu), "verify-cpu-ns/msg")
+	b.ReportMetric(per(frw.cpu), "floor-rw-cpu-ns/msg")
+	b.ReportMetric(per(rp.cpu), "replay-cpu-ns/msg")
+	b.ReportMetric(float64(v.cpu)/float64(fr.cpu), "verify/floor-cpu")
+	b.ReportMetric(float64(rp.cpu)/float64(frw.cpu), "replay/floor-cpu")
+	b.ReportMetric(float64(v.wall)/float64(fr.wall), "verify/floor-wall")
+	b.ReportMetric(float64(rp.wall)/float64(frw.wall), "replay/floor-wall")
+	b.Logf("%d messages, %d decisions, %d rounds; medians cpu/wall: floor-read %v/%v verify %v/%v floor-rw %v/%v replay %v/%v",
+		msgs, decided, rounds, fr.cpu, fr.wall, v.cpu, v.wall, frw.cpu, frw.wall, rp.cpu, rp.wall)
+}

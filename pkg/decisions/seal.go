@@ -1,0 +1,73 @@
+package decisions
+
+import "math"
+
+// A self-assessment's identity is the SHA-256 of its canonical JSON, and on
+// the decision path three parties need it: the auditor's chain index, the
+// binding of a decision to its rationale, and the Runner's provenance check.
+// Formatting the canonical text and hashing it is most of a decision's cost,
+// so it is done once, when the assessment is decoded or admitted, and the
+// result travels with the value as a seal.
+//
+// A seal can never go stale: it records the exact content it was computed
+// from, and every read compares that content with the value's, bit for bit
+// (about 30 word comparisons). A value changed after sealing no longer
+// matches its seal and is hashed afresh, exactly as if it had none. The seal
+// is immutable and shared by copies, so copying an assessment stays cheap and
+// safe, and a sealed value may be read from several goroutines.
+
+// assessmentSeal is the canonical identity of one assessment content.
+type assessmentSeal struct {
+	of   SelfAssessment // the content hashed; its own seal is nil
+	hash string         // lowercase hex SHA-256 of of's canonical JSON
+}
+
+// Seal computes a's canonical JSON and its SHA-256 once and keeps the hash
+// with a, so that SHA256, the rationale binding and the Runner's provenance
+// check need not format and hash it again. Sealing changes no output: a
+// sealed value hashes, prints and validates exactly like an unsealed one.
+// Sealing an already sealed, unchanged value does nothing.
+func (a *SelfAssessment) Seal() {
+	if _, ok := a.SealedSHA256(); ok {
+		return
+	}
+	s := &assessmentSeal{of: *a}
+	s.of.seal = nil
+	var buf [1536]byte
+	s.hash = hashHex(a.AppendCanonicalJSON(buf[:0]))
+	a.seal = s
+}
+
+// SealedSHA256 returns the hash Seal computed, and true, when a carries a
+// seal whose content is a's current content; otherwise "" and false (then
+// SHA256 computes the hash). It never hashes.
+func (a *SelfAssessment) SealedSHA256() (string, bool) {
+	if s := a.seal; s != nil && s.of.sameContent(a) {
+		return s.hash, true
+	}
+	return "", false
+}
+
+// Equal reports whether a and o have the same content, floats bit for bit;
+// seals are not compared. (Use Equal, not ==: == also compares seals, so a
+// sealed and an unsealed copy of one assessment differ under ==.)
+func (a *SelfAssessment) Equal(o *SelfAssessment) bool { return a.sameContent(o) }
+
+// sameContent compares every field but the seal, floats bit for bit (0.0
+// and -0.0 are written differently; two NaNs with one payload are one value).
+// A field added to SelfAssessment must be added here: TestSealCoversEveryField
+// fails otherwise.
+func (a *SelfAssessment) sameContent(o *SelfAssessment) bool {
+	if a.BeliefStampSimNs != o.BeliefStampSimNs || a.AxisLevel != o.AxisLevel || a.BlockLevel != o.BlockLevel ||
+		a.OverallLevel != o.OverallLevel || a.CovarianceAvailable != o.CovarianceAvailable ||
+		a.SchemaVersion != o.SchemaVersion || a.ThresholdsSHA256 != o.ThresholdsSHA256 ||
+		!a.ThresholdsUsed.sameBits(o.ThresholdsUsed) {
+		return false
+	}
+	for i := range a.Std {
+		if math.Float64bits(a.Std[i]) != math.Float64bits(o.Std[i]) {
+			return false
+		}
+	}
+	return true
+}
