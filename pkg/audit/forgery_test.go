@@ -280,12 +280,9 @@ func (w *forgeryWorld) forge(t *testing.T, kind string, i int, rng *rand.Rand) (
 	case "duplicate":
 		f.msgs = with(m, m)
 		s, _ := stampOf(m)
+		// An identical duplicate, of an input or of a decision, changes
+		// nothing a decision rests on.
 		f.expect, f.stamp, f.why = mustPass, s, "an identical duplicate"
-		if m.Topic == "/decisions" {
-			// The node publishes one decision per stamp: a second,
-			// identical one is a stamp problem, reported, or harmless.
-			f.expect, f.why = mayEither, "an identical duplicate decision"
-		}
 	case "flip":
 		data := slices.Clone(m.Data)
 		data[rng.IntN(len(data))] ^= 1 << rng.IntN(8)

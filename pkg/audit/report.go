@@ -185,9 +185,12 @@ type AuditReport struct {
 	ByChain       map[string]uint64 `json:"by_chain_status"`
 	ByRerun       map[string]uint64 `json:"by_rerun_status"`
 	StampProblems uint64            `json:"stamp_problems"`
-	FirstStamp    int64             `json:"first_stamp_sim_ns"`
-	LastStamp     int64             `json:"last_stamp_sim_ns"`
-	SpanNs        int64             `json:"span_ns"`
+	// DuplicateDecisions counts identical repeats of the previous recorded
+	// decision, ignored.
+	DuplicateDecisions uint64 `json:"duplicate_decisions"`
+	FirstStamp         int64  `json:"first_stamp_sim_ns"`
+	LastStamp          int64  `json:"last_stamp_sim_ns"`
+	SpanNs             int64  `json:"span_ns"`
 	// Inputs count the recording's messages by input key, plus "corrupt"
 	// and "other".
 	Inputs map[string]uint64 `json:"inputs"`

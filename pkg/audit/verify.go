@@ -152,6 +152,10 @@ type verifier struct {
 	firstStamp  int64 // stamp of the first recorded decision, -1 before
 	badChannels map[uint16]bool
 	messages    uint64
+	// lastRecorded is the newest recorded decision taken, to tell an
+	// identical repeat.
+	lastRecorded decisions.Rationale
+	haveLast     bool
 }
 
 func newVerifier(opts VerifyOptions) (*verifier, error) {
@@ -383,6 +387,14 @@ func (v *verifier) decision(m *bag.Message, r decisions.Rationale, decodeErr err
 			m.Topic, m.LogTime, m.Sequence, decodeErr)
 		return
 	}
+	// An identical repeat of the previous decision (a recorder that got
+	// it twice) changes nothing a verdict rests on: counted, not audited
+	// again.
+	if v.haveLast && sameRationale(&r, &v.lastRecorded) {
+		v.report.DuplicateDecisions++
+		return
+	}
+	v.lastRecorded, v.haveLast = r, true
 	if v.firstStamp < 0 {
 		v.firstStamp = r.BeliefStampSimNs
 		v.retireOthers(r.PolicyID)

@@ -284,8 +284,8 @@ func TestVerifyMemoryIsBounded(t *testing.T) {
 		m := bag.Message{Topic: "/self_assessment", LogTime: uint64(logTime)}
 		v.input(&m, runner.AssessmentEvent{ArrivalNs: logTime, Assessment: s}, nil)
 		if i%3 == 0 {
-			r := decisions.Rationale{BeliefStampSimNs: 1 << 40, PolicyID: decisions.ReferencePolicyID,
-				Decision: decisions.Decision{DecisionStampSimNs: 1 << 40, Reason: "x", SchemaVersion: 1}, SchemaVersion: 1}
+			r := decisions.Rationale{BeliefStampSimNs: 1<<40 + i, PolicyID: decisions.ReferencePolicyID,
+				Decision: decisions.Decision{DecisionStampSimNs: 1<<40 + i, Reason: "x", SchemaVersion: 1}, SchemaVersion: 1}
 			d := bag.Message{Topic: "/decisions", SchemaName: "ghost/msg/DecisionRationale", LogTime: uint64(logTime)}
 			v.decision(&d, r, nil)
 		}
