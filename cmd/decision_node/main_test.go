@@ -253,3 +253,14 @@ func auditedNone(s string) bool {
 	}
 	return false
 }
+
+func TestDevNullIsNotATerminal(t *testing.T) {
+	f, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer f.Close()
+	if isTerminal(f) {
+		t.Fatalf("%s taken for a terminal: the progress bar would be drawn there", os.DevNull)
+	}
+}

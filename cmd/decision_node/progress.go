@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/audit"
+	"golang.org/x/term"
 )
 
 // progressPrinter shows a replay's or verification's progress on stderr: a
@@ -29,14 +30,11 @@ func newProgress(w io.Writer, label string, quiet bool) *progressPrinter {
 	return &progressPrinter{w: w, label: label, tty: isTerminal(w), off: quiet, start: now, last: now, period: 5 * time.Second}
 }
 
-// isTerminal reports whether w is a character device (a terminal).
+// isTerminal reports whether w is a terminal. A character device is not
+// enough: /dev/null is one, and a bar redrawn there is wasted work.
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // update takes one progress report.
