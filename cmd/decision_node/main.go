@@ -87,7 +87,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case args[0] == "verify":
 		err = runVerify(args[1:], stdout, stderr)
 	case args[0] == "report":
-		return runReport(args[1:], stdout, stderr)
+		err = runReport(args[1:], stdout, stderr)
 	case args[0] == "ulog":
 		err = runULog(args[1:], stdout, stderr)
 	case args[0] == "policy":

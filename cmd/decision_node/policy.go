@@ -5,7 +5,9 @@ import (
 	"io"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
 	"github.com/ghost-robotics/ghost/pkg/rules"
+	"github.com/ghost-robotics/ghost/pkg/runner"
 )
 
 const policyDescription = `
@@ -74,6 +76,22 @@ func runPolicy(args []string, stdout, stderr io.Writer) error {
 	}
 	fs.Usage()
 	return fail(exitUsage, "policy %q: want 'check FILE' or 'test FILE CASES'", args)
+}
+
+// auditSettings resolves what an audit runs with: the configuration (a
+// parameters file or the defaults), the session it implies, and the host's
+// policies, the configuration's policy file among them.
+func auditSettings(config string, policyFiles []string) (nodeconfig.Config, runner.SessionOptions, []decisions.Policy, error) {
+	df := decisionFlags{config: config}
+	cfg, sopts, err := df.session()
+	if err != nil {
+		return cfg, sopts, nil, err
+	}
+	if cfg.PolicyFile != "" {
+		policyFiles = append(policyFiles, cfg.PolicyFile)
+	}
+	policies, err := hostPolicies(policyFiles)
+	return cfg, sopts, policies, err
 }
 
 // hostPolicies are the policies verify may re-run: the built-in ones and

@@ -127,23 +127,7 @@ func collectReference(path string, stderr io.Writer) (*report.Flight, error) {
 	return f, nil
 }
 
-func runReport(args []string, stdout, stderr io.Writer) int {
-	err := reportCommand(args, stdout, stderr)
-	if err == nil {
-		return exitOK
-	}
-	var ee *exitError
-	if errors.As(err, &ee) {
-		if ee.err != nil && !errors.Is(ee.err, errHelp) {
-			fmt.Fprintf(stderr, "decision_node: %v\n", ee.err)
-		}
-		return ee.code
-	}
-	fmt.Fprintf(stderr, "decision_node: %v\n", err)
-	return exitIO
-}
-
-func reportCommand(args []string, stdout, stderr io.Writer) error {
+func runReport(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("report", "report recording.mcap --out report.html [--figures DIR]", reportDescription, reportExample, stderr)
 	out := fs.String("out", "", "output report (`file`, HTML); must not exist unless --force")
 	figures := fs.String("figures", "", "also write each figure as an SVG file into `dir` (created if needed)")
@@ -174,15 +158,7 @@ func reportCommand(args []string, stdout, stderr io.Writer) error {
 	if filepath.Clean(*out) == filepath.Clean(path) {
 		return fail(exitUsage, "--out %s is the recording: choose another file", *out)
 	}
-	df := decisionFlags{config: *config}
-	cfg, sopts, err := df.session()
-	if err != nil {
-		return err
-	}
-	if cfg.PolicyFile != "" {
-		policyFiles = append(policyFiles, cfg.PolicyFile)
-	}
-	policies, err := hostPolicies(policyFiles)
+	cfg, sopts, policies, err := auditSettings(*config, policyFiles)
 	if err != nil {
 		return err
 	}

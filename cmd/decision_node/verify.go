@@ -76,15 +76,7 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 		return fail(exitUsage, "verify needs a recording (or several, or a directory of them)")
 	}
 	path := paths[0]
-	df := decisionFlags{config: *config}
-	cfg, sopts, err := df.session()
-	if err != nil {
-		return err
-	}
-	if cfg.PolicyFile != "" {
-		policyFiles = append(policyFiles, cfg.PolicyFile)
-	}
-	policies, err := hostPolicies(policyFiles)
+	cfg, sopts, policies, err := auditSettings(*config, policyFiles)
 	if err != nil {
 		return err
 	}

@@ -63,6 +63,11 @@ func appendOptFloat(b []byte, f float64) []byte {
 	return appendPyFloat(b, f)
 }
 
+// AppendJSONString appends s as a JSON string exactly as Python's
+// json.dumps(..., ensure_ascii=False) writes it, for other canonical
+// documents that must match the reference byte for byte.
+func AppendJSONString(b []byte, s string) []byte { return appendJSONString(b, s) }
+
 // appendJSONString writes s as json.dumps(..., ensure_ascii=False) does: only
 // the quote, the backslash and control characters below 0x20 are escaped.
 func appendJSONString(b []byte, s string) []byte {

@@ -5,7 +5,6 @@ import (
 	"io"
 	"slices"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 )
@@ -181,7 +180,7 @@ func WriteTraceReport(w io.Writer, t TraceReport) error {
 // validating t.
 func AppendTraceReport(b []byte, t TraceReport) []byte {
 	b = append(b, "{\n  \"schema_version\": "...)
-	b = appendPyString(b, TraceSchemaVersion)
+	b = decisions.AppendJSONString(b, TraceSchemaVersion)
 	b = append(b, ",\n  \"trace\": {\n    \"analysis_version\": "...)
 	b = strconv.AppendInt(b, TraceAnalysisVersion, 10)
 	b = appendIntMember(b, "assessment_missing_count", int64(t.AssessmentMissingCount))
@@ -203,7 +202,7 @@ func AppendTraceReport(b []byte, t TraceReport) []byte {
 		b = append(b, "\n    ]"...)
 	}
 	b = append(b, ",\n    \"source_mcap_sha256\": "...)
-	b = appendPyString(b, t.SourceMCAPSHA256)
+	b = decisions.AppendJSONString(b, t.SourceMCAPSHA256)
 	b = appendOptIntMember(b, "timestamp_first_ns", t.TimestampFirstNs)
 	b = appendOptIntMember(b, "timestamp_last_ns", t.TimestampLastNs)
 	b = appendOptIntMember(b, "timestamp_span_ns", t.TimestampSpanNs)
@@ -219,15 +218,15 @@ func appendRecord(b []byte, r TraceRecord) []byte {
 	b = append(b, in+"analysis_version\": "...)
 	b = strconv.AppendInt(b, TraceAnalysisVersion, 10)
 	b = append(b, ","+in+"chain_status\": "...)
-	b = appendPyString(b, string(r.ChainStatus))
+	b = decisions.AppendJSONString(b, string(r.ChainStatus))
 	b = append(b, ","+in+"claimed_assessment_sha256\": "...)
 	b = appendOptString(b, r.ClaimedAssessmentSHA256)
 	b = append(b, ","+in+"decision_kind\": "...)
-	b = appendPyString(b, r.DecisionKind.String())
+	b = decisions.AppendJSONString(b, r.DecisionKind.String())
 	b = append(b, ","+in+"decision_reason\": "...)
-	b = appendPyString(b, r.DecisionReason)
+	b = decisions.AppendJSONString(b, r.DecisionReason)
 	b = append(b, ","+in+"policy_id\": "...)
-	b = appendPyString(b, r.PolicyID)
+	b = decisions.AppendJSONString(b, r.PolicyID)
 	b = append(b, ","+in+"recomputed_assessment_sha256\": "...)
 	b = appendOptString(b, r.RecomputedAssessmentSHA256)
 	b = append(b, ","+in+"timestamp_ns\": "...)
@@ -272,7 +271,7 @@ func appendCounts(b []byte, key string, m map[string]int) []byte {
 			b = append(b, ',')
 		}
 		b = append(b, "\n      "...)
-		b = appendPyString(b, k)
+		b = decisions.AppendJSONString(b, k)
 		b = append(b, ": "...)
 		b = strconv.AppendInt(b, int64(m[k]), 10)
 	}
@@ -283,53 +282,7 @@ func appendOptString(b []byte, s string) []byte {
 	if s == "" {
 		return append(b, "null"...)
 	}
-	return appendPyString(b, s)
-}
-
-// appendPyString writes s as json.dumps(..., ensure_ascii=False) does: only
-// the quote, the backslash and control characters below 0x20 are escaped
-// (the common ones by letter). Invalid UTF-8, which a Python str cannot
-// hold, is written as U+FFFD so the output stays UTF-8.
-func appendPyString(b []byte, s string) []byte {
-	const hexDigits = "0123456789abcdef"
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				b = append(b, "\ufffd"...)
-			} else {
-				b = append(b, s[i:i+size]...)
-			}
-			i += size
-			continue
-		}
-		switch c {
-		case '"':
-			b = append(b, '\\', '"')
-		case '\\':
-			b = append(b, '\\', '\\')
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		case '\b':
-			b = append(b, '\\', 'b')
-		case '\f':
-			b = append(b, '\\', 'f')
-		default:
-			if c < 0x20 {
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			} else {
-				b = append(b, c)
-			}
-		}
-		i++
-	}
-	return append(b, '"')
+	return decisions.AppendJSONString(b, s)
 }
 
 // isSHA256Hex reports whether s is 64 lowercase hexadecimal characters.

@@ -93,7 +93,7 @@ func TestTraceStrings(t *testing.T) {
 	if !strings.Contains(got, want) {
 		t.Errorf("got\n%s\nwant it to contain\n%s", got, want)
 	}
-	if s := string(appendPyString(nil, "a\xffb")); s != "\"a\ufffdb\"" {
+	if s := string(decisions.AppendJSONString(nil, "a\xffb")); s != "\"a\ufffdb\"" {
 		t.Errorf("invalid UTF-8 written as %q", s)
 	}
 }
