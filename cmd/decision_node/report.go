@@ -165,8 +165,10 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	if _, err := os.Stat(path); err != nil {
 		return fail(exitIO, "%w", err)
 	}
-	if _, err := os.Stat(*out); err == nil && !*force {
-		return fail(exitIO, "%s exists: choose another --out, or pass --force to replace it", *out)
+	// Refuse an output that is the recording, not a regular file, or exists
+	// without --force, before the work.
+	if err := checkOutput("--out", *out, path, *force); err != nil {
+		return err
 	}
 
 	t, err := cfg.ResolvedTopics()
@@ -194,8 +196,8 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		aud = report.Audit{Verdict: "not audited", Reasons: []string{"the audit failed: " + aerr.Error()}}
 	}
 
-	if err := writeReport(*out, flight, aud); err != nil {
-		return fail(exitIO, "write %s: %w", *out, err)
+	if err := writeReport(*out, path, *force, flight, aud); err != nil {
+		return err
 	}
 	if *figures != "" {
 		if _, err := report.WriteFigures(*figures, flight, aud); err != nil {
@@ -219,21 +221,14 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 
 // writeReport writes the HTML through a temporary file renamed into place,
 // so a failed run never leaves half a report under the requested name.
-func writeReport(path string, f *report.Flight, a report.Audit) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+func writeReport(out, recording string, force bool, f *report.Flight, a report.Audit) error {
+	file, err := createAtomic("--out", out, recording, force)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
-	if err := report.Render(tmp, f, a); err != nil {
-		tmp.Close()
-		return err
+	if err := report.Render(file, f, a); err != nil {
+		file.Abort()
+		return fail(exitIO, "write %s: %w", out, err)
 	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return file.Commit()
 }
