@@ -22,8 +22,7 @@ import (
 
 // Errors of the recording reader. Callers branch on them with errors.Is.
 var (
-	// ErrNotMCAP is returned when the input does not start with the MCAP
-	// magic bytes.
+	// ErrNotMCAP: the input does not start with the MCAP magic bytes.
 	ErrNotMCAP = errors.New("not an MCAP file")
 	// ErrTruncated is wrapped by every *TruncatedError: the recording cannot
 	// be read past some offset (it ends early, or is damaged there). Every
@@ -47,18 +46,14 @@ var (
 	ErrBadChannel = errors.New("malformed channel")
 )
 
-// TruncatedError says where reading stopped. It matches ErrTruncated with
-// errors.Is and unwraps to its cause.
+// TruncatedError says where reading stopped: at byte Offset (the file size
+// for a file that ends early), where Record ("chunk", "record header",
+// "footer", ...) was expected, because of Err (io.ErrUnexpectedEOF, a CRC or
+// decompression error, ErrReaderLimit, ...). It matches ErrTruncated.
 type TruncatedError struct {
-	// Offset is the byte offset of the record that could not be read; for a
-	// file that ends early, the file size.
 	Offset int64
-	// Record names what was expected there ("chunk", "record header",
-	// "footer", ...).
 	Record string
-	// Err is the cause (io.ErrUnexpectedEOF, a CRC or decompression error,
-	// ErrReaderLimit, ...).
-	Err error
+	Err    error
 }
 
 // Error reads "recording stopped at byte N (record): cause".
@@ -90,16 +85,14 @@ type ReaderOptions struct {
 	Topics []string
 	// Schemas maps a topic to the schema name expected on it, as
 	// "pkg/msg/Type" or "pkg/Type". A channel on a listed topic with another
-	// schema is reported as a ChannelProblem and its messages are skipped;
-	// unlisted topics accept any schema. Default: nil (no expectations).
+	// schema is reported as a ChannelProblem and its messages are skipped.
 	Schemas map[string]string
 	// CheckSchema, if set, is called with each channel's schema name and
-	// text (e.g. msg.CheckSchema, to insist that a recording's ghost types
-	// match the compiled-in definitions); an error is reported as a
-	// ChannelProblem wrapping ErrUnexpectedSchema. Default: nil (no check).
+	// text (e.g. msg.CheckSchema); an error is reported as a ChannelProblem
+	// wrapping ErrUnexpectedSchema.
 	CheckSchema func(schemaName, schemaText string) error
 	// OnProblem, if set, is called once per ChannelProblem when it is found,
-	// before any later message is returned. Default: nil (see Problems).
+	// before any later message is returned (see also Problems).
 	OnProblem func(ChannelProblem)
 	// MaxChunkSize is the largest record and the largest decompressed chunk
 	// accepted, in bytes, and the most bytes of schemas and channels held;
@@ -113,12 +106,11 @@ type ReaderOptions struct {
 	// order (rosbag2, Recorder) never hold more than one chunk.
 	MaxBuffered int64
 	// Stream forces a streaming read in file order even of an indexed file.
-	// Default false.
 	Stream bool
 	// Encodings are the (schema encoding, message encoding) pairs accepted
 	// besides ROS 2's ("ros2msg", "cdr"), e.g. {"", "json"} for JSON
 	// recordings whose schemas carry only a name. A channel with any other
-	// pair is reported as a ChannelProblem. Default: none.
+	// pair is reported as a ChannelProblem.
 	Encodings []Encoding
 }
 
@@ -127,57 +119,41 @@ type Encoding struct {
 	Schema, Message string
 }
 
-// Channel describes a recorded channel, with its schema taken from the file.
+// Channel describes a recorded channel, with its schema taken from the file
+// (for ROS 2, message encoding "cdr", schema encoding "ros2msg" and a schema
+// name such as "ghost/msg/VehicleState").
 type Channel struct {
-	// ID is the channel ID in the file.
-	ID uint16
-	// Topic is the ROS topic name.
-	Topic string
-	// MessageEncoding is the message encoding ("cdr" for ROS 2).
-	MessageEncoding string
-	// SchemaName is the message type, e.g. "ghost/msg/VehicleState".
-	SchemaName string
-	// SchemaEncoding is the schema encoding ("ros2msg" for ROS 2).
-	SchemaEncoding string
-	// SchemaText is the complete schema text as stored.
-	SchemaText string
-	// Metadata is the channel's metadata map.
-	Metadata map[string]string
+	ID                         uint16
+	Topic, MessageEncoding     string
+	SchemaName, SchemaEncoding string
+	SchemaText                 string // complete, as stored
+	Metadata                   map[string]string
 	// QoS are the offered QoS profiles from the metadata; nil when absent,
-	// empty or unparsable (see QoSErr).
-	QoS []ros2.QoSProfile
-	// QoSErr is the error parsing offered_qos_profiles, if any. It does not
-	// stop the channel from being read.
+	// empty or unparsable. QoSErr is the parse error, which does not stop
+	// the channel from being read.
+	QoS    []ros2.QoSProfile
 	QoSErr error
 }
 
 // ChannelProblem reports a channel whose messages the Reader does not
-// return. Err wraps ErrUnsupportedEncoding, ErrUnexpectedSchema or
-// ErrBadChannel.
+// return: Err, naming the offending value, wraps ErrUnsupportedEncoding,
+// ErrUnexpectedSchema or ErrBadChannel; Skipped counts the messages not
+// returned so far. Of a message on an undeclared channel, only Channel.ID
+// is set.
 type ChannelProblem struct {
-	// Channel is the channel as declared (only ID is set for a message on an
-	// undeclared channel).
 	Channel Channel
-	// Err says what is wrong, naming the offending value.
-	Err error
-	// Skipped counts the channel's messages not returned so far.
+	Err     error
 	Skipped uint64
 }
 
-// Message is one recorded message.
+// Message is one recorded message: times are in nanoseconds, LogTime when
+// it was received, PublishTime when it was sent.
 type Message struct {
-	// Topic is the channel's topic.
-	Topic string
-	// SchemaName is the channel's message type.
-	SchemaName string
-	// ChannelID is the channel's ID in the file.
-	ChannelID uint16
-	// Sequence is the record's sequence number.
-	Sequence uint32
-	// LogTime is the receive time in nanoseconds.
-	LogTime uint64
-	// PublishTime is the send time in nanoseconds.
-	PublishTime uint64
+	Topic, SchemaName string
+	ChannelID         uint16
+	Sequence          uint32
+	LogTime           uint64
+	PublishTime       uint64
 	// Data is the serialized message. It is valid until the next call of
 	// Next (or the next iteration of Messages); copy it to keep it.
 	Data []byte

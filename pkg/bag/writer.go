@@ -173,7 +173,7 @@ type Recorder struct {
 	// output side: the output goroutine's until done, then Close's
 	w        *mcap.Writer
 	file     *os.File
-	path     string
+	name     string // of the output, in errors
 	sync     bool
 	declared int // decls written
 
@@ -189,8 +189,7 @@ type schemaKey struct{ name, text string }
 
 type recChannel struct {
 	topic, schemaName, schemaText, qos string
-	seq                                uint32
-	count                              uint64 // messages written
+	count                              uint64 // messages written; the sequence field wraps
 }
 
 // decl is a schema or a channel record.
@@ -212,14 +211,6 @@ type batch struct {
 	byChan []*mcap.MessageIndex // index scratch by channel ID, reused
 	err    error
 	ready  chan struct{} // signalled by the lane
-}
-
-func (r *Recorder) newBatch() *batch {
-	// Reserving the chunk's size up front spares the append doublings.
-	return &batch{
-		ready: make(chan struct{}, 1),
-		recs:  make([]byte, 0, min(r.chunkSize, maxBatchPrealloc)+msgRecordHeader+64),
-	}
 }
 
 // NewRecorder starts a recording on w and writes the MCAP header. The
@@ -253,13 +244,14 @@ func CreateRecording(path string, opts RecorderOptions) (*Recorder, error) {
 		_ = os.Remove(path)
 		return nil, fmt.Errorf("create recording %s: %w", path, err)
 	}
-	r.file, r.path, r.sync = f, path, !opts.NoSync
+	r.file, r.name, r.sync = f, "recording "+path, !opts.NoSync
 	r.start()
 	return r, nil
 }
 
 func newRecorder(out io.Writer, opts RecorderOptions) (*Recorder, error) {
-	r := &Recorder{schemaIDs: make(map[schemaKey]uint16), topics: make(map[string]ChannelID)}
+	r := &Recorder{schemaIDs: make(map[schemaKey]uint16), topics: make(map[string]ChannelID), name: "recording",
+		chunkSize: cmp.Or(opts.ChunkSize, DefaultChunkSize), waitChunks: opts.WaitChunks}
 	switch opts.Compression {
 	case "", CompressionZstd:
 		r.comp = mcap.CompressionZSTD
@@ -270,30 +262,17 @@ func newRecorder(out io.Writer, opts RecorderOptions) (*Recorder, error) {
 	default:
 		return nil, fmt.Errorf("recorder options: compression %s: want zstd, lz4 or none", clip(string(opts.Compression)))
 	}
-	switch {
-	case opts.ChunkSize < 0:
+	if opts.ChunkSize < 0 {
 		return nil, fmt.Errorf("recorder options: chunk size %d is negative", opts.ChunkSize)
-	case opts.ChunkSize == 0:
-		r.chunkSize = DefaultChunkSize
-	default:
-		r.chunkSize = opts.ChunkSize
 	}
-	switch {
-	case opts.ChunkSpan == 0:
-		r.chunkSpan = uint64(DefaultChunkSpan)
-	case opts.ChunkSpan > 0:
-		r.chunkSpan = uint64(opts.ChunkSpan)
-	}
-	r.waitChunks = opts.WaitChunks
-	lib := opts.Library
-	if lib == "" {
-		lib = DefaultLibrary
+	if opts.ChunkSpan >= 0 {
+		r.chunkSpan = uint64(cmp.Or(opts.ChunkSpan, DefaultChunkSpan))
 	}
 	// Not Chunked: schema and channel records go straight to the data
 	// section; chunks come whole from the lanes.
 	w, err := mcap.NewWriter(out, &mcap.WriterOptions{IncludeCRC: true, OverrideLibrary: true})
 	if err == nil {
-		err = w.WriteHeader(&mcap.Header{Profile: ProfileROS2, Library: lib + "; mcap go " + mcap.Version})
+		err = w.WriteHeader(&mcap.Header{Profile: ProfileROS2, Library: cmp.Or(opts.Library, DefaultLibrary) + "; mcap go " + mcap.Version})
 	}
 	if err != nil {
 		return nil, fmt.Errorf("write mcap header: %w", err)
@@ -311,10 +290,24 @@ func (r *Recorder) start() {
 	r.lanes = make([]chan *batch, chunkLanes)
 	for i := range r.lanes {
 		r.lanes[i] = make(chan *batch, 1)
-		go r.lane(r.lanes[i])
+		go func() {
+			var c compressor
+			for b := range r.lanes[i] {
+				b.err = r.seal(&c, b)
+				b.ready <- struct{}{}
+			}
+		}()
 	}
 	r.open = r.newBatch()
 	go r.output()
+}
+
+func (r *Recorder) newBatch() *batch {
+	// Reserving the chunk's size up front spares the append doublings.
+	return &batch{
+		ready: make(chan struct{}, 1),
+		recs:  make([]byte, 0, min(r.chunkSize, maxBatchPrealloc)+msgRecordHeader+64),
+	}
 }
 
 // AddChannel declares a topic with its message type and returns the channel
@@ -410,7 +403,6 @@ func (r *Recorder) Write(ch ChannelID, logTime, publishTime uint64, data []byte)
 	if uint64(len(data)) > math.MaxUint32 {
 		return fmt.Errorf("write on %s: message of %d bytes", clip(c.topic), len(data))
 	}
-	c.seq++
 	c.count++
 	if r.messages == 0 {
 		r.first, r.last = logTime, logTime
@@ -428,7 +420,7 @@ func (r *Recorder) Write(ch ChannelID, logTime, publishTime uint64, data []byte)
 	b.recs = append(b.recs, byte(mcap.OpMessage))
 	b.recs = le.AppendUint64(b.recs, uint64(msgRecordHeader-9+len(data)))
 	b.recs = le.AppendUint16(b.recs, uint16(ch))
-	b.recs = le.AppendUint32(b.recs, c.seq)
+	b.recs = le.AppendUint32(b.recs, uint32(c.count))
 	b.recs = le.AppendUint64(b.recs, logTime)
 	b.recs = le.AppendUint64(b.recs, publishTime)
 	b.recs = append(b.recs, data...)
@@ -464,16 +456,6 @@ func (r *Recorder) dispatch() {
 	case r.open = <-r.free:
 	default:
 		r.open = r.newBatch()
-	}
-}
-
-// lane compresses batches and indexes their messages with its own
-// compressor state.
-func (r *Recorder) lane(in chan *batch) {
-	var c compressor
-	for b := range in {
-		b.err = r.seal(&c, b)
-		b.ready <- struct{}{}
 	}
 }
 
@@ -536,7 +518,7 @@ func (r *Recorder) output() {
 		}
 		r.progMu.Lock()
 		r.written++
-		r.bytes = r.w.Offset()
+		r.chunks, r.bytes = r.w.Statistics.ChunkCount, r.w.Offset()
 		r.progress.Broadcast()
 		r.progMu.Unlock()
 	}
@@ -545,21 +527,18 @@ func (r *Recorder) output() {
 // writeChunk writes the declarations made before b was dispatched, then b.
 func (r *Recorder) writeChunk(b *batch) error {
 	if b.err != nil {
-		return fmt.Errorf("%s: compress chunk: %w", r.where(), b.err)
+		return fmt.Errorf("%s: compress chunk: %w", r.name, b.err)
 	}
 	if err := r.declare(b.decls); err != nil {
 		return err
 	}
 	at := r.w.Offset()
 	if err := r.w.WriteChunkWithIndexes(&b.chunk, b.index); err != nil {
-		return fmt.Errorf("%s: write chunk at byte %d: %w", r.where(), at, err)
+		return fmt.Errorf("%s: write chunk at byte %d: %w", r.name, at, err)
 	}
-	r.progMu.Lock()
-	r.chunks++
-	r.progMu.Unlock()
 	if r.file != nil && r.sync {
 		if err := r.file.Sync(); err != nil {
-			return fmt.Errorf("%s: sync: %w", r.where(), err)
+			return fmt.Errorf("%s: sync: %w", r.name, err)
 		}
 	}
 	return nil
@@ -575,7 +554,7 @@ func (r *Recorder) declare(decls []decl) error {
 			err = r.w.WriteChannel(d.channel)
 		}
 		if err != nil {
-			return fmt.Errorf("%s: write declarations at byte %d: %w", r.where(), r.w.Offset(), err)
+			return fmt.Errorf("%s: write declarations at byte %d: %w", r.name, r.w.Offset(), err)
 		}
 	}
 	return nil
@@ -660,11 +639,11 @@ func (r *Recorder) Close() error {
 	if r.file != nil {
 		if err == nil {
 			if serr := r.file.Sync(); serr != nil {
-				err = fmt.Errorf("%s: sync: %w", r.where(), serr)
+				err = fmt.Errorf("%s: sync: %w", r.name, serr)
 			}
 		}
 		if cerr := r.file.Close(); cerr != nil && err == nil {
-			err = fmt.Errorf("close recording %s: %w", r.path, cerr)
+			err = fmt.Errorf("close %s: %w", r.name, cerr)
 		}
 	}
 	r.closeErr = err
@@ -673,7 +652,6 @@ func (r *Recorder) Close() error {
 
 // finish declares the channels no chunk needed, sets the statistics the
 // Writer cannot know (it never saw the messages) and writes the summary.
-// Called by Close once the output goroutine has ended.
 func (r *Recorder) finish() error {
 	if err := r.declare(r.decls); err != nil {
 		return err
@@ -690,15 +668,7 @@ func (r *Recorder) finish() error {
 	r.bytes = r.w.Offset()
 	r.progMu.Unlock()
 	if err != nil {
-		return fmt.Errorf("%s: summary: %w", r.where(), err)
+		return fmt.Errorf("%s: summary: %w", r.name, err)
 	}
 	return nil
-}
-
-// where names the output in errors.
-func (r *Recorder) where() string {
-	if r.path != "" {
-		return "recording " + r.path
-	}
-	return "recording"
 }
