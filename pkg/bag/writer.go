@@ -149,21 +149,20 @@ type RecorderStats struct {
 // After an output error every further call fails with that error: MCAP has
 // no way to resume a damaged stream.
 type Recorder struct {
-	mu          sync.Mutex // guards the caller side
-	comp        mcap.CompressionFormat
-	chunkSize   int64
-	chunkSpan   uint64 // nanoseconds of log time; 0 = unbounded
-	waitChunks  bool
-	schemaIDs   map[schemaKey]uint16
-	channels    []recChannel // index = ChannelID-1
-	topics      map[string]ChannelID
-	decls       []decl // schema and channel records, append-only
-	messages    uint64
-	first, last uint64 // log-time bounds of all messages
-	open        *batch
-	seq         uint64 // batches dispatched
-	closed      bool
-	closeErr    error
+	mu         sync.Mutex // guards the caller side
+	comp       mcap.CompressionFormat
+	chunkSize  int64
+	chunkSpan  uint64 // nanoseconds of log time; 0 = unbounded
+	waitChunks bool
+	schemaIDs  map[schemaKey]uint16
+	channels   []recChannel // index = ChannelID-1
+	topics     map[string]ChannelID
+	decls      []decl // schema and channel records, append-only
+	messages   uint64
+	open       *batch
+	seq        uint64 // batches dispatched
+	closed     bool
+	closeErr   error
 
 	lanes []chan *batch
 	queue chan *batch // batches in dispatch order, for the output goroutine
@@ -203,7 +202,6 @@ type batch struct {
 	decls       []decl // snapshot: every declaration up to the dispatch
 	recs        []byte // the chunk's message records, uncompressed
 	first, last uint64 // log-time bounds
-	n           int
 
 	chunk  mcap.Chunk           // from the lane, Records pointing into out or recs
 	out    []byte               // compressed records
@@ -404,17 +402,11 @@ func (r *Recorder) Write(ch ChannelID, logTime, publishTime uint64, data []byte)
 		return fmt.Errorf("write on %s: message of %d bytes", clip(c.topic), len(data))
 	}
 	c.count++
-	if r.messages == 0 {
-		r.first, r.last = logTime, logTime
-	}
 	r.messages++
-	r.first, r.last = min(r.first, logTime), max(r.last, logTime)
-
 	b := r.open
-	if b.n == 0 {
+	if len(b.recs) == 0 {
 		b.first, b.last = logTime, logTime
 	}
-	b.n++
 	b.first, b.last = min(b.first, logTime), max(b.last, logTime)
 	le := binary.LittleEndian
 	b.recs = append(b.recs, byte(mcap.OpMessage))
@@ -445,7 +437,7 @@ func (r *Recorder) Write(ch ChannelID, logTime, publishTime uint64, data []byte)
 // Called with mu held, so the lanes see the batches in dispatch order.
 func (r *Recorder) dispatch() {
 	b := r.open
-	if b.n == 0 {
+	if len(b.recs) == 0 {
 		return
 	}
 	b.decls = r.decls[:len(r.decls):len(r.decls)] // append-only: a stable prefix
@@ -511,7 +503,7 @@ func (r *Recorder) output() {
 		for _, idx := range b.index {
 			idx.Reset()
 		}
-		b.recs, b.n, b.decls, b.index, b.err, b.chunk = b.recs[:0], 0, nil, b.index[:0], nil, mcap.Chunk{}
+		b.recs, b.decls, b.index, b.err, b.chunk = b.recs[:0], nil, b.index[:0], nil, mcap.Chunk{}
 		select {
 		case r.free <- b:
 		default:
@@ -656,8 +648,14 @@ func (r *Recorder) finish() error {
 	if err := r.declare(r.decls); err != nil {
 		return err
 	}
+	// The Writer takes a zero start time for unset.
 	st := r.w.Statistics
-	st.MessageCount, st.MessageStartTime, st.MessageEndTime = r.messages, r.first, r.last
+	st.MessageCount = r.messages
+	for i, ci := range r.w.ChunkIndexes {
+		if i == 0 || ci.MessageStartTime < st.MessageStartTime {
+			st.MessageStartTime = ci.MessageStartTime
+		}
+	}
 	for i, c := range r.channels {
 		if c.count > 0 {
 			st.ChannelMessageCounts[uint16(i+1)] = c.count
