@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -20,17 +19,14 @@ import (
 )
 
 // Recording format constants of the rosbag2 MCAP storage plugin (and of the
-// MCAP "ros2" profile).
+// MCAP "ros2" profile): the header profile, the encodings of .msg schemas
+// and of serialized messages, and the channel metadata key holding the
+// publishers' QoS profiles (see ros2.OfferedQoSProfilesYAML).
 const (
-	// ProfileROS2 is the MCAP header profile of ROS 2 recordings.
-	ProfileROS2 = "ros2"
-	// SchemaEncodingROS2Msg is the schema encoding of ROS 2 .msg schemas.
+	ProfileROS2           = "ros2"
 	SchemaEncodingROS2Msg = "ros2msg"
-	// MessageEncodingCDR is the message encoding of ROS 2 serialized messages.
-	MessageEncodingCDR = "cdr"
-	// MetadataOfferedQoS is the channel metadata key holding the publishers'
-	// QoS profiles (see ros2.OfferedQoSProfilesYAML).
-	MetadataOfferedQoS = "offered_qos_profiles"
+	MessageEncodingCDR    = "cdr"
+	MetadataOfferedQoS    = "offered_qos_profiles"
 )
 
 // Compression selects how a Recorder compresses chunks.
@@ -41,10 +37,8 @@ const (
 	// CompressionZstd is zstd at its fastest level: on ghost's messages it
 	// compresses about as well as the default level at a fraction of the CPU.
 	CompressionZstd Compression = "zstd"
-	// CompressionLZ4 is LZ4 frames.
-	CompressionLZ4 Compression = "lz4"
-	// CompressionNone stores chunks uncompressed (an empty compression field
-	// in the file).
+	CompressionLZ4  Compression = "lz4" // LZ4 frames
+	// CompressionNone stores chunks uncompressed (an empty compression field).
 	CompressionNone Compression = "none"
 )
 
@@ -63,20 +57,16 @@ const (
 	// chunkLanes is the number of chunk compressors. Chunk k goes to lane
 	// k mod chunkLanes and chunks are written in dispatch order, so the file
 	// depends only on the calls made, never on scheduling or the CPUs.
-	chunkLanes = 2
-	// maxBatchPrealloc bounds the buffer reserved up front for a chunk.
-	maxBatchPrealloc = 4 << 20
-	// msgRecordHeader is a message record's opcode, length, channel ID,
-	// sequence, log time and publish time.
+	chunkLanes       = 2
+	maxBatchPrealloc = 4 << 20 // bounds the buffer reserved up front for a chunk
+	// msgRecordHeader: opcode, length, channel ID, sequence, log and publish time.
 	msgRecordHeader = 1 + 8 + 2 + 4 + 8 + 8
 )
 
 // Errors of the Recorder. Callers branch on them with errors.Is.
 var (
-	// ErrRecorderClosed is returned by calls on a closed Recorder.
 	ErrRecorderClosed = errors.New("recorder closed")
-	// ErrUnknownChannel is returned by Write for a channel the Recorder did
-	// not hand out.
+	// ErrUnknownChannel: Write on a channel the Recorder did not hand out.
 	ErrUnknownChannel = errors.New("unknown channel")
 	// ErrChannelConflict is returned by AddChannel for a topic that already
 	// has a channel with a different schema or QoS.
@@ -100,28 +90,25 @@ type RecorderOptions struct {
 	// MCAP library version is appended either way.
 	Library string
 	// NoSync, for CreateRecording only, skips the fsync after every written
-	// chunk; default false, so a power loss loses no more than a crash.
-	// Close always syncs.
+	// chunk, so that a power loss may lose more than a crash. Close syncs.
 	NoSync bool
 	// WaitChunks makes a Write that closes a chunk return only once that
 	// chunk is written (and, for CreateRecording, synced), so a crash loses
-	// at most the open chunk. Default false: Write never waits for the
-	// compressors, and a crash may also lose the few closed chunks still
-	// being compressed.
+	// at most the open chunk. Otherwise Write never waits for the
+	// compressors, and a crash may also lose the closed chunks still being
+	// compressed.
 	WaitChunks bool
 }
 
 // ChannelID identifies a channel of a Recorder. Zero is never a valid ID.
 type ChannelID uint16
 
-// RecorderStats are counters of a Recorder, for diagnostics.
+// RecorderStats are counters of a Recorder, for diagnostics: messages
+// accepted by Write, chunks and bytes written to the output.
 type RecorderStats struct {
-	// Messages is the number of messages accepted by Write.
 	Messages uint64
-	// Chunks is the number of chunks written to the output.
-	Chunks uint32
-	// Bytes is the number of bytes written to the output.
-	Bytes uint64
+	Chunks   uint32
+	Bytes    uint64
 }
 
 // Recorder writes a rosbag2-compatible MCAP recording: profile "ros2",
@@ -203,12 +190,12 @@ type batch struct {
 	recs        []byte // the chunk's message records, uncompressed
 	first, last uint64 // log-time bounds
 
-	chunk  mcap.Chunk           // from the lane, Records pointing into out or recs
-	out    []byte               // compressed records
-	index  []*mcap.MessageIndex // non-empty indexes, by channel ID
-	byChan []*mcap.MessageIndex // index scratch by channel ID, reused
-	err    error
-	ready  chan struct{} // signalled by the lane
+	chunk mcap.Chunk // from the lane, Records pointing into out or recs
+	out   []byte     // compressed records
+	// index is by channel ID, reused; the Writer skips the empty ones.
+	index []*mcap.MessageIndex
+	err   error
+	ready chan struct{} // signalled by the lane
 }
 
 // NewRecorder starts a recording on w and writes the MCAP header. The
@@ -455,23 +442,13 @@ func (r *Recorder) dispatch() {
 func (r *Recorder) seal(c *compressor, b *batch) error {
 	le := binary.LittleEndian
 	for off := 0; off < len(b.recs); {
-		id := le.Uint16(b.recs[off+9:])
-		if int(id) >= len(b.byChan) {
-			b.byChan = append(b.byChan, make([]*mcap.MessageIndex, int(id)+1-len(b.byChan))...)
+		id := int(le.Uint16(b.recs[off+9:]))
+		for len(b.index) <= id {
+			b.index = append(b.index, &mcap.MessageIndex{ChannelID: uint16(len(b.index))})
 		}
-		idx := b.byChan[id]
-		if idx == nil {
-			idx = &mcap.MessageIndex{ChannelID: id}
-			b.byChan[id] = idx
-		}
-		if idx.IsEmpty() {
-			b.index = append(b.index, idx)
-		}
-		idx.Add(le.Uint64(b.recs[off+15:]), uint64(off))
+		b.index[id].Add(le.Uint64(b.recs[off+15:]), uint64(off))
 		off += 9 + int(le.Uint64(b.recs[off+1:]))
 	}
-	// Channel order, as the mcap library writes them.
-	slices.SortFunc(b.index, func(x, y *mcap.MessageIndex) int { return cmp.Compare(x.ChannelID, y.ChannelID) })
 	records, crc, err := c.compress(r.comp, b.recs, b.out[:0])
 	if err != nil {
 		return err
@@ -503,7 +480,7 @@ func (r *Recorder) output() {
 		for _, idx := range b.index {
 			idx.Reset()
 		}
-		b.recs, b.decls, b.index, b.err, b.chunk = b.recs[:0], nil, b.index[:0], nil, mcap.Chunk{}
+		b.recs, b.decls, b.err, b.chunk = b.recs[:0], nil, nil, mcap.Chunk{}
 		select {
 		case r.free <- b:
 		default:
