@@ -82,8 +82,7 @@ func (r *Reader) tryIndex(ra io.ReaderAt, size int64) {
 	slices.SortStableFunc(chunks, func(a, b chunkRef) int {
 		return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.offset, b.offset))
 	})
-	r.indexed, r.ra, r.stats, r.chunkIdx = true, ra, stats, chunks
-	r.seen = make(map[uint16]uint64)
+	r.ra, r.stats, r.chunkIdx = ra, stats, chunks
 }
 
 // loadIndexed reads and loads the chunk ci points at.

@@ -175,7 +175,6 @@ type Message struct {
 // A Reader is not safe for concurrent use.
 type Reader struct {
 	opts             ReaderOptions
-	topics           map[string]bool
 	path             string
 	file             *os.File
 	profile, library string
@@ -192,12 +191,11 @@ type Reader struct {
 	spare     []*loadedChunk
 	buffered  int64 // decompressed bytes in active
 
-	indexed   bool
-	ra        io.ReaderAt
+	ra        io.ReaderAt // set for an indexed read
 	stats     *mcap.Statistics
 	chunkIdx  []chunkRef
 	nextChunk int
-	seen      map[uint16]uint64 // messages per channel, indexed read
+	seen      map[uint16]uint64 // messages per channel
 
 	dec chunkDecoder
 	msg mcap.Message
@@ -206,8 +204,7 @@ type Reader struct {
 
 type chanState struct {
 	ch      Channel
-	deliver bool
-	problem *ChannelProblem
+	problem *ChannelProblem // its messages are not returned
 }
 
 // loadedChunk is a decoded chunk with the messages it has left to return.
@@ -267,13 +264,8 @@ func newReader(src io.Reader, opts ReaderOptions) (*Reader, error) {
 		schemas:  make(map[uint16]*mcap.Schema),
 		channels: make(map[uint16]*chanState),
 		ignored:  make(map[uint16]string),
+		seen:     make(map[uint16]uint64),
 		dec:      chunkDecoder{maxSize: opts.MaxChunkSize},
-	}
-	if opts.Topics != nil {
-		r.topics = make(map[string]bool, len(opts.Topics))
-		for _, t := range opts.Topics {
-			r.topics[t] = true
-		}
 	}
 	size := int64(-1)
 	ra, isRA := src.(io.ReaderAt)
@@ -320,7 +312,7 @@ func (r *Reader) Library() string { return r.library }
 
 // Indexed reports whether the file is read through its index (log-time
 // order) rather than as a stream (file order).
-func (r *Reader) Indexed() bool { return r.indexed }
+func (r *Reader) Indexed() bool { return r.ra != nil }
 
 // MessageCount returns how many messages the read will return, from the
 // file's statistics (for progress reports): the messages of the channels
@@ -330,7 +322,7 @@ func (r *Reader) MessageCount() uint64 {
 	var n uint64
 	if r.stats != nil {
 		for id, c := range r.stats.ChannelMessageCounts {
-			if cs, ok := r.channels[id]; ok && cs.deliver {
+			if cs, ok := r.channels[id]; ok && cs.problem == nil {
 				n += c
 			}
 		}
@@ -439,8 +431,8 @@ func (r *Reader) step() (bool, error) {
 			r.spare = append(r.spare, c)
 		}
 		// A channel found bad since the chunk was loaded is not returned.
-		return r.msg.PopulateFrom(c.buf[e.off:e.end], false) == nil && r.channels[r.msg.ChannelID].deliver, nil
-	case r.indexed:
+		return r.msg.PopulateFrom(c.buf[e.off:e.end], false) == nil && r.channels[r.msg.ChannelID].problem == nil, nil
+	case r.ra != nil:
 		return false, r.checkStatistics()
 	}
 	return r.streamRecord()
@@ -569,7 +561,7 @@ func (r *Reader) load(at int64, body []byte) error {
 		r.spare = append(r.spare, c)
 		return nil
 	}
-	if r.indexed && !slices.IsSortedFunc(c.ents, cmpEntry) {
+	if r.ra != nil && !slices.IsSortedFunc(c.ents, cmpEntry) {
 		slices.SortStableFunc(c.ents, cmpEntry)
 	}
 	r.buffered += int64(len(c.buf))
@@ -622,9 +614,7 @@ func (r *Reader) account(body []byte) (bool, error) {
 		return false, err
 	}
 	id := r.msg.ChannelID
-	if r.seen != nil {
-		r.seen[id]++
-	}
+	r.seen[id]++
 	cs, ok := r.channels[id]
 	if !ok {
 		if _, ign := r.ignored[id]; ign {
@@ -636,8 +626,9 @@ func (r *Reader) account(body []byte) (bool, error) {
 	}
 	if cs.problem != nil {
 		cs.problem.Skipped++
+		return false, nil
 	}
-	return cs.deliver, nil
+	return true, nil
 }
 
 // declare handles a schema or channel record. Declarations are counted
@@ -701,7 +692,7 @@ func (r *Reader) addChannel(body []byte) (int, error) {
 		}
 		return 0, nil
 	}
-	wanted := r.topics == nil || r.topics[c.Topic]
+	wanted := r.opts.Topics == nil || slices.Contains(r.opts.Topics, c.Topic)
 	if topic, ok := r.ignored[c.ID]; ok {
 		if topic != c.Topic && wanted {
 			cs := &chanState{ch: ch}
@@ -721,7 +712,7 @@ func (r *Reader) addChannel(body []byte) (int, error) {
 	if q, ok := c.Metadata[MetadataOfferedQoS]; ok {
 		ch.QoS, ch.QoSErr = ros2.ParseOfferedQoSProfiles(q)
 	}
-	cs := &chanState{ch: ch, deliver: true}
+	cs := &chanState{ch: ch}
 	r.channels[c.ID] = cs
 	if err := r.check(c, s); err != nil {
 		r.report(cs, err)
@@ -755,7 +746,6 @@ func (r *Reader) check(c *mcap.Channel, s *mcap.Schema) error {
 }
 
 func (r *Reader) report(cs *chanState, err error) {
-	cs.deliver = false
 	cs.problem = &ChannelProblem{Channel: cs.ch, Err: err}
 	r.problems = append(r.problems, cs.problem)
 	if r.opts.OnProblem != nil {
