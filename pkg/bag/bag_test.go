@@ -444,7 +444,8 @@ func TestRecorderCrashLosesOnlyOpenChunk(t *testing.T) {
 		}
 	}
 	rec.mu.Lock()
-	closedMsgs, dispatched, open := 40-rec.open.n, rec.seq, rec.open.n
+	open := len(rec.open.recs) / (msgRecordHeader + 100) // every message has 100 bytes
+	closedMsgs, dispatched := 40-open, rec.seq
 	rec.mu.Unlock()
 	if dispatched < 2 || open == 0 {
 		t.Fatalf("%d chunks closed, %d messages open: the case needs both", dispatched, open)

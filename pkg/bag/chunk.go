@@ -38,10 +38,7 @@ func (c *compressor) compress(comp mcap.CompressionFormat, src, dst []byte) ([]b
 		return c.zstd.EncodeAll(src, dst), crc, nil
 	case mcap.CompressionLZ4:
 		if c.lz4 == nil {
-			c.lz4 = lz4.NewWriter(nil)
-			if err := c.lz4.Apply(lz4.CompressionLevelOption(lz4.Fast)); err != nil {
-				return nil, 0, err
-			}
+			c.lz4 = lz4.NewWriter(nil) // at its fastest level
 		}
 		c.sink.b = dst
 		c.lz4.Reset(&c.sink)
@@ -106,28 +103,22 @@ func (d *chunkDecoder) decode(body, buf []byte) ([]byte, error) {
 	}
 	out := buf[:0:size] // the cap is the zstd bound
 	var err error
-	switch comp {
-	case mcap.CompressionNone:
+	switch {
+	case comp == mcap.CompressionNone:
 		if uint64(len(records)) != size {
 			return nil, fmt.Errorf("uncompressed chunk of %d bytes declares %d", len(records), size)
 		}
 		out = append(out, records...)
-	case mcap.CompressionZSTD:
-		if size == 0 {
-			break
-		}
-		if out, err = d.unzstd(records, out); err != nil {
-			return nil, err
-		}
-	case mcap.CompressionLZ4:
-		if size == 0 {
-			break
-		}
-		if out, err = d.unlz4(records, out[:size]); err != nil {
-			return nil, err
-		}
-	default:
+	case comp != mcap.CompressionZSTD && comp != mcap.CompressionLZ4:
 		return nil, fmt.Errorf("unsupported chunk compression %s", clip(string(comp)))
+	case size == 0:
+	case comp == mcap.CompressionZSTD:
+		out, err = d.unzstd(records, out)
+	default:
+		out, err = d.unlz4(records, out[:size])
+	}
+	if err != nil {
+		return nil, err
 	}
 	if uint64(len(out)) != size {
 		return nil, fmt.Errorf("%s chunk decompresses to %d bytes, declares %d", comp, len(out), size)
@@ -138,12 +129,11 @@ func (d *chunkDecoder) decode(body, buf []byte) ([]byte, error) {
 	return out, nil
 }
 
-// unzstd decompresses into out's spare capacity and no further.
+// unzstd decompresses into out's spare capacity and no further. DecodeAll
+// decodes into out, so the window costs no memory; the frame's declared
+// content size is checked before anything is allocated.
 func (d *chunkDecoder) unzstd(records, out []byte) ([]byte, error) {
 	if d.zstd == nil {
-		// DecodeAll decodes into out, so the window costs no memory; the
-		// frame's declared content size is checked before anything is
-		// allocated.
 		dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecodeAllCapLimit(true),
 			zstd.WithDecoderMaxMemory(uint64(max(d.maxSize, 1))),
 			zstd.WithDecoderMaxWindow(uint64(max(d.maxSize, zstd.MinWindowSize))))
@@ -155,8 +145,7 @@ func (d *chunkDecoder) unzstd(records, out []byte) ([]byte, error) {
 	out, err := d.zstd.DecodeAll(records, out)
 	if errors.Is(err, zstd.ErrDecoderSizeExceeded) || errors.Is(err, zstd.ErrWindowSizeExceeded) {
 		return nil, fmt.Errorf("zstd chunk exceeds its declared %d bytes: %w", cap(out), err)
-	}
-	if err != nil {
+	} else if err != nil {
 		return nil, fmt.Errorf("zstd chunk: %w", err)
 	}
 	return out, nil
@@ -175,8 +164,7 @@ func (d *chunkDecoder) unlz4(records, out []byte) ([]byte, error) {
 	}
 	// One more byte decodes at most one more block (4 MiB): a frame that
 	// goes on is rejected without being decoded to its end.
-	var one [1]byte
-	switch n, err := io.ReadFull(d.lz4, one[:]); {
+	switch n, err := io.ReadFull(d.lz4, make([]byte, 1)); {
 	case n > 0:
 		return nil, fmt.Errorf("lz4 chunk exceeds its declared %d bytes", len(out))
 	case err != io.EOF:

@@ -22,8 +22,7 @@ import (
 
 // Errors of the recording reader. Callers branch on them with errors.Is.
 var (
-	// ErrNotMCAP is returned when the input does not start with the MCAP
-	// magic bytes.
+	// ErrNotMCAP: the input does not start with the MCAP magic bytes.
 	ErrNotMCAP = errors.New("not an MCAP file")
 	// ErrTruncated is wrapped by every *TruncatedError: the recording cannot
 	// be read past some offset (it ends early, or is damaged there). Every
@@ -47,18 +46,14 @@ var (
 	ErrBadChannel = errors.New("malformed channel")
 )
 
-// TruncatedError says where reading stopped. It matches ErrTruncated with
-// errors.Is and unwraps to its cause.
+// TruncatedError says where reading stopped: at byte Offset (the file size
+// for a file that ends early), where Record ("chunk", "record header",
+// "footer", ...) was expected, because of Err (io.ErrUnexpectedEOF, a CRC or
+// decompression error, ErrReaderLimit, ...). It matches ErrTruncated.
 type TruncatedError struct {
-	// Offset is the byte offset of the record that could not be read; for a
-	// file that ends early, the file size.
 	Offset int64
-	// Record names what was expected there ("chunk", "record header",
-	// "footer", ...).
 	Record string
-	// Err is the cause (io.ErrUnexpectedEOF, a CRC or decompression error,
-	// ErrReaderLimit, ...).
-	Err error
+	Err    error
 }
 
 // Error reads "recording stopped at byte N (record): cause".
@@ -90,16 +85,14 @@ type ReaderOptions struct {
 	Topics []string
 	// Schemas maps a topic to the schema name expected on it, as
 	// "pkg/msg/Type" or "pkg/Type". A channel on a listed topic with another
-	// schema is reported as a ChannelProblem and its messages are skipped;
-	// unlisted topics accept any schema. Default: nil (no expectations).
+	// schema is reported as a ChannelProblem and its messages are skipped.
 	Schemas map[string]string
 	// CheckSchema, if set, is called with each channel's schema name and
-	// text (e.g. msg.CheckSchema, to insist that a recording's ghost types
-	// match the compiled-in definitions); an error is reported as a
-	// ChannelProblem wrapping ErrUnexpectedSchema. Default: nil (no check).
+	// text (e.g. msg.CheckSchema); an error is reported as a ChannelProblem
+	// wrapping ErrUnexpectedSchema.
 	CheckSchema func(schemaName, schemaText string) error
 	// OnProblem, if set, is called once per ChannelProblem when it is found,
-	// before any later message is returned. Default: nil (see Problems).
+	// before any later message is returned (see also Problems).
 	OnProblem func(ChannelProblem)
 	// MaxChunkSize is the largest record and the largest decompressed chunk
 	// accepted, in bytes, and the most bytes of schemas and channels held;
@@ -113,12 +106,11 @@ type ReaderOptions struct {
 	// order (rosbag2, Recorder) never hold more than one chunk.
 	MaxBuffered int64
 	// Stream forces a streaming read in file order even of an indexed file.
-	// Default false.
 	Stream bool
 	// Encodings are the (schema encoding, message encoding) pairs accepted
 	// besides ROS 2's ("ros2msg", "cdr"), e.g. {"", "json"} for JSON
 	// recordings whose schemas carry only a name. A channel with any other
-	// pair is reported as a ChannelProblem. Default: none.
+	// pair is reported as a ChannelProblem.
 	Encodings []Encoding
 }
 
@@ -127,57 +119,41 @@ type Encoding struct {
 	Schema, Message string
 }
 
-// Channel describes a recorded channel, with its schema taken from the file.
+// Channel describes a recorded channel, with its schema taken from the file
+// (for ROS 2, message encoding "cdr", schema encoding "ros2msg" and a schema
+// name such as "ghost/msg/VehicleState").
 type Channel struct {
-	// ID is the channel ID in the file.
-	ID uint16
-	// Topic is the ROS topic name.
-	Topic string
-	// MessageEncoding is the message encoding ("cdr" for ROS 2).
-	MessageEncoding string
-	// SchemaName is the message type, e.g. "ghost/msg/VehicleState".
-	SchemaName string
-	// SchemaEncoding is the schema encoding ("ros2msg" for ROS 2).
-	SchemaEncoding string
-	// SchemaText is the complete schema text as stored.
-	SchemaText string
-	// Metadata is the channel's metadata map.
-	Metadata map[string]string
+	ID                         uint16
+	Topic, MessageEncoding     string
+	SchemaName, SchemaEncoding string
+	SchemaText                 string // complete, as stored
+	Metadata                   map[string]string
 	// QoS are the offered QoS profiles from the metadata; nil when absent,
-	// empty or unparsable (see QoSErr).
-	QoS []ros2.QoSProfile
-	// QoSErr is the error parsing offered_qos_profiles, if any. It does not
-	// stop the channel from being read.
+	// empty or unparsable. QoSErr is the parse error, which does not stop
+	// the channel from being read.
+	QoS    []ros2.QoSProfile
 	QoSErr error
 }
 
 // ChannelProblem reports a channel whose messages the Reader does not
-// return. Err wraps ErrUnsupportedEncoding, ErrUnexpectedSchema or
-// ErrBadChannel.
+// return: Err, naming the offending value, wraps ErrUnsupportedEncoding,
+// ErrUnexpectedSchema or ErrBadChannel; Skipped counts the messages not
+// returned so far. Of a message on an undeclared channel, only Channel.ID
+// is set.
 type ChannelProblem struct {
-	// Channel is the channel as declared (only ID is set for a message on an
-	// undeclared channel).
 	Channel Channel
-	// Err says what is wrong, naming the offending value.
-	Err error
-	// Skipped counts the channel's messages not returned so far.
+	Err     error
 	Skipped uint64
 }
 
-// Message is one recorded message.
+// Message is one recorded message: times are in nanoseconds, LogTime when
+// it was received, PublishTime when it was sent.
 type Message struct {
-	// Topic is the channel's topic.
-	Topic string
-	// SchemaName is the channel's message type.
-	SchemaName string
-	// ChannelID is the channel's ID in the file.
-	ChannelID uint16
-	// Sequence is the record's sequence number.
-	Sequence uint32
-	// LogTime is the receive time in nanoseconds.
-	LogTime uint64
-	// PublishTime is the send time in nanoseconds.
-	PublishTime uint64
+	Topic, SchemaName string
+	ChannelID         uint16
+	Sequence          uint32
+	LogTime           uint64
+	PublishTime       uint64
 	// Data is the serialized message. It is valid until the next call of
 	// Next (or the next iteration of Messages); copy it to keep it.
 	Data []byte
@@ -198,13 +174,10 @@ type Message struct {
 //
 // A Reader is not safe for concurrent use.
 type Reader struct {
-	opts   ReaderOptions
-	topics map[string]bool
-	path   string
-	file   *os.File
-
+	opts             ReaderOptions
+	path             string
+	file             *os.File
 	profile, library string
-	indexed          bool
 
 	schemas   map[uint16]*mcap.Schema
 	channels  map[uint16]*chanState
@@ -212,21 +185,17 @@ type Reader struct {
 	problems  []*ChannelProblem
 	declBytes int64 // declarations held, against MaxChunkSize
 
-	rr        recordReader // stream mode; the header in either mode
+	rr        recordReader // the stream, or an indexed read's chunk record
 	dataEnded bool
-	cur       *loadedChunk // chunk being returned, stream mode
-	streamBuf loadedChunk
+	active    []*loadedChunk // in load order; one at most in a stream read
+	spare     []*loadedChunk
+	buffered  int64 // decompressed bytes in active
 
-	ra         io.ReaderAt // indexed mode
-	stats      *mcap.Statistics
-	chunkIdx   []chunkRef
-	nextChunk  int
-	active     []*loadedChunk
-	spare      []*loadedChunk
-	buffered   int64
-	loads      int
-	seen       map[uint16]uint64
-	compressed []byte
+	ra        io.ReaderAt // set for an indexed read
+	stats     *mcap.Statistics
+	chunkIdx  []chunkRef
+	nextChunk int
+	seen      map[uint16]uint64 // messages per channel
 
 	dec chunkDecoder
 	msg mcap.Message
@@ -235,15 +204,14 @@ type Reader struct {
 
 type chanState struct {
 	ch      Channel
-	deliver bool
-	problem *ChannelProblem
+	problem *ChannelProblem // its messages are not returned
 }
 
+// loadedChunk is a decoded chunk with the messages it has left to return.
 type loadedChunk struct {
 	buf  []byte // the chunk's records, decompressed
 	ents []msgEntry
 	next int
-	seq  int // load order, breaks log-time ties
 }
 
 type msgEntry struct {
@@ -251,6 +219,8 @@ type msgEntry struct {
 	off, end int
 }
 
+// OpenRecording opens the MCAP file at path for reading. A file that is not
+// MCAP gives an error wrapping ErrNotMCAP. Close closes the file.
 // OpenRecording opens the MCAP file at path for reading. A file that is not
 // MCAP gives an error wrapping ErrNotMCAP. Close closes the file.
 func OpenRecording(path string, opts ReaderOptions) (*Reader, error) {
@@ -294,13 +264,8 @@ func newReader(src io.Reader, opts ReaderOptions) (*Reader, error) {
 		schemas:  make(map[uint16]*mcap.Schema),
 		channels: make(map[uint16]*chanState),
 		ignored:  make(map[uint16]string),
+		seen:     make(map[uint16]uint64),
 		dec:      chunkDecoder{maxSize: opts.MaxChunkSize},
-	}
-	if opts.Topics != nil {
-		r.topics = make(map[string]bool, len(opts.Topics))
-		for _, t := range opts.Topics {
-			r.topics[t] = true
-		}
 	}
 	size := int64(-1)
 	ra, isRA := src.(io.ReaderAt)
@@ -320,20 +285,17 @@ func newReader(src io.Reader, opts ReaderOptions) (*Reader, error) {
 	}
 	r.rr.pos = int64(len(mcap.Magic))
 	op, body, err := r.rr.next("header")
-	if err == nil && op != mcap.OpHeader {
-		err = &TruncatedError{Offset: r.rr.pos - 9 - int64(len(body)), Err: fmt.Errorf("first record is %s", op)}
-	}
 	var h *mcap.Header
-	if err == nil {
-		if h, err = mcap.ParseHeader(body); err != nil {
-			err = &TruncatedError{Offset: int64(len(mcap.Magic)), Err: err}
-		}
-	}
-	if te := (*TruncatedError)(nil); errors.As(err, &te) {
-		te.Record = "header"
+	if err == nil && op != mcap.OpHeader {
+		err = fmt.Errorf("first record is %s", op)
+	} else if err == nil {
+		h, err = mcap.ParseHeader(body)
 	}
 	if err != nil {
-		return nil, err
+		te := &TruncatedError{Offset: int64(len(mcap.Magic)), Err: err}
+		errors.As(err, &te)
+		te.Record = "header"
+		return nil, te
 	}
 	r.profile, r.library = h.Profile, h.Library
 	if size >= 0 && !opts.Stream {
@@ -350,20 +312,19 @@ func (r *Reader) Library() string { return r.library }
 
 // Indexed reports whether the file is read through its index (log-time
 // order) rather than as a stream (file order).
-func (r *Reader) Indexed() bool { return r.indexed }
+func (r *Reader) Indexed() bool { return r.ra != nil }
 
 // MessageCount returns how many messages the read will return, from the
 // file's statistics (for progress reports): the messages of the channels
 // read, those outside ReaderOptions.Topics and those with a reported
 // problem left out. It is 0 when unknown (a stream read).
 func (r *Reader) MessageCount() uint64 {
-	if r.stats == nil {
-		return 0
-	}
 	var n uint64
-	for id, c := range r.stats.ChannelMessageCounts {
-		if cs, ok := r.channels[id]; ok && cs.deliver && cs.problem == nil {
-			n += c
+	if r.stats != nil {
+		for id, c := range r.stats.ChannelMessageCounts {
+			if cs, ok := r.channels[id]; ok && cs.problem == nil {
+				n += c
+			}
 		}
 	}
 	return n
@@ -395,8 +356,7 @@ func (r *Reader) Close() error {
 	if r.err == nil {
 		r.err = errors.New("reader closed")
 	}
-	if r.file != nil {
-		f := r.file
+	if f := r.file; f != nil {
 		r.file = nil
 		if err := f.Close(); err != nil {
 			return fmt.Errorf("close recording %s: %w", r.path, err)
@@ -412,14 +372,7 @@ func (r *Reader) Messages() iter.Seq2[Message, error] {
 	return func(yield func(Message, error) bool) {
 		for {
 			m, err := r.Next()
-			if err == io.EOF {
-				return
-			}
-			if err != nil {
-				yield(Message{}, err)
-				return
-			}
-			if !yield(m, nil) {
+			if err == io.EOF || !yield(m, err) || err != nil {
 				return
 			}
 		}
@@ -431,122 +384,114 @@ func (r *Reader) Messages() iter.Seq2[Message, error] {
 // every message before that point was returned. Messages on channels with a
 // ChannelProblem are skipped and counted, not returned.
 func (r *Reader) Next() (Message, error) {
-	if r.err != nil {
-		return Message{}, r.err
-	}
-	var m Message
-	var err error
-	if r.indexed {
-		m, err = r.nextIndexed()
-	} else {
-		m, err = r.nextStream()
-	}
-	if err != nil {
+	for r.err == nil {
+		ok, err := r.step()
+		if ok {
+			cs := r.channels[r.msg.ChannelID]
+			return Message{
+				Topic:       cs.ch.Topic,
+				SchemaName:  cs.ch.SchemaName,
+				ChannelID:   r.msg.ChannelID,
+				Sequence:    r.msg.Sequence,
+				LogTime:     r.msg.LogTime,
+				PublishTime: r.msg.PublishTime,
+				Data:        r.msg.Data,
+			}, nil
+		}
 		r.err = err
-		if r.path != "" && err != io.EOF {
+		if r.path != "" && err != nil && err != io.EOF {
 			r.err = fmt.Errorf("recording %s: %w", r.path, err)
 		}
-		return Message{}, r.err
 	}
-	return m, nil
+	return Message{}, r.err
 }
 
-// message converts a message record body into a Message, or reports false
-// for a channel that is not returned.
-func (r *Reader) message(body []byte) (Message, bool) {
-	if err := r.msg.PopulateFrom(body, false); err != nil {
-		return Message{}, false
+// step takes one step of the read: it reports true when r.msg holds a
+// message to return. The next message is the earliest in log time among
+// the loaded chunks (the first loaded on ties), unless the next indexed
+// chunk may hold an earlier one; with no chunk loaded a stream read reads
+// the next record.
+func (r *Reader) step() (bool, error) {
+	var c *loadedChunk
+	for _, a := range r.active {
+		if c == nil || a.ents[a.next].logTime < c.ents[c.next].logTime {
+			c = a
+		}
 	}
-	cs := r.channels[r.msg.ChannelID]
-	if cs == nil || !cs.deliver {
-		return Message{}, false
+	switch {
+	case r.nextChunk < len(r.chunkIdx) && (c == nil || r.chunkIdx[r.nextChunk].start <= c.ents[c.next].logTime):
+		r.nextChunk++
+		return false, r.loadIndexed(r.chunkIdx[r.nextChunk-1])
+	case c != nil:
+		e := c.ents[c.next]
+		if c.next++; c.next == len(c.ents) {
+			// Its buffer is reused only by a later step.
+			r.buffered -= int64(len(c.buf))
+			r.active = slices.DeleteFunc(r.active, func(a *loadedChunk) bool { return a == c })
+			r.spare = append(r.spare, c)
+		}
+		// A channel found bad since the chunk was loaded is not returned.
+		return r.msg.PopulateFrom(c.buf[e.off:e.end], false) == nil && r.channels[r.msg.ChannelID].problem == nil, nil
+	case r.ra != nil:
+		return false, r.checkStatistics()
 	}
-	return Message{
-		Topic:       cs.ch.Topic,
-		SchemaName:  cs.ch.SchemaName,
-		ChannelID:   r.msg.ChannelID,
-		Sequence:    r.msg.Sequence,
-		LogTime:     r.msg.LogTime,
-		PublishTime: r.msg.PublishTime,
-		Data:        r.msg.Data,
-	}, true
+	return r.streamRecord()
 }
 
-// --- stream mode ---
-
-func (r *Reader) nextStream() (Message, error) {
-	for {
-		if c := r.cur; c != nil {
-			if c.next < len(c.ents) {
-				e := c.ents[c.next]
-				c.next++
-				if m, ok := r.message(c.buf[e.off:e.end]); ok {
-					return m, nil
-				}
-				continue
-			}
-			r.cur = nil
+// streamRecord reads the next record of a stream read.
+func (r *Reader) streamRecord() (bool, error) {
+	start := r.rr.pos
+	// A file that ends at a record boundary comes from a writer that never
+	// finished (crash, full disk) or a copy cut short.
+	atEnd := "data end or footer"
+	if r.dataEnded {
+		atEnd = "footer"
+	}
+	op, body, err := r.rr.next(atEnd)
+	if err != nil {
+		return false, err
+	}
+	damaged := func(err error) error { return &TruncatedError{Offset: start, Record: op.String(), Err: err} }
+	switch {
+	case op == mcap.OpSchema || op == mcap.OpChannel:
+		// Of the summary, only declarations matter to a stream read:
+		// channels without messages appear nowhere else.
+		if err := r.declare(op, body); err != nil {
+			return false, damaged(err)
 		}
-		start := r.rr.pos
-		// A file that ends at a record boundary comes from a writer that
-		// never finished (crash, full disk) or a copy cut short.
-		atEnd := "data end or footer"
-		if r.dataEnded {
-			atEnd = "footer"
-		}
-		op, body, err := r.rr.next(atEnd)
+	case r.dataEnded && op != mcap.OpFooter:
+	case op == mcap.OpMessage:
+		deliver, err := r.account(body)
 		if err != nil {
-			return Message{}, err
+			return false, damaged(err)
 		}
-		if r.dataEnded && op != mcap.OpFooter && op != mcap.OpSchema && op != mcap.OpChannel {
-			// Of the summary, only declarations matter to a stream read:
-			// channels without messages appear nowhere else.
-			continue
-		}
-		switch op {
-		case mcap.OpSchema, mcap.OpChannel:
-			if err := r.declare(op, body); err != nil {
-				return Message{}, &TruncatedError{Offset: start, Record: op.String(), Err: err}
-			}
-		case mcap.OpMessage:
-			if err := r.account(body); err != nil {
-				return Message{}, &TruncatedError{Offset: start, Record: "message", Err: err}
-			}
-			if m, ok := r.message(body); ok {
-				return m, nil
-			}
-		case mcap.OpChunk:
-			c := &r.streamBuf
-			c.ents, c.next = c.ents[:0], 0
-			if err := r.decodeChunk(body, c); err != nil {
-				return Message{}, &TruncatedError{Offset: start, Record: "chunk", Err: err}
-			}
-			r.cur = c
-		case mcap.OpDataEnd:
-			r.dataEnded = true
-		case mcap.OpFooter:
-			return Message{}, r.expectEnd()
-		case mcap.OpHeader:
-			return Message{}, &TruncatedError{Offset: start, Record: "header", Err: errors.New("second header record")}
-		}
+		return deliver, nil
+	case op == mcap.OpChunk:
+		return false, r.load(start, body)
+	case op == mcap.OpDataEnd:
+		r.dataEnded = true
+	case op == mcap.OpFooter:
+		return false, r.expectEnd()
+	case op == mcap.OpHeader:
+		return false, damaged(errors.New("second header record"))
 	}
+	return false, nil
 }
 
 // expectEnd checks the closing magic after the footer.
 func (r *Reader) expectEnd() error {
 	magic := make([]byte, len(mcap.Magic))
 	n, err := io.ReadFull(r.rr.br, magic)
-	if err != nil || !bytes.Equal(magic, mcap.Magic) {
-		switch err {
-		case nil:
-			err = fmt.Errorf("found % x", magic[:n])
-		case io.EOF:
-			err = io.ErrUnexpectedEOF
-		}
-		return &TruncatedError{Offset: r.rr.pos, Record: "closing magic", Err: err}
+	if err == nil && bytes.Equal(magic, mcap.Magic) {
+		return io.EOF
 	}
-	r.rr.pos += int64(n)
-	return io.EOF
+	switch err {
+	case nil:
+		err = fmt.Errorf("found % x", magic[:n])
+	case io.EOF:
+		err = io.ErrUnexpectedEOF
+	}
+	return &TruncatedError{Offset: r.rr.pos, Record: "closing magic", Err: err}
 }
 
 // recordReader reads top-level records, bounding their length and skipping
@@ -574,47 +519,63 @@ func (rr *recordReader) next(atEnd string) (mcap.OpCode, []byte, error) {
 		rr.pos += 9
 		op := mcap.OpCode(hdr[0])
 		length := binary.LittleEndian.Uint64(hdr[1:])
+		fail := func(err error) error { return &TruncatedError{Offset: start, Record: op.String(), Err: err} }
 		if op == mcap.OpAttachment {
-			if length > uint64(1<<62) {
-				return 0, nil, &TruncatedError{Offset: start, Record: "attachment", Err: fmt.Errorf("length %d", length)}
+			var n int64
+			if length <= 1<<62 {
+				n, err = io.CopyN(io.Discard, rr.br, int64(length))
 			}
-			n, err := io.CopyN(io.Discard, rr.br, int64(length))
-			rr.pos += n
-			if err != nil {
-				return 0, nil, &TruncatedError{Offset: start, Record: "attachment", Err: io.ErrUnexpectedEOF}
+			if rr.pos += n; err != nil || length > 1<<62 {
+				return 0, nil, fail(fmt.Errorf("%w: %d of %d bytes", io.ErrUnexpectedEOF, n, length))
 			}
 			continue
 		}
 		if length > uint64(rr.max) {
-			return 0, nil, &TruncatedError{Offset: start, Record: op.String(),
-				Err: fmt.Errorf("%w: record of %d bytes, limit %d", ErrReaderLimit, length, rr.max)}
+			return 0, nil, fail(fmt.Errorf("%w: record of %d bytes, limit %d", ErrReaderLimit, length, rr.max))
 		}
 		if uint64(cap(rr.buf)) < length {
 			rr.buf = make([]byte, length)
 		}
 		body := rr.buf[:length]
 		n, err = io.ReadFull(rr.br, body)
-		rr.pos += int64(n)
-		if err != nil {
-			return 0, nil, &TruncatedError{Offset: start, Record: op.String(),
-				Err: fmt.Errorf("%w: %d of %d bytes", io.ErrUnexpectedEOF, n, length)}
+		if rr.pos += int64(n); err != nil {
+			return 0, nil, fail(fmt.Errorf("%w: %d of %d bytes", io.ErrUnexpectedEOF, n, length))
 		}
 		return op, body, nil
 	}
 }
 
-// --- chunks ---
+// load decodes the chunk record at offset at. Declarations take effect at
+// once; the messages of returned channels are kept, sorted by log time for
+// an indexed read, in a chunk added to r.active.
+func (r *Reader) load(at int64, body []byte) error {
+	c := &loadedChunk{}
+	if n := len(r.spare); n > 0 {
+		c, r.spare = r.spare[n-1], r.spare[:n-1]
+	}
+	c.ents, c.next = c.ents[:0], 0
+	if err := r.decodeChunk(body, c); err != nil {
+		return &TruncatedError{Offset: at, Record: "chunk", Err: err}
+	}
+	if len(c.ents) == 0 {
+		r.spare = append(r.spare, c)
+		return nil
+	}
+	if r.ra != nil && !slices.IsSortedFunc(c.ents, cmpEntry) {
+		slices.SortStableFunc(c.ents, cmpEntry)
+	}
+	r.buffered += int64(len(c.buf))
+	r.active = append(r.active, c)
+	return nil
+}
 
-// decodeChunk verifies and decompresses a chunk record body into c:
-// declarations take effect at once, messages of returned channels are kept
-// (sorted by log time for an indexed read).
+func cmpEntry(a, b msgEntry) int { return cmp.Compare(a.logTime, b.logTime) }
+
 func (r *Reader) decodeChunk(body []byte, c *loadedChunk) error {
 	records, err := r.dec.decode(body, c.buf)
 	if err != nil {
 		return err
 	}
-	// Entries point into the chunk's own buffer: valid until the chunk is
-	// decoded into again, after its last message was returned.
 	c.buf = records
 	for off := 0; off < len(records); {
 		if len(records)-off < 9 {
@@ -633,39 +594,31 @@ func (r *Reader) decodeChunk(body []byte, c *loadedChunk) error {
 				return err
 			}
 		case mcap.OpMessage:
-			if err := r.account(rec); err != nil {
+			if deliver, err := r.account(rec); err != nil {
 				return err
+			} else if deliver {
+				c.ents = append(c.ents, msgEntry{logTime: r.msg.LogTime, off: off - int(length), end: off})
 			}
-			if cs := r.channels[r.msg.ChannelID]; cs == nil || !cs.deliver {
-				continue
-			}
-			c.ents = append(c.ents, msgEntry{logTime: r.msg.LogTime, off: off - int(length), end: off})
 		case mcap.OpChunk:
 			return errors.New("nested chunk")
 		}
 	}
-	if r.indexed && !slices.IsSortedFunc(c.ents, cmpEntry) {
-		slices.SortStableFunc(c.ents, cmpEntry)
-	}
 	return nil
 }
 
-func cmpEntry(a, b msgEntry) int { return cmp.Compare(a.logTime, b.logTime) }
-
-// account parses a message record into r.msg, counts it per channel and
-// counts it as skipped on a problem channel.
-func (r *Reader) account(body []byte) error {
+// account parses a message record into r.msg, counts it, and reports
+// whether its channel is returned; it counts the message as skipped on a
+// problem channel.
+func (r *Reader) account(body []byte) (bool, error) {
 	if err := r.msg.PopulateFrom(body, false); err != nil {
-		return err
+		return false, err
 	}
 	id := r.msg.ChannelID
-	if r.seen != nil {
-		r.seen[id]++
-	}
+	r.seen[id]++
 	cs, ok := r.channels[id]
 	if !ok {
 		if _, ign := r.ignored[id]; ign {
-			return nil
+			return false, nil
 		}
 		cs = &chanState{ch: Channel{ID: id}}
 		r.channels[id] = cs
@@ -673,57 +626,55 @@ func (r *Reader) account(body []byte) error {
 	}
 	if cs.problem != nil {
 		cs.problem.Skipped++
+		return false, nil
 	}
-	return nil
+	return true, nil
 }
 
-// declare handles a schema or channel record.
+// declare handles a schema or channel record. Declarations are counted
+// against MaxChunkSize, so that a file cannot make the reader hold
+// unbounded schemas and channels.
 func (r *Reader) declare(op mcap.OpCode, body []byte) error {
+	var n int
+	var err error
 	if op == mcap.OpSchema {
-		s, err := mcap.ParseSchema(body)
-		if err != nil {
-			return err
-		}
-		return r.addSchema(s)
+		n, err = r.addSchema(body)
+	} else {
+		n, err = r.addChannel(body)
 	}
-	c, err := mcap.ParseChannel(body)
+	if r.declBytes += int64(n); err == nil && r.declBytes > r.opts.MaxChunkSize {
+		err = fmt.Errorf("%w: schemas and channels exceed %d bytes", ErrReaderLimit, r.opts.MaxChunkSize)
+	}
+	return err
+}
+
+// addSchema returns the bytes it holds anew.
+func (r *Reader) addSchema(body []byte) (int, error) {
+	s, err := mcap.ParseSchema(body)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return r.addChannel(c)
-}
-
-// budget counts declaration bytes against MaxChunkSize, so that a file
-// cannot make the reader hold unbounded schemas and channels.
-func (r *Reader) budget(n int) error {
-	r.declBytes += int64(n)
-	if r.declBytes > r.opts.MaxChunkSize {
-		return fmt.Errorf("%w: schemas and channels exceed %d bytes", ErrReaderLimit, r.opts.MaxChunkSize)
-	}
-	return nil
-}
-
-func (r *Reader) addSchema(s *mcap.Schema) error {
 	if s.ID == 0 {
-		return errors.New("schema with ID 0")
+		return 0, errors.New("schema with ID 0")
 	}
 	if old, ok := r.schemas[s.ID]; ok {
 		if old.Name != s.Name || old.Encoding != s.Encoding || !bytes.Equal(old.Data, s.Data) {
-			return fmt.Errorf("schema %d redeclared as %s (was %s)", s.ID, clip(s.Name), clip(old.Name))
+			return 0, fmt.Errorf("schema %d redeclared as %s (was %s)", s.ID, clip(s.Name), clip(old.Name))
 		}
-		return nil
-	}
-	if err := r.budget(len(s.Name) + len(s.Encoding) + len(s.Data)); err != nil {
-		return err
+		return 0, nil
 	}
 	r.schemas[s.ID] = s
-	return nil
+	return len(s.Name) + len(s.Encoding) + len(s.Data), nil
 }
 
-// addChannel takes a channel record. A channel ID redeclared as another
-// topic, schema or encoding is reported, never silently remapped, whether
-// or not either topic is read.
-func (r *Reader) addChannel(c *mcap.Channel) error {
+// addChannel returns the bytes it holds anew. A channel ID redeclared as
+// another topic, schema or encoding is reported, never silently remapped,
+// whether or not either topic is read.
+func (r *Reader) addChannel(body []byte) (int, error) {
+	c, err := mcap.ParseChannel(body)
+	if err != nil {
+		return 0, err
+	}
 	ch := Channel{ID: c.ID, Topic: c.Topic, MessageEncoding: c.MessageEncoding, Metadata: c.Metadata}
 	s := r.schemas[c.SchemaID]
 	if s != nil {
@@ -739,50 +690,37 @@ func (r *Reader) addChannel(c *mcap.Channel) error {
 			o.MessageEncoding != ch.MessageEncoding || o.SchemaText != ch.SchemaText) {
 			r.report(old, redeclared(clip(o.Topic)+" ("+clip(o.SchemaName)+")"))
 		}
-		return nil
+		return 0, nil
 	}
-	wanted := r.topics == nil || r.topics[c.Topic]
+	wanted := r.opts.Topics == nil || slices.Contains(r.opts.Topics, c.Topic)
 	if topic, ok := r.ignored[c.ID]; ok {
 		if topic != c.Topic && wanted {
 			cs := &chanState{ch: ch}
 			r.channels[c.ID] = cs
 			r.report(cs, redeclared(clip(topic)))
 		}
-		return nil
+		return 0, nil
 	}
 	n := len(ch.Topic) + len(ch.MessageEncoding) + len(ch.SchemaText)
 	for k, v := range ch.Metadata {
 		n += len(k) + len(v)
 	}
-	if err := r.budget(n); err != nil {
-		return err
-	}
 	if !wanted {
 		r.ignored[c.ID] = c.Topic
-		return nil
+		return n, nil
 	}
 	if q, ok := c.Metadata[MetadataOfferedQoS]; ok {
 		ch.QoS, ch.QoSErr = ros2.ParseOfferedQoSProfiles(q)
 	}
-	cs := &chanState{ch: ch, deliver: true}
+	cs := &chanState{ch: ch}
 	r.channels[c.ID] = cs
 	if err := r.check(c, s); err != nil {
 		r.report(cs, err)
 	}
-	return nil
+	return n, nil
 }
 
 // check applies the ROS 2 profile rules and the caller's expectations.
-// accepts reports whether ReaderOptions.Encodings lists the pair.
-func (r *Reader) accepts(schema, message string) bool {
-	for _, e := range r.opts.Encodings {
-		if e.Schema == schema && e.Message == message {
-			return true
-		}
-	}
-	return false
-}
-
 func (r *Reader) check(c *mcap.Channel, s *mcap.Schema) error {
 	where := fmt.Sprintf("channel %d (%s)", c.ID, clip(c.Topic))
 	switch {
@@ -790,7 +728,7 @@ func (r *Reader) check(c *mcap.Channel, s *mcap.Schema) error {
 		return fmt.Errorf("%w: %s has no schema", ErrBadChannel, where)
 	case s == nil:
 		return fmt.Errorf("%w: %s refers to undeclared schema %d", ErrBadChannel, where, c.SchemaID)
-	case r.accepts(s.Encoding, c.MessageEncoding):
+	case slices.Contains(r.opts.Encodings, Encoding{s.Encoding, c.MessageEncoding}):
 	case s.Encoding != SchemaEncodingROS2Msg:
 		return fmt.Errorf("%w: %s: schema encoding %s, want %q", ErrUnsupportedEncoding, where, clip(s.Encoding), SchemaEncodingROS2Msg)
 	case c.MessageEncoding != MessageEncodingCDR:
@@ -808,7 +746,6 @@ func (r *Reader) check(c *mcap.Channel, s *mcap.Schema) error {
 }
 
 func (r *Reader) report(cs *chanState, err error) {
-	cs.deliver = false
 	cs.problem = &ChannelProblem{Channel: cs.ch, Err: err}
 	r.problems = append(r.problems, cs.problem)
 	if r.opts.OnProblem != nil {

@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -20,17 +19,14 @@ import (
 )
 
 // Recording format constants of the rosbag2 MCAP storage plugin (and of the
-// MCAP "ros2" profile).
+// MCAP "ros2" profile): the header profile, the encodings of .msg schemas
+// and of serialized messages, and the channel metadata key holding the
+// publishers' QoS profiles (see ros2.OfferedQoSProfilesYAML).
 const (
-	// ProfileROS2 is the MCAP header profile of ROS 2 recordings.
-	ProfileROS2 = "ros2"
-	// SchemaEncodingROS2Msg is the schema encoding of ROS 2 .msg schemas.
+	ProfileROS2           = "ros2"
 	SchemaEncodingROS2Msg = "ros2msg"
-	// MessageEncodingCDR is the message encoding of ROS 2 serialized messages.
-	MessageEncodingCDR = "cdr"
-	// MetadataOfferedQoS is the channel metadata key holding the publishers'
-	// QoS profiles (see ros2.OfferedQoSProfilesYAML).
-	MetadataOfferedQoS = "offered_qos_profiles"
+	MessageEncodingCDR    = "cdr"
+	MetadataOfferedQoS    = "offered_qos_profiles"
 )
 
 // Compression selects how a Recorder compresses chunks.
@@ -41,10 +37,8 @@ const (
 	// CompressionZstd is zstd at its fastest level: on ghost's messages it
 	// compresses about as well as the default level at a fraction of the CPU.
 	CompressionZstd Compression = "zstd"
-	// CompressionLZ4 is LZ4 frames.
-	CompressionLZ4 Compression = "lz4"
-	// CompressionNone stores chunks uncompressed (an empty compression field
-	// in the file).
+	CompressionLZ4  Compression = "lz4" // LZ4 frames
+	// CompressionNone stores chunks uncompressed (an empty compression field).
 	CompressionNone Compression = "none"
 )
 
@@ -63,20 +57,16 @@ const (
 	// chunkLanes is the number of chunk compressors. Chunk k goes to lane
 	// k mod chunkLanes and chunks are written in dispatch order, so the file
 	// depends only on the calls made, never on scheduling or the CPUs.
-	chunkLanes = 2
-	// maxBatchPrealloc bounds the buffer reserved up front for a chunk.
-	maxBatchPrealloc = 4 << 20
-	// msgRecordHeader is a message record's opcode, length, channel ID,
-	// sequence, log time and publish time.
+	chunkLanes       = 2
+	maxBatchPrealloc = 4 << 20 // bounds the buffer reserved up front for a chunk
+	// msgRecordHeader: opcode, length, channel ID, sequence, log and publish time.
 	msgRecordHeader = 1 + 8 + 2 + 4 + 8 + 8
 )
 
 // Errors of the Recorder. Callers branch on them with errors.Is.
 var (
-	// ErrRecorderClosed is returned by calls on a closed Recorder.
 	ErrRecorderClosed = errors.New("recorder closed")
-	// ErrUnknownChannel is returned by Write for a channel the Recorder did
-	// not hand out.
+	// ErrUnknownChannel: Write on a channel the Recorder did not hand out.
 	ErrUnknownChannel = errors.New("unknown channel")
 	// ErrChannelConflict is returned by AddChannel for a topic that already
 	// has a channel with a different schema or QoS.
@@ -100,28 +90,25 @@ type RecorderOptions struct {
 	// MCAP library version is appended either way.
 	Library string
 	// NoSync, for CreateRecording only, skips the fsync after every written
-	// chunk; default false, so a power loss loses no more than a crash.
-	// Close always syncs.
+	// chunk, so that a power loss may lose more than a crash. Close syncs.
 	NoSync bool
 	// WaitChunks makes a Write that closes a chunk return only once that
 	// chunk is written (and, for CreateRecording, synced), so a crash loses
-	// at most the open chunk. Default false: Write never waits for the
-	// compressors, and a crash may also lose the few closed chunks still
-	// being compressed.
+	// at most the open chunk. Otherwise Write never waits for the
+	// compressors, and a crash may also lose the closed chunks still being
+	// compressed.
 	WaitChunks bool
 }
 
 // ChannelID identifies a channel of a Recorder. Zero is never a valid ID.
 type ChannelID uint16
 
-// RecorderStats are counters of a Recorder, for diagnostics.
+// RecorderStats are counters of a Recorder, for diagnostics: messages
+// accepted by Write, chunks and bytes written to the output.
 type RecorderStats struct {
-	// Messages is the number of messages accepted by Write.
 	Messages uint64
-	// Chunks is the number of chunks written to the output.
-	Chunks uint32
-	// Bytes is the number of bytes written to the output.
-	Bytes uint64
+	Chunks   uint32
+	Bytes    uint64
 }
 
 // Recorder writes a rosbag2-compatible MCAP recording: profile "ros2",
@@ -149,21 +136,20 @@ type RecorderStats struct {
 // After an output error every further call fails with that error: MCAP has
 // no way to resume a damaged stream.
 type Recorder struct {
-	mu          sync.Mutex // guards the caller side
-	comp        mcap.CompressionFormat
-	chunkSize   int64
-	chunkSpan   uint64 // nanoseconds of log time; 0 = unbounded
-	waitChunks  bool
-	schemaIDs   map[schemaKey]uint16
-	channels    []recChannel // index = ChannelID-1
-	topics      map[string]ChannelID
-	decls       []decl // schema and channel records, append-only
-	messages    uint64
-	first, last uint64 // log-time bounds of all messages
-	open        *batch
-	seq         uint64 // batches dispatched
-	closed      bool
-	closeErr    error
+	mu         sync.Mutex // guards the caller side
+	comp       mcap.CompressionFormat
+	chunkSize  int64
+	chunkSpan  uint64 // nanoseconds of log time; 0 = unbounded
+	waitChunks bool
+	schemaIDs  map[schemaKey]uint16
+	channels   []recChannel // index = ChannelID-1
+	topics     map[string]ChannelID
+	decls      []decl // schema and channel records, append-only
+	messages   uint64
+	open       *batch
+	seq        uint64 // batches dispatched
+	closed     bool
+	closeErr   error
 
 	lanes []chan *batch
 	queue chan *batch // batches in dispatch order, for the output goroutine
@@ -173,7 +159,7 @@ type Recorder struct {
 	// output side: the output goroutine's until done, then Close's
 	w        *mcap.Writer
 	file     *os.File
-	path     string
+	name     string // of the output, in errors
 	sync     bool
 	declared int // decls written
 
@@ -189,8 +175,7 @@ type schemaKey struct{ name, text string }
 
 type recChannel struct {
 	topic, schemaName, schemaText, qos string
-	seq                                uint32
-	count                              uint64 // messages written
+	count                              uint64 // messages written; the sequence field wraps
 }
 
 // decl is a schema or a channel record.
@@ -204,22 +189,13 @@ type batch struct {
 	decls       []decl // snapshot: every declaration up to the dispatch
 	recs        []byte // the chunk's message records, uncompressed
 	first, last uint64 // log-time bounds
-	n           int
 
-	chunk  mcap.Chunk           // from the lane, Records pointing into out or recs
-	out    []byte               // compressed records
-	index  []*mcap.MessageIndex // non-empty indexes, by channel ID
-	byChan []*mcap.MessageIndex // index scratch by channel ID, reused
-	err    error
-	ready  chan struct{} // signalled by the lane
-}
-
-func (r *Recorder) newBatch() *batch {
-	// Reserving the chunk's size up front spares the append doublings.
-	return &batch{
-		ready: make(chan struct{}, 1),
-		recs:  make([]byte, 0, min(r.chunkSize, maxBatchPrealloc)+msgRecordHeader+64),
-	}
+	chunk mcap.Chunk // from the lane, Records pointing into out or recs
+	out   []byte     // compressed records
+	// index is by channel ID, reused; the Writer skips the empty ones.
+	index []*mcap.MessageIndex
+	err   error
+	ready chan struct{} // signalled by the lane
 }
 
 // NewRecorder starts a recording on w and writes the MCAP header. The
@@ -253,13 +229,14 @@ func CreateRecording(path string, opts RecorderOptions) (*Recorder, error) {
 		_ = os.Remove(path)
 		return nil, fmt.Errorf("create recording %s: %w", path, err)
 	}
-	r.file, r.path, r.sync = f, path, !opts.NoSync
+	r.file, r.name, r.sync = f, "recording "+path, !opts.NoSync
 	r.start()
 	return r, nil
 }
 
 func newRecorder(out io.Writer, opts RecorderOptions) (*Recorder, error) {
-	r := &Recorder{schemaIDs: make(map[schemaKey]uint16), topics: make(map[string]ChannelID)}
+	r := &Recorder{schemaIDs: make(map[schemaKey]uint16), topics: make(map[string]ChannelID), name: "recording",
+		chunkSize: cmp.Or(opts.ChunkSize, DefaultChunkSize), waitChunks: opts.WaitChunks}
 	switch opts.Compression {
 	case "", CompressionZstd:
 		r.comp = mcap.CompressionZSTD
@@ -270,30 +247,17 @@ func newRecorder(out io.Writer, opts RecorderOptions) (*Recorder, error) {
 	default:
 		return nil, fmt.Errorf("recorder options: compression %s: want zstd, lz4 or none", clip(string(opts.Compression)))
 	}
-	switch {
-	case opts.ChunkSize < 0:
+	if opts.ChunkSize < 0 {
 		return nil, fmt.Errorf("recorder options: chunk size %d is negative", opts.ChunkSize)
-	case opts.ChunkSize == 0:
-		r.chunkSize = DefaultChunkSize
-	default:
-		r.chunkSize = opts.ChunkSize
 	}
-	switch {
-	case opts.ChunkSpan == 0:
-		r.chunkSpan = uint64(DefaultChunkSpan)
-	case opts.ChunkSpan > 0:
-		r.chunkSpan = uint64(opts.ChunkSpan)
-	}
-	r.waitChunks = opts.WaitChunks
-	lib := opts.Library
-	if lib == "" {
-		lib = DefaultLibrary
+	if opts.ChunkSpan >= 0 {
+		r.chunkSpan = uint64(cmp.Or(opts.ChunkSpan, DefaultChunkSpan))
 	}
 	// Not Chunked: schema and channel records go straight to the data
 	// section; chunks come whole from the lanes.
 	w, err := mcap.NewWriter(out, &mcap.WriterOptions{IncludeCRC: true, OverrideLibrary: true})
 	if err == nil {
-		err = w.WriteHeader(&mcap.Header{Profile: ProfileROS2, Library: lib + "; mcap go " + mcap.Version})
+		err = w.WriteHeader(&mcap.Header{Profile: ProfileROS2, Library: cmp.Or(opts.Library, DefaultLibrary) + "; mcap go " + mcap.Version})
 	}
 	if err != nil {
 		return nil, fmt.Errorf("write mcap header: %w", err)
@@ -311,10 +275,24 @@ func (r *Recorder) start() {
 	r.lanes = make([]chan *batch, chunkLanes)
 	for i := range r.lanes {
 		r.lanes[i] = make(chan *batch, 1)
-		go r.lane(r.lanes[i])
+		go func() {
+			var c compressor
+			for b := range r.lanes[i] {
+				b.err = r.seal(&c, b)
+				b.ready <- struct{}{}
+			}
+		}()
 	}
 	r.open = r.newBatch()
 	go r.output()
+}
+
+func (r *Recorder) newBatch() *batch {
+	// Reserving the chunk's size up front spares the append doublings.
+	return &batch{
+		ready: make(chan struct{}, 1),
+		recs:  make([]byte, 0, min(r.chunkSize, maxBatchPrealloc)+msgRecordHeader+64),
+	}
 }
 
 // AddChannel declares a topic with its message type and returns the channel
@@ -410,25 +388,18 @@ func (r *Recorder) Write(ch ChannelID, logTime, publishTime uint64, data []byte)
 	if uint64(len(data)) > math.MaxUint32 {
 		return fmt.Errorf("write on %s: message of %d bytes", clip(c.topic), len(data))
 	}
-	c.seq++
 	c.count++
-	if r.messages == 0 {
-		r.first, r.last = logTime, logTime
-	}
 	r.messages++
-	r.first, r.last = min(r.first, logTime), max(r.last, logTime)
-
 	b := r.open
-	if b.n == 0 {
+	if len(b.recs) == 0 {
 		b.first, b.last = logTime, logTime
 	}
-	b.n++
 	b.first, b.last = min(b.first, logTime), max(b.last, logTime)
 	le := binary.LittleEndian
 	b.recs = append(b.recs, byte(mcap.OpMessage))
 	b.recs = le.AppendUint64(b.recs, uint64(msgRecordHeader-9+len(data)))
 	b.recs = le.AppendUint16(b.recs, uint16(ch))
-	b.recs = le.AppendUint32(b.recs, c.seq)
+	b.recs = le.AppendUint32(b.recs, uint32(c.count))
 	b.recs = le.AppendUint64(b.recs, logTime)
 	b.recs = le.AppendUint64(b.recs, publishTime)
 	b.recs = append(b.recs, data...)
@@ -453,7 +424,7 @@ func (r *Recorder) Write(ch ChannelID, logTime, publishTime uint64, data []byte)
 // Called with mu held, so the lanes see the batches in dispatch order.
 func (r *Recorder) dispatch() {
 	b := r.open
-	if b.n == 0 {
+	if len(b.recs) == 0 {
 		return
 	}
 	b.decls = r.decls[:len(r.decls):len(r.decls)] // append-only: a stable prefix
@@ -467,37 +438,17 @@ func (r *Recorder) dispatch() {
 	}
 }
 
-// lane compresses batches and indexes their messages with its own
-// compressor state.
-func (r *Recorder) lane(in chan *batch) {
-	var c compressor
-	for b := range in {
-		b.err = r.seal(&c, b)
-		b.ready <- struct{}{}
-	}
-}
-
 // seal builds b's message indexes and its compressed chunk.
 func (r *Recorder) seal(c *compressor, b *batch) error {
 	le := binary.LittleEndian
 	for off := 0; off < len(b.recs); {
-		id := le.Uint16(b.recs[off+9:])
-		if int(id) >= len(b.byChan) {
-			b.byChan = append(b.byChan, make([]*mcap.MessageIndex, int(id)+1-len(b.byChan))...)
+		id := int(le.Uint16(b.recs[off+9:]))
+		for len(b.index) <= id {
+			b.index = append(b.index, &mcap.MessageIndex{ChannelID: uint16(len(b.index))})
 		}
-		idx := b.byChan[id]
-		if idx == nil {
-			idx = &mcap.MessageIndex{ChannelID: id}
-			b.byChan[id] = idx
-		}
-		if idx.IsEmpty() {
-			b.index = append(b.index, idx)
-		}
-		idx.Add(le.Uint64(b.recs[off+15:]), uint64(off))
+		b.index[id].Add(le.Uint64(b.recs[off+15:]), uint64(off))
 		off += 9 + int(le.Uint64(b.recs[off+1:]))
 	}
-	// Channel order, as the mcap library writes them.
-	slices.SortFunc(b.index, func(x, y *mcap.MessageIndex) int { return cmp.Compare(x.ChannelID, y.ChannelID) })
 	records, crc, err := c.compress(r.comp, b.recs, b.out[:0])
 	if err != nil {
 		return err
@@ -529,14 +480,14 @@ func (r *Recorder) output() {
 		for _, idx := range b.index {
 			idx.Reset()
 		}
-		b.recs, b.n, b.decls, b.index, b.err, b.chunk = b.recs[:0], 0, nil, b.index[:0], nil, mcap.Chunk{}
+		b.recs, b.decls, b.err, b.chunk = b.recs[:0], nil, nil, mcap.Chunk{}
 		select {
 		case r.free <- b:
 		default:
 		}
 		r.progMu.Lock()
 		r.written++
-		r.bytes = r.w.Offset()
+		r.chunks, r.bytes = r.w.Statistics.ChunkCount, r.w.Offset()
 		r.progress.Broadcast()
 		r.progMu.Unlock()
 	}
@@ -545,21 +496,18 @@ func (r *Recorder) output() {
 // writeChunk writes the declarations made before b was dispatched, then b.
 func (r *Recorder) writeChunk(b *batch) error {
 	if b.err != nil {
-		return fmt.Errorf("%s: compress chunk: %w", r.where(), b.err)
+		return fmt.Errorf("%s: compress chunk: %w", r.name, b.err)
 	}
 	if err := r.declare(b.decls); err != nil {
 		return err
 	}
 	at := r.w.Offset()
 	if err := r.w.WriteChunkWithIndexes(&b.chunk, b.index); err != nil {
-		return fmt.Errorf("%s: write chunk at byte %d: %w", r.where(), at, err)
+		return fmt.Errorf("%s: write chunk at byte %d: %w", r.name, at, err)
 	}
-	r.progMu.Lock()
-	r.chunks++
-	r.progMu.Unlock()
 	if r.file != nil && r.sync {
 		if err := r.file.Sync(); err != nil {
-			return fmt.Errorf("%s: sync: %w", r.where(), err)
+			return fmt.Errorf("%s: sync: %w", r.name, err)
 		}
 	}
 	return nil
@@ -575,7 +523,7 @@ func (r *Recorder) declare(decls []decl) error {
 			err = r.w.WriteChannel(d.channel)
 		}
 		if err != nil {
-			return fmt.Errorf("%s: write declarations at byte %d: %w", r.where(), r.w.Offset(), err)
+			return fmt.Errorf("%s: write declarations at byte %d: %w", r.name, r.w.Offset(), err)
 		}
 	}
 	return nil
@@ -660,11 +608,11 @@ func (r *Recorder) Close() error {
 	if r.file != nil {
 		if err == nil {
 			if serr := r.file.Sync(); serr != nil {
-				err = fmt.Errorf("%s: sync: %w", r.where(), serr)
+				err = fmt.Errorf("%s: sync: %w", r.name, serr)
 			}
 		}
 		if cerr := r.file.Close(); cerr != nil && err == nil {
-			err = fmt.Errorf("close recording %s: %w", r.path, cerr)
+			err = fmt.Errorf("close %s: %w", r.name, cerr)
 		}
 	}
 	r.closeErr = err
@@ -673,13 +621,18 @@ func (r *Recorder) Close() error {
 
 // finish declares the channels no chunk needed, sets the statistics the
 // Writer cannot know (it never saw the messages) and writes the summary.
-// Called by Close once the output goroutine has ended.
 func (r *Recorder) finish() error {
 	if err := r.declare(r.decls); err != nil {
 		return err
 	}
+	// The Writer takes a zero start time for unset.
 	st := r.w.Statistics
-	st.MessageCount, st.MessageStartTime, st.MessageEndTime = r.messages, r.first, r.last
+	st.MessageCount = r.messages
+	for i, ci := range r.w.ChunkIndexes {
+		if i == 0 || ci.MessageStartTime < st.MessageStartTime {
+			st.MessageStartTime = ci.MessageStartTime
+		}
+	}
 	for i, c := range r.channels {
 		if c.count > 0 {
 			st.ChannelMessageCounts[uint16(i+1)] = c.count
@@ -690,15 +643,7 @@ func (r *Recorder) finish() error {
 	r.bytes = r.w.Offset()
 	r.progMu.Unlock()
 	if err != nil {
-		return fmt.Errorf("%s: summary: %w", r.where(), err)
+		return fmt.Errorf("%s: summary: %w", r.name, err)
 	}
 	return nil
-}
-
-// where names the output in errors.
-func (r *Recorder) where() string {
-	if r.path != "" {
-		return "recording " + r.path
-	}
-	return "recording"
 }
