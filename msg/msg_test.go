@@ -18,7 +18,8 @@ import (
 )
 
 var wantNames = []string{
-	"AssessmentThresholds", "BeliefSelfAssessment", "Decision", "DecisionRationale",
+	"AssessmentThresholds", "BeliefSelfAssessment", "CalibratedSelfAssessment", "CalibrationHistory",
+	"Decision", "DecisionRationale",
 	"FlightStatus", "Goal", "MissionStatus", "NavigationState", "PerceptionMode",
 	"SensorHealth", "VehicleState",
 }

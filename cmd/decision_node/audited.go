@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/ghost-robotics/ghost/msg"
 	"github.com/ghost-robotics/ghost/pkg/audit"
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
@@ -24,7 +25,9 @@ var jsonEncoding = []bag.Encoding{{Schema: "", Message: pyref.MessageEncoding}}
 // openAudit opens a recording for an audit and says how to audit it: a
 // ghost ROS 2 recording on the configured topics, or a recording the Python
 // reference wrote, told apart by its header library, message encodings and
-// schema names. The options carry the inputs, the decisions topic and the
+// schema names. A ghost recording holding one channel of calibrated
+// self-assessments while the configuration enables none is audited with the
+// calibrated input on that channel. The options carry the inputs, the decisions topic and the
 // format; the caller adds policies and callbacks.
 func openAudit(path string, cfg nodeconfig.Config, sopts runner.SessionOptions, stderr io.Writer) (*bag.Reader, audit.VerifyOptions, string, error) {
 	probe, err := openInput(path, nil, "", stderr, jsonEncoding)
@@ -37,12 +40,26 @@ func openAudit(path string, cfg nodeconfig.Config, sopts runner.SessionOptions, 
 	loop.Policy = nil
 	if !isReference {
 		probe.Close()
+		format := formatGhost
+		inputs := sopts.Inputs
+		if t := calibratedChannel(chans); t != "" && cfg.Topics[runner.KeySelfAssessmentCalibrated] == "" && cfg.Input.Source == nodeconfig.SourceGhost {
+			// A node records only the inputs it reads: a recording with
+			// calibrated assessments was decided on them.
+			c := cfg.Clone()
+			c.Topics[runner.KeySelfAssessmentCalibrated] = t
+			so, err := c.SessionOptions()
+			if err != nil {
+				return nil, audit.VerifyOptions{}, "", fail(exitUsage, "%s: calibrated assessments on %s: %w", path, t, err)
+			}
+			inputs = so.Inputs
+			format += ", decided on the calibrated assessments of " + t
+		}
 		decisionsT := decisionsTopic(cfg)
-		r, err := openInput(path, sopts.Inputs, decisionsT, stderr, nil)
+		r, err := openInput(path, inputs, decisionsT, stderr, nil)
 		if err != nil {
 			return nil, audit.VerifyOptions{}, "", err
 		}
-		return r, audit.VerifyOptions{Inputs: sopts.Inputs, DecisionsTopic: decisionsT, Loop: loop}, formatGhost, nil
+		return r, audit.VerifyOptions{Inputs: inputs, DecisionsTopic: decisionsT, Loop: loop}, format, nil
 	}
 	rr, err := audit.NewReferenceRecording(chans)
 	if err != nil {
@@ -51,6 +68,21 @@ func openAudit(path string, cfg nodeconfig.Config, sopts runner.SessionOptions, 
 	}
 	return probe, audit.VerifyOptions{Inputs: rr.Inputs, DecisionsTopic: rr.DecisionsTopic, Loop: loop, Format: rr.Format},
 		fmt.Sprintf("%s, %d channels not audited", formatReference, len(rr.Ignored)), nil
+}
+
+// calibratedChannel returns the topic of the recording's one channel of
+// ghost calibrated self-assessments, "" when it has none or several.
+func calibratedChannel(chans []pyref.ChannelInfo) string {
+	topic := ""
+	for _, c := range chans {
+		if c.SchemaName == msg.SchemaName("CalibratedSelfAssessment") {
+			if topic != "" && topic != c.Topic {
+				return ""
+			}
+			topic = c.Topic
+		}
+	}
+	return topic
 }
 
 // isReferenceRecording reports whether the recording at path was written

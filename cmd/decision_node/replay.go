@@ -24,6 +24,15 @@ processed as read and counted.
 Decisions already in the input are not copied: the replay's replace them.
 The same input always gives the same output bytes.
 
+A recording the Python reference wrote (JSON messages) is translated into
+a ghost ROS 2 recording (CDR): its beliefs on /state/nav (fields a belief
+does not carry, such as position and velocities, are zero), its raw
+self-assessments on /self_assessment, its calibrated self-assessments on
+/self_assessment/calibrated and its perception modes on /perception/mode,
+with the decisions re-decided on /decisions. Where it holds calibrated
+self-assessments the calibrated input is enabled, so the decisions use the
+calibrated context as the reference's did; verify reads the output as is.
+
 A truncated input is processed up to the damage; the output is still a
 complete recording and the exit status is 1. Corrupt messages are skipped,
 counted and reported with their topic and byte offset.`
@@ -54,6 +63,9 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	}
 	if cfg.Input.Source != nodeconfig.SourceGhost {
 		return replayVehicle(&df, *in, *out, cfg, sopts, stderr)
+	}
+	if isReferenceRecording(*in) {
+		return replayReference(&df, *in, *out, cfg, stderr)
 	}
 	reader, err := openInput(*in, sopts.Inputs, decisionsTopic(cfg), stderr, nil)
 	if err != nil {

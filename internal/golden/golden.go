@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 )
@@ -160,6 +161,24 @@ type CDRVector struct {
 	// non-finite and negative-zero floats as strings).
 	Message json.RawMessage
 	CDR     []byte
+}
+
+// NoCDRVectors are the ghost message types the shared golden set has no CDR
+// vectors for: they were added after it was made, and no independent
+// implementation has serialized them. Tests that need an independent vector
+// per type cover the other types (CDRVectorNames) and say which they skip;
+// their own round trips cover these.
+var NoCDRVectors = []string{"CalibratedSelfAssessment", "CalibrationHistory"}
+
+// CDRVectorNames returns names without the NoCDRVectors types.
+func CDRVectorNames(names []string) []string {
+	var out []string
+	for _, n := range names {
+		if !slices.Contains(NoCDRVectors, n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // CDRVectors reads cdr/<name>.jsonl for each of names (type names without

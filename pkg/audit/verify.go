@@ -66,8 +66,10 @@ type Format struct {
 	// goroutine).
 	NewDecodeDecision func() func(data []byte) (decisions.Rationale, error)
 	// ChainTopic, when set, is the topic of the recorded self-assessments
-	// the chain check hashes, decoded by DecodeChain; when empty the chain
-	// check hashes the assessments the Loop's inputs deliver.
+	// the chain check hashes, decoded by DecodeChain; when empty it is the
+	// ChainOnly assessment input's (a calibrated input replaces it), and
+	// without one the chain check hashes the assessments the Loop's inputs
+	// deliver.
 	ChainTopic  string
 	DecodeChain func(data []byte) (decisions.SelfAssessment, error)
 }
@@ -87,6 +89,31 @@ func CDRFormat() Format {
 			}
 		},
 	}
+}
+
+// chainOnlyInput returns the topic and decoder of the ChainOnly assessment
+// input, when a calibrated input replaces it: the raw assessments the
+// chain check hashes are then on their own topic, as in a reference
+// recording. It returns "", nil when there is none.
+func chainOnlyInput(inputs []runner.InputSpec) (string, func([]byte) (decisions.SelfAssessment, error)) {
+	for _, in := range inputs {
+		if !in.ChainOnly || in.Kind != runner.InputAssessment {
+			continue
+		}
+		decode := in.NewDecode() // the prefetching goroutine is its only user
+		return in.Topic, func(data []byte) (decisions.SelfAssessment, error) {
+			ev, err := decode(data, 0)
+			if err != nil {
+				return decisions.SelfAssessment{}, err
+			}
+			a, ok := ev.(runner.AssessmentEvent)
+			if !ok {
+				return decisions.SelfAssessment{}, fmt.Errorf("input %s decodes to %T, not an assessment", in.Key, ev)
+			}
+			return a.Assessment, nil
+		}
+	}
+	return "", nil
 }
 
 // ProblemSource is a Source that also reports the channels it could not
@@ -176,6 +203,10 @@ func newVerifier(opts VerifyOptions) (*verifier, error) {
 	}
 	if err := runner.CheckTopics(opts.Inputs, runner.Topics{runner.KeyDecisions: opts.DecisionsTopic}); err != nil {
 		return nil, fmt.Errorf("verify: %w", err)
+	}
+	opts.Inputs = runner.Enabled(opts.Inputs)
+	if opts.Format.ChainTopic == "" {
+		opts.Format.ChainTopic, opts.Format.DecodeChain = chainOnlyInput(opts.Inputs)
 	}
 	policies := opts.Policies
 	if policies == nil {

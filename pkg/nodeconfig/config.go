@@ -206,10 +206,10 @@ func (c Config) Clone() Config {
 	return c
 }
 
-// Inputs returns the node's inputs with their configured (unresolved)
-// topics and QoS.
+// Inputs returns the node's enabled inputs (runner.Enabled) with their
+// configured (unresolved) topics and QoS.
 func (c Config) Inputs() []runner.InputSpec {
-	in := c.Topics.Apply(runner.DefaultInputs())
+	in := runner.Enabled(c.Topics.Apply(runner.DefaultInputs()))
 	for i := range in {
 		if q, ok := c.QoS[in[i].Key]; ok {
 			in[i].QoS = q
@@ -304,6 +304,12 @@ func (c Config) Validate() error {
 	}
 	if err := runner.CheckTopics(resolved.Apply(runner.DefaultInputs()), resolved); err != nil {
 		return &ParamError{Param: "topics", Value: "", Err: fmt.Errorf("%w: %w", ErrInvalidValue, err)}
+	}
+	// The vehicle sources make the raw assessments themselves; nothing
+	// there would calibrate them.
+	if t := c.Topics[runner.KeySelfAssessmentCalibrated]; t != "" && c.Input.Source != SourceGhost {
+		return &ParamError{Param: "topics." + runner.KeySelfAssessmentCalibrated, Value: fmt.Sprintf("%q", t),
+			Err: fmt.Errorf("%w: the calibrated input needs input.source ghost, not %q", ErrInvalidValue, c.Input.Source)}
 	}
 	if err := c.Thresholds.Validate(); err != nil {
 		pe := &ParamError{Param: "thresholds", Value: "?", Err: fmt.Errorf("%w: %w", ErrInvalidValue, err)}

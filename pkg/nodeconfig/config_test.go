@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/ros2"
+	"github.com/ghost-robotics/ghost/pkg/runner"
 )
 
 const decisionYAML = "../../config/decision.yaml"
@@ -108,7 +109,7 @@ func TestDefaultValues(t *testing.T) {
 		ok   bool
 	}{
 		{"node", c.NodeName == "decision_node" && c.Namespace == "/"},
-		{"topics", maps.Equal(c.Topics, Topics{"state": "/state/nav", "self_assessment": "/self_assessment", "perception_mode": "/perception/mode", "decisions": "/decisions", "diagnostics": "/diagnostics"})},
+		{"topics", maps.Equal(c.Topics, Topics{"state": "/state/nav", "self_assessment": "/self_assessment", "perception_mode": "/perception/mode", "self_assessment_calibrated": "", "decisions": "/decisions", "diagnostics": "/diagnostics"})},
 		{"input qos", c.QoS["state"] == ros2.QoSProfile{History: ros2.HistoryKeepLast, Depth: 10,
 			Reliability: ros2.ReliabilityReliable, Durability: ros2.DurabilityVolatile}},
 		{"decisions qos", c.QoS["decisions"] == ros2.QoSProfile{History: ros2.HistoryKeepLast, Depth: 100,
@@ -270,4 +271,39 @@ func withQoS(c *Config, key string, f func(*ros2.QoSProfile)) {
 	q := c.QoS[key]
 	f(&q)
 	c.QoS[key] = q
+}
+
+// TestCalibratedInputConfig: the calibrated input is off by default;
+// setting its topic enables it (resolved like the others) and makes the raw
+// assessment input chain only; a vehicle source refuses it.
+func TestCalibratedInputConfig(t *testing.T) {
+	c := Default()
+	for _, in := range c.Inputs() {
+		if in.Key == runner.KeySelfAssessmentCalibrated || in.ChainOnly {
+			t.Fatalf("default inputs %+v", c.Inputs())
+		}
+	}
+	c.Namespace = "/uav"
+	c.Topics[runner.KeySelfAssessmentCalibrated] = "self_assessment/calibrated"
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	so, err := c.SessionOptions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, in := range so.Inputs {
+		got[in.Key] = in.Topic
+		if in.ChainOnly != (in.Key == runner.KeySelfAssessment) {
+			t.Errorf("%s ChainOnly %v", in.Key, in.ChainOnly)
+		}
+	}
+	if got[runner.KeySelfAssessmentCalibrated] != "/uav/self_assessment/calibrated" || len(got) != 4 {
+		t.Fatalf("inputs %v", got)
+	}
+	c.Input.Source = SourcePX4
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "topics.self_assessment_calibrated") {
+		t.Fatalf("px4 with the calibrated input: %v", err)
+	}
 }

@@ -144,6 +144,10 @@ func (c Config) ResolvedTopics() (Topics, error) {
 	out := Topics{}
 	for _, tk := range topicKeys {
 		name := c.Topics[tk.key]
+		if tk.optional && name == "" {
+			out[tk.key] = "" // disabled
+			continue
+		}
 		r, err := c.ResolveTopic(name)
 		if err != nil {
 			return nil, &ParamError{Param: "topics." + tk.key, Value: fmt.Sprintf("%q", name), Err: fmt.Errorf("%w: %w", ErrInvalidValue, err)}

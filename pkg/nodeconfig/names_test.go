@@ -88,11 +88,12 @@ func TestResolvedTopics(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Topics{
-		"state":           "/state/nav",
-		"self_assessment": "/uav/self_assessment",
-		"perception_mode": "/perception/mode",
-		"decisions":       "/uav/decisions",
-		"diagnostics":     "/diagnostics",
+		"state":                      "/state/nav",
+		"self_assessment":            "/uav/self_assessment",
+		"perception_mode":            "/perception/mode",
+		"self_assessment_calibrated": "",
+		"decisions":                  "/uav/decisions",
+		"diagnostics":                "/diagnostics",
 	}
 	if !maps.Equal(got, want) {
 		t.Fatalf("ResolvedTopics = %+v, want %+v", got, want)

@@ -79,17 +79,19 @@ func lookupParam(name string) (*param, bool) {
 type topicKey struct {
 	key  string
 	role string
+	// optional topics may be empty: the input is then disabled.
+	optional bool
 }
 
 // topicKeys are the inputs of runner.DefaultInputs(), then the outputs.
 var topicKeys = func() []topicKey {
 	var ks []topicKey
 	for _, in := range runner.DefaultInputs() {
-		ks = append(ks, topicKey{in.Key, in.Role + " (" + in.Type + ")"})
+		ks = append(ks, topicKey{in.Key, in.Role + " (" + in.Type + ")", in.Optional})
 	}
 	return append(ks,
-		topicKey{runner.KeyDecisions, "decision output (ghost/msg/DecisionRationale)"},
-		topicKey{runner.KeyDiagnostics, "diagnostics output (diagnostic_msgs/msg/DiagnosticArray)"})
+		topicKey{runner.KeyDecisions, "decision output (ghost/msg/DecisionRationale)", false},
+		topicKey{runner.KeyDiagnostics, "diagnostics output (diagnostic_msgs/msg/DiagnosticArray)", false})
 }()
 
 func buildParams() []param {
@@ -98,10 +100,16 @@ func buildParams() []param {
 		tk := tk
 		ps = append(ps, param{
 			name: "topics." + tk.key, typ: TypeString,
-			doc:   "topic of the " + tk.role + "; relative names resolve against the node namespace",
-			get:   func(c *Config) value { return stringValue(c.Topics[tk.key]) },
-			set:   func(c *Config, v value) error { c.Topics[tk.key] = v.s; return nil },
-			check: func(c *Config) error { _, err := c.ResolveTopic(c.Topics[tk.key]); return err },
+			doc: "topic of the " + tk.role + "; relative names resolve against the node namespace",
+			get: func(c *Config) value { return stringValue(c.Topics[tk.key]) },
+			set: func(c *Config, v value) error { c.Topics[tk.key] = v.s; return nil },
+			check: func(c *Config) error {
+				if tk.optional && c.Topics[tk.key] == "" {
+					return nil
+				}
+				_, err := c.ResolveTopic(c.Topics[tk.key])
+				return err
+			},
 		})
 	}
 	for _, tk := range topicKeys {

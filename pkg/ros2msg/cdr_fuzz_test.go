@@ -70,13 +70,17 @@ func fuzzDecode(f *testing.F, schemaName string) {
 
 func FuzzDecodeAssessmentThresholds(f *testing.F) { fuzzDecode(f, "ghost/msg/AssessmentThresholds") }
 func FuzzDecodeBeliefSelfAssessment(f *testing.F) { fuzzDecode(f, "ghost/msg/BeliefSelfAssessment") }
-func FuzzDecodeDecision(f *testing.F)             { fuzzDecode(f, "ghost/msg/Decision") }
-func FuzzDecodeDecisionRationale(f *testing.F)    { fuzzDecode(f, "ghost/msg/DecisionRationale") }
-func FuzzDecodeFlightStatus(f *testing.F)         { fuzzDecode(f, "ghost/msg/FlightStatus") }
-func FuzzDecodeGoal(f *testing.F)                 { fuzzDecode(f, "ghost/msg/Goal") }
-func FuzzDecodeMissionStatus(f *testing.F)        { fuzzDecode(f, "ghost/msg/MissionStatus") }
-func FuzzDecodeNavigationState(f *testing.F)      { fuzzDecode(f, "ghost/msg/NavigationState") }
-func FuzzDecodePerceptionMode(f *testing.F)       { fuzzDecode(f, "ghost/msg/PerceptionMode") }
-func FuzzDecodeSensorHealth(f *testing.F)         { fuzzDecode(f, "ghost/msg/SensorHealth") }
-func FuzzDecodeVehicleState(f *testing.F)         { fuzzDecode(f, "ghost/msg/VehicleState") }
-func FuzzDecodeDiagnosticArray(f *testing.F)      { fuzzDecode(f, "diagnostic_msgs/msg/DiagnosticArray") }
+func FuzzDecodeCalibratedSelfAssessment(f *testing.F) {
+	fuzzDecode(f, "ghost/msg/CalibratedSelfAssessment")
+}
+func FuzzDecodeCalibrationHistory(f *testing.F) { fuzzDecode(f, "ghost/msg/CalibrationHistory") }
+func FuzzDecodeDecision(f *testing.F)           { fuzzDecode(f, "ghost/msg/Decision") }
+func FuzzDecodeDecisionRationale(f *testing.F)  { fuzzDecode(f, "ghost/msg/DecisionRationale") }
+func FuzzDecodeFlightStatus(f *testing.F)       { fuzzDecode(f, "ghost/msg/FlightStatus") }
+func FuzzDecodeGoal(f *testing.F)               { fuzzDecode(f, "ghost/msg/Goal") }
+func FuzzDecodeMissionStatus(f *testing.F)      { fuzzDecode(f, "ghost/msg/MissionStatus") }
+func FuzzDecodeNavigationState(f *testing.F)    { fuzzDecode(f, "ghost/msg/NavigationState") }
+func FuzzDecodePerceptionMode(f *testing.F)     { fuzzDecode(f, "ghost/msg/PerceptionMode") }
+func FuzzDecodeSensorHealth(f *testing.F)       { fuzzDecode(f, "ghost/msg/SensorHealth") }
+func FuzzDecodeVehicleState(f *testing.F)       { fuzzDecode(f, "ghost/msg/VehicleState") }
+func FuzzDecodeDiagnosticArray(f *testing.F)    { fuzzDecode(f, "diagnostic_msgs/msg/DiagnosticArray") }

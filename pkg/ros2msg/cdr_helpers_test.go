@@ -41,7 +41,9 @@ func loadGolden(t testing.TB) []goldenVector {
 	t.Helper()
 	dir := filepath.Join(goldenDir(t), "cdr")
 	var out []goldenVector
-	for _, name := range msg.Names() {
+	// Types without an independent vector are covered by the hand-made
+	// cases and the round trips only.
+	for _, name := range golden.CDRVectorNames(msg.Names()) {
 		f, err := os.Open(filepath.Join(dir, name+".jsonl"))
 		if err != nil {
 			t.Fatalf("golden vectors of %s: %v", name, err)

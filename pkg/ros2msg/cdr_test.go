@@ -136,6 +136,36 @@ func cdrCases() []cdrCase {
 				"000000" + f64(0x3fe0000000000000) + zeros(5*8) + "01" + // thresholds: pad to 96, 96..145
 				"000000 03000000 616200" + // pad to 148, "ab": 148..155
 				"01 01"},
+		{"CalibrationHistory", &CalibrationHistory{OutcomesConsidered: 5, CountWithin1Std: 1, CountBeyond1Std: 2,
+			CountBeyond3Std: 3, CountBeyond5Std: 4, WorstPositionMahalanobis: 0.5, WorstOrientationMahalanobis: math.Inf(1),
+			MostRecentObservedStampSimNs: -1, SchemaVersion: 1},
+			"0500000000000000 0100000000000000 0200000000000000 0300000000000000 0400000000000000" + // counts: 0..40
+				f64(0x3fe0000000000000) + f64(0x7ff0000000000000) + // worst distances: 40..56
+				"ffffffffffffffff 01"}, // newest stamp: 56..64, schema_version
+		{"CalibratedSelfAssessment", &CalibratedSelfAssessment{
+			RawAssessment: BeliefSelfAssessment{
+				BeliefStampSimNs:       2,
+				PositionAxisXStdM:      math.Float64frombits(goldenNaN),
+				OrientationAxisZStdRad: 1,
+				PositionAxisXLevel:     BeliefSelfAssessmentLevelUnknown,
+				OverallLevel:           BeliefSelfAssessmentLevelUncertain,
+				ThresholdsUsed:         AssessmentThresholds{PositionKnownStdM: 0.5, SchemaVersion: 1},
+				ThresholdsSHA256:       "ab",
+				CovarianceAvailable:    true,
+				SchemaVersion:          1,
+			},
+			AdjustedOverallLevel: CalibratedSelfAssessmentLevelUnknown, AdjustmentPolicyID: "p", AdjustmentReason: "r",
+			CalibrationHistory: CalibrationHistory{OutcomesConsidered: 9, MostRecentObservedStampSimNs: 3, SchemaVersion: 1},
+			SchemaVersion:      1,
+		},
+			"0200000000000000" + f64(goldenNaN) + zeros(7*8) + f64(0x3ff0000000000000) + // raw: as BeliefSelfAssessment, 0..157
+				"02" + zeros(8) + "000000 01" + "000000" + f64(0x3fe0000000000000) + zeros(5*8) + "01" +
+				"000000 03000000 616200" + "01 01" +
+				"02 0000 02000000 7000" + // adjusted level at 157, pad to 160, "p": 160..166
+				"0000 02000000 7200" + // pad to 168, "r": 168..174
+				"0000 0900000000000000" + zeros(4*8) + zeros(2*8) + // pad to 176, history counts and distances: 176..232
+				"0300000000000000 01" + // newest stamp: 232..240, history schema_version at 240
+				"01"}, // schema_version at 241
 		{"NavigationState", &NavigationState{OrientationQ: [4]float64{1, 0, 0, 0}, Covariance15x15: []float64{0.5}},
 			zeros(24) + f64(0x3ff0000000000000) + zeros(24*8) + // 28 fixed values: 0..224
 				"01000000" + zeros(4) + f64(0x3fe0000000000000)}, // count at 224, pad to 232

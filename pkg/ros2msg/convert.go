@@ -259,3 +259,58 @@ func BeliefToWire(b *decisions.Belief) VehicleState {
 	m.Nav.Covariance15x15 = b.Covariance
 	return m
 }
+
+// CalibrationHistoryFromWire converts CalibrationHistory.
+func CalibrationHistoryFromWire(m *CalibrationHistory) decisions.CalibrationHistory {
+	return decisions.CalibrationHistory{
+		CountWithin1Std:              m.CountWithin1Std,
+		CountBeyond1Std:              m.CountBeyond1Std,
+		CountBeyond3Std:              m.CountBeyond3Std,
+		CountBeyond5Std:              m.CountBeyond5Std,
+		OutcomesConsidered:           m.OutcomesConsidered,
+		MostRecentObservedStampSimNs: m.MostRecentObservedStampSimNs,
+		WorstPositionMahalanobis:     m.WorstPositionMahalanobis,
+		WorstOrientationMahalanobis:  m.WorstOrientationMahalanobis,
+		SchemaVersion:                m.SchemaVersion,
+	}
+}
+
+// CalibrationHistoryToWire converts decisions.CalibrationHistory.
+func CalibrationHistoryToWire(h decisions.CalibrationHistory) CalibrationHistory {
+	return CalibrationHistory{
+		OutcomesConsidered:           h.OutcomesConsidered,
+		CountWithin1Std:              h.CountWithin1Std,
+		CountBeyond1Std:              h.CountBeyond1Std,
+		CountBeyond3Std:              h.CountBeyond3Std,
+		CountBeyond5Std:              h.CountBeyond5Std,
+		WorstPositionMahalanobis:     h.WorstPositionMahalanobis,
+		WorstOrientationMahalanobis:  h.WorstOrientationMahalanobis,
+		MostRecentObservedStampSimNs: h.MostRecentObservedStampSimNs,
+		SchemaVersion:                h.SchemaVersion,
+	}
+}
+
+// CalibratedFromWire converts CalibratedSelfAssessment into the raw
+// assessment it carries and its calibration envelope (ADR-0027). The
+// record's own schema_version has no domain counterpart and is not read.
+func CalibratedFromWire(m *CalibratedSelfAssessment) (decisions.SelfAssessment, decisions.Calibration) {
+	return SelfAssessmentFromWire(&m.RawAssessment), decisions.Calibration{
+		AdjustedOverallLevel: decisions.Level(m.AdjustedOverallLevel),
+		AdjustmentPolicyID:   m.AdjustmentPolicyID,
+		AdjustmentReason:     m.AdjustmentReason,
+		History:              CalibrationHistoryFromWire(&m.CalibrationHistory),
+	}
+}
+
+// CalibratedToWire converts a raw assessment and its calibration envelope;
+// the record's schema_version is decisions.SchemaVersion.
+func CalibratedToWire(raw *decisions.SelfAssessment, c *decisions.Calibration) CalibratedSelfAssessment {
+	return CalibratedSelfAssessment{
+		RawAssessment:        SelfAssessmentToWire(raw),
+		AdjustedOverallLevel: uint8(c.AdjustedOverallLevel),
+		AdjustmentPolicyID:   c.AdjustmentPolicyID,
+		AdjustmentReason:     c.AdjustmentReason,
+		CalibrationHistory:   CalibrationHistoryToWire(c.History),
+		SchemaVersion:        decisions.SchemaVersion,
+	}
+}

@@ -125,6 +125,19 @@ func TestConvertWireRoundTrip(t *testing.T) {
 		want.Nav.Covariance15x15 = w.Nav.Covariance15x15
 		sameValue(t, "vehicle state", BeliefToWire(&b), want)
 	})
+	t.Run("CalibrationHistory", func(t *testing.T) {
+		w := filled[CalibrationHistory]()
+		sameValue(t, "history", CalibrationHistoryToWire(CalibrationHistoryFromWire(&w)), w)
+	})
+	t.Run("CalibratedSelfAssessment", func(t *testing.T) {
+		w := filled[CalibratedSelfAssessment]()
+		a, c := CalibratedFromWire(&w)
+		// The record's own schema_version has no domain counterpart: it
+		// comes back as the current one.
+		want := w
+		want.SchemaVersion = decisions.SchemaVersion
+		sameValue(t, "calibrated", CalibratedToWire(&a, &c), want)
+	})
 }
 
 // TestConvertDomainRoundTrip fills every domain field and converts there
@@ -184,6 +197,52 @@ func TestConvertDomainRoundTrip(t *testing.T) {
 		}
 		sameValue(t, "belief", got, d)
 	})
+	t.Run("Calibrated", func(t *testing.T) {
+		a := filled[decisions.SelfAssessment]()
+		c := filled[decisions.Calibration]()
+		w := CalibratedToWire(&a, &c)
+		gotA, gotC := CalibratedFromWire(&w)
+		sameValue(t, "raw assessment", gotA, a)
+		sameValue(t, "calibration", gotC, c)
+	})
+}
+
+// TestCalibratedFields pins each calibration field to its wire field by
+// name (a swap of two fields of one type survives a round trip).
+func TestCalibratedFields(t *testing.T) {
+	raw := decisions.SelfAssessment{BeliefStampSimNs: 42, OverallLevel: decisions.LevelKnown}
+	c := decisions.Calibration{
+		AdjustedOverallLevel: decisions.LevelUnknown, AdjustmentPolicyID: "pid", AdjustmentReason: "why",
+		History: decisions.CalibrationHistory{CountWithin1Std: 1, CountBeyond1Std: 2, CountBeyond3Std: 3, CountBeyond5Std: 4,
+			OutcomesConsidered: 5, MostRecentObservedStampSimNs: -1, WorstPositionMahalanobis: 6.5,
+			WorstOrientationMahalanobis: 7.5, SchemaVersion: 1},
+	}
+	w := CalibratedToWire(&raw, &c)
+	h := w.CalibrationHistory
+	for _, f := range []struct {
+		name      string
+		got, want any
+	}{
+		{"raw_assessment.belief_stamp_sim_ns", w.RawAssessment.BeliefStampSimNs, int64(42)},
+		{"raw_assessment.overall_level", w.RawAssessment.OverallLevel, uint8(BeliefSelfAssessmentLevelKnown)},
+		{"adjusted_overall_level", w.AdjustedOverallLevel, uint8(CalibratedSelfAssessmentLevelUnknown)},
+		{"adjustment_policy_id", w.AdjustmentPolicyID, "pid"},
+		{"adjustment_reason", w.AdjustmentReason, "why"},
+		{"count_within_1_std", h.CountWithin1Std, int64(1)},
+		{"count_beyond_1_std", h.CountBeyond1Std, int64(2)},
+		{"count_beyond_3_std", h.CountBeyond3Std, int64(3)},
+		{"count_beyond_5_std", h.CountBeyond5Std, int64(4)},
+		{"outcomes_considered", h.OutcomesConsidered, int64(5)},
+		{"most_recent_observed_stamp_sim_ns", h.MostRecentObservedStampSimNs, int64(-1)},
+		{"worst_position_mahalanobis", h.WorstPositionMahalanobis, 6.5},
+		{"worst_orientation_mahalanobis", h.WorstOrientationMahalanobis, 7.5},
+		{"calibration_history.schema_version", h.SchemaVersion, uint8(1)},
+		{"schema_version", w.SchemaVersion, uint8(1)},
+	} {
+		if f.got != f.want {
+			t.Errorf("%s = %v, want %v", f.name, f.got, f.want)
+		}
+	}
 }
 
 // TestSelfAssessmentIndexing pins the wire field behind each index of the

@@ -343,6 +343,265 @@ func (m *BeliefSelfAssessment) cdrDecode(d *cdrDecoder) {
 	m.SchemaVersion = d.u8("schema_version")
 }
 
+// Constants of ghost/msg/CalibratedSelfAssessment.
+const (
+	CalibratedSelfAssessmentLevelKnown     uint8 = 0 // LEVEL_KNOWN
+	CalibratedSelfAssessmentLevelUncertain uint8 = 1 // LEVEL_UNCERTAIN
+	CalibratedSelfAssessmentLevelUnknown   uint8 = 2 // LEVEL_UNKNOWN
+)
+
+// CalibratedSelfAssessment is the ROS 2 message ghost/msg/CalibratedSelfAssessment.
+//
+// A self-assessment with the calibration envelope a calibration stage put
+// on it (ADR-0027). Published on /self_assessment/calibrated right after the
+// raw assessment of the same belief stamp on /self_assessment. A policy
+// deciding with it reads adjusted_overall_level instead of the raw overall
+// level; a decision's self_assessment_sha256 still hashes raw_assessment only.
+type CalibratedSelfAssessment struct {
+	// RawAssessment is "ghost/BeliefSelfAssessment raw_assessment". The assessment as published on /self_assessment, unchanged.
+	RawAssessment BeliefSelfAssessment
+	// AdjustedOverallLevel is "uint8 adjusted_overall_level". The overall level the calibration stage derived from past outcomes (LEVEL_*).
+	AdjustedOverallLevel uint8
+	// AdjustmentPolicyID is "string adjustment_policy_id". Stable identifier of the calibration policy, same format as a policy id (^[a-z][a-z0-9_]*$, 1 to 64 characters).
+	AdjustmentPolicyID string
+	// AdjustmentReason is "string adjustment_reason". Stable snake_case reason for the adjustment, same format.
+	AdjustmentReason string
+	// CalibrationHistory is "ghost/CalibrationHistory calibration_history". The outcomes the adjustment is based on.
+	CalibrationHistory CalibrationHistory
+	// SchemaVersion is "uint8 schema_version".
+	SchemaVersion uint8
+}
+
+// NewCalibratedSelfAssessment returns the default CalibratedSelfAssessment: the defaults its definition gives, zero
+// values elsewhere.
+func NewCalibratedSelfAssessment() CalibratedSelfAssessment {
+	return CalibratedSelfAssessment{
+		RawAssessment:      NewBeliefSelfAssessment(),
+		CalibrationHistory: NewCalibrationHistory(),
+		SchemaVersion:      1,
+	}
+}
+
+// Reset sets m to NewCalibratedSelfAssessment().
+func (m *CalibratedSelfAssessment) Reset() { *m = NewCalibratedSelfAssessment() }
+
+// SchemaName returns "ghost/msg/CalibratedSelfAssessment".
+func (*CalibratedSelfAssessment) SchemaName() string { return "ghost/msg/CalibratedSelfAssessment" }
+
+// CDRSize returns the length of m's serialization, header included.
+func (m *CalibratedSelfAssessment) CDRSize() int { return cdrHeaderLen + m.cdrEnd(0) }
+
+// MarshalCDR serializes m as little-endian CDR with its encapsulation header.
+func (m *CalibratedSelfAssessment) MarshalCDR() ([]byte, error) {
+	return m.AppendCDR(make([]byte, 0, m.CDRSize()))
+}
+
+// AppendCDR appends m's serialization, header included, to buf. On error
+// it returns buf with its original length.
+func (m *CalibratedSelfAssessment) AppendCDR(buf []byte) ([]byte, error) {
+	n := len(buf)
+	buf = append(buf, cdrHeaderLE[:]...)
+	out, err := m.cdrAppend(buf, n+cdrHeaderLen)
+	if err != nil {
+		return buf[:n], toEncodeError("ghost/msg/CalibratedSelfAssessment", err)
+	}
+	return out, nil
+}
+
+// UnmarshalCDR decodes a serialized CalibratedSelfAssessment, header included. On error m is
+// left unchanged and the error is a *DecodeError.
+func (m *CalibratedSelfAssessment) UnmarshalCDR(data []byte) error {
+	var d cdrDecoder
+	if !d.start(data, "ghost/msg/CalibratedSelfAssessment") {
+		return d.err
+	}
+	var v CalibratedSelfAssessment
+	v.cdrDecode(&d)
+	if err := d.finish(); err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+const cdrMinSizeCalibratedSelfAssessment = 226
+
+// cdrEnd returns the offset after m serialized at off (counted from the
+// end of the header).
+func (m *CalibratedSelfAssessment) cdrEnd(off int) int {
+	off = m.RawAssessment.cdrEnd(off)
+	off++
+	off = cdrStringEnd(off, len(m.AdjustmentPolicyID))
+	off = cdrStringEnd(off, len(m.AdjustmentReason))
+	off = m.CalibrationHistory.cdrEnd(off)
+	off++
+	return off
+}
+
+// cdrAppend appends m's fields; origin is where the header ends in buf.
+func (m *CalibratedSelfAssessment) cdrAppend(buf []byte, origin int) ([]byte, error) {
+	var err error
+	if buf, err = m.RawAssessment.cdrAppend(buf, origin); err != nil {
+		return buf, prefixEncodeErr("raw_assessment", err)
+	}
+	buf = cdrPutU8(buf, m.AdjustedOverallLevel)
+	if buf, err = cdrPutString(buf, origin, m.AdjustmentPolicyID, 0); err != nil {
+		return buf, encodeFieldErr("adjustment_policy_id", err)
+	}
+	if buf, err = cdrPutString(buf, origin, m.AdjustmentReason, 0); err != nil {
+		return buf, encodeFieldErr("adjustment_reason", err)
+	}
+	if buf, err = m.CalibrationHistory.cdrAppend(buf, origin); err != nil {
+		return buf, prefixEncodeErr("calibration_history", err)
+	}
+	buf = cdrPutU8(buf, m.SchemaVersion)
+	return buf, nil
+}
+
+// cdrDecode reads m's fields; the caller checks d.err.
+func (m *CalibratedSelfAssessment) cdrDecode(d *cdrDecoder) {
+	if d.err != nil {
+		return
+	}
+	m.RawAssessment.cdrDecode(d)
+	if d.err != nil {
+		d.prefix("raw_assessment")
+		return
+	}
+	m.AdjustedOverallLevel = d.u8("adjusted_overall_level")
+	m.AdjustmentPolicyID = d.str("adjustment_policy_id", 0)
+	m.AdjustmentReason = d.str("adjustment_reason", 0)
+	if d.err != nil {
+		return
+	}
+	m.CalibrationHistory.cdrDecode(d)
+	if d.err != nil {
+		d.prefix("calibration_history")
+		return
+	}
+	m.SchemaVersion = d.u8("schema_version")
+}
+
+// CalibrationHistory is the ROS 2 message ghost/msg/CalibrationHistory.
+//
+// The outcomes a calibration stage considered (ADR-0027): how often the
+// observed error of past beliefs fell within or beyond their declared
+// standard deviation. Carried inside CalibratedSelfAssessment.
+type CalibrationHistory struct {
+	// OutcomesConsidered is "int64 outcomes_considered". Outcomes compared so far, and how they fell (in standard deviations of the declared uncertainty, by Mahalanobis distance).
+	OutcomesConsidered int64
+	// CountWithin1Std is "int64 count_within_1_std".
+	CountWithin1Std int64
+	// CountBeyond1Std is "int64 count_beyond_1_std".
+	CountBeyond1Std int64
+	// CountBeyond3Std is "int64 count_beyond_3_std".
+	CountBeyond3Std int64
+	// CountBeyond5Std is "int64 count_beyond_5_std".
+	CountBeyond5Std int64
+	// WorstPositionMahalanobis is "float64 worst_position_mahalanobis". Worst Mahalanobis distance seen for position and for orientation.
+	WorstPositionMahalanobis float64
+	// WorstOrientationMahalanobis is "float64 worst_orientation_mahalanobis".
+	WorstOrientationMahalanobis float64
+	// MostRecentObservedStampSimNs is "int64 most_recent_observed_stamp_sim_ns". stamp_sim_ns of the newest observed outcome; -1 when none was observed yet.
+	MostRecentObservedStampSimNs int64
+	// SchemaVersion is "uint8 schema_version".
+	SchemaVersion uint8
+}
+
+// NewCalibrationHistory returns the default CalibrationHistory: the defaults its definition gives, zero
+// values elsewhere.
+func NewCalibrationHistory() CalibrationHistory {
+	return CalibrationHistory{
+		SchemaVersion: 1,
+	}
+}
+
+// Reset sets m to NewCalibrationHistory().
+func (m *CalibrationHistory) Reset() { *m = NewCalibrationHistory() }
+
+// SchemaName returns "ghost/msg/CalibrationHistory".
+func (*CalibrationHistory) SchemaName() string { return "ghost/msg/CalibrationHistory" }
+
+// CDRSize returns the length of m's serialization, header included.
+func (m *CalibrationHistory) CDRSize() int { return cdrHeaderLen + m.cdrEnd(0) }
+
+// MarshalCDR serializes m as little-endian CDR with its encapsulation header.
+func (m *CalibrationHistory) MarshalCDR() ([]byte, error) {
+	return m.AppendCDR(make([]byte, 0, m.CDRSize()))
+}
+
+// AppendCDR appends m's serialization, header included, to buf. On error
+// it returns buf with its original length.
+func (m *CalibrationHistory) AppendCDR(buf []byte) ([]byte, error) {
+	n := len(buf)
+	buf = append(buf, cdrHeaderLE[:]...)
+	out, err := m.cdrAppend(buf, n+cdrHeaderLen)
+	if err != nil {
+		return buf[:n], toEncodeError("ghost/msg/CalibrationHistory", err)
+	}
+	return out, nil
+}
+
+// UnmarshalCDR decodes a serialized CalibrationHistory, header included. On error m is
+// left unchanged and the error is a *DecodeError.
+func (m *CalibrationHistory) UnmarshalCDR(data []byte) error {
+	var d cdrDecoder
+	if !d.start(data, "ghost/msg/CalibrationHistory") {
+		return d.err
+	}
+	var v CalibrationHistory
+	v.cdrDecode(&d)
+	if err := d.finish(); err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+const cdrMinSizeCalibrationHistory = 65
+
+// cdrEnd returns the offset after m serialized at off (counted from the
+// end of the header).
+func (m *CalibrationHistory) cdrEnd(off int) int {
+	off = cdrAlign(off, 8) + 8
+	off = cdrAlign(off, 8) + 8
+	off = cdrAlign(off, 8) + 8
+	off = cdrAlign(off, 8) + 8
+	off = cdrAlign(off, 8) + 8
+	off = cdrAlign(off, 8) + 8
+	off = cdrAlign(off, 8) + 8
+	off = cdrAlign(off, 8) + 8
+	off++
+	return off
+}
+
+// cdrAppend appends m's fields; origin is where the header ends in buf.
+func (m *CalibrationHistory) cdrAppend(buf []byte, origin int) ([]byte, error) {
+	buf = cdrPutU64(buf, origin, uint64(m.OutcomesConsidered))
+	buf = cdrPutU64(buf, origin, uint64(m.CountWithin1Std))
+	buf = cdrPutU64(buf, origin, uint64(m.CountBeyond1Std))
+	buf = cdrPutU64(buf, origin, uint64(m.CountBeyond3Std))
+	buf = cdrPutU64(buf, origin, uint64(m.CountBeyond5Std))
+	buf = cdrPutF64(buf, origin, m.WorstPositionMahalanobis)
+	buf = cdrPutF64(buf, origin, m.WorstOrientationMahalanobis)
+	buf = cdrPutU64(buf, origin, uint64(m.MostRecentObservedStampSimNs))
+	buf = cdrPutU8(buf, m.SchemaVersion)
+	return buf, nil
+}
+
+// cdrDecode reads m's fields; the caller checks d.err.
+func (m *CalibrationHistory) cdrDecode(d *cdrDecoder) {
+	m.OutcomesConsidered = int64(d.u64("outcomes_considered"))
+	m.CountWithin1Std = int64(d.u64("count_within_1_std"))
+	m.CountBeyond1Std = int64(d.u64("count_beyond_1_std"))
+	m.CountBeyond3Std = int64(d.u64("count_beyond_3_std"))
+	m.CountBeyond5Std = int64(d.u64("count_beyond_5_std"))
+	m.WorstPositionMahalanobis = d.f64("worst_position_mahalanobis")
+	m.WorstOrientationMahalanobis = d.f64("worst_orientation_mahalanobis")
+	m.MostRecentObservedStampSimNs = int64(d.u64("most_recent_observed_stamp_sim_ns"))
+	m.SchemaVersion = d.u8("schema_version")
+}
+
 // Constants of ghost/msg/Decision.
 const (
 	DecisionKindProceed          uint8 = 0 // KIND_PROCEED
@@ -1361,6 +1620,8 @@ var (
 	_ CDRMessage = (*DiagnosticKeyValue)(nil)
 	_ CDRMessage = (*AssessmentThresholds)(nil)
 	_ CDRMessage = (*BeliefSelfAssessment)(nil)
+	_ CDRMessage = (*CalibratedSelfAssessment)(nil)
+	_ CDRMessage = (*CalibrationHistory)(nil)
 	_ CDRMessage = (*Decision)(nil)
 	_ CDRMessage = (*DecisionRationale)(nil)
 	_ CDRMessage = (*FlightStatus)(nil)
@@ -1381,6 +1642,8 @@ var cdrSchemaNames = []string{
 	"diagnostic_msgs/msg/KeyValue",
 	"ghost/msg/AssessmentThresholds",
 	"ghost/msg/BeliefSelfAssessment",
+	"ghost/msg/CalibratedSelfAssessment",
+	"ghost/msg/CalibrationHistory",
 	"ghost/msg/Decision",
 	"ghost/msg/DecisionRationale",
 	"ghost/msg/FlightStatus",
@@ -1413,6 +1676,12 @@ func newCDRMessage(schemaName string) CDRMessage {
 		return &m
 	case "ghost/msg/BeliefSelfAssessment":
 		m := NewBeliefSelfAssessment()
+		return &m
+	case "ghost/msg/CalibratedSelfAssessment":
+		m := NewCalibratedSelfAssessment()
+		return &m
+	case "ghost/msg/CalibrationHistory":
+		m := NewCalibrationHistory()
 		return &m
 	case "ghost/msg/Decision":
 		m := NewDecision()

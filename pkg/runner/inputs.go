@@ -3,6 +3,7 @@ package runner
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/ghost-robotics/ghost/pkg/ros2"
 	"github.com/ghost-robotics/ghost/pkg/ros2msg"
@@ -44,18 +45,72 @@ type InputSpec struct {
 	Role string
 	// NewDecode returns a decoder with its own scratch: one per goroutine.
 	NewDecode func() DecodeFunc
+	// Optional inputs are disabled while their Topic is empty: nothing
+	// subscribes to, records, reads or checks them. Other inputs need a
+	// topic.
+	Optional bool
+	// Replaces, when the input is enabled, is the Key of the input it
+	// stands in for as the Loop's input: that one becomes ChainOnly (see
+	// Enabled).
+	Replaces string
+	// ChainOnly inputs are subscribed, decoded, counted and recorded, but
+	// not fed to the Loop: they are the raw self-assessments the chain check
+	// hashes while a calibrated input delivers the same assessments with
+	// their calibration. Enabled sets it.
+	ChainOnly bool
+}
+
+// Disabled reports whether the input is an optional one without a topic.
+func (in *InputSpec) Disabled() bool { return in.Optional && in.Topic == "" }
+
+// Enabled returns the inputs that are not Disabled, with ChainOnly set on
+// every input an enabled one Replaces. Every consumer of an input list
+// (sessions, decoders, subscriptions, recordings) works on its result; it
+// is idempotent.
+func Enabled(inputs []InputSpec) []InputSpec {
+	out := make([]InputSpec, 0, len(inputs))
+	for _, in := range inputs {
+		if !in.Disabled() {
+			out = append(out, in)
+		}
+	}
+	for _, in := range out {
+		if in.Replaces == "" {
+			continue
+		}
+		for i := range out {
+			if out[i].Key == in.Replaces {
+				out[i].ChainOnly = true
+			}
+		}
+	}
+	return out
 }
 
 // Input keys of the ghost inputs.
 const (
-	KeyState          = "state"
-	KeySelfAssessment = "self_assessment"
-	KeyPerceptionMode = "perception_mode"
+	KeyState                    = "state"
+	KeySelfAssessment           = "self_assessment"
+	KeyPerceptionMode           = "perception_mode"
+	KeySelfAssessmentCalibrated = "self_assessment_calibrated"
 )
 
+// CalibratedTopic is the conventional topic of calibrated self-assessments
+// (ghost/msg/CalibratedSelfAssessment), where a calibration stage publishes
+// them. The input is disabled by default: its default topic is empty.
+const CalibratedTopic = "/self_assessment/calibrated"
+
 // DefaultInputs returns the inputs of the ghost message set
-// (ghost/msg/VehicleState, BeliefSelfAssessment and PerceptionMode) on
-// their default topics.
+// (ghost/msg/VehicleState, BeliefSelfAssessment, PerceptionMode and
+// CalibratedSelfAssessment) on their default topics.
+//
+// The calibrated input is optional and disabled by default. Enabled, it
+// replaces the self-assessment input as the Loop's assessment input: a
+// calibration stage publishes, for each belief stamp, the raw assessment
+// and then the calibrated record carrying that same raw assessment with its
+// envelope (ADR-0027), so deciding on the raw one first would lose the
+// calibrated context. The raw assessments are still subscribed and
+// recorded (ChainOnly): the chain check hashes them.
 func DefaultInputs() []InputSpec {
 	return []InputSpec{
 		{
@@ -69,6 +124,12 @@ func DefaultInputs() []InputSpec {
 		{
 			Key: KeyPerceptionMode, Topic: "/perception/mode", Type: "ghost/msg/PerceptionMode", QoS: ros2.DefaultInputQoS(),
 			Kind: InputPerception, Role: "perception mode input (optional)", NewDecode: decodePerception,
+		},
+		{
+			Key: KeySelfAssessmentCalibrated, Topic: "", Type: "ghost/msg/CalibratedSelfAssessment", QoS: ros2.DefaultInputQoS(),
+			Kind: InputAssessment, Role: "calibrated self-assessment input (optional, disabled while empty; " + CalibratedTopic +
+				" by convention; when set, the Loop decides on it instead of the self-assessment input)",
+			NewDecode: decodeCalibrated, Optional: true, Replaces: KeySelfAssessment,
 		},
 	}
 }
@@ -99,6 +160,18 @@ func decodeAssessment() DecodeFunc {
 		a := ros2msg.SelfAssessmentFromWire(&sa)
 		a.Seal()
 		return AssessmentEvent{ArrivalNs: arrivalNs, Assessment: a}, nil
+	}
+}
+
+func decodeCalibrated() DecodeFunc {
+	var ca ros2msg.CalibratedSelfAssessment
+	return func(data []byte, arrivalNs int64) (Event, error) {
+		if err := ca.UnmarshalCDR(data); err != nil {
+			return nil, err
+		}
+		a, c := ros2msg.CalibratedFromWire(&ca)
+		a.Seal() // as decodeAssessment does
+		return AssessmentEvent{ArrivalNs: arrivalNs, Assessment: a, Calibration: &c}, nil
 	}
 }
 
@@ -145,8 +218,10 @@ func (t Topics) Apply(inputs []InputSpec) []InputSpec {
 var ErrTopics = errors.New("invalid topics")
 
 // CheckTopics rejects inputs whose keys repeat or are empty, an input
-// without a decoder, and two roles on one topic (an input on the decisions
-// topic, or two inputs on one topic), naming the keys and the topic.
+// without a decoder, an input that replaces a missing or optional one, and
+// two roles on one topic (an input on the decisions topic, or two inputs on
+// one topic), naming the keys and the topic. Disabled inputs claim no
+// topic.
 func CheckTopics(inputs []InputSpec, outputs Topics) error {
 	owner := map[string]string{}
 	claim := func(key, topic string) error {
@@ -168,8 +243,20 @@ func CheckTopics(inputs []InputSpec, outputs Topics) error {
 		if in.NewDecode == nil {
 			return fmt.Errorf("%w: input %q has no decoder", ErrTopics, in.Key)
 		}
+		if in.Disabled() {
+			continue
+		}
 		if err := claim(in.Key, in.Topic); err != nil {
 			return err
+		}
+	}
+	for _, in := range inputs {
+		if in.Replaces == "" || in.Disabled() {
+			continue
+		}
+		i := slices.IndexFunc(inputs, func(o InputSpec) bool { return o.Key == in.Replaces })
+		if i < 0 || inputs[i].Disabled() || inputs[i].Replaces != "" {
+			return fmt.Errorf("%w: input %q replaces %q, which is not an enabled input of its own", ErrTopics, in.Key, in.Replaces)
 		}
 	}
 	for _, key := range []string{KeyDecisions, KeyDiagnostics} {
@@ -192,10 +279,13 @@ type Decoder struct {
 	decode []DecodeFunc
 }
 
-// NewDecoder returns a decoder for inputs.
+// NewDecoder returns a decoder for the inputs that are not Disabled.
 func NewDecoder(inputs []InputSpec) *Decoder {
 	d := &Decoder{}
 	for _, in := range inputs {
+		if in.Disabled() {
+			continue
+		}
 		d.topics = append(d.topics, in.Topic)
 		d.decode = append(d.decode, in.NewDecode())
 	}

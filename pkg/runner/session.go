@@ -73,7 +73,8 @@ func (s SessionStats) Input(key string) InputStats {
 
 // SessionOptions configure a Session.
 type SessionOptions struct {
-	// Inputs are the inputs with their topics (default DefaultInputs()).
+	// Inputs are the inputs with their topics (default DefaultInputs());
+	// the session reads Enabled(Inputs).
 	Inputs []InputSpec
 	// Loop configures the Loop (its Policy is also the Runner's expected
 	// policy).
@@ -104,6 +105,7 @@ func NewSession(opts SessionOptions) (*Session, error) {
 	if err := CheckTopics(opts.Inputs, nil); err != nil {
 		return nil, err
 	}
+	opts.Inputs = Enabled(opts.Inputs)
 	loop, err := NewLoop(opts.Loop)
 	if err != nil {
 		return nil, err
@@ -127,7 +129,7 @@ func (s *Session) Runner() *Runner { return s.runner }
 // Loop returns the session's Loop, for its sizes.
 func (s *Session) Loop() *Loop { return s.loop }
 
-// Inputs returns the session's inputs.
+// Inputs returns the session's enabled inputs (Enabled of its options').
 func (s *Session) Inputs() []InputSpec { return s.inputs }
 
 // Now returns the newest arrival time fed, in ns: the log time of the
@@ -172,6 +174,9 @@ func (s *Session) Apply(topic string, ev Event, decodeErr error) error {
 	if decodeErr != nil {
 		in.Corrupt++
 		return decodeErr
+	}
+	if s.inputs[i].ChainOnly || ev == nil {
+		return nil
 	}
 	return s.Step(ev)
 }
