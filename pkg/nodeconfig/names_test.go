@@ -91,8 +91,10 @@ func TestResolvedTopics(t *testing.T) {
 		"state":           "/state/nav",
 		"self_assessment": "/uav/self_assessment",
 		"perception_mode": "/perception/mode",
+		"action_evidence": "/decisions/evidence",
 		"decisions":       "/uav/decisions",
 		"diagnostics":     "/diagnostics",
+		"actions":         "/decisions/actions",
 	}
 	if !maps.Equal(got, want) {
 		t.Fatalf("ResolvedTopics = %+v, want %+v", got, want)

@@ -89,7 +89,8 @@ var topicKeys = func() []topicKey {
 	}
 	return append(ks,
 		topicKey{runner.KeyDecisions, "decision output (ghost/msg/DecisionRationale)"},
-		topicKey{runner.KeyDiagnostics, "diagnostics output (diagnostic_msgs/msg/DiagnosticArray)"})
+		topicKey{runner.KeyDiagnostics, "diagnostics output (diagnostic_msgs/msg/DiagnosticArray)"},
+		topicKey{runner.KeyActions, "action receipts output (ghost/msg/ActionReceipt)"})
 }()
 
 func buildParams() []param {

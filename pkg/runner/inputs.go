@@ -13,6 +13,8 @@ import (
 const (
 	KeyDecisions   = "decisions"
 	KeyDiagnostics = "diagnostics"
+	// KeyActions names the action receipts (ghost/msg/ActionReceipt).
+	KeyActions = "actions"
 )
 
 // DecodeFunc turns one serialized message into the Loop event it carries.
@@ -51,11 +53,15 @@ const (
 	KeyState          = "state"
 	KeySelfAssessment = "self_assessment"
 	KeyPerceptionMode = "perception_mode"
+	KeyActionEvidence = "action_evidence"
 )
 
 // DefaultInputs returns the inputs of the ghost message set
-// (ghost/msg/VehicleState, BeliefSelfAssessment and PerceptionMode) on
-// their default topics.
+// (ghost/msg/VehicleState, BeliefSelfAssessment, PerceptionMode and the
+// executors' ActionEvidence) on their default topics. The evidence input
+// is what executors returned (a PX4 executor maps VehicleCommandAck and
+// VehicleStatus to it): recorded as it arrived, so replay and verify
+// re-check it as the live runner did.
 func DefaultInputs() []InputSpec {
 	return []InputSpec{
 		{
@@ -70,7 +76,26 @@ func DefaultInputs() []InputSpec {
 			Key: KeyPerceptionMode, Topic: "/perception/mode", Type: "ghost/msg/PerceptionMode", QoS: ros2.DefaultInputQoS(),
 			Kind: InputPerception, Role: "perception mode input (optional)", NewDecode: decodePerception,
 		},
+		{
+			Key: KeyActionEvidence, Topic: "/decisions/evidence", Type: "ghost/msg/ActionEvidence", QoS: ros2.DefaultInputQoS(),
+			Kind: InputEvidence, Role: "evidence the executors returned (acknowledgements, vehicle state)", NewDecode: decodeEvidence,
+		},
 	}
+}
+
+func decodeEvidence() DecodeFunc {
+	var m ros2msg.ActionEvidence
+	return func(data []byte, arrivalNs int64) (Event, error) {
+		if err := m.UnmarshalCDR(data); err != nil {
+			return nil, err
+		}
+		return EvidenceEvent{ArrivalNs: arrivalNs, Items: EvidenceFromWire(m.Items)}, nil
+	}
+}
+
+// EvidenceMessage converts an evidence batch to its message.
+func EvidenceMessage(ev EvidenceEvent) ros2msg.ActionEvidence {
+	return ros2msg.ActionEvidence{Items: EvidenceToWire(ev.Items)}
 }
 
 func decodeBelief() DecodeFunc {
@@ -119,7 +144,7 @@ type Topics map[string]string
 // DefaultTopics returns the default topic of every input of DefaultInputs
 // and of the outputs.
 func DefaultTopics() Topics {
-	t := Topics{KeyDecisions: "/decisions", KeyDiagnostics: "/diagnostics"}
+	t := Topics{KeyDecisions: "/decisions", KeyDiagnostics: "/diagnostics", KeyActions: "/decisions/actions"}
 	for _, in := range DefaultInputs() {
 		t[in.Key] = in.Topic
 	}
@@ -128,6 +153,9 @@ func DefaultTopics() Topics {
 
 // Decisions returns the decisions topic.
 func (t Topics) Decisions() string { return t[KeyDecisions] }
+
+// Actions returns the action receipts topic.
+func (t Topics) Actions() string { return t[KeyActions] }
 
 // Apply returns a copy of inputs with each Topic replaced by t's topic for
 // its Key, where t names one.
@@ -172,7 +200,7 @@ func CheckTopics(inputs []InputSpec, outputs Topics) error {
 			return err
 		}
 	}
-	for _, key := range []string{KeyDecisions, KeyDiagnostics} {
+	for _, key := range []string{KeyDecisions, KeyDiagnostics, KeyActions} {
 		if topic, ok := outputs[key]; ok {
 			if err := claim(key, topic); err != nil {
 				return err
