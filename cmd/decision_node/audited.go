@@ -27,7 +27,7 @@ var jsonEncoding = []bag.Encoding{{Schema: "", Message: pyref.MessageEncoding}}
 // schema names. The options carry the inputs, the decisions topic and the
 // format; the caller adds policies and callbacks.
 func openAudit(path string, cfg nodeconfig.Config, sopts runner.SessionOptions, stderr io.Writer) (*bag.Reader, audit.VerifyOptions, string, error) {
-	probe, err := openInput(path, nil, "", stderr, jsonEncoding)
+	probe, err := openInput(path, nil, "", "", stderr, jsonEncoding)
 	if err != nil {
 		return nil, audit.VerifyOptions{}, "", err
 	}
@@ -38,11 +38,13 @@ func openAudit(path string, cfg nodeconfig.Config, sopts runner.SessionOptions, 
 	if !isReference {
 		probe.Close()
 		decisionsT := decisionsTopic(cfg)
-		r, err := openInput(path, sopts.Inputs, decisionsT, stderr, nil)
+		actionsT := actionsTopic(cfg)
+		r, err := openInput(path, sopts.Inputs, decisionsT, actionsT, stderr, nil)
 		if err != nil {
 			return nil, audit.VerifyOptions{}, "", err
 		}
-		return r, audit.VerifyOptions{Inputs: sopts.Inputs, DecisionsTopic: decisionsT, Loop: loop}, formatGhost, nil
+		return r, audit.VerifyOptions{Inputs: sopts.Inputs, DecisionsTopic: decisionsT, Loop: loop, ActionsTopic: actionsT,
+			Executors: sopts.Executors, Enable: sopts.Enable, TargetVehicle: sopts.TargetVehicle}, formatGhost, nil
 	}
 	rr, err := audit.NewReferenceRecording(chans)
 	if err != nil {
