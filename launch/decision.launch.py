@@ -30,8 +30,10 @@ TOPICS = [
     ('state_topic', '/state/nav'),
     ('self_assessment_topic', '/self_assessment'),
     ('perception_mode_topic', '/perception/mode'),
+    ('action_evidence_topic', '/decisions/evidence'),
     ('decisions_topic', '/decisions'),
     ('diagnostics_topic', '/diagnostics'),
+    ('actions_topic', '/decisions/actions'),
 ]
 
 

@@ -18,6 +18,7 @@ import (
 )
 
 var wantNames = []string{
+	"ActionEvidence", "ActionEvidenceItem", "ActionReceipt",
 	"AssessmentThresholds", "BeliefSelfAssessment", "CalibratedSelfAssessment", "CalibrationHistory",
 	"Decision", "DecisionRationale",
 	"FlightStatus", "Goal", "MissionStatus", "NavigationState", "PerceptionMode",

@@ -30,7 +30,7 @@ var jsonEncoding = []bag.Encoding{{Schema: "", Message: pyref.MessageEncoding}}
 // calibrated input on that channel. The options carry the inputs, the decisions topic and the
 // format; the caller adds policies and callbacks.
 func openAudit(path string, cfg nodeconfig.Config, sopts runner.SessionOptions, stderr io.Writer) (*bag.Reader, audit.VerifyOptions, string, error) {
-	probe, err := openInput(path, nil, "", stderr, jsonEncoding)
+	probe, err := openInput(path, nil, "", "", stderr, jsonEncoding)
 	if err != nil {
 		return nil, audit.VerifyOptions{}, "", err
 	}
@@ -55,11 +55,13 @@ func openAudit(path string, cfg nodeconfig.Config, sopts runner.SessionOptions, 
 			format += ", decided on the calibrated assessments of " + t
 		}
 		decisionsT := decisionsTopic(cfg)
-		r, err := openInput(path, inputs, decisionsT, stderr, nil)
+		actionsT := actionsTopic(cfg)
+		r, err := openInput(path, inputs, decisionsT, actionsT, stderr, nil)
 		if err != nil {
 			return nil, audit.VerifyOptions{}, "", err
 		}
-		return r, audit.VerifyOptions{Inputs: inputs, DecisionsTopic: decisionsT, Loop: loop}, format, nil
+		return r, audit.VerifyOptions{Inputs: inputs, DecisionsTopic: decisionsT, Loop: loop, ActionsTopic: actionsT,
+			Executors: sopts.Executors, Enable: sopts.Enable, TargetVehicle: sopts.TargetVehicle}, format, nil
 	}
 	rr, err := audit.NewReferenceRecording(chans)
 	if err != nil {

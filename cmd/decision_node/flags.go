@@ -195,6 +195,16 @@ func decisionsTopic(cfg nodeconfig.Config) string {
 	return t.Decisions()
 }
 
+// actionsTopic is the resolved action receipts topic of a validated
+// configuration.
+func actionsTopic(cfg nodeconfig.Config) string {
+	t, err := cfg.ResolvedTopics()
+	if err != nil || t.Actions() == "" {
+		return runner.DefaultTopics().Actions()
+	}
+	return t.Actions()
+}
+
 // recorderOptions maps the configuration onto the recorder's options. The
 // outputs of sim and replay are reproducible from their inputs, so they
 // skip the per-chunk fsync that protects a live recording; Close still

@@ -23,7 +23,7 @@ import (
 // context as the reference's did; its recorded decisions and every other
 // channel are left out.
 func replayReference(df *decisionFlags, in, out string, cfg nodeconfig.Config, stderr io.Writer) error {
-	reader, err := openInput(in, nil, "", stderr, jsonEncoding)
+	reader, err := openInput(in, nil, "", "", stderr, jsonEncoding)
 	if err != nil {
 		return err
 	}

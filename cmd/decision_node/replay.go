@@ -47,6 +47,8 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	source := fs.String("input-source", "", "what the recording holds: ghost (VehicleState, BeliefSelfAssessment), px4 (PX4 topics, px4_msgs) or odometry (nav_msgs/Odometry); default from the configuration's input.source (ghost)")
 	var df decisionFlags
 	df.register(fs)
+	var ef executorFlags
+	ef.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -67,7 +69,10 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	if isReferenceRecording(*in) {
 		return replayReference(&df, *in, *out, cfg, stderr)
 	}
-	reader, err := openInput(*in, sopts.Inputs, decisionsTopic(cfg), stderr, nil)
+	if err := ef.apply(&sopts, false, nil); err != nil {
+		return err
+	}
+	reader, err := openInput(*in, sopts.Inputs, decisionsTopic(cfg), "", stderr, nil)
 	if err != nil {
 		return err
 	}
@@ -80,7 +85,7 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 // openInput opens a recording for reading the given topics, reporting
 // channels it cannot use on stderr, with exit statuses for the common
 // failures (missing, unreadable, not MCAP).
-func openInput(path string, inputs []runner.InputSpec, decisions string, stderr io.Writer, encodings []bag.Encoding) (*bag.Reader, error) {
+func openInput(path string, inputs []runner.InputSpec, decisions, actions string, stderr io.Writer, encodings []bag.Encoding) (*bag.Reader, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, fail(exitIO, "%w", err)
@@ -94,6 +99,10 @@ func openInput(path string, inputs []runner.InputSpec, decisions string, stderr 
 	if decisions != "" {
 		topics = []string{decisions}
 		schemas = map[string]string{decisions: "ghost/msg/DecisionRationale"}
+		if actions != "" {
+			topics = append(topics, actions)
+			schemas[actions] = "ghost/msg/ActionReceipt"
+		}
 		for _, in := range inputs {
 			topics = append(topics, in.Topic)
 			schemas[in.Topic] = in.Type
@@ -121,7 +130,7 @@ func openInput(path string, inputs []runner.InputSpec, decisions string, stderr 
 // each estimator sample becomes a belief and its assessment, recorded next
 // to the vehicle's messages, then decided.
 func replayVehicle(df *decisionFlags, in, out string, cfg nodeconfig.Config, sopts runner.SessionOptions, stderr io.Writer) error {
-	reader, err := openInput(in, nil, "", stderr, nil)
+	reader, err := openInput(in, nil, "", "", stderr, nil)
 	if err != nil {
 		return err
 	}

@@ -72,7 +72,7 @@ func auditRecording(path string, cfg nodeconfig.Config, sopts runner.SessionOpti
 // collectReference reads a Python reference recording into the report's
 // model: its JSON beliefs, raw assessments and decisions.
 func collectReference(path string, stderr io.Writer) (*report.Flight, error) {
-	r, err := openInput(path, nil, "", stderr, jsonEncoding)
+	r, err := openInput(path, nil, "", "", stderr, jsonEncoding)
 	if err != nil {
 		return nil, err
 	}

@@ -32,6 +32,8 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	rate := fs.Float64("rate", 50, "belief rate in `Hz`")
 	var df decisionFlags
 	df.register(fs)
+	var ef executorFlags
+	ef.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -52,6 +54,13 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	var logTo io.Writer = stderr
+	if df.quiet {
+		logTo = nil
+	}
+	if err := ef.apply(&sopts, true, logTo); err != nil {
+		return err
+	}
 	vehicle, err := sim.NewVehicle(sim.Options{Duration: *duration, RateHz: *rate, Thresholds: cfg.Thresholds})
 	if err != nil {
 		return fail(exitUsage, "%w", err)
@@ -64,7 +73,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if !df.quiet {
-		fmt.Fprintf(stderr, "verify it with: decision_node verify %s\n", *out)
+		fmt.Fprintf(stderr, "verify it with: decision_node verify %s%s\n", *out, ef.verifyArgs())
 	}
 	return nil
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -47,6 +49,16 @@ func printDecisionSummary(w io.Writer, c runner.Counters, st runner.SessionStats
 	}
 	if c.ProvenanceViolations > 0 {
 		fmt.Fprintf(tw, "provenance violations\t%d\t\n", c.ProvenanceViolations)
+	}
+	if a := c.Actions; a != (runner.ActionCounts{}) {
+		fmt.Fprintf(tw, "commands sent\t%d\t(retries %d, refused %d, send errors %d)\n", a.Sent, a.Retried, a.Refused, a.SendErrors)
+		fmt.Fprintf(tw, "evidence batches\t%d\t(rejected %d, repeats %d)\n", a.EvidenceAccepted, a.EvidenceRejected, a.EvidenceRepeats)
+		for o := runner.Outcome(0); o < runner.NumOutcomes; o++ {
+			fmt.Fprintf(tw, "  %s\t%d\t\n", o, a.Outcomes[o])
+		}
+		for f := runner.FailureClass(1); f < runner.NumFailureClasses; f++ {
+			fmt.Fprintf(tw, "    failed %s\t%d\t\n", f, a.Failures[f])
+		}
 	}
 	if out != "" {
 		fmt.Fprintf(tw, "output\t%s\t\n", out)
@@ -104,6 +116,12 @@ func printAuditSummary(w io.Writer, path string, r *audit.AuditReport) {
 		fmt.Fprintf(tw, "  %s\t%d\t\n", s, r.RerunCount(s))
 	}
 	fmt.Fprintf(tw, "stamp problems\t%d\t\n", r.StampProblems)
+	if len(r.Actions) > 0 {
+		fmt.Fprintln(tw, "action receipts\t\t")
+		for _, k := range slices.Sorted(maps.Keys(r.Actions)) {
+			fmt.Fprintf(tw, "  %s\t%d\t\n", k, r.Actions[k])
+		}
+	}
 	if n := len(r.Undecided); n > 0 {
 		fmt.Fprintf(tw, "beliefs without a recorded decision\t%d\t(before the first %d, between %d, after the last %d)\n",
 			r.Undecided["before_first"]+r.Undecided["between"]+r.Undecided["after_last"],

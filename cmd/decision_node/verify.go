@@ -27,12 +27,19 @@ decision on the decisions topic was decoded, its chain verified (or it claims
 no assessment and the re-run shows why), its re-run matched, no belief between
 the first and the last decision lacks a decision (beliefs before the first or
 after the last are reported: a recorder that started early or stopped late),
-every channel on the decisions topic was readable and the read reached the end
-of the file. Anything else is a finding with its own count. --allow FINDING
+every channel on the decisions topic was readable, the read reached the end
+of the file, and the action trail on /decisions/actions holds: every receipt
+traces to a verified decision of its kind and to an executor this host
+supplies (--executor, --enable, --enable-kill, --target-vehicle, as the
+recording host ran) that serves the kind, every command is that executor's
+documented mapping, all accepted evidence satisfies provenance, and the
+trail equals the one the Loop and Runner derive from the recorded inputs
+and evidence. Anything else is a finding with its own count. --allow FINDING
 (repeatable) reports a finding without failing on it; the report says which.
 Findings: read_incomplete, no_decisions, unreadable_decisions_channel,
 undecodable_decision, chain_broken, assessment_missing, diverged, no_context,
-unknown_policy, missing_decision, stamp_problem.
+unknown_policy, missing_decision, stamp_problem, undecodable_receipt,
+action_untraced, action_command, action_evidence, action_diverged.
 
 Prints a summary; --json writes a machine-readable report ("-" for stdout)
 with the verdict, its reasons and whether the read was complete.
@@ -60,6 +67,8 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	var policyFiles []string
 	fs.Func("policy-file", "YAML rule policy `file` this host supplies (repeatable); a decision is re-run with the policy whose id it names",
 		func(s string) error { policyFiles = append(policyFiles, s); return nil })
+	var ef executorFlags
+	ef.register(fs)
 	var allow findingList
 	fs.Var(&allow, "allow", "report `finding` without failing on it (repeatable), e.g. --allow unknown_policy")
 	// Accept the recordings before or after the flags.
@@ -78,6 +87,9 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	path := paths[0]
 	cfg, sopts, policies, err := auditSettings(*config, policyFiles)
 	if err != nil {
+		return err
+	}
+	if err := ef.apply(&sopts, false, nil); err != nil {
 		return err
 	}
 	if *format != "ghost" && *format != "reference" {

@@ -168,7 +168,7 @@ type CDRVector struct {
 // implementation has serialized them. Tests that need an independent vector
 // per type cover the other types (CDRVectorNames) and say which they skip;
 // their own round trips cover these.
-var NoCDRVectors = []string{"CalibratedSelfAssessment", "CalibrationHistory"}
+var NoCDRVectors = []string{"ActionEvidence", "ActionEvidenceItem", "ActionReceipt", "CalibratedSelfAssessment", "CalibrationHistory"}
 
 // CDRVectorNames returns names without the NoCDRVectors types.
 func CDRVectorNames(names []string) []string {

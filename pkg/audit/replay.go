@@ -69,6 +69,10 @@ type ReplayOptions struct {
 	// DecisionsTopic is the topic decisions are written to, and the one whose
 	// earlier decisions are dropped from the input. Default "/decisions".
 	DecisionsTopic string
+	// ActionsTopic is the topic action receipts are written to, and the
+	// one whose earlier receipts are dropped from the input. Default
+	// "/decisions/actions".
+	ActionsTopic string
 	// Total is the number of messages the source will yield, for progress
 	// reports; 0 when unknown.
 	Total uint64
@@ -130,12 +134,27 @@ func Replay(src Source, out *bag.Recorder, opts ReplayOptions) (*ReplayResult, e
 	if err := runner.CheckTopics(s.Inputs(), runner.Topics{runner.KeyDecisions: decisionsTopic}); err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
+	actionsTopic := opts.ActionsTopic
+	if actionsTopic == "" {
+		actionsTopic = runner.DefaultTopics().Actions()
+	}
+	if err := runner.CheckTopics(s.Inputs(), runner.Topics{runner.KeyDecisions: decisionsTopic, runner.KeyActions: actionsTopic}); err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
+	}
 	decCh, err := out.AddMessageChannel(decisionsTopic, "DecisionRationale", ros2.DefaultDecisionsQoS())
+	if err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
+	}
+	actCh, err := out.AddMessageChannel(actionsTopic, "ActionReceipt", ros2.DefaultDecisionsQoS())
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
 	sink := runner.NewRecordingSink(func(t uint64, data []byte) error { return out.Write(decCh, t, t, data) }, s.Now)
 	if err := s.Runner().Register("recording", sink); err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
+	}
+	asink := runner.NewRecordingActionSink(func(t uint64, data []byte) error { return out.Write(actCh, t, t, data) })
+	if err := s.Runner().RegisterActionSink("recording", asink); err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
 	every := opts.ProgressEvery
@@ -144,6 +163,36 @@ func Replay(src Source, out *bag.Recorder, opts ReplayOptions) (*ReplayResult, e
 	}
 	res := &ReplayResult{}
 	inputs := map[string]bag.ChannelID{}
+	// Evidence the executors deliver (the simulated vehicle's answers) is
+	// recorded as the evidence input, exactly as a replay of this output
+	// will read it.
+	evidenceTopic := ""
+	for _, in := range s.Inputs() {
+		if in.Kind == runner.InputEvidence {
+			evidenceTopic = in.Topic
+		}
+	}
+	var evBuf []byte
+	recordEvidence := func(ev runner.EvidenceEvent) error {
+		if evidenceTopic == "" {
+			return nil
+		}
+		ch, ok := inputs[evidenceTopic]
+		if !ok {
+			var err error
+			if ch, err = out.AddMessageChannel(evidenceTopic, "ActionEvidence", ros2.DefaultInputQoS()); err != nil {
+				return fmt.Errorf("replay: %w", err)
+			}
+			inputs[evidenceTopic] = ch
+		}
+		m := runner.EvidenceMessage(ev)
+		var err error
+		if evBuf, err = m.AppendCDR(evBuf[:0]); err != nil {
+			return fmt.Errorf("replay: encode evidence at %d: %w", ev.ArrivalNs, err)
+		}
+		t := uint64(ev.ArrivalNs)
+		return out.Write(ch, t, t, evBuf)
+	}
 	report := func(done bool) {
 		if opts.OnProgress != nil {
 			c := s.Runner().Counters()
@@ -188,8 +237,11 @@ func Replay(src Source, out *bag.Recorder, opts ReplayOptions) (*ReplayResult, e
 			}
 			m, in := &b.items[i].msg, b.items[i].val
 			res.Messages++
-			if m.Topic == decisionsTopic {
-				continue // earlier decisions are replaced by this replay's
+			if m.Topic == decisionsTopic || m.Topic == actionsTopic {
+				continue // earlier decisions and receipts are replaced by this replay's
+			}
+			if err := s.Pump(int64(m.LogTime), recordEvidence); err != nil {
+				return res, fmt.Errorf("replay: evidence before %s message %d: %w", m.Topic, m.Sequence, err)
 			}
 			ch, ok := inputs[m.Topic]
 			if !ok {

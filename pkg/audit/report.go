@@ -111,6 +111,24 @@ const (
 	FindingStampProblem Finding = "stamp_problem"
 	// FindingReadIncomplete: the recording could not be read to its end.
 	FindingReadIncomplete Finding = "read_incomplete"
+	// FindingUndecodableReceipt: a message on the actions topic did not
+	// decode as an ActionReceipt.
+	FindingUndecodableReceipt Finding = "undecodable_receipt"
+	// FindingActionUntraced: an action receipt names no recorded decision
+	// of its kind whose chain verified and whose re-run matched, or an
+	// executor the host did not supply or that does not serve the kind.
+	FindingActionUntraced Finding = "action_untraced"
+	// FindingActionCommand: a receipt's command is not the executor's
+	// documented mapping of its kind.
+	FindingActionCommand Finding = "action_command"
+	// FindingActionEvidence: accepted evidence breaks a provenance rule
+	// (action id, executor, vehicle, acknowledged command).
+	FindingActionEvidence Finding = "action_evidence"
+	// FindingActionDiverged: the action trail the Loop and Runner derive
+	// from the recording's inputs and evidence differs from the recorded
+	// one (an outcome the evidence does not support, a missing or an
+	// extra receipt).
+	FindingActionDiverged Finding = "action_diverged"
 )
 
 // AllFindings lists every Finding, in report order.
@@ -119,6 +137,7 @@ func AllFindings() []Finding {
 		FindingReadIncomplete, FindingNoDecisions, FindingUnreadableDecisionsChannel, FindingUndecodableDecision,
 		FindingChainBroken, FindingAssessmentMissing, FindingDiverged, FindingNoContext, FindingUnknownPolicy,
 		FindingMissingDecision, FindingStampProblem,
+		FindingUndecodableReceipt, FindingActionUntraced, FindingActionCommand, FindingActionEvidence, FindingActionDiverged,
 	}
 }
 
@@ -203,7 +222,10 @@ type AuditReport struct {
 	// the Loop, fed the recording, decided them without one.
 	WithoutAssessment map[string]uint64 `json:"without_assessment"`
 	// Rejected counts the inputs the Loop rejected, by reason.
-	Rejected        map[string]uint64 `json:"rejected"`
+	Rejected map[string]uint64 `json:"rejected"`
+	// Actions counts the recorded action receipts by event ("sent",
+	// "reached", ...), and failures as "failed_<class>".
+	Actions         map[string]uint64 `json:"actions"`
 	Problems        []DecisionAudit   `json:"problems"`
 	ProblemsOmitted uint64            `json:"problems_omitted"`
 	// Notes are problems not tied to one decision (unreadable channels,
@@ -262,7 +284,7 @@ func (r *AuditReport) Policies() (ids []string, counts []uint64) {
 func newReport(relax []Finding) AuditReport {
 	r := AuditReport{
 		Inputs: map[string]uint64{}, Undecided: map[string]uint64{}, WithoutAssessment: map[string]uint64{},
-		Rejected: map[string]uint64{}, FirstStamp: -1, LastStamp: -1,
+		Rejected: map[string]uint64{}, Actions: map[string]uint64{}, FirstStamp: -1, LastStamp: -1,
 		findings: map[Finding]uint64{}, relaxed: map[Finding]bool{}, ReadComplete: true,
 		Relaxed: []string{}, Notes: []string{},
 	}

@@ -55,6 +55,16 @@ type VerifyOptions struct {
 	// OnAudit, if set, receives every recorded decision's verdict in the
 	// order audited (log-time order of the decisions).
 	OnAudit func(DecisionAudit)
+	// ActionsTopic is the topic of the recorded action receipts (default
+	// "/decisions/actions").
+	ActionsTopic string
+	// Executors, Enable and TargetVehicle are the recording host's
+	// executor configuration, supplied by this host (never taken from the
+	// recording): the action trail is re-derived with them. Executors must
+	// send nothing (replay executors); they may be shared by the Loops.
+	Executors     []runner.Executor
+	Enable        []decisions.Kind
+	TargetVehicle uint32
 }
 
 // Format is how a recording encodes what verify reads besides the Loop's
@@ -152,7 +162,9 @@ type candidate struct {
 	// decided are the Loop's decisions not yet matched with a recorded
 	// one, in stamp order.
 	decided fifo[redecision]
-	retired bool
+	// receipts are the action receipts its Runner made, not yet compared.
+	receipts fifo[runner.ActionReceipt]
+	retired  bool
 }
 
 type redecision struct {
@@ -183,6 +195,9 @@ type verifier struct {
 	// identical repeat.
 	lastRecorded decisions.Rationale
 	haveLast     bool
+
+	actionsT string
+	acts     actionAudit
 }
 
 func newVerifier(opts VerifyOptions) (*verifier, error) {
@@ -201,7 +216,10 @@ func newVerifier(opts VerifyOptions) (*verifier, error) {
 	if opts.MaxProblems <= 0 {
 		opts.MaxProblems = DefaultMaxProblems
 	}
-	if err := runner.CheckTopics(opts.Inputs, runner.Topics{runner.KeyDecisions: opts.DecisionsTopic}); err != nil {
+	if opts.ActionsTopic == "" {
+		opts.ActionsTopic = runner.DefaultTopics().Actions()
+	}
+	if err := runner.CheckTopics(opts.Inputs, runner.Topics{runner.KeyDecisions: opts.DecisionsTopic, runner.KeyActions: opts.ActionsTopic}); err != nil {
 		return nil, fmt.Errorf("verify: %w", err)
 	}
 	opts.Inputs = runner.Enabled(opts.Inputs)
@@ -220,6 +238,8 @@ func newVerifier(opts VerifyOptions) (*verifier, error) {
 		report: newReport(opts.Relax), lastStamp: -1, firstStamp: -1,
 		chain:       newChainIndex(opts.MaxHeld),
 		badChannels: map[uint16]bool{},
+		actionsT:    opts.ActionsTopic,
+		acts:        actionAudit{decided: map[int64]decidedVerdict{}, execs: opts.Executors},
 	}
 	seen := map[string]bool{}
 	for _, p := range policies {
@@ -229,11 +249,19 @@ func newVerifier(opts VerifyOptions) (*verifier, error) {
 		seen[p.ID()] = true
 		lo := opts.Loop
 		lo.Policy = p
-		s, err := runner.NewSession(runner.SessionOptions{Inputs: opts.Inputs, Loop: lo})
+		s, err := runner.NewSession(runner.SessionOptions{Inputs: opts.Inputs, Loop: lo,
+			Executors: opts.Executors, Enable: opts.Enable, TargetVehicle: opts.TargetVehicle})
 		if err != nil {
 			return nil, fmt.Errorf("verify: policy %s: %w", p.ID(), err)
 		}
 		c := &candidate{id: p.ID(), session: s}
+		err = s.Runner().RegisterActionSink("audit", actionSinkFunc(func(rc runner.ActionReceipt) error {
+			v.derivedReceipt(c, rc)
+			return nil
+		}))
+		if err != nil {
+			return nil, err
+		}
 		err = s.Runner().Register("audit", runner.FuncSink(func(d decisions.Decision, r decisions.Rationale) error {
 			if c.retired {
 				return nil
@@ -289,6 +317,8 @@ func (v *verifier) run(src Source) (*AuditReport, error) {
 	chainT := v.opts.Format.ChainTopic
 	pf := startPrefetch(src, func(m *bag.Message) (d decoded) {
 		switch {
+		case m.Topic == v.actionsT:
+			// Decoded in order, on the main goroutine.
 		case m.Topic == v.decisionsT:
 			d.r, d.err = decodeDecision(m.Data)
 		case chainT != "" && m.Topic == chainT:
@@ -311,6 +341,8 @@ func (v *verifier) run(src Source) (*AuditReport, error) {
 				v.now = t
 			}
 			switch {
+			case m.Topic == v.actionsT:
+				v.receipt(m.Data, m.SchemaName, m.LogTime)
 			case m.Topic == v.decisionsT:
 				v.decision(m, d.r, d.err)
 			case chainT != "" && m.Topic == chainT:
@@ -446,6 +478,7 @@ func (v *verifier) retireOthers(id string) {
 		if c.id != id {
 			c.retired = true
 			c.decided = fifo[redecision]{}
+			c.receipts = fifo[runner.ActionReceipt]{}
 		}
 	}
 }
@@ -555,6 +588,8 @@ func (v *verifier) end(src Source) {
 		}
 	}
 	v.resolve(true)
+	v.compareReceipts(true)
+	v.traceWaiting(true)
 	if c := v.primary(); c != nil {
 		for c.decided.len() > 0 {
 			rd := c.decided.pop()
@@ -655,6 +690,9 @@ func (v *verifier) audit(p recorded, rd *redecision) {
 		res.RecomputedSHA256 = hs[len(hs)-1]
 	}
 	v.report.count(&res, &r, v.opts.MaxProblems)
+	v.acts.remember(r.BeliefStampSimNs, decidedVerdict{kind: d.Kind,
+		ok: (res.Chain == ChainVerified || res.Chain == ChainNoAssessmentClaimed) && res.Rerun == RerunMatched}, v.opts.MaxHeld)
+	defer v.traceWaiting(false)
 	if v.opts.OnAudit != nil {
 		v.opts.OnAudit(res)
 	}

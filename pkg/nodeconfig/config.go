@@ -130,13 +130,13 @@ type Input struct {
 
 // Topics are topic names by key (runner.Topics): one per input of
 // runner.DefaultInputs() (topics.state, topics.self_assessment, ...) and
-// the outputs topics.decisions and topics.diagnostics.
+// the outputs topics.decisions, topics.diagnostics and topics.actions.
 type Topics = runner.Topics
 
 // QoS are the QoS profiles by topic key (the keys of Topics; parameters
 // qos.<key>.*). Inputs default to their InputSpec's profile; decisions to
-// reliable, transient_local, keep_last 100; diagnostics to reliable,
-// volatile, keep_last 10.
+// reliable, transient_local, keep_last 100 (and so do action receipts);
+// diagnostics to reliable, volatile, keep_last 10.
 type QoS map[string]ros2.QoSProfile
 
 // Recording configures the in-node MCAP recording.
@@ -191,7 +191,8 @@ func Default() Config {
 }
 
 func defaultQoS() QoS {
-	q := QoS{runner.KeyDecisions: ros2.DefaultDecisionsQoS(), runner.KeyDiagnostics: ros2.DefaultInputQoS()}
+	q := QoS{runner.KeyDecisions: ros2.DefaultDecisionsQoS(), runner.KeyDiagnostics: ros2.DefaultInputQoS(),
+		runner.KeyActions: ros2.DefaultDecisionsQoS()}
 	for _, in := range runner.DefaultInputs() {
 		q[in.Key] = in.QoS
 	}

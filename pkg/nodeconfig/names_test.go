@@ -94,6 +94,8 @@ func TestResolvedTopics(t *testing.T) {
 		"self_assessment_calibrated": "",
 		"decisions":                  "/uav/decisions",
 		"diagnostics":                "/diagnostics",
+		"action_evidence":            "/decisions/evidence",
+		"actions":                    "/decisions/actions",
 	}
 	if !maps.Equal(got, want) {
 		t.Fatalf("ResolvedTopics = %+v, want %+v", got, want)

@@ -91,7 +91,8 @@ var topicKeys = func() []topicKey {
 	}
 	return append(ks,
 		topicKey{runner.KeyDecisions, "decision output (ghost/msg/DecisionRationale)", false},
-		topicKey{runner.KeyDiagnostics, "diagnostics output (diagnostic_msgs/msg/DiagnosticArray)", false})
+		topicKey{runner.KeyDiagnostics, "diagnostics output (diagnostic_msgs/msg/DiagnosticArray)", false},
+		topicKey{runner.KeyActions, "action receipts output (ghost/msg/ActionReceipt)", false})
 }()
 
 func buildParams() []param {

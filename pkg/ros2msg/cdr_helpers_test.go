@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -45,6 +47,13 @@ func loadGolden(t testing.TB) []goldenVector {
 	// cases and the round trips only.
 	for _, name := range golden.CDRVectorNames(msg.Names()) {
 		f, err := os.Open(filepath.Join(dir, name+".jsonl"))
+		if errors.Is(err, fs.ErrNotExist) {
+			// No independent implementation has produced vectors for
+			// this type yet; its codec is covered by the round-trip and
+			// fuzz tests only.
+			t.Logf("no golden CDR vectors for %s: skipped", name)
+			continue
+		}
 		if err != nil {
 			t.Fatalf("golden vectors of %s: %v", name, err)
 		}

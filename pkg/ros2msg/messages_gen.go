@@ -4,6 +4,431 @@
 
 package ros2msg
 
+// ActionEvidence is the ROS 2 message ghost/msg/ActionEvidence.
+//
+// A batch of evidence an executor returned, as it arrived; published on
+// /decisions/evidence. Recorded whole, accepted or not, so replay and verify
+// re-check it exactly as the live runner did. A batch with any item that
+// breaks provenance is rejected whole.
+type ActionEvidence struct {
+	// Items is "ghost/ActionEvidenceItem[] items".
+	Items []ActionEvidenceItem
+}
+
+// NewActionEvidence returns the default ActionEvidence: the defaults its definition gives, zero
+// values elsewhere.
+func NewActionEvidence() ActionEvidence {
+	return ActionEvidence{}
+}
+
+// Reset sets m to NewActionEvidence().
+func (m *ActionEvidence) Reset() { *m = NewActionEvidence() }
+
+// SchemaName returns "ghost/msg/ActionEvidence".
+func (*ActionEvidence) SchemaName() string { return "ghost/msg/ActionEvidence" }
+
+// CDRSize returns the length of m's serialization, header included.
+func (m *ActionEvidence) CDRSize() int { return cdrHeaderLen + m.cdrEnd(0) }
+
+// MarshalCDR serializes m as little-endian CDR with its encapsulation header.
+func (m *ActionEvidence) MarshalCDR() ([]byte, error) {
+	return m.AppendCDR(make([]byte, 0, m.CDRSize()))
+}
+
+// AppendCDR appends m's serialization, header included, to buf. On error
+// it returns buf with its original length.
+func (m *ActionEvidence) AppendCDR(buf []byte) ([]byte, error) {
+	n := len(buf)
+	buf = append(buf, cdrHeaderLE[:]...)
+	out, err := m.cdrAppend(buf, n+cdrHeaderLen)
+	if err != nil {
+		return buf[:n], toEncodeError("ghost/msg/ActionEvidence", err)
+	}
+	return out, nil
+}
+
+// UnmarshalCDR decodes a serialized ActionEvidence, header included. On error m is
+// left unchanged and the error is a *DecodeError.
+func (m *ActionEvidence) UnmarshalCDR(data []byte) error {
+	var d cdrDecoder
+	if !d.start(data, "ghost/msg/ActionEvidence") {
+		return d.err
+	}
+	var v ActionEvidence
+	v.cdrDecode(&d)
+	if err := d.finish(); err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+const cdrMinSizeActionEvidence = 4
+
+// cdrEnd returns the offset after m serialized at off (counted from the
+// end of the header).
+func (m *ActionEvidence) cdrEnd(off int) int {
+	off = cdrAlign(off, 4) + 4
+	for i := range m.Items {
+		off = m.Items[i].cdrEnd(off)
+	}
+	return off
+}
+
+// cdrAppend appends m's fields; origin is where the header ends in buf.
+func (m *ActionEvidence) cdrAppend(buf []byte, origin int) ([]byte, error) {
+	var err error
+	if buf, err = cdrPutCount(buf, origin, len(m.Items), 0); err != nil {
+		return buf, encodeFieldErr("items", err)
+	}
+	for i := range m.Items {
+		if buf, err = m.Items[i].cdrAppend(buf, origin); err != nil {
+			return buf, prefixEncodeErr(indexPath("items", i), err)
+		}
+	}
+	return buf, nil
+}
+
+// cdrDecode reads m's fields; the caller checks d.err.
+func (m *ActionEvidence) cdrDecode(d *cdrDecoder) {
+	if d.err != nil {
+		return
+	}
+	if n := d.count("items", 0, cdrMinSizeActionEvidenceItem); n > 0 {
+		m.Items = make([]ActionEvidenceItem, n)
+		for i := range m.Items {
+			m.Items[i].cdrDecode(d)
+			if d.err != nil {
+				d.prefix(indexPath("items", i))
+				return
+			}
+		}
+	} else {
+		m.Items = nil
+	}
+}
+
+// Constants of ghost/msg/ActionEvidenceItem.
+const (
+	ActionEvidenceItemKindAck   uint8 = 0 // KIND_ACK
+	ActionEvidenceItemKindState uint8 = 1 // KIND_STATE
+)
+
+// ActionEvidenceItem is the ROS 2 message ghost/msg/ActionEvidenceItem.
+//
+// One piece of evidence an executor returned for one action: the vehicle's
+// acknowledgement of a command, or the vehicle state observed afterwards.
+// Evidence, never a verdict: the runner checks its provenance, the loop
+// judges it.
+type ActionEvidenceItem struct {
+	// Kind is "uint8 kind".
+	Kind uint8
+	// ActionID is "uint64 action_id". The correlation id of the action it answers.
+	ActionID uint64
+	// ExecutorID is "string executor_id". The executor that returned it.
+	ExecutorID string
+	// VehicleID is "uint32 vehicle_id". The vehicle it comes from (PX4: MAV_SYS_ID).
+	VehicleID uint32
+	// Command is "uint32 command". KIND_ACK: the acknowledged command id and its result (MAV_RESULT: 0 ACCEPTED, 1 TEMPORARILY_REJECTED, 2 DENIED, 3 UNSUPPORTED, 4 FAILED, 5 IN_PROGRESS, 6 CANCELLED).
+	Command uint32
+	// Result is "uint8 result".
+	Result uint8
+	// Mode is "uint8 mode". KIND_STATE: the observed navigation state (PX4 nav_state) and arming.
+	Mode uint8
+	// Armed is "bool armed".
+	Armed bool
+	// VehicleTimeUs is "uint64 vehicle_time_us". The vehicle's own timestamp of the message, in microseconds.
+	VehicleTimeUs uint64
+}
+
+// NewActionEvidenceItem returns the default ActionEvidenceItem: the defaults its definition gives, zero
+// values elsewhere.
+func NewActionEvidenceItem() ActionEvidenceItem {
+	return ActionEvidenceItem{}
+}
+
+// Reset sets m to NewActionEvidenceItem().
+func (m *ActionEvidenceItem) Reset() { *m = NewActionEvidenceItem() }
+
+// SchemaName returns "ghost/msg/ActionEvidenceItem".
+func (*ActionEvidenceItem) SchemaName() string { return "ghost/msg/ActionEvidenceItem" }
+
+// CDRSize returns the length of m's serialization, header included.
+func (m *ActionEvidenceItem) CDRSize() int { return cdrHeaderLen + m.cdrEnd(0) }
+
+// MarshalCDR serializes m as little-endian CDR with its encapsulation header.
+func (m *ActionEvidenceItem) MarshalCDR() ([]byte, error) {
+	return m.AppendCDR(make([]byte, 0, m.CDRSize()))
+}
+
+// AppendCDR appends m's serialization, header included, to buf. On error
+// it returns buf with its original length.
+func (m *ActionEvidenceItem) AppendCDR(buf []byte) ([]byte, error) {
+	n := len(buf)
+	buf = append(buf, cdrHeaderLE[:]...)
+	out, err := m.cdrAppend(buf, n+cdrHeaderLen)
+	if err != nil {
+		return buf[:n], toEncodeError("ghost/msg/ActionEvidenceItem", err)
+	}
+	return out, nil
+}
+
+// UnmarshalCDR decodes a serialized ActionEvidenceItem, header included. On error m is
+// left unchanged and the error is a *DecodeError.
+func (m *ActionEvidenceItem) UnmarshalCDR(data []byte) error {
+	var d cdrDecoder
+	if !d.start(data, "ghost/msg/ActionEvidenceItem") {
+		return d.err
+	}
+	var v ActionEvidenceItem
+	v.cdrDecode(&d)
+	if err := d.finish(); err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+const cdrMinSizeActionEvidenceItem = 33
+
+// cdrEnd returns the offset after m serialized at off (counted from the
+// end of the header).
+func (m *ActionEvidenceItem) cdrEnd(off int) int {
+	off++
+	off = cdrAlign(off, 8) + 8
+	off = cdrStringEnd(off, len(m.ExecutorID))
+	off = cdrAlign(off, 4) + 4
+	off = cdrAlign(off, 4) + 4
+	off++
+	off++
+	off++
+	off = cdrAlign(off, 8) + 8
+	return off
+}
+
+// cdrAppend appends m's fields; origin is where the header ends in buf.
+func (m *ActionEvidenceItem) cdrAppend(buf []byte, origin int) ([]byte, error) {
+	var err error
+	buf = cdrPutU8(buf, m.Kind)
+	buf = cdrPutU64(buf, origin, m.ActionID)
+	if buf, err = cdrPutString(buf, origin, m.ExecutorID, 0); err != nil {
+		return buf, encodeFieldErr("executor_id", err)
+	}
+	buf = cdrPutU32(buf, origin, m.VehicleID)
+	buf = cdrPutU32(buf, origin, m.Command)
+	buf = cdrPutU8(buf, m.Result)
+	buf = cdrPutU8(buf, m.Mode)
+	buf = cdrPutBool(buf, m.Armed)
+	buf = cdrPutU64(buf, origin, m.VehicleTimeUs)
+	return buf, nil
+}
+
+// cdrDecode reads m's fields; the caller checks d.err.
+func (m *ActionEvidenceItem) cdrDecode(d *cdrDecoder) {
+	m.Kind = d.u8("kind")
+	m.ActionID = d.u64("action_id")
+	m.ExecutorID = d.str("executor_id", 0)
+	m.VehicleID = d.u32("vehicle_id")
+	m.Command = d.u32("command")
+	m.Result = d.u8("result")
+	m.Mode = d.u8("mode")
+	m.Armed = d.boolean("armed")
+	m.VehicleTimeUs = d.u64("vehicle_time_us")
+}
+
+// Constants of ghost/msg/ActionReceipt.
+const (
+	ActionReceiptEventSent              uint8 = 0 // EVENT_SENT
+	ActionReceiptEventRetried           uint8 = 1 // EVENT_RETRIED
+	ActionReceiptEventEvidenceAccepted  uint8 = 2 // EVENT_EVIDENCE_ACCEPTED
+	ActionReceiptEventEvidenceRejected  uint8 = 3 // EVENT_EVIDENCE_REJECTED
+	ActionReceiptEventAccepted          uint8 = 4 // EVENT_ACCEPTED
+	ActionReceiptEventReached           uint8 = 5 // EVENT_REACHED
+	ActionReceiptEventFailed            uint8 = 6 // EVENT_FAILED
+	ActionReceiptEventSuperseded        uint8 = 7 // EVENT_SUPERSEDED
+	ActionReceiptEventRefused           uint8 = 8 // EVENT_REFUSED
+	ActionReceiptFailureNone            uint8 = 0 // FAILURE_NONE
+	ActionReceiptFailureNotApplicable   uint8 = 1 // FAILURE_NOT_APPLICABLE
+	ActionReceiptFailureBlockedByPolicy uint8 = 2 // FAILURE_BLOCKED_BY_POLICY
+	ActionReceiptFailureTransport       uint8 = 3 // FAILURE_TRANSPORT
+	ActionReceiptFailureExecutor        uint8 = 4 // FAILURE_EXECUTOR
+)
+
+// ActionReceipt is the ROS 2 message ghost/msg/ActionReceipt.
+//
+// One step in the life of an action (a decision acting on the vehicle
+// through an executor); published on /decisions/actions. The receipts of one
+// action_id, in order, are its whole trail: sent, each retry, the evidence
+// accepted or rejected, and its outcome.
+type ActionReceipt struct {
+	// ActionID is "uint64 action_id". The action's correlation id (unique in a session, from 1).
+	ActionID uint64
+	// DecisionStampSimNs is "int64 decision_stamp_sim_ns". The decision the action executes (Decision.decision_stamp_sim_ns, kind).
+	DecisionStampSimNs int64
+	// Kind is "uint8 kind".
+	Kind uint8
+	// ExecutorID is "string executor_id".
+	ExecutorID string
+	// VehicleID is "uint32 vehicle_id". The target vehicle (PX4: MAV_SYS_ID).
+	VehicleID uint32
+	// Event is "uint8 event".
+	Event uint8
+	// Attempt is "uint8 attempt". 1 for the first send, 2.. for retries; 0 when nothing was sent.
+	Attempt uint8
+	// Command is "uint32 command". The command the executor's mapping gives for kind, sent or not.
+	Command uint32
+	// Params is "float64[7] params".
+	Params [7]float64
+	// Failure is "uint8 failure".
+	Failure uint8
+	// Evidence is "ghost/ActionEvidenceItem[] evidence".
+	Evidence []ActionEvidenceItem
+	// Detail is "string detail". What happened, in words (one line).
+	Detail string
+	// TimeNs is "int64 time_ns". Arrival time at which it happened, in ns.
+	TimeNs int64
+	// SchemaVersion is "uint8 schema_version".
+	SchemaVersion uint8
+}
+
+// NewActionReceipt returns the default ActionReceipt: the defaults its definition gives, zero
+// values elsewhere.
+func NewActionReceipt() ActionReceipt {
+	return ActionReceipt{
+		SchemaVersion: 1,
+	}
+}
+
+// Reset sets m to NewActionReceipt().
+func (m *ActionReceipt) Reset() { *m = NewActionReceipt() }
+
+// SchemaName returns "ghost/msg/ActionReceipt".
+func (*ActionReceipt) SchemaName() string { return "ghost/msg/ActionReceipt" }
+
+// CDRSize returns the length of m's serialization, header included.
+func (m *ActionReceipt) CDRSize() int { return cdrHeaderLen + m.cdrEnd(0) }
+
+// MarshalCDR serializes m as little-endian CDR with its encapsulation header.
+func (m *ActionReceipt) MarshalCDR() ([]byte, error) {
+	return m.AppendCDR(make([]byte, 0, m.CDRSize()))
+}
+
+// AppendCDR appends m's serialization, header included, to buf. On error
+// it returns buf with its original length.
+func (m *ActionReceipt) AppendCDR(buf []byte) ([]byte, error) {
+	n := len(buf)
+	buf = append(buf, cdrHeaderLE[:]...)
+	out, err := m.cdrAppend(buf, n+cdrHeaderLen)
+	if err != nil {
+		return buf[:n], toEncodeError("ghost/msg/ActionReceipt", err)
+	}
+	return out, nil
+}
+
+// UnmarshalCDR decodes a serialized ActionReceipt, header included. On error m is
+// left unchanged and the error is a *DecodeError.
+func (m *ActionReceipt) UnmarshalCDR(data []byte) error {
+	var d cdrDecoder
+	if !d.start(data, "ghost/msg/ActionReceipt") {
+		return d.err
+	}
+	var v ActionReceipt
+	v.cdrDecode(&d)
+	if err := d.finish(); err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+const cdrMinSizeActionReceipt = 107
+
+// cdrEnd returns the offset after m serialized at off (counted from the
+// end of the header).
+func (m *ActionReceipt) cdrEnd(off int) int {
+	off = cdrAlign(off, 8) + 8
+	off = cdrAlign(off, 8) + 8
+	off++
+	off = cdrStringEnd(off, len(m.ExecutorID))
+	off = cdrAlign(off, 4) + 4
+	off++
+	off++
+	off = cdrAlign(off, 4) + 4
+	off = cdrAlign(off, 8) + 8*7
+	off++
+	off = cdrAlign(off, 4) + 4
+	for i := range m.Evidence {
+		off = m.Evidence[i].cdrEnd(off)
+	}
+	off = cdrStringEnd(off, len(m.Detail))
+	off = cdrAlign(off, 8) + 8
+	off++
+	return off
+}
+
+// cdrAppend appends m's fields; origin is where the header ends in buf.
+func (m *ActionReceipt) cdrAppend(buf []byte, origin int) ([]byte, error) {
+	var err error
+	buf = cdrPutU64(buf, origin, m.ActionID)
+	buf = cdrPutU64(buf, origin, uint64(m.DecisionStampSimNs))
+	buf = cdrPutU8(buf, m.Kind)
+	if buf, err = cdrPutString(buf, origin, m.ExecutorID, 0); err != nil {
+		return buf, encodeFieldErr("executor_id", err)
+	}
+	buf = cdrPutU32(buf, origin, m.VehicleID)
+	buf = cdrPutU8(buf, m.Event)
+	buf = cdrPutU8(buf, m.Attempt)
+	buf = cdrPutU32(buf, origin, m.Command)
+	buf = cdrPutF64s(buf, origin, m.Params[:])
+	buf = cdrPutU8(buf, m.Failure)
+	if buf, err = cdrPutCount(buf, origin, len(m.Evidence), 0); err != nil {
+		return buf, encodeFieldErr("evidence", err)
+	}
+	for i := range m.Evidence {
+		if buf, err = m.Evidence[i].cdrAppend(buf, origin); err != nil {
+			return buf, prefixEncodeErr(indexPath("evidence", i), err)
+		}
+	}
+	if buf, err = cdrPutString(buf, origin, m.Detail, 0); err != nil {
+		return buf, encodeFieldErr("detail", err)
+	}
+	buf = cdrPutU64(buf, origin, uint64(m.TimeNs))
+	buf = cdrPutU8(buf, m.SchemaVersion)
+	return buf, nil
+}
+
+// cdrDecode reads m's fields; the caller checks d.err.
+func (m *ActionReceipt) cdrDecode(d *cdrDecoder) {
+	m.ActionID = d.u64("action_id")
+	m.DecisionStampSimNs = int64(d.u64("decision_stamp_sim_ns"))
+	m.Kind = d.u8("kind")
+	m.ExecutorID = d.str("executor_id", 0)
+	m.VehicleID = d.u32("vehicle_id")
+	m.Event = d.u8("event")
+	m.Attempt = d.u8("attempt")
+	m.Command = d.u32("command")
+	cdrReadF64s(d, m.Params[:], "params")
+	m.Failure = d.u8("failure")
+	if d.err != nil {
+		return
+	}
+	if n := d.count("evidence", 0, cdrMinSizeActionEvidenceItem); n > 0 {
+		m.Evidence = make([]ActionEvidenceItem, n)
+		for i := range m.Evidence {
+			m.Evidence[i].cdrDecode(d)
+			if d.err != nil {
+				d.prefix(indexPath("evidence", i))
+				return
+			}
+		}
+	} else {
+		m.Evidence = nil
+	}
+	m.Detail = d.str("detail", 0)
+	m.TimeNs = int64(d.u64("time_ns"))
+	m.SchemaVersion = d.u8("schema_version")
+}
+
 // AssessmentThresholds is the ROS 2 message ghost/msg/AssessmentThresholds.
 //
 // Operator-chosen thresholds that classify a declared standard deviation
@@ -1618,6 +2043,9 @@ var (
 	_ CDRMessage = (*DiagnosticArray)(nil)
 	_ CDRMessage = (*DiagnosticStatus)(nil)
 	_ CDRMessage = (*DiagnosticKeyValue)(nil)
+	_ CDRMessage = (*ActionEvidence)(nil)
+	_ CDRMessage = (*ActionEvidenceItem)(nil)
+	_ CDRMessage = (*ActionReceipt)(nil)
 	_ CDRMessage = (*AssessmentThresholds)(nil)
 	_ CDRMessage = (*BeliefSelfAssessment)(nil)
 	_ CDRMessage = (*CalibratedSelfAssessment)(nil)
@@ -1640,6 +2068,9 @@ var cdrSchemaNames = []string{
 	"diagnostic_msgs/msg/DiagnosticArray",
 	"diagnostic_msgs/msg/DiagnosticStatus",
 	"diagnostic_msgs/msg/KeyValue",
+	"ghost/msg/ActionEvidence",
+	"ghost/msg/ActionEvidenceItem",
+	"ghost/msg/ActionReceipt",
 	"ghost/msg/AssessmentThresholds",
 	"ghost/msg/BeliefSelfAssessment",
 	"ghost/msg/CalibratedSelfAssessment",
@@ -1670,6 +2101,15 @@ func newCDRMessage(schemaName string) CDRMessage {
 		return &m
 	case "diagnostic_msgs/msg/KeyValue":
 		m := NewDiagnosticKeyValue()
+		return &m
+	case "ghost/msg/ActionEvidence":
+		m := NewActionEvidence()
+		return &m
+	case "ghost/msg/ActionEvidenceItem":
+		m := NewActionEvidenceItem()
+		return &m
+	case "ghost/msg/ActionReceipt":
+		m := NewActionReceipt()
 		return &m
 	case "ghost/msg/AssessmentThresholds":
 		m := NewAssessmentThresholds()

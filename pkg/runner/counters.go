@@ -32,6 +32,25 @@ type Counters struct {
 	SinkFailuresByKind [NumFailureKinds]uint64
 	// ReceiptsOK counts successful publishes (one per sink per decision).
 	ReceiptsOK uint64
+	// Actions count the action trail.
+	Actions ActionCounts
+}
+
+// ActionCounts count what the Runner did about actions.
+type ActionCounts struct {
+	// Sent and Retried count commands handed to executors; SendErrors the
+	// sends that failed at once; Refused the execute and retry commands
+	// refused before any executor work (stale or untraceable).
+	Sent, Retried, SendErrors, Refused uint64
+	// EvidenceAccepted, EvidenceRejected and EvidenceRepeats count
+	// evidence batches by provenance verdict.
+	EvidenceAccepted, EvidenceRejected, EvidenceRepeats uint64
+	// Outcomes count ActionConclude commands by outcome; Failures the
+	// failed ones by class.
+	Outcomes [NumOutcomes]uint64
+	Failures [NumFailureClasses]uint64
+	// ReceiptFailures counts receipts an action sink failed to take.
+	ReceiptFailures uint64
 }
 
 // SinkCount is a count for one sink.
@@ -65,6 +84,13 @@ type counters struct {
 	c  Counters
 	// perSink is aligned with Runner.sinks (registration order).
 	perSink []SinkCount
+}
+
+// add applies f to the counters under the lock.
+func (k *counters) add(f func(c *Counters)) {
+	k.mu.Lock()
+	f(&k.c)
+	k.mu.Unlock()
 }
 
 func (k *counters) snapshot() Counters {

@@ -8,8 +8,8 @@ import (
 )
 
 // Event is one input to Loop.Step. The set is closed (the marker method is
-// unexported): BeliefEvent, AssessmentEvent, PerceptionEvent, TickEvent and
-// EndEvent, passed by value.
+// unexported): BeliefEvent, AssessmentEvent, PerceptionEvent, TickEvent,
+// EndEvent and EvidenceEvent, passed by value.
 //
 // Every event carries its arrival time in ns: the receive time in live
 // operation, the log time in replay, a synthetic time in the simulator. It is
@@ -93,11 +93,18 @@ type Output struct {
 	// (decisions.SelfAssessment.Consistency); only when
 	// LoopOptions.NoteInconsistencies is set.
 	Notes []Note
+	// Actions are what the step asks the Runner to do about actions:
+	// execute, retry, record an outcome; in order.
+	Actions []ActionCommand
+	// ActiveAction is the id of the outstanding action after the step, 0
+	// when none: an execute or retry for any other id is stale.
+	ActiveAction uint64
 
 	// Backing storage for the contexts' pointers.
 	assessments  []decisions.SelfAssessment
 	calibrations []decisions.Calibration
 	perceptions  []decisions.PerceptionReport
+	evidence     []Evidence
 }
 
 // Reset empties o, keeping its storage.
@@ -109,6 +116,17 @@ func (o *Output) Reset() {
 	o.assessments = o.assessments[:0]
 	o.calibrations = o.calibrations[:0]
 	o.perceptions = o.perceptions[:0]
+	o.Actions = o.Actions[:0]
+	o.ActiveAction = 0
+	o.evidence = o.evidence[:0]
+}
+
+// keepEvidence copies ev into o, so the action commands may point into it
+// whatever the caller does with its batch.
+func (o *Output) keepEvidence(ev []Evidence) []Evidence {
+	n := len(o.evidence)
+	o.evidence = append(o.evidence, ev...)
+	return o.evidence[n:len(o.evidence):len(o.evidence)]
 }
 
 // keepAssessment stores a in o and returns a pointer that stays valid until
@@ -194,7 +212,7 @@ func (w WithoutReason) String() string {
 	return fmt.Sprintf("without_reason(%d)", uint8(w))
 }
 
-// InputKind names the three kinds of input.
+// InputKind names the kinds of input.
 type InputKind uint8
 
 // The input kinds.
@@ -202,11 +220,13 @@ const (
 	InputBelief InputKind = iota
 	InputAssessment
 	InputPerception
+	// InputEvidence: evidence an executor returned (EvidenceEvent).
+	InputEvidence
 )
 
-var inputNames = [...]string{"belief", "assessment", "perception"}
+var inputNames = [...]string{"belief", "assessment", "perception", "evidence"}
 
-// String returns "belief", "assessment" or "perception".
+// String returns "belief", "assessment", "perception" or "evidence".
 func (k InputKind) String() string {
 	if int(k) < len(inputNames) {
 		return inputNames[k]

@@ -14,6 +14,8 @@ import (
 const (
 	KeyDecisions   = "decisions"
 	KeyDiagnostics = "diagnostics"
+	// KeyActions names the action receipts (ghost/msg/ActionReceipt).
+	KeyActions = "actions"
 )
 
 // DecodeFunc turns one serialized message into the Loop event it carries.
@@ -93,6 +95,7 @@ const (
 	KeySelfAssessment           = "self_assessment"
 	KeyPerceptionMode           = "perception_mode"
 	KeySelfAssessmentCalibrated = "self_assessment_calibrated"
+	KeyActionEvidence           = "action_evidence"
 )
 
 // CalibratedTopic is the conventional topic of calibrated self-assessments
@@ -101,8 +104,9 @@ const (
 const CalibratedTopic = "/self_assessment/calibrated"
 
 // DefaultInputs returns the inputs of the ghost message set
-// (ghost/msg/VehicleState, BeliefSelfAssessment, PerceptionMode and
-// CalibratedSelfAssessment) on their default topics.
+// (ghost/msg/VehicleState, BeliefSelfAssessment, PerceptionMode,
+// CalibratedSelfAssessment and the executors' ActionEvidence) on their
+// default topics.
 //
 // The calibrated input is optional and disabled by default. Enabled, it
 // replaces the self-assessment input as the Loop's assessment input: a
@@ -111,6 +115,10 @@ const CalibratedTopic = "/self_assessment/calibrated"
 // envelope (ADR-0027), so deciding on the raw one first would lose the
 // calibrated context. The raw assessments are still subscribed and
 // recorded (ChainOnly): the chain check hashes them.
+//
+// The evidence input is what executors returned (a PX4 executor maps
+// VehicleCommandAck and VehicleStatus to it): recorded as it arrived, so
+// replay and verify re-check it as the live runner did.
 func DefaultInputs() []InputSpec {
 	return []InputSpec{
 		{
@@ -131,7 +139,26 @@ func DefaultInputs() []InputSpec {
 				" by convention; when set, the Loop decides on it instead of the self-assessment input)",
 			NewDecode: decodeCalibrated, Optional: true, Replaces: KeySelfAssessment,
 		},
+		{
+			Key: KeyActionEvidence, Topic: "/decisions/evidence", Type: "ghost/msg/ActionEvidence", QoS: ros2.DefaultInputQoS(),
+			Kind: InputEvidence, Role: "evidence the executors returned (acknowledgements, vehicle state)", NewDecode: decodeEvidence,
+		},
 	}
+}
+
+func decodeEvidence() DecodeFunc {
+	var m ros2msg.ActionEvidence
+	return func(data []byte, arrivalNs int64) (Event, error) {
+		if err := m.UnmarshalCDR(data); err != nil {
+			return nil, err
+		}
+		return EvidenceEvent{ArrivalNs: arrivalNs, Items: EvidenceFromWire(m.Items)}, nil
+	}
+}
+
+// EvidenceMessage converts an evidence batch to its message.
+func EvidenceMessage(ev EvidenceEvent) ros2msg.ActionEvidence {
+	return ros2msg.ActionEvidence{Items: EvidenceToWire(ev.Items)}
 }
 
 func decodeBelief() DecodeFunc {
@@ -192,7 +219,7 @@ type Topics map[string]string
 // DefaultTopics returns the default topic of every input of DefaultInputs
 // and of the outputs.
 func DefaultTopics() Topics {
-	t := Topics{KeyDecisions: "/decisions", KeyDiagnostics: "/diagnostics"}
+	t := Topics{KeyDecisions: "/decisions", KeyDiagnostics: "/diagnostics", KeyActions: "/decisions/actions"}
 	for _, in := range DefaultInputs() {
 		t[in.Key] = in.Topic
 	}
@@ -201,6 +228,9 @@ func DefaultTopics() Topics {
 
 // Decisions returns the decisions topic.
 func (t Topics) Decisions() string { return t[KeyDecisions] }
+
+// Actions returns the action receipts topic.
+func (t Topics) Actions() string { return t[KeyActions] }
 
 // Apply returns a copy of inputs with each Topic replaced by t's topic for
 // its Key, where t names one.
@@ -259,7 +289,7 @@ func CheckTopics(inputs []InputSpec, outputs Topics) error {
 			return fmt.Errorf("%w: input %q replaces %q, which is not an enabled input of its own", ErrTopics, in.Key, in.Replaces)
 		}
 	}
-	for _, key := range []string{KeyDecisions, KeyDiagnostics} {
+	for _, key := range []string{KeyDecisions, KeyDiagnostics, KeyActions} {
 		if topic, ok := outputs[key]; ok {
 			if err := claim(key, topic); err != nil {
 				return err

@@ -53,6 +53,9 @@ type LoopOptions struct {
 	// rules in plausible.go). Default DefaultMaxStampLead (zero means
 	// default); negative is an error.
 	MaxStampLead time.Duration
+	// Actions route decisions to executors; the zero value executes
+	// nothing (see loop_actions.go for the rules).
+	Actions ActionOptions
 	// NoteInconsistencies reports, in Output.Notes, what an accepted
 	// assessment's Consistency() finds. Default false: it hashes the
 	// thresholds of every assessment.
@@ -94,6 +97,7 @@ type Loop struct {
 	maxDecided          int
 	maxLead             uint64
 	noteInconsistencies bool
+	actions             actionConfig
 
 	started bool
 	// now is the newest arrival time seen; arrivals that go backwards are
@@ -123,6 +127,8 @@ type Loop struct {
 	history        ordered[perceptionEntry] // as-of join candidates
 	pastPerception ordered[perceptionEntry] // pruned from history, for repeats
 	decided        ordered[decidedRecord]
+	// act is the action trail's state (loop_actions.go).
+	act actionState
 
 	scratchA, scratchB []byte
 }
@@ -176,6 +182,11 @@ func NewLoop(opts LoopOptions) (*Loop, error) {
 	if l.policy == nil {
 		l.policy = decisions.ReferencePolicy{}
 	}
+	ac, err := newActionConfig(opts.Actions)
+	if err != nil {
+		return nil, err
+	}
+	l.actions = ac
 	if sp, ok := l.policy.(decisions.StatefulPolicy); ok {
 		// Each Loop owns its instance: its state follows this session's
 		// contexts only.
@@ -289,6 +300,8 @@ func (l *Loop) Step(ev Event, out *Output) error {
 		now = e.ArrivalNs
 	case EndEvent:
 		now, end = e.ArrivalNs, true
+	case EvidenceEvent:
+		now = e.ArrivalNs
 	default:
 		return fmt.Errorf("%w: %s", ErrUnsupportedEvent, eventTypeName(ev))
 	}
@@ -329,7 +342,14 @@ func (l *Loop) Step(ev Event, out *Output) error {
 		out.Reset()
 		return err
 	}
+	acts := l.act
+	var evidence []Evidence
+	if e, ok := ev.(EvidenceEvent); ok {
+		evidence = e.Items
+	}
+	l.planActions(&acts, now, evidence, out)
 	l.commit(now, &c, anchor, n, out)
+	l.act = acts
 	return nil
 }
 
@@ -349,6 +369,8 @@ func eventTypeName(ev Event) string {
 		return "*TickEvent (pass the value)"
 	case *EndEvent:
 		return "*EndEvent (pass the value)"
+	case *EvidenceEvent:
+		return "*EvidenceEvent (pass the value)"
 	}
 	return "unknown event type"
 }

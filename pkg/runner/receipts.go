@@ -126,6 +126,18 @@ const (
 	// RulePolicyID: rationale.policy_id is the id of the policy that decided
 	// (Command.PolicyID) and, if configured, RunnerOptions.ExpectedPolicyID.
 	RulePolicyID ProvenanceRule = "policy_id"
+	// RuleEvidenceBatch: an evidence batch has 1 to MaxEvidenceItems items
+	// of a known kind.
+	RuleEvidenceBatch ProvenanceRule = "evidence_batch"
+	// RuleEvidenceCorrelation: evidence names the outstanding action.
+	RuleEvidenceCorrelation ProvenanceRule = "evidence_correlation"
+	// RuleEvidenceSource: evidence comes from the executor that was called.
+	RuleEvidenceSource ProvenanceRule = "evidence_source"
+	// RuleEvidenceVehicle: evidence comes from the configured target
+	// vehicle.
+	RuleEvidenceVehicle ProvenanceRule = "evidence_vehicle"
+	// RuleEvidenceCommand: an acknowledgement names the command sent.
+	RuleEvidenceCommand ProvenanceRule = "evidence_command"
 )
 
 // ProvenanceError reports a Command that broke a provenance invariant;

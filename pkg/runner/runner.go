@@ -25,6 +25,12 @@ type RunnerOptions struct {
 	// published; any other is a provenance violation. Default "": the id
 	// each Command names is checked against its rationale only.
 	ExpectedPolicyID string
+	// TargetVehicle is the vehicle executors command; evidence from any
+	// other is a provenance violation.
+	TargetVehicle uint32
+	// Clock returns the current arrival time, for receipts and requests
+	// (the Session's Now). Default: always 0.
+	Clock func() int64
 }
 
 // Runner is the side-effect boundary: it executes Commands from a Loop,
@@ -38,6 +44,13 @@ type Runner struct {
 
 	receipts []Receipt
 	hashBuf  []byte
+
+	executors    []Executor
+	byKind       [decisions.NumKinds]int // index+1 into executors, 0 = none
+	out          outstanding
+	actionSinks  []registeredActionSink
+	published    []published
+	admitScratch []Evidence
 
 	counters counters
 }
@@ -162,9 +175,10 @@ func (r *Runner) Duplicate(Duplicate) {
 	r.counters.mu.Unlock()
 }
 
-// Handle counts out's rejections and duplicates and executes its commands in
-// order. It returns every provenance violation and sink failure joined, or
-// nil.
+// Handle counts out's rejections and duplicates, executes its commands in
+// order, then its action commands in order (an execute must trace to a
+// command of out that passed provenance). It returns every provenance
+// violation and sink failure joined, or nil.
 func (r *Runner) Handle(out *Output) error {
 	for _, rej := range out.Rejections {
 		r.Reject(rej)
@@ -173,8 +187,19 @@ func (r *Runner) Handle(out *Output) error {
 		r.Duplicate(d)
 	}
 	var errs []error
+	pub := r.published[:0]
 	for i := range out.Commands {
-		if err := r.Execute(out.Commands[i]).Errors(); err != nil {
+		res := r.Execute(out.Commands[i])
+		if res.Err == nil {
+			pub = append(pub, published{out.Commands[i].Decision.DecisionStampSimNs, out.Commands[i].Decision.Kind})
+		}
+		if err := res.Errors(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	r.published = pub
+	if len(out.Actions) > 0 {
+		if err := r.handleActions(out, pub); err != nil {
 			errs = append(errs, err)
 		}
 	}

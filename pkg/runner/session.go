@@ -3,6 +3,8 @@ package runner
 import (
 	"errors"
 	"fmt"
+
+	"github.com/ghost-robotics/ghost/pkg/decisions"
 )
 
 // ErrCorrupt is matched by the error Feed returns for a message that does
@@ -50,6 +52,8 @@ type SessionStats struct {
 	// StepFailures counts steps the Loop refused (policy errors); the
 	// session is unchanged by each.
 	StepFailures uint64
+	// EvidenceRejected counts evidence batches that broke provenance.
+	EvidenceRejected uint64
 }
 
 // Corrupt returns the total of corrupt messages.
@@ -77,8 +81,17 @@ type SessionOptions struct {
 	// the session reads Enabled(Inputs).
 	Inputs []InputSpec
 	// Loop configures the Loop (its Policy is also the Runner's expected
-	// policy).
+	// policy). Its Actions.Routes are derived from Executors and Enable.
 	Loop LoopOptions
+	// Executors are registered with the Runner, in order; none by default,
+	// so every decision is advisory.
+	Executors []Executor
+	// Enable lists the kinds the operator enabled; a kind with an executor
+	// that is not listed fails as blocked_by_policy. engage_kill is enabled
+	// only when listed itself.
+	Enable []decisions.Kind
+	// TargetVehicle is the vehicle the executors command (PX4: MAV_SYS_ID).
+	TargetVehicle uint32
 }
 
 // Session drives serialized messages through the whole decision path:
@@ -95,6 +108,8 @@ type Session struct {
 	stats  SessionStats
 
 	dec *Decoder
+
+	pumpScratch []EvidenceEvent
 }
 
 // NewSession builds the Loop and the Runner.
@@ -114,13 +129,30 @@ func NewSession(opts SessionOptions) (*Session, error) {
 	for i, in := range opts.Inputs {
 		st.Inputs[i].Key = in.Key
 	}
-	return &Session{
+	s := &Session{
 		inputs: append([]InputSpec(nil), opts.Inputs...),
 		stats:  st,
 		dec:    NewDecoder(opts.Inputs),
 		loop:   loop,
-		runner: NewRunner(RunnerOptions{ExpectedPolicyID: loop.PolicyID()}),
-	}, nil
+	}
+	s.runner = NewRunner(RunnerOptions{ExpectedPolicyID: loop.PolicyID(), TargetVehicle: opts.TargetVehicle, Clock: s.Now})
+	for _, e := range opts.Executors {
+		if err := s.runner.RegisterExecutor(e); err != nil {
+			return nil, err
+		}
+	}
+	if len(opts.Executors) > 0 || len(opts.Enable) > 0 {
+		routes, err := s.runner.Routes(opts.Enable)
+		if err != nil {
+			return nil, err
+		}
+		lo := opts.Loop
+		lo.Actions.Routes = routes
+		if s.loop, err = NewLoop(lo); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
 }
 
 // Runner returns the session's Runner, to register sinks and read counters.
@@ -187,14 +219,56 @@ func (s *Session) Tick(arrivalNs int64) error { return s.Step(TickEvent{ArrivalN
 // End decides everything pending (the stream is over).
 func (s *Session) End(arrivalNs int64) error { return s.Step(EndEvent{ArrivalNs: arrivalNs}) }
 
-// Step feeds one already-decoded event.
+// Step feeds one already-decoded event. An evidence batch goes through the
+// Runner's provenance check first: the Loop then sees only its admitted
+// items (none when it was rejected or only repeated; the step still lets
+// time pass).
 func (s *Session) Step(ev Event) error {
 	if t := ev.Arrival(); t > s.now {
 		s.now = t
+	}
+	var admitErr error
+	if e, ok := ev.(EvidenceEvent); ok {
+		items, err := s.runner.AdmitEvidence(e)
+		var pe *ProvenanceError
+		if errors.As(err, &pe) {
+			s.stats.EvidenceRejected++
+			err = nil // counted and recorded; the session goes on
+		}
+		admitErr = err
+		ev = EvidenceEvent{ArrivalNs: e.ArrivalNs, Items: items}
 	}
 	if err := s.loop.Step(ev, &s.out); err != nil {
 		s.stats.StepFailures++
 		return err
 	}
-	return s.runner.Handle(&s.out)
+	return errors.Join(admitErr, s.runner.Handle(&s.out))
+}
+
+// Pump delivers the evidence the executors polled up to upToNs (in arrival
+// order, executors in registration order at equal times): each batch is
+// given to record (to publish or record it as the evidence input), then
+// stepped. Replay and the simulator call it before each input message, the
+// live node when its executors' subscriptions deliver.
+func (s *Session) Pump(upToNs int64, record func(EvidenceEvent) error) error {
+	batches := s.pumpScratch[:0]
+	for _, e := range s.runner.executors {
+		if p, ok := e.(EvidencePoller); ok {
+			batches = append(batches, p.Poll(upToNs)...)
+		}
+	}
+	mergeEvidence(batches)
+	s.pumpScratch = batches
+	var errs []error
+	for _, b := range batches {
+		if record != nil {
+			if err := record(b); err != nil {
+				return errors.Join(append(errs, err)...)
+			}
+		}
+		if err := s.Step(b); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }

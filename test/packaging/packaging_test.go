@@ -289,7 +289,7 @@ func TestLaunchFile(t *testing.T) {
 		}
 		wantTopics = append(wantTopics, [2]string{in.Key + "_topic", def.Topics[in.Key]})
 	}
-	for _, key := range []string{runner.KeyDecisions, runner.KeyDiagnostics} {
+	for _, key := range []string{runner.KeyDecisions, runner.KeyDiagnostics, runner.KeyActions} {
 		wantTopics = append(wantTopics, [2]string{key + "_topic", def.Topics[key]})
 	}
 	if !reflect.DeepEqual(f.Topics, wantTopics) {

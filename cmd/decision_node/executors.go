@@ -1,0 +1,106 @@
+package main
+
+import (
+	"flag"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/executor"
+	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/sim"
+)
+
+// executorFlags choose the executors of sim, replay and verify: none by
+// default, so every decision is advisory.
+type executorFlags struct {
+	executor   string
+	enable     string
+	enableKill bool
+	vehicle    uint
+}
+
+func (f *executorFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.executor, "executor", "", "executor the decisions act through: px4 or log (default none: every decision is advisory); "+
+		"sim answers px4 with a simulated PX4, replay and verify re-check the recorded evidence")
+	fs.StringVar(&f.enable, "enable", "", "comma-separated decision `kinds` the executor may act on (default with --executor: hold,yield_to_pilot,engage_rtl,engage_land); "+
+		"a kind it serves that is not enabled fails as blocked_by_policy")
+	fs.BoolVar(&f.enableKill, "enable-kill", false, "also enable engage_kill (a forced disarm): it is never enabled otherwise")
+	fs.UintVar(&f.vehicle, "target-vehicle", 1, "the vehicle's system `id` (PX4 MAV_SYS_ID); evidence from any other is rejected")
+}
+
+// verifyArgs are the flags verify needs to re-check the same executors.
+func (f *executorFlags) verifyArgs() string {
+	if f.executor == "" {
+		return ""
+	}
+	s := " --executor " + f.executor
+	if f.enable != "" {
+		s += " --enable " + f.enable
+	}
+	if f.enableKill {
+		s += " --enable-kill"
+	}
+	if f.vehicle != 1 {
+		s += " --target-vehicle " + strconv.FormatUint(uint64(f.vehicle), 10)
+	}
+	return s
+}
+
+// apply adds the executors to sopts. simulated gives the px4 executor the
+// simulated PX4 as its transport (sim); otherwise it sends nothing and the
+// recording's evidence is re-checked (replay, verify). logTo receives the
+// log executor's lines.
+func (f *executorFlags) apply(sopts *runner.SessionOptions, simulated bool, logTo io.Writer) error {
+	if f.executor == "" {
+		if f.enable != "" || f.enableKill {
+			return fail(exitUsage, "--enable and --enable-kill need --executor")
+		}
+		return nil
+	}
+	if f.vehicle == 0 || f.vehicle > 255 {
+		return fail(exitUsage, "--target-vehicle %d: a PX4 system id is 1 to 255", f.vehicle)
+	}
+	var ex runner.Executor
+	switch f.executor {
+	case "px4":
+		opts := executor.PX4Options{}
+		if simulated {
+			opts.Transport = sim.NewPX4(sim.PX4Options{SystemID: uint8(f.vehicle)})
+		}
+		ex = executor.NewPX4(opts)
+	case "log":
+		if !simulated {
+			logTo = nil // a re-check sends nothing, so it logs nothing
+		}
+		ex = executor.NewLog("log", executor.PX4Kinds(), nil, logTo)
+	default:
+		return fail(exitUsage, "--executor %q: want px4 or log", capText(f.executor, 40))
+	}
+	enable := []decisions.Kind{decisions.KindHold, decisions.KindYieldToPilot, decisions.KindEngageRTL, decisions.KindEngageLand}
+	if f.enable != "" {
+		enable = nil
+		for _, s := range strings.Split(f.enable, ",") {
+			k, err := decisions.ParseKind(strings.TrimSpace(s))
+			if err != nil {
+				return fail(exitUsage, "--enable %q: %w", capText(s, 40), err)
+			}
+			if k == decisions.KindEngageKill {
+				return fail(exitUsage, "--enable engage_kill: kill has its own switch, --enable-kill")
+			}
+			if !slices.Contains(ex.Kinds(), k) {
+				return fail(exitUsage, "--enable %s: executor %s does not act on it", k, ex.ID())
+			}
+			enable = append(enable, k)
+		}
+	}
+	if f.enableKill {
+		enable = append(enable, decisions.KindEngageKill)
+	}
+	sopts.Executors = []runner.Executor{ex}
+	sopts.Enable = enable
+	sopts.TargetVehicle = uint32(f.vehicle)
+	return nil
+}

@@ -1,0 +1,214 @@
+package audit
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/ros2msg"
+	"github.com/ghost-robotics/ghost/pkg/runner"
+)
+
+// The action audit. Every recorded receipt is checked on its own:
+//   - it traces to a recorded decision of its stamp and kind whose chain
+//     verified (or that claims no assessment) and whose re-run matched, and
+//     to a host-supplied executor that serves the kind (action_untraced);
+//   - its command is that executor's documented mapping of the kind
+//     (action_command);
+//   - evidence it accepted names its action, its executor and its vehicle,
+//     and an acknowledgement names its command (action_evidence);
+//
+// and the trail as a whole must be the one the Loop and the Runner derive
+// from the recording's inputs, the recorded evidence included, with the
+// host-supplied executors: receipt for receipt, outcome for outcome
+// (action_diverged). An outcome the recorded evidence does not support, a
+// retry the deadlines did not ask for, a missing or an extra receipt all
+// show there.
+
+// actionAudit holds the recorded and re-derived receipts until both sides
+// of a pair are known, and the verdicts on decisions the receipts name.
+type actionAudit struct {
+	recorded fifo[runner.ActionReceipt]
+	// decided are the audited decisions by stamp: kind, and whether their
+	// chain and re-run hold.
+	decided map[int64]decidedVerdict
+	order   fifo[int64] // stamps of decided, oldest first, to bound it
+	// waiting are recorded receipts whose decision is not audited yet.
+	waiting fifo[runner.ActionReceipt]
+	execs   []runner.Executor
+}
+
+// remember keeps the verdict on the decision at stamp, forgetting the
+// oldest beyond max.
+func (a *actionAudit) remember(stamp int64, d decidedVerdict, max int) {
+	if _, ok := a.decided[stamp]; !ok {
+		a.order.push(stamp)
+	}
+	a.decided[stamp] = d
+	for a.order.len() > max {
+		delete(a.decided, a.order.pop())
+	}
+}
+
+type decidedVerdict struct {
+	kind decisions.Kind
+	ok   bool
+}
+
+// receipt takes one recorded receipt message.
+func (v *verifier) receipt(data []byte, schema string, logTime uint64) {
+	var m ros2msg.ActionReceipt
+	if schema != "ghost/msg/ActionReceipt" && schema != "ghost/ActionReceipt" {
+		v.report.find(FindingUndecodableReceipt, 1)
+		v.report.note(v.opts.MaxProblems, "%s: message at log time %d has schema %q, not ghost/msg/ActionReceipt", v.actionsT, logTime, schema)
+		return
+	}
+	if err := m.UnmarshalCDR(data); err != nil {
+		v.report.find(FindingUndecodableReceipt, 1)
+		v.report.note(v.opts.MaxProblems, "%s: message at log time %d does not decode as an ActionReceipt: %v", v.actionsT, logTime, err)
+		return
+	}
+	rc := runner.ReceiptFromWire(&m)
+	ev := rc.Event.String()
+	if rc.Event == runner.ReceiptFailed {
+		ev = "failed_" + rc.Failure.String()
+	}
+	v.report.Actions[ev]++
+	v.checkReceipt(&rc)
+	v.acts.recorded.push(rc)
+	v.acts.waiting.push(rc)
+	v.compareReceipts(false)
+}
+
+// derivedReceipt takes one receipt a candidate's Runner made.
+func (v *verifier) derivedReceipt(c *candidate, rc runner.ActionReceipt) {
+	if c.retired {
+		return
+	}
+	rc.Evidence = slices.Clone(rc.Evidence)
+	c.receipts.push(rc)
+	if c.receipts.len() > v.opts.MaxHeld && c == v.primary() {
+		d := c.receipts.pop()
+		v.actionProblem(FindingActionDiverged, &d, "the recording's inputs and evidence give this receipt, but it was not recorded")
+	}
+	v.compareReceipts(false)
+}
+
+// checkReceipt applies the checks that need the receipt alone.
+func (v *verifier) checkReceipt(rc *runner.ActionReceipt) {
+	ex := v.executor(rc.Executor)
+	switch {
+	case ex == nil:
+		v.actionProblem(FindingActionUntraced, rc, "executor %q was not supplied by this host", capText(rc.Executor, 64))
+		return
+	case !slices.Contains(ex.Kinds(), rc.Kind):
+		v.actionProblem(FindingActionUntraced, rc, "executor %s does not serve %s", rc.Executor, rc.Kind)
+		return
+	}
+	if want, _, err := ex.Command(rc.Kind); err != nil || !want.Equal(rc.Command) {
+		v.actionProblem(FindingActionCommand, rc, "command %d %v is not %s's mapping of %s (%d %v)", rc.Command.ID, rc.Command.Params, rc.Executor, rc.Kind, want.ID, want.Params)
+	}
+	if rc.Event != runner.ReceiptEvidenceAccepted {
+		return
+	}
+	for i, e := range rc.Evidence {
+		var why string
+		switch {
+		case e.ActionID != rc.ActionID:
+			why = fmt.Sprintf("names action %d", e.ActionID)
+		case e.Executor != rc.Executor:
+			why = fmt.Sprintf("comes from executor %q", capText(e.Executor, 64))
+		case e.Vehicle != rc.Vehicle || e.Vehicle != v.opts.TargetVehicle:
+			why = fmt.Sprintf("comes from vehicle %d (target %d)", e.Vehicle, v.opts.TargetVehicle)
+		case e.Kind == runner.EvidenceAck && e.Command != rc.Command.ID:
+			why = fmt.Sprintf("acknowledges command %d", e.Command)
+		case e.Kind != runner.EvidenceAck && e.Kind != runner.EvidenceState:
+			why = fmt.Sprintf("has kind %d", uint8(e.Kind))
+		}
+		if why != "" {
+			v.actionProblem(FindingActionEvidence, rc, "accepted evidence item %d %s", i, why)
+			return
+		}
+	}
+}
+
+// traceWaiting checks the waiting receipts whose decision is audited (all,
+// at the end).
+func (v *verifier) traceWaiting(end bool) {
+	for v.acts.waiting.len() > 0 {
+		rc := v.acts.waiting.front()
+		if !end && (!v.seenAny || rc.Stamp > v.lastStamp) {
+			return
+		}
+		d, ok := v.acts.decided[rc.Stamp]
+		switch {
+		case !ok:
+			v.actionProblem(FindingActionUntraced, rc, "no recorded decision at stamp %d", rc.Stamp)
+		case d.kind != rc.Kind:
+			v.actionProblem(FindingActionUntraced, rc, "the decision at stamp %d is %s", rc.Stamp, d.kind)
+		case !d.ok:
+			v.actionProblem(FindingActionUntraced, rc, "the decision at stamp %d did not verify", rc.Stamp)
+		}
+		v.acts.waiting.pop()
+	}
+}
+
+// compareReceipts pairs recorded and re-derived receipts in order; with
+// end, what is left on either side is a divergence.
+func (v *verifier) compareReceipts(end bool) {
+	a := &v.acts
+	derived := &fifo[runner.ActionReceipt]{}
+	if c := v.primary(); c != nil && (v.firstStamp >= 0 || end) {
+		derived = &c.receipts
+	}
+	for a.recorded.len() > 0 && derived.len() > 0 {
+		r, d := a.recorded.pop(), derived.pop()
+		if !sameReceipt(&r, &d) {
+			v.actionProblem(FindingActionDiverged, &r, "recorded %q at %d, but the recording's inputs and evidence give %q at %d", r.String(), r.TimeNs, d.String(), d.TimeNs)
+		}
+	}
+	if !end {
+		for a.recorded.len() > v.opts.MaxHeld {
+			r := a.recorded.pop()
+			v.actionProblem(FindingActionDiverged, &r, "recorded, but the recording's inputs and evidence give no such receipt")
+		}
+		return
+	}
+	for a.recorded.len() > 0 {
+		r := a.recorded.pop()
+		why := "recorded, but the recording's inputs and evidence give no such receipt"
+		if len(a.execs) == 0 {
+			why += " (no executor was supplied to re-check it)"
+		}
+		v.actionProblem(FindingActionDiverged, &r, "%s", why)
+	}
+	for derived.len() > 0 {
+		d := derived.pop()
+		v.actionProblem(FindingActionDiverged, &d, "the recording's inputs and evidence give this receipt, but it was not recorded")
+	}
+}
+
+func sameReceipt(a, b *runner.ActionReceipt) bool {
+	return a.ActionID == b.ActionID && a.Stamp == b.Stamp && a.Kind == b.Kind && a.Executor == b.Executor &&
+		a.Vehicle == b.Vehicle && a.Event == b.Event && a.Attempt == b.Attempt && a.Command.Equal(b.Command) &&
+		a.Failure == b.Failure && slices.Equal(a.Evidence, b.Evidence) && a.Detail == b.Detail && a.TimeNs == b.TimeNs
+}
+
+func (v *verifier) executor(id string) runner.Executor {
+	for _, e := range v.acts.execs {
+		if e.ID() == id {
+			return e
+		}
+	}
+	return nil
+}
+
+func (v *verifier) actionProblem(f Finding, rc *runner.ActionReceipt, format string, args ...any) {
+	v.report.find(f, 1)
+	v.report.note(v.opts.MaxProblems, "%s: action %d (%s of %s at stamp %d): %s", f, rc.ActionID, rc.Event, rc.Kind, rc.Stamp, fmt.Sprintf(format, args...))
+}
+
+// actionSinkFunc adapts a function to a runner.ActionSink.
+type actionSinkFunc func(runner.ActionReceipt) error
+
+func (f actionSinkFunc) PublishReceipt(rc runner.ActionReceipt) error { return f(rc) }

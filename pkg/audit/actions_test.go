@@ -1,0 +1,159 @@
+package audit
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ghost-robotics/ghost/pkg/bag"
+	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/executor"
+	"github.com/ghost-robotics/ghost/pkg/ros2"
+	"github.com/ghost-robotics/ghost/pkg/ros2msg"
+	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/sim"
+)
+
+var enabled = []decisions.Kind{decisions.KindHold, decisions.KindYieldToPilot, decisions.KindEngageRTL, decisions.KindEngageLand}
+
+// actionFlight simulates a flight decided by the reference policy acting
+// through the px4 executor on the simulated PX4.
+func actionFlight(t *testing.T) []byte {
+	t.Helper()
+	ex := executor.NewPX4(executor.PX4Options{Transport: sim.NewPX4(sim.PX4Options{})})
+	out, res, err := replayBytes(t, simSource(t, 30*time.Second, 20), ReplayOptions{Session: runner.SessionOptions{
+		Executors: []runner.Executor{ex}, Enable: enabled, TargetVehicle: 1,
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Counters.Actions.Sent == 0 || res.Counters.Actions.EvidenceAccepted == 0 {
+		t.Fatalf("no action acted: %+v", res.Counters.Actions)
+	}
+	return out
+}
+
+func verifyActions(t *testing.T, data []byte, execs []runner.Executor) *AuditReport {
+	t.Helper()
+	opts := VerifyOptions{Executors: execs, TargetVehicle: 1}
+	if execs != nil {
+		opts.Enable = enabled
+	}
+	r, err := Verify(openBytes(t, data), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// rewrite copies a recording, changing each action receipt with edit
+// (false drops it).
+func rewrite(t *testing.T, data []byte, edit func(i int, rc *runner.ActionReceipt) bool) []byte {
+	t.Helper()
+	r := openBytes(t, data)
+	var buf bytes.Buffer
+	rec, err := bag.NewRecorder(&buf, bag.RecorderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	chans := map[string]bag.ChannelID{}
+	n := 0
+	for {
+		m, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		ch, ok := chans[m.Topic]
+		if !ok {
+			name := m.SchemaName[strings.LastIndexByte(m.SchemaName, '/')+1:]
+			if ch, err = rec.AddMessageChannel(m.Topic, name, ros2.DefaultInputQoS()); err != nil {
+				t.Fatal(err)
+			}
+			chans[m.Topic] = ch
+		}
+		payload := m.Data
+		if m.Topic == "/decisions/actions" {
+			var w ros2msg.ActionReceipt
+			if err := w.UnmarshalCDR(m.Data); err != nil {
+				t.Fatal(err)
+			}
+			rc := runner.ReceiptFromWire(&w)
+			keep := edit(n, &rc)
+			n++
+			if !keep {
+				continue
+			}
+			w = runner.ReceiptToWire(&rc)
+			if payload, err = w.AppendCDR(nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := rec.Write(ch, m.LogTime, m.PublishTime, payload); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestVerifyActionTrail(t *testing.T) {
+	data := actionFlight(t)
+	execs := []runner.Executor{executor.NewPX4(executor.PX4Options{})}
+	if r := verifyActions(t, data, execs); !r.Passed() || r.Actions["sent"] == 0 {
+		t.Fatalf("the recorded trail does not verify: %v %v %v", r.Reasons, r.Actions, r.Notes)
+	}
+	if r := verifyActions(t, data, nil); r.Passed() || r.FindingCount(FindingActionUntraced) == 0 {
+		t.Fatalf("verified without the executor: %v", r.Reasons)
+	}
+	firstOf := func(ev runner.ReceiptEvent, f func(rc *runner.ActionReceipt)) func(int, *runner.ActionReceipt) bool {
+		done := false
+		return func(_ int, rc *runner.ActionReceipt) bool {
+			if !done && rc.Event == ev {
+				done = true
+				f(rc)
+			}
+			return true
+		}
+	}
+	tests := []struct {
+		name string
+		edit func(int, *runner.ActionReceipt) bool
+		want Finding
+	}{
+		{"another command", firstOf(runner.ReceiptSent, func(rc *runner.ActionReceipt) { rc.Command.Params[2] = 5 }), FindingActionCommand},
+		{"evidence of another vehicle", firstOf(runner.ReceiptEvidenceAccepted, func(rc *runner.ActionReceipt) { rc.Evidence[0].Vehicle = 7 }), FindingActionEvidence},
+		{"an outcome the evidence does not give", firstOf(runner.ReceiptAccepted, func(rc *runner.ActionReceipt) { rc.Event = runner.ReceiptReached }), FindingActionDiverged},
+		{"a decision that was not taken", firstOf(runner.ReceiptSent, func(rc *runner.ActionReceipt) { rc.Stamp++ }), FindingActionUntraced},
+		{"a receipt dropped", func(i int, _ *runner.ActionReceipt) bool { return i != 1 }, FindingActionDiverged},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := verifyActions(t, rewrite(t, data, tc.edit), execs)
+			if r.Passed() || r.FindingCount(tc.want) == 0 {
+				t.Fatalf("verdict %s, findings %v, want %s", r.Verdict, r.Findings, tc.want)
+			}
+		})
+	}
+}
+
+func TestReplayWithActionsIsByteIdentical(t *testing.T) {
+	data := actionFlight(t)
+	opts := ReplayOptions{Session: runner.SessionOptions{
+		Executors: []runner.Executor{executor.NewPX4(executor.PX4Options{})}, Enable: enabled, TargetVehicle: 1,
+	}}
+	again, _, err := replayBytes(t, openBytes(t, data), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(again, data) {
+		t.Fatal("replaying a recording with actions changed its bytes")
+	}
+}
