@@ -168,8 +168,10 @@ func Replay(src Source, out *bag.Recorder, opts ReplayOptions) (*ReplayResult, e
 		err error
 	}
 	dec := runner.NewDecoder(s.Inputs())
-	pf := startPrefetch(src, func(m *bag.Message) decodedInput {
-		ev, err := dec.Decode(m.Topic, int64(m.LogTime), m.Data)
+	// Beliefs' covariances go to the batch's scratch: the Loop copies the
+	// ones it keeps before the batch is released.
+	pf := startPrefetchScratch(src, func(m *bag.Message, sc *runner.Scratch) decodedInput {
+		ev, err := dec.DecodeInto(m.Topic, int64(m.LogTime), m.Data, sc)
 		return decodedInput{ev, err}
 	})
 	defer pf.stop()

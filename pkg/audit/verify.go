@@ -252,14 +252,16 @@ func (v *verifier) run(src Source) (*AuditReport, error) {
 	dec := runner.NewDecoder(v.inputs)
 	decodeDecision := v.opts.Format.NewDecodeDecision()
 	chainT := v.opts.Format.ChainTopic
-	pf := startPrefetch(src, func(m *bag.Message) (d decoded) {
+	// Beliefs' covariances go to the batch's scratch: every candidate's
+	// Loop copies the ones it keeps before the batch is released.
+	pf := startPrefetchScratch(src, func(m *bag.Message, sc *runner.Scratch) (d decoded) {
 		switch {
 		case m.Topic == v.decisionsT:
 			d.r, d.err = decodeDecision(m.Data)
 		case chainT != "" && m.Topic == chainT:
 			d.a, d.err = v.opts.Format.DecodeChain(m.Data)
 		default:
-			d.ev, d.err = dec.Decode(m.Topic, int64(m.LogTime), m.Data)
+			d.ev, d.err = dec.DecodeInto(m.Topic, int64(m.LogTime), m.Data, sc)
 		}
 		return d
 	})

@@ -44,6 +44,52 @@ type InputSpec struct {
 	Role string
 	// NewDecode returns a decoder with its own scratch: one per goroutine.
 	NewDecode func() DecodeFunc
+	// NewDecodeInto, optional, returns a decoder that puts the bulky parts
+	// of an event (a belief's covariance) in storage the caller reuses
+	// (Decoder.DecodeInto); without it DecodeInto uses NewDecode.
+	NewDecodeInto func() DecodeIntoFunc
+}
+
+// DecodeIntoFunc is a DecodeFunc that takes a belief's covariance from s
+// (a nil s allocates it): the event is then valid until s is reset.
+type DecodeIntoFunc func(data []byte, arrivalNs int64, s *Scratch) (Event, error)
+
+// Scratch is reusable storage for the covariances of decoded beliefs. A
+// batch of messages is decoded into it, the events are stepped through a
+// Loop (which copies what it keeps, see BeliefEvent), and Reset makes the
+// storage free for the next batch: in steady state decoding a belief
+// allocates no covariance. The zero value is ready; not safe for concurrent
+// use.
+type Scratch struct {
+	buf  []float64
+	used int // floats handed out since Reset, across blocks
+}
+
+// scratchBlock is the smallest block a Scratch allocates: 64 covariances.
+const scratchBlock = 64 * 225
+
+// Floats returns n float64s of s's storage, valid until Reset.
+func (s *Scratch) Floats(n int) []float64 {
+	if n > cap(s.buf)-len(s.buf) {
+		// The old block stays alive for the slices already handed out
+		// and is left to the collector.
+		s.buf = make([]float64, 0, max(2*cap(s.buf), n, scratchBlock))
+	}
+	s.used += n
+	start := len(s.buf)
+	s.buf = s.buf[:start+n]
+	return s.buf[start : start+n : start+n]
+}
+
+// Reset frees all of s's storage for reuse: every slice Floats returned,
+// and the events holding them, become invalid. A Scratch that had to grow
+// since the last Reset takes one block of all it handed out, so that the
+// next batch of the same size fits without allocating.
+func (s *Scratch) Reset() {
+	if s.used > cap(s.buf) {
+		s.buf = make([]float64, 0, s.used)
+	}
+	s.buf, s.used = s.buf[:0], 0
 }
 
 // Input keys of the ghost inputs.
@@ -60,7 +106,7 @@ func DefaultInputs() []InputSpec {
 	return []InputSpec{
 		{
 			Key: KeyState, Topic: "/state/nav", Type: "ghost/msg/VehicleState", QoS: ros2.DefaultInputQoS(),
-			Kind: InputBelief, Role: "belief (VehicleState) input", NewDecode: decodeBelief,
+			Kind: InputBelief, Role: "belief (VehicleState) input", NewDecode: decodeBelief, NewDecodeInto: decodeBeliefInto,
 		},
 		{
 			Key: KeySelfAssessment, Topic: "/self_assessment", Type: "ghost/msg/BeliefSelfAssessment", QoS: ros2.DefaultInputQoS(),
@@ -74,12 +120,22 @@ func DefaultInputs() []InputSpec {
 }
 
 func decodeBelief() DecodeFunc {
-	var vs ros2msg.VehicleState
 	return func(data []byte, arrivalNs int64) (Event, error) {
-		if err := vs.UnmarshalCDR(data); err != nil {
+		b, err := ros2msg.DecodeBelief(data, nil)
+		if err != nil {
 			return nil, err
 		}
-		b, err := ros2msg.BeliefFromWire(&vs)
+		return BeliefEvent{ArrivalNs: arrivalNs, Belief: b}, nil
+	}
+}
+
+func decodeBeliefInto() DecodeIntoFunc {
+	return func(data []byte, arrivalNs int64, s *Scratch) (Event, error) {
+		var cov func(int) []float64
+		if s != nil {
+			cov = s.Floats
+		}
+		b, err := ros2msg.DecodeBelief(data, cov)
 		if err != nil {
 			return nil, err
 		}
@@ -190,6 +246,7 @@ func CheckTopics(inputs []InputSpec, outputs Topics) error {
 type Decoder struct {
 	topics []string
 	decode []DecodeFunc
+	into   []DecodeIntoFunc // nil where the input has no NewDecodeInto
 }
 
 // NewDecoder returns a decoder for inputs.
@@ -198,8 +255,36 @@ func NewDecoder(inputs []InputSpec) *Decoder {
 	for _, in := range inputs {
 		d.topics = append(d.topics, in.Topic)
 		d.decode = append(d.decode, in.NewDecode())
+		var into DecodeIntoFunc
+		if in.NewDecodeInto != nil {
+			into = in.NewDecodeInto()
+		}
+		d.into = append(d.into, into)
 	}
 	return d
+}
+
+// DecodeInto is Decode with a belief's covariance taken from s: the event
+// is valid until s is reset, and only a Loop (which copies what it keeps)
+// may be stepped with it.
+func (d *Decoder) DecodeInto(topic string, arrivalNs int64, data []byte, s *Scratch) (Event, error) {
+	for i, t := range d.topics {
+		if t != topic {
+			continue
+		}
+		var ev Event
+		var err error
+		if d.into[i] != nil {
+			ev, err = d.into[i](data, arrivalNs, s)
+		} else {
+			ev, err = d.decode[i](data, arrivalNs)
+		}
+		if err != nil {
+			return nil, corrupt(topic, err)
+		}
+		return ev, nil
+	}
+	return nil, nil
 }
 
 // Decode returns the event for a message on one of the input topics, and

@@ -94,6 +94,9 @@ type Session struct {
 	stats  SessionStats
 
 	dec *Decoder
+	// scratch holds the covariance of the belief being fed: the Loop copies
+	// what it keeps, so one belief's storage serves the next.
+	scratch Scratch
 }
 
 // NewSession builds the Loop and the Runner.
@@ -151,7 +154,8 @@ func (s *Session) Stats() SessionStats {
 // counted and ignored. Decisions the step makes are published to the sinks
 // before Feed returns.
 func (s *Session) Feed(topic string, arrivalNs int64, data []byte) error {
-	ev, err := s.dec.Decode(topic, arrivalNs, data)
+	s.scratch.Reset()
+	ev, err := s.dec.DecodeInto(topic, arrivalNs, data, &s.scratch)
 	return s.Apply(topic, ev, err)
 }
 
