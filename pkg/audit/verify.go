@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 
 	"github.com/ghost-robotics/ghost/msg"
 	"github.com/ghost-robotics/ghost/pkg/bag"
@@ -563,22 +564,23 @@ func (v *verifier) audit(p recorded, rd *redecision) {
 	}
 
 	// The hash chain (ADR-0022), against every recorded assessment.
-	switch hashes := v.chain.hashes(r.BeliefStampSimNs); {
+	hashes := v.chain.find(r.BeliefStampSimNs)
+	switch {
 	case r.SelfAssessmentSHA256 == "":
 		res.Chain = ChainNoAssessmentClaimed
-	case len(hashes) == 0:
+	case hashes == nil:
 		res.Chain = ChainAssessmentMissing
 		problems = append(problems, fmt.Sprintf("no self-assessment with stamp %d in the recording", r.BeliefStampSimNs))
 	default:
 		res.Chain = ChainBroken
-		for _, h := range hashes {
-			if h == r.SelfAssessmentSHA256 {
+		for k := range hashes.n() {
+			if hashes.at(k) == r.SelfAssessmentSHA256 {
 				res.Chain = ChainVerified
 			}
 		}
 		if res.Chain == ChainBroken {
 			problems = append(problems, fmt.Sprintf("self_assessment_sha256 %s, but the assessment with stamp %d hashes to %s",
-				r.SelfAssessmentSHA256, r.BeliefStampSimNs, hashes[0]))
+				r.SelfAssessmentSHA256, r.BeliefStampSimNs, hashes.first))
 		}
 	}
 
@@ -610,8 +612,8 @@ func (v *verifier) audit(p recorded, rd *redecision) {
 		res.Problem = capText(joinProblems(problems), 1000)
 	}
 	res.ClaimedSHA256 = r.SelfAssessmentSHA256
-	if hs := v.chain.hashes(r.BeliefStampSimNs); len(hs) > 0 {
-		res.RecomputedSHA256 = hs[len(hs)-1]
+	if hashes != nil {
+		res.RecomputedSHA256 = hashes.at(hashes.n() - 1)
 	}
 	v.report.count(&res, &r, v.opts.MaxProblems)
 	if v.opts.OnAudit != nil {
@@ -645,36 +647,91 @@ func joinProblems(ps []string) string {
 }
 
 // chainIndex holds the hashes of the recorded self-assessments by stamp,
-// bounded: the oldest stamps are forgotten first.
+// bounded: beyond max stamps the oldest (smallest) stamps are forgotten
+// first.
+//
+// Stamps arrive nearly in order, so the entries are kept sorted by stamp in
+// one slice, used as a ring: a newer stamp is appended, an older one found
+// by binary search (and, rarely, inserted with a short move), the oldest
+// leave from the front, and the storage is compacted in place once its
+// dead front dominates. No map and no allocation per entry: the hash
+// strings are the assessments' seals.
 type chainIndex struct {
-	max    int
-	byStmp map[int64][]string
-	order  fifo[int64]
+	max int
+	buf []chainEntry // the entries are buf[lo:], sorted by stamp
+	lo  int
+}
+
+// chainEntry is the distinct hashes recorded for one stamp, in arrival
+// order: first, then more (a stamp with conflicting assessments).
+type chainEntry struct {
+	stamp int64
+	first string
+	more  []string
+}
+
+// n returns the number of hashes.
+func (e *chainEntry) n() int { return 1 + len(e.more) }
+
+// at returns the i-th hash.
+func (e *chainEntry) at(i int) string {
+	if i == 0 {
+		return e.first
+	}
+	return e.more[i-1]
 }
 
 func newChainIndex(max int) chainIndex {
-	return chainIndex{max: max, byStmp: map[int64][]string{}}
+	return chainIndex{max: max}
+}
+
+// search returns the position in the live entries of the first stamp >= s
+// and whether it is s.
+func (c *chainIndex) search(s int64) (int, bool) {
+	it := c.buf[c.lo:]
+	if len(it) == 0 || it[len(it)-1].stamp < s {
+		return len(it), false // the common case: a newer stamp
+	}
+	i := sort.Search(len(it), func(i int) bool { return it[i].stamp >= s })
+	return i, i < len(it) && it[i].stamp == s
 }
 
 func (c *chainIndex) add(a *decisions.SelfAssessment) {
 	s := a.BeliefStampSimNs
 	h := a.SHA256()
-	hs, ok := c.byStmp[s]
-	if !ok {
-		c.order.push(s)
-	}
-	for _, x := range hs {
-		if x == h {
-			return
+	i, found := c.search(s)
+	if found {
+		e := &c.buf[c.lo+i]
+		for k := range e.n() {
+			if e.at(k) == h {
+				return
+			}
 		}
+		e.more = append(e.more, h)
+		return
 	}
-	c.byStmp[s] = append(hs, h)
-	for c.order.len() > c.max {
-		delete(c.byStmp, c.order.pop())
+	if len(c.buf) == cap(c.buf) && c.lo > 0 && 2*c.lo >= len(c.buf) {
+		n := copy(c.buf, c.buf[c.lo:])
+		clear(c.buf[n:])
+		c.buf, c.lo = c.buf[:n], 0
+	}
+	c.buf = append(c.buf, chainEntry{})
+	it := c.buf[c.lo:]
+	copy(it[i+1:], it[i:])
+	it[i] = chainEntry{stamp: s, first: h}
+	for len(c.buf)-c.lo > c.max {
+		c.buf[c.lo] = chainEntry{}
+		c.lo++
 	}
 }
 
-func (c *chainIndex) hashes(stamp int64) []string { return c.byStmp[stamp] }
+// find returns the hashes of stamp, nil when none is held.
+func (c *chainIndex) find(stamp int64) *chainEntry {
+	if i, ok := c.search(stamp); ok {
+		return &c.buf[c.lo+i]
+	}
+	return nil
+}
 
 // fifo is a queue whose storage is reused once its consumed head dominates.
 type fifo[T any] struct {
