@@ -3,6 +3,7 @@ package audit
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
@@ -65,8 +66,11 @@ func TestChainIndexMatchesModel(t *testing.T) {
 					e := c.find(m)
 					var got []string
 					if e != nil {
-						for i := range e.n() {
-							got = append(got, e.at(i))
+						for i := range e.count() {
+							got = append(got, e.at(i).hex())
+							if !e.at(i).is(got[i]) || e.at(i).is(strings.ToUpper(got[i])) {
+								t.Fatalf("digest %s does not compare as its lowercase hex alone", got[i])
+							}
 						}
 					}
 					if want := model[m]; !slices.Equal(got, want) {
@@ -74,8 +78,8 @@ func TestChainIndexMatchesModel(t *testing.T) {
 					}
 				}
 			}
-			if cap(c.buf) > 4*bound {
-				t.Errorf("storage grew to %d entries for a bound of %d", cap(c.buf), bound)
+			if len(c.ring) > max(2*bound, 64) {
+				t.Errorf("storage grew to %d entries for a bound of %d", len(c.ring), bound)
 			}
 		})
 	}
@@ -92,8 +96,8 @@ func BenchmarkChainIndex(b *testing.B) {
 	c := newChainIndex(DefaultMaxHeld)
 	b.ReportAllocs()
 	for b.Loop() {
-		clear(c.buf)
-		c.buf, c.lo = c.buf[:0], 0 // the storage of the last round, reused
+		clear(c.ring)
+		c.head, c.n = 0, 0 // the storage of the last round, reused
 		for i, a := range as {
 			c.add(a)
 			if c.find(int64(i)) == nil {

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -573,14 +574,14 @@ func (v *verifier) audit(p recorded, rd *redecision) {
 		problems = append(problems, fmt.Sprintf("no self-assessment with stamp %d in the recording", r.BeliefStampSimNs))
 	default:
 		res.Chain = ChainBroken
-		for k := range hashes.n() {
-			if hashes.at(k) == r.SelfAssessmentSHA256 {
+		for k := range hashes.count() {
+			if hashes.at(k).is(r.SelfAssessmentSHA256) {
 				res.Chain = ChainVerified
 			}
 		}
 		if res.Chain == ChainBroken {
 			problems = append(problems, fmt.Sprintf("self_assessment_sha256 %s, but the assessment with stamp %d hashes to %s",
-				r.SelfAssessmentSHA256, r.BeliefStampSimNs, hashes.first))
+				r.SelfAssessmentSHA256, r.BeliefStampSimNs, hashes.first.hex()))
 		}
 	}
 
@@ -612,8 +613,8 @@ func (v *verifier) audit(p recorded, rd *redecision) {
 		res.Problem = capText(joinProblems(problems), 1000)
 	}
 	res.ClaimedSHA256 = r.SelfAssessmentSHA256
-	if hashes != nil {
-		res.RecomputedSHA256 = hashes.at(hashes.n() - 1)
+	if hashes != nil && v.opts.OnAudit != nil {
+		res.RecomputedSHA256 = hashes.at(hashes.count() - 1).hex() // only OnAudit reads it
 	}
 	v.report.count(&res, &r, v.opts.MaxProblems)
 	if v.opts.OnAudit != nil {
@@ -651,84 +652,115 @@ func joinProblems(ps []string) string {
 // first.
 //
 // Stamps arrive nearly in order, so the entries are kept sorted by stamp in
-// one slice, used as a ring: a newer stamp is appended, an older one found
-// by binary search (and, rarely, inserted with a short move), the oldest
-// leave from the front, and the storage is compacted in place once its
-// dead front dominates. No map and no allocation per entry: the hash
-// strings are the assessments' seals.
+// a ring of at most max entries: a newer stamp goes at the end, an older
+// one is found by binary search (and, rarely, inserted with a short move),
+// the oldest leave from the front. No map and no allocation per entry, and
+// each hash is held as its 32 bytes, inline: the ring is the only storage
+// (4 MiB at the default bound) and holds nothing the collector must follow
+// but the rare second hash of a stamp.
 type chainIndex struct {
-	max int
-	buf []chainEntry // the entries are buf[lo:], sorted by stamp
-	lo  int
+	max  int
+	ring []chainEntry // a power of two long, grown by doubling to hold max
+	head int          // position of the oldest entry
+	n    int          // live entries
 }
 
 // chainEntry is the distinct hashes recorded for one stamp, in arrival
 // order: first, then more (a stamp with conflicting assessments).
 type chainEntry struct {
 	stamp int64
-	first string
-	more  []string
+	first sha256Digest
+	more  []sha256Digest
 }
 
-// n returns the number of hashes.
-func (e *chainEntry) n() int { return 1 + len(e.more) }
+type sha256Digest [32]byte
+
+// hex returns the lowercase hex form, as hashes are written.
+func (d *sha256Digest) hex() string { return hex.EncodeToString(d[:]) }
+
+// is reports whether h is d's lowercase hex form.
+func (d *sha256Digest) is(h string) bool {
+	var buf [64]byte
+	hex.Encode(buf[:], d[:])
+	return string(buf[:]) == h
+}
+
+// count returns the number of hashes.
+func (e *chainEntry) count() int { return 1 + len(e.more) }
 
 // at returns the i-th hash.
-func (e *chainEntry) at(i int) string {
+func (e *chainEntry) at(i int) *sha256Digest {
 	if i == 0 {
-		return e.first
+		return &e.first
 	}
-	return e.more[i-1]
+	return &e.more[i-1]
 }
 
 func newChainIndex(max int) chainIndex {
 	return chainIndex{max: max}
 }
 
-// search returns the position in the live entries of the first stamp >= s
-// and whether it is s.
+// entry returns the i-th live entry, oldest first.
+func (c *chainIndex) entry(i int) *chainEntry { return &c.ring[(c.head+i)&(len(c.ring)-1)] }
+
+// search returns the index of the first live entry with a stamp >= s and
+// whether it is s.
 func (c *chainIndex) search(s int64) (int, bool) {
-	it := c.buf[c.lo:]
-	if len(it) == 0 || it[len(it)-1].stamp < s {
-		return len(it), false // the common case: a newer stamp
+	if c.n == 0 || c.entry(c.n-1).stamp < s {
+		return c.n, false // the common case: a newer stamp
 	}
-	i := sort.Search(len(it), func(i int) bool { return it[i].stamp >= s })
-	return i, i < len(it) && it[i].stamp == s
+	i := sort.Search(c.n, func(i int) bool { return c.entry(i).stamp >= s })
+	return i, i < c.n && c.entry(i).stamp == s
 }
 
 func (c *chainIndex) add(a *decisions.SelfAssessment) {
 	s := a.BeliefStampSimNs
-	h := a.SHA256()
+	var d sha256Digest
+	if _, err := hex.Decode(d[:], []byte(a.SHA256())); err != nil {
+		return // unreachable: SHA256 is 64 hex digits
+	}
 	i, found := c.search(s)
 	if found {
-		e := &c.buf[c.lo+i]
-		for k := range e.n() {
-			if e.at(k) == h {
+		e := c.entry(i)
+		for k := range e.count() {
+			if *e.at(k) == d {
 				return
 			}
 		}
-		e.more = append(e.more, h)
+		e.more = append(e.more, d)
 		return
 	}
-	if len(c.buf) == cap(c.buf) && c.lo > 0 && 2*c.lo >= len(c.buf) {
-		n := copy(c.buf, c.buf[c.lo:])
-		clear(c.buf[n:])
-		c.buf, c.lo = c.buf[:n], 0
+	if c.n == c.max {
+		if i == 0 {
+			return // older than every stamp held: the first to forget
+		}
+		*c.entry(0) = chainEntry{}
+		c.head = (c.head + 1) & (len(c.ring) - 1)
+		c.n--
+		i--
 	}
-	c.buf = append(c.buf, chainEntry{})
-	it := c.buf[c.lo:]
-	copy(it[i+1:], it[i:])
-	it[i] = chainEntry{stamp: s, first: h}
-	for len(c.buf)-c.lo > c.max {
-		c.buf[c.lo] = chainEntry{}
-		c.lo++
+	if c.n == len(c.ring) {
+		c.grow()
 	}
+	for k := c.n; k > i; k-- { // a short move: stamps arrive nearly in order
+		*c.entry(k) = *c.entry(k - 1)
+	}
+	*c.entry(i) = chainEntry{stamp: s, first: d}
+	c.n++
+}
+
+func (c *chainIndex) grow() {
+	ring := make([]chainEntry, max(2*len(c.ring), 64))
+	for k := range c.n {
+		ring[k] = *c.entry(k)
+	}
+	c.ring, c.head = ring, 0
 }
 
 // find returns the hashes of stamp, nil when none is held.
 func (c *chainIndex) find(stamp int64) *chainEntry {
 	if i, ok := c.search(stamp); ok {
-		return &c.buf[c.lo+i]
+		return c.entry(i)
 	}
 	return nil
 }

@@ -289,8 +289,8 @@ func TestVerifyMemoryIsBounded(t *testing.T) {
 			d := bag.Message{Topic: "/decisions", SchemaName: "ghost/msg/DecisionRationale", LogTime: uint64(logTime)}
 			v.decision(&d, r, nil)
 		}
-		if n := len(v.chain.buf) - v.chain.lo; n > 100 || cap(v.chain.buf) > 400 || v.pending.len() > 100 {
-			t.Fatalf("after %d inputs: chain %d (storage %d) pending %d", i, n, cap(v.chain.buf), v.pending.len())
+		if n := v.chain.n; n > 100 || len(v.chain.ring) > 200 || v.pending.len() > 100 {
+			t.Fatalf("after %d inputs: chain %d (storage %d) pending %d", i, n, len(v.chain.ring), v.pending.len())
 		}
 	}
 	r, _ := v.finish(nil)
