@@ -164,15 +164,15 @@ func Replay(src Source, out *bag.Recorder, opts ReplayOptions) (*ReplayResult, e
 		return nil
 	}
 	type decodedInput struct {
-		ev  runner.Event
+		ev  runner.Decoded
 		err error
 	}
 	dec := runner.NewDecoder(s.Inputs())
 	// Beliefs' covariances go to the batch's scratch: the Loop copies the
 	// ones it keeps before the batch is released.
-	pf := startPrefetchScratch(src, func(m *bag.Message, sc *runner.Scratch) decodedInput {
-		ev, err := dec.DecodeInto(m.Topic, int64(m.LogTime), m.Data, sc)
-		return decodedInput{ev, err}
+	pf := startPrefetchScratch(src, func(m *bag.Message, sc *runner.Scratch) (d decodedInput) {
+		d.err = dec.DecodeInto(m.Topic, int64(m.LogTime), m.Data, sc, &d.ev)
+		return d
 	})
 	defer pf.stop()
 	for {
@@ -188,7 +188,7 @@ func Replay(src Source, out *bag.Recorder, opts ReplayOptions) (*ReplayResult, e
 				return res, finish()
 			default:
 			}
-			m, in := &b.items[i].msg, b.items[i].val
+			m, in := &b.items[i].msg, &b.items[i].val
 			res.Messages++
 			if m.Topic == decisionsTopic {
 				continue // earlier decisions are replaced by this replay's
@@ -204,7 +204,7 @@ func Replay(src Source, out *bag.Recorder, opts ReplayOptions) (*ReplayResult, e
 			if err := out.Write(ch, m.LogTime, m.PublishTime, m.Data); err != nil {
 				return res, fmt.Errorf("replay: copy %s message %d: %w", m.Topic, m.Sequence, err)
 			}
-			if err := s.Apply(m.Topic, in.ev, in.err); err != nil {
+			if err := s.ApplyDecoded(m.Topic, &in.ev, in.err); err != nil {
 				switch {
 				case errors.Is(err, runner.ErrCorrupt):
 					if opts.OnCorrupt != nil {

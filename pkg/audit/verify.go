@@ -244,7 +244,7 @@ func (v *verifier) run(src Source) (*AuditReport, error) {
 		}
 	}
 	type decoded struct {
-		ev  runner.Event
+		ev  runner.Decoded
 		r   decisions.Rationale
 		a   decisions.SelfAssessment // on the chain topic
 		err error
@@ -263,7 +263,7 @@ func (v *verifier) run(src Source) (*AuditReport, error) {
 		case chainT != "" && m.Topic == chainT:
 			d.a, d.err = v.opts.Format.DecodeChain(m.Data)
 		default:
-			d.ev, d.err = dec.DecodeInto(m.Topic, int64(m.LogTime), m.Data, sc)
+			d.err = dec.DecodeInto(m.Topic, int64(m.LogTime), m.Data, sc, &d.ev)
 		}
 		return d
 	})
@@ -285,7 +285,7 @@ func (v *verifier) run(src Source) (*AuditReport, error) {
 			case chainT != "" && m.Topic == chainT:
 				v.chainAssessment(m, &d.a, d.err)
 			default:
-				v.input(m, d.ev, d.err)
+				v.input(m, &d.ev, d.err)
 			}
 			if v.messages%every == 0 {
 				progress(false)
@@ -317,7 +317,7 @@ func (v *verifier) finish(err error) (*AuditReport, error) {
 
 // input feeds one input message to the chain index and every candidate's
 // Loop.
-func (v *verifier) input(m *bag.Message, ev runner.Event, decodeErr error) {
+func (v *verifier) input(m *bag.Message, ev *runner.Decoded, decodeErr error) {
 	key := v.inputKey(m.Topic)
 	if key == "" {
 		v.report.Inputs["other"]++
@@ -329,8 +329,8 @@ func (v *verifier) input(m *bag.Message, ev runner.Event, decodeErr error) {
 		if v.opts.OnCorrupt != nil {
 			v.opts.OnCorrupt(fmt.Errorf("log time %d, sequence %d: %w", m.LogTime, m.Sequence, decodeErr))
 		}
-	} else if a, ok := ev.(runner.AssessmentEvent); ok && v.opts.Format.ChainTopic == "" {
-		v.chain.add(&a.Assessment)
+	} else if a, ok := ev.Assessment(); ok && v.opts.Format.ChainTopic == "" {
+		v.chain.add(a)
 	}
 	for _, c := range v.cands {
 		if c.retired {
@@ -338,7 +338,7 @@ func (v *verifier) input(m *bag.Message, ev runner.Event, decodeErr error) {
 		}
 		// Rejections and policy failures are the Loop's business and are
 		// counted by its Runner; corrupt input was counted above.
-		_ = c.session.Apply(m.Topic, ev, decodeErr)
+		_ = c.session.ApplyDecoded(m.Topic, ev, decodeErr)
 	}
 	v.resolve(false)
 }

@@ -282,7 +282,8 @@ func TestVerifyMemoryIsBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 		m := bag.Message{Topic: "/self_assessment", LogTime: uint64(logTime)}
-		v.input(&m, runner.AssessmentEvent{ArrivalNs: logTime, Assessment: s}, nil)
+		ev := runner.DecodedOf(runner.AssessmentEvent{ArrivalNs: logTime, Assessment: s})
+		v.input(&m, &ev, nil)
 		if i%3 == 0 {
 			r := decisions.Rationale{BeliefStampSimNs: 1 << 40, PolicyID: decisions.ReferencePolicyID,
 				Decision: decisions.Decision{DecisionStampSimNs: 1 << 40, Reason: "x", SchemaVersion: 1}, SchemaVersion: 1}

@@ -1,9 +1,12 @@
 package runner
 
 import (
+	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/ros2msg"
 )
 
 // The Loop keeps its own copy of every kept belief's covariance, recycled
@@ -87,5 +90,62 @@ func TestScratchReusesItsStorage(t *testing.T) {
 	batch()                                                       // takes one block of the first batch's size
 	if n := testing.AllocsPerRun(10, func() { batch() }); n > 1 { // the slice of slices
 		t.Fatalf("%v allocations per batch once grown, want the storage reused", n)
+	}
+}
+
+// DecodeInto gives, by value, the events Decode gives, for every default
+// input, and nothing for another topic or a corrupt message.
+func TestDecodeIntoMatchesDecode(t *testing.T) {
+	b := decisions.Belief{StampSimNs: 5, OrientationQ: [4]float64{1, 0, 0, 0}, Covariance: make([]float64, decisions.CovarianceLen),
+		Mission: decisions.MissionStatus{StartedSimNs: decisions.NotStarted}}
+	b.Covariance[3] = 2
+	a, err := decisions.Assess(5, b.Covariance, testThresholds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs := ros2msg.BeliefToWire(&b)
+	sa := ros2msg.SelfAssessmentToWire(&a)
+	pm := ros2msg.PerceptionToWire(decisions.PerceptionReport{StampSimNs: 5, Mode: 1})
+	topics := DefaultTopics()
+	var s Scratch
+	var d Decoded
+	dec := NewDecoder(DefaultInputs())
+	for _, tc := range []struct {
+		key string
+		msg interface{ MarshalCDR() ([]byte, error) }
+	}{{KeyState, &vs}, {KeySelfAssessment, &sa}, {KeyPerceptionMode, &pm}} {
+		data, err := tc.msg.MarshalCDR()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := dec.Decode(topics[tc.key], 9, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := dec.DecodeInto(topics[tc.key], 9, data, &s, &d); err != nil {
+			t.Fatal(err)
+		}
+		got := d.Event()
+		if ga, ok := got.(AssessmentEvent); ok {
+			// Both sealed (each its own seal): compare content and hash.
+			wa := want.(AssessmentEvent)
+			gh, gok := ga.Assessment.SealedSHA256()
+			wh, wok := wa.Assessment.SealedSHA256()
+			if !ga.Assessment.Equal(&wa.Assessment) || !gok || !wok || gh != wh || ga.ArrivalNs != wa.ArrivalNs {
+				t.Errorf("%s: DecodeInto gives %+v, Decode %+v", tc.key, got, want)
+			}
+		} else if fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", want) {
+			t.Errorf("%s: DecodeInto gives %+v, Decode %+v", tc.key, got, want)
+		}
+		_, isAssessment := d.Assessment()
+		if isAssessment != (tc.key == KeySelfAssessment) {
+			t.Errorf("%s: Assessment() says %v", tc.key, isAssessment)
+		}
+		if err := dec.DecodeInto(topics[tc.key], 9, data[:len(data)-3], &s, &d); !errors.Is(err, ErrCorrupt) || d.Event() != nil {
+			t.Errorf("%s: truncated: error %v, event %v", tc.key, err, d.Event())
+		}
+	}
+	if err := dec.DecodeInto("/elsewhere", 9, []byte{0, 1, 0, 0}, &s, &d); err != nil || d.Event() != nil {
+		t.Errorf("another topic: error %v, event %v", err, d.Event())
 	}
 }

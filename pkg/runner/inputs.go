@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/ros2"
 	"github.com/ghost-robotics/ghost/pkg/ros2msg"
 )
@@ -44,15 +45,90 @@ type InputSpec struct {
 	Role string
 	// NewDecode returns a decoder with its own scratch: one per goroutine.
 	NewDecode func() DecodeFunc
-	// NewDecodeInto, optional, returns a decoder that puts the bulky parts
-	// of an event (a belief's covariance) in storage the caller reuses
-	// (Decoder.DecodeInto); without it DecodeInto uses NewDecode.
+	// NewDecodeInto, optional, returns a decoder that writes the event by
+	// value into a Decoded and puts the bulky parts of an event (a belief's
+	// covariance) in storage the caller reuses (Decoder.DecodeInto); without
+	// it DecodeInto uses NewDecode.
 	NewDecodeInto func() DecodeIntoFunc
 }
 
-// DecodeIntoFunc is a DecodeFunc that takes a belief's covariance from s
-// (a nil s allocates it): the event is then valid until s is reset.
-type DecodeIntoFunc func(data []byte, arrivalNs int64, s *Scratch) (Event, error)
+// DecodeIntoFunc is a DecodeFunc that writes the event into out, by value,
+// and takes a belief's covariance from s (a nil s allocates it): the event
+// is then valid until s is reset.
+type DecodeIntoFunc func(data []byte, arrivalNs int64, s *Scratch, out *Decoded) error
+
+// Decoded is one decoded input event held by value. Returning events as an
+// Event interface boxes each one on the heap (a self-assessment is about
+// 300 bytes); a Decoded keeps them in the caller's storage, and
+// Session.ApplyDecoded steps the Loop with them without boxing.
+type Decoded struct {
+	kind       decodedKind
+	belief     BeliefEvent
+	assessment AssessmentEvent
+	perception PerceptionEvent
+	other      Event // from a DecodeFunc
+}
+
+type decodedKind uint8
+
+const (
+	decodedNone decodedKind = iota
+	decodedBelief
+	decodedAssessment
+	decodedPerception
+	decodedOther
+)
+
+// Event returns the event as an Event (boxed: for callers that keep it),
+// nil when there is none.
+func (d *Decoded) Event() Event {
+	switch d.kind {
+	case decodedBelief:
+		return d.belief
+	case decodedAssessment:
+		return d.assessment
+	case decodedPerception:
+		return d.perception
+	case decodedOther:
+		return d.other
+	}
+	return nil
+}
+
+// Assessment returns the assessment a self-assessment input carried.
+func (d *Decoded) Assessment() (*decisions.SelfAssessment, bool) {
+	switch {
+	case d.kind == decodedAssessment:
+		return &d.assessment.Assessment, true
+	case d.kind == decodedOther:
+		if a, ok := d.other.(AssessmentEvent); ok {
+			return &a.Assessment, true
+		}
+	}
+	return nil, false
+}
+
+// DecodedOf holds ev in a Decoded.
+func DecodedOf(ev Event) Decoded {
+	var d Decoded
+	d.set(ev)
+	return d
+}
+
+func (d *Decoded) set(ev Event) {
+	*d = Decoded{}
+	switch e := ev.(type) {
+	case nil:
+	case BeliefEvent:
+		d.kind, d.belief = decodedBelief, e
+	case AssessmentEvent:
+		d.kind, d.assessment = decodedAssessment, e
+	case PerceptionEvent:
+		d.kind, d.perception = decodedPerception, e
+	default:
+		d.kind, d.other = decodedOther, ev
+	}
+}
 
 // Scratch is reusable storage for the covariances of decoded beliefs. A
 // batch of messages is decoded into it, the events are stepped through a
@@ -110,11 +186,11 @@ func DefaultInputs() []InputSpec {
 		},
 		{
 			Key: KeySelfAssessment, Topic: "/self_assessment", Type: "ghost/msg/BeliefSelfAssessment", QoS: ros2.DefaultInputQoS(),
-			Kind: InputAssessment, Role: "self-assessment input", NewDecode: decodeAssessment,
+			Kind: InputAssessment, Role: "self-assessment input", NewDecode: decodeAssessment, NewDecodeInto: decodeAssessmentInto,
 		},
 		{
 			Key: KeyPerceptionMode, Topic: "/perception/mode", Type: "ghost/msg/PerceptionMode", QoS: ros2.DefaultInputQoS(),
-			Kind: InputPerception, Role: "perception mode input (optional)", NewDecode: decodePerception,
+			Kind: InputPerception, Role: "perception mode input (optional)", NewDecode: decodePerception, NewDecodeInto: decodePerceptionInto,
 		},
 	}
 }
@@ -130,16 +206,41 @@ func decodeBelief() DecodeFunc {
 }
 
 func decodeBeliefInto() DecodeIntoFunc {
-	return func(data []byte, arrivalNs int64, s *Scratch) (Event, error) {
+	return func(data []byte, arrivalNs int64, s *Scratch, out *Decoded) error {
 		var cov func(int) []float64
 		if s != nil {
 			cov = s.Floats
 		}
 		b, err := ros2msg.DecodeBelief(data, cov)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		return BeliefEvent{ArrivalNs: arrivalNs, Belief: b}, nil
+		out.kind, out.belief = decodedBelief, BeliefEvent{ArrivalNs: arrivalNs, Belief: b}
+		return nil
+	}
+}
+
+func decodeAssessmentInto() DecodeIntoFunc {
+	var sa ros2msg.BeliefSelfAssessment
+	return func(data []byte, arrivalNs int64, _ *Scratch, out *Decoded) error {
+		if err := sa.UnmarshalCDR(data); err != nil {
+			return err
+		}
+		out.kind = decodedAssessment
+		out.assessment = AssessmentEvent{ArrivalNs: arrivalNs, Assessment: ros2msg.SelfAssessmentFromWire(&sa)}
+		out.assessment.Assessment.Seal() // as decodeAssessment
+		return nil
+	}
+}
+
+func decodePerceptionInto() DecodeIntoFunc {
+	var pm ros2msg.PerceptionMode
+	return func(data []byte, arrivalNs int64, _ *Scratch, out *Decoded) error {
+		if err := pm.UnmarshalCDR(data); err != nil {
+			return err
+		}
+		out.kind, out.perception = decodedPerception, PerceptionEvent{ArrivalNs: arrivalNs, Report: ros2msg.PerceptionFromWire(&pm)}
+		return nil
 	}
 }
 
@@ -264,27 +365,32 @@ func NewDecoder(inputs []InputSpec) *Decoder {
 	return d
 }
 
-// DecodeInto is Decode with a belief's covariance taken from s: the event
-// is valid until s is reset, and only a Loop (which copies what it keeps)
-// may be stepped with it.
-func (d *Decoder) DecodeInto(topic string, arrivalNs int64, data []byte, s *Scratch) (Event, error) {
+// DecodeInto is Decode into out, by value, with a belief's covariance taken
+// from s: the event is valid until s is reset, and only a Loop (which
+// copies what it keeps) may be stepped with it. out holds no event for a
+// message on another topic or one that does not decode.
+func (d *Decoder) DecodeInto(topic string, arrivalNs int64, data []byte, s *Scratch, out *Decoded) error {
+	out.kind = decodedNone
 	for i, t := range d.topics {
 		if t != topic {
 			continue
 		}
-		var ev Event
 		var err error
 		if d.into[i] != nil {
-			ev, err = d.into[i](data, arrivalNs, s)
+			err = d.into[i](data, arrivalNs, s, out)
 		} else {
-			ev, err = d.decode[i](data, arrivalNs)
+			var ev Event
+			if ev, err = d.decode[i](data, arrivalNs); err == nil {
+				out.set(ev)
+			}
 		}
 		if err != nil {
-			return nil, corrupt(topic, err)
+			out.kind = decodedNone
+			return corrupt(topic, err)
 		}
-		return ev, nil
+		return nil
 	}
-	return nil, nil
+	return nil
 }
 
 // Decode returns the event for a message on one of the input topics, and

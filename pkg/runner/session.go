@@ -94,9 +94,10 @@ type Session struct {
 	stats  SessionStats
 
 	dec *Decoder
-	// scratch holds the covariance of the belief being fed: the Loop copies
-	// what it keeps, so one belief's storage serves the next.
+	// scratch and decoded hold the message being fed: the Loop copies what
+	// it keeps, so one message's storage serves the next.
 	scratch Scratch
+	decoded Decoded
 }
 
 // NewSession builds the Loop and the Runner.
@@ -155,8 +156,24 @@ func (s *Session) Stats() SessionStats {
 // before Feed returns.
 func (s *Session) Feed(topic string, arrivalNs int64, data []byte) error {
 	s.scratch.Reset()
-	ev, err := s.dec.DecodeInto(topic, arrivalNs, data, &s.scratch)
-	return s.Apply(topic, ev, err)
+	err := s.dec.DecodeInto(topic, arrivalNs, data, &s.scratch, &s.decoded)
+	return s.ApplyDecoded(topic, &s.decoded, err)
+}
+
+// ApplyDecoded is Apply with an event a Decoder's DecodeInto made; the
+// event is stepped by value, never boxed.
+func (s *Session) ApplyDecoded(topic string, d *Decoded, decodeErr error) error {
+	switch d.kind {
+	case decodedBelief:
+		return s.Apply(topic, d.belief, decodeErr)
+	case decodedAssessment:
+		return s.Apply(topic, d.assessment, decodeErr)
+	case decodedPerception:
+		return s.Apply(topic, d.perception, decodeErr)
+	case decodedOther:
+		return s.Apply(topic, d.other, decodeErr)
+	}
+	return s.Apply(topic, nil, decodeErr)
 }
 
 // Apply steps the Loop with an event a Decoder (with the session's topics)
@@ -188,7 +205,7 @@ func (s *Session) End(arrivalNs int64) error { return s.Step(EndEvent{ArrivalNs:
 
 // Step feeds one already-decoded event.
 func (s *Session) Step(ev Event) error {
-	if t := ev.Arrival(); t > s.now {
+	if t := arrival(ev); t > s.now {
 		s.now = t
 	}
 	if err := s.loop.Step(ev, &s.out); err != nil {
@@ -196,4 +213,35 @@ func (s *Session) Step(ev Event) error {
 		return err
 	}
 	return s.runner.Handle(&s.out)
+}
+
+// arrival reads an event's arrival time per type, not through the
+// interface: ev then does not escape, and an event converted to Event at
+// the call stays on the caller's stack.
+func arrival(ev Event) int64 {
+	switch e := ev.(type) {
+	case nil:
+		return 0
+	case BeliefEvent:
+		return e.ArrivalNs
+	case AssessmentEvent:
+		return e.ArrivalNs
+	case PerceptionEvent:
+		return e.ArrivalNs
+	case TickEvent:
+		return e.ArrivalNs
+	case EndEvent:
+		return e.ArrivalNs
+	case *BeliefEvent:
+		return e.ArrivalNs
+	case *AssessmentEvent:
+		return e.ArrivalNs
+	case *PerceptionEvent:
+		return e.ArrivalNs
+	case *TickEvent:
+		return e.ArrivalNs
+	case *EndEvent:
+		return e.ArrivalNs
+	}
+	return 0 // nil: the set of events is closed
 }
