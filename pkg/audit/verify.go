@@ -81,8 +81,9 @@ func CDRFormat() Format {
 		DecisionSchemas: []string{msg.SchemaName("DecisionRationale"), "ghost/DecisionRationale"},
 		NewDecodeDecision: func() func([]byte) (decisions.Rationale, error) {
 			var dr ros2msg.DecisionRationale
+			var strs ros2msg.StringCache // reasons and the policy id repeat
 			return func(data []byte) (decisions.Rationale, error) {
-				if err := dr.UnmarshalCDR(data); err != nil {
+				if err := dr.UnmarshalCDRCached(data, &strs); err != nil {
 					return decisions.Rationale{}, err
 				}
 				return ros2msg.RationaleFromWire(&dr), nil

@@ -222,8 +222,9 @@ func decodeBeliefInto() DecodeIntoFunc {
 
 func decodeAssessmentInto() DecodeIntoFunc {
 	var sa ros2msg.BeliefSelfAssessment
+	var strs ros2msg.StringCache // the thresholds hash repeats
 	return func(data []byte, arrivalNs int64, _ *Scratch, out *Decoded) error {
-		if err := sa.UnmarshalCDR(data); err != nil {
+		if err := sa.UnmarshalCDRCached(data, &strs); err != nil {
 			return err
 		}
 		out.kind = decodedAssessment
