@@ -2,6 +2,7 @@ package audit
 
 import (
 	"github.com/ghost-robotics/ghost/pkg/bag"
+	"github.com/ghost-robotics/ghost/pkg/runner"
 )
 
 // Reading and decoding a recording is about half the work of a replay or a
@@ -39,7 +40,10 @@ type fetchBatch[T any] struct {
 	items []fetched[T]
 	spans [][2]int // Data of items[i] is slab[spans[i][0]:spans[i][1]]
 	slab  []byte
-	err   error // the source's error after items (io.EOF at the end)
+	// scratch holds what decoding put aside for the batch (beliefs'
+	// covariances), reused with the batch: the Loop copies what it keeps.
+	scratch runner.Scratch
+	err     error // the source's error after items (io.EOF at the end)
 }
 
 type prefetcher[T any] struct {
@@ -54,6 +58,12 @@ type prefetcher[T any] struct {
 // calls stop before it returns (which waits for the goroutine, so src is
 // free again).
 func startPrefetch[T any](src Source, decode func(*bag.Message) T) *prefetcher[T] {
+	return startPrefetchScratch(src, func(m *bag.Message, _ *runner.Scratch) T { return decode(m) })
+}
+
+// startPrefetchScratch is startPrefetch with the batch's Scratch handed to
+// decode: what decode puts there is valid until the batch is released.
+func startPrefetchScratch[T any](src Source, decode func(*bag.Message, *runner.Scratch) T) *prefetcher[T] {
 	p := &prefetcher[T]{
 		out:  make(chan *fetchBatch[T], prefetchBatches),
 		free: make(chan *fetchBatch[T], prefetchBatches+1),
@@ -67,7 +77,7 @@ func startPrefetch[T any](src Source, decode func(*bag.Message) T) *prefetcher[T
 	return p
 }
 
-func (p *prefetcher[T]) run(src Source, decode func(*bag.Message) T) {
+func (p *prefetcher[T]) run(src Source, decode func(*bag.Message, *runner.Scratch) T) {
 	defer close(p.done)
 	defer close(p.out)
 	for {
@@ -81,6 +91,7 @@ func (p *prefetcher[T]) run(src Source, decode func(*bag.Message) T) {
 			b.slab = nil // a batch of one huge message: do not keep its storage
 		}
 		b.items, b.spans, b.slab, b.err = b.items[:0], b.spans[:0], b.slab[:0], nil
+		b.scratch.Reset()
 		for len(b.items) < prefetchBatch && len(b.slab) < prefetchBatchBytes {
 			m, err := src.Next()
 			if err != nil {
@@ -97,7 +108,7 @@ func (p *prefetcher[T]) run(src Source, decode func(*bag.Message) T) {
 		for i := range b.items {
 			it := &b.items[i]
 			it.msg.Data = b.slab[b.spans[i][0]:b.spans[i][1]:b.spans[i][1]]
-			it.val = decode(&it.msg)
+			it.val = decode(&it.msg, &b.scratch)
 		}
 		select {
 		case p.out <- b:

@@ -213,13 +213,15 @@ func Replay(src Source, out *bag.Recorder, opts ReplayOptions) (*ReplayResult, e
 		return nil
 	}
 	type decodedInput struct {
-		ev  runner.Event
+		ev  runner.Decoded
 		err error
 	}
 	dec := runner.NewDecoder(s.Inputs())
-	pf := startPrefetch(src, func(m *bag.Message) decodedInput {
-		ev, err := dec.Decode(m.Topic, int64(m.LogTime), m.Data)
-		return decodedInput{ev, err}
+	// Beliefs' covariances go to the batch's scratch: the Loop copies the
+	// ones it keeps before the batch is released.
+	pf := startPrefetchScratch(src, func(m *bag.Message, sc *runner.Scratch) (d decodedInput) {
+		d.err = dec.DecodeInto(m.Topic, int64(m.LogTime), m.Data, sc, &d.ev)
+		return d
 	})
 	defer pf.stop()
 	for {
@@ -235,7 +237,7 @@ func Replay(src Source, out *bag.Recorder, opts ReplayOptions) (*ReplayResult, e
 				return res, finish()
 			default:
 			}
-			m, in := &b.items[i].msg, b.items[i].val
+			m, in := &b.items[i].msg, &b.items[i].val
 			res.Messages++
 			if m.Topic == decisionsTopic || m.Topic == actionsTopic {
 				continue // earlier decisions and receipts are replaced by this replay's
@@ -254,7 +256,7 @@ func Replay(src Source, out *bag.Recorder, opts ReplayOptions) (*ReplayResult, e
 			if err := out.Write(ch, m.LogTime, m.PublishTime, m.Data); err != nil {
 				return res, fmt.Errorf("replay: copy %s message %d: %w", m.Topic, m.Sequence, err)
 			}
-			if err := s.Apply(m.Topic, in.ev, in.err); err != nil {
+			if err := s.ApplyDecoded(m.Topic, &in.ev, in.err); err != nil {
 				switch {
 				case errors.Is(err, runner.ErrCorrupt):
 					if opts.OnCorrupt != nil {

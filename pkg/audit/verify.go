@@ -1,9 +1,11 @@
 package audit
 
 import (
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 
 	"github.com/ghost-robotics/ghost/msg"
 	"github.com/ghost-robotics/ghost/pkg/bag"
@@ -91,8 +93,9 @@ func CDRFormat() Format {
 		DecisionSchemas: []string{msg.SchemaName("DecisionRationale"), "ghost/DecisionRationale"},
 		NewDecodeDecision: func() func([]byte) (decisions.Rationale, error) {
 			var dr ros2msg.DecisionRationale
+			var strs ros2msg.StringCache // reasons and the policy id repeat
 			return func(data []byte) (decisions.Rationale, error) {
-				if err := dr.UnmarshalCDR(data); err != nil {
+				if err := dr.UnmarshalCDRCached(data, &strs); err != nil {
 					return decisions.Rationale{}, err
 				}
 				return ros2msg.RationaleFromWire(&dr), nil
@@ -305,7 +308,7 @@ func (v *verifier) run(src Source) (*AuditReport, error) {
 		}
 	}
 	type decoded struct {
-		ev  runner.Event
+		ev  runner.Decoded
 		r   decisions.Rationale
 		a   decisions.SelfAssessment // on the chain topic
 		err error
@@ -315,7 +318,9 @@ func (v *verifier) run(src Source) (*AuditReport, error) {
 	dec := runner.NewDecoder(v.inputs)
 	decodeDecision := v.opts.Format.NewDecodeDecision()
 	chainT := v.opts.Format.ChainTopic
-	pf := startPrefetch(src, func(m *bag.Message) (d decoded) {
+	// Beliefs' covariances go to the batch's scratch: every candidate's
+	// Loop copies the ones it keeps before the batch is released.
+	pf := startPrefetchScratch(src, func(m *bag.Message, sc *runner.Scratch) (d decoded) {
 		switch {
 		case m.Topic == v.actionsT:
 			// Decoded in order, on the main goroutine.
@@ -324,7 +329,7 @@ func (v *verifier) run(src Source) (*AuditReport, error) {
 		case chainT != "" && m.Topic == chainT:
 			d.a, d.err = v.opts.Format.DecodeChain(m.Data)
 		default:
-			d.ev, d.err = dec.Decode(m.Topic, int64(m.LogTime), m.Data)
+			d.err = dec.DecodeInto(m.Topic, int64(m.LogTime), m.Data, sc, &d.ev)
 		}
 		return d
 	})
@@ -348,7 +353,7 @@ func (v *verifier) run(src Source) (*AuditReport, error) {
 			case chainT != "" && m.Topic == chainT:
 				v.chainAssessment(m, &d.a, d.err)
 			default:
-				v.input(m, d.ev, d.err)
+				v.input(m, &d.ev, d.err)
 			}
 			if v.messages%every == 0 {
 				progress(false)
@@ -380,7 +385,7 @@ func (v *verifier) finish(err error) (*AuditReport, error) {
 
 // input feeds one input message to the chain index and every candidate's
 // Loop.
-func (v *verifier) input(m *bag.Message, ev runner.Event, decodeErr error) {
+func (v *verifier) input(m *bag.Message, ev *runner.Decoded, decodeErr error) {
 	key := v.inputKey(m.Topic)
 	if key == "" {
 		v.report.Inputs["other"]++
@@ -392,8 +397,8 @@ func (v *verifier) input(m *bag.Message, ev runner.Event, decodeErr error) {
 		if v.opts.OnCorrupt != nil {
 			v.opts.OnCorrupt(fmt.Errorf("log time %d, sequence %d: %w", m.LogTime, m.Sequence, decodeErr))
 		}
-	} else if a, ok := ev.(runner.AssessmentEvent); ok && v.opts.Format.ChainTopic == "" {
-		v.chain.add(&a.Assessment)
+	} else if a, ok := ev.Assessment(); ok && v.opts.Format.ChainTopic == "" {
+		v.chain.add(a)
 	}
 	for _, c := range v.cands {
 		if c.retired {
@@ -401,7 +406,7 @@ func (v *verifier) input(m *bag.Message, ev runner.Event, decodeErr error) {
 		}
 		// Rejections and policy failures are the Loop's business and are
 		// counted by its Runner; corrupt input was counted above.
-		_ = c.session.Apply(m.Topic, ev, decodeErr)
+		_ = c.session.ApplyDecoded(m.Topic, ev, decodeErr)
 	}
 	v.resolve(false)
 }
@@ -639,22 +644,23 @@ func (v *verifier) audit(p recorded, rd *redecision) {
 	}
 
 	// The hash chain (ADR-0022), against every recorded assessment.
-	switch hashes := v.chain.hashes(r.BeliefStampSimNs); {
+	hashes := v.chain.find(r.BeliefStampSimNs)
+	switch {
 	case r.SelfAssessmentSHA256 == "":
 		res.Chain = ChainNoAssessmentClaimed
-	case len(hashes) == 0:
+	case hashes == nil:
 		res.Chain = ChainAssessmentMissing
 		problems = append(problems, fmt.Sprintf("no self-assessment with stamp %d in the recording", r.BeliefStampSimNs))
 	default:
 		res.Chain = ChainBroken
-		for _, h := range hashes {
-			if h == r.SelfAssessmentSHA256 {
+		for k := range hashes.count() {
+			if hashes.at(k).is(r.SelfAssessmentSHA256) {
 				res.Chain = ChainVerified
 			}
 		}
 		if res.Chain == ChainBroken {
 			problems = append(problems, fmt.Sprintf("self_assessment_sha256 %s, but the assessment with stamp %d hashes to %s",
-				r.SelfAssessmentSHA256, r.BeliefStampSimNs, hashes[0]))
+				r.SelfAssessmentSHA256, r.BeliefStampSimNs, hashes.first.hex()))
 		}
 	}
 
@@ -686,8 +692,8 @@ func (v *verifier) audit(p recorded, rd *redecision) {
 		res.Problem = capText(joinProblems(problems), 1000)
 	}
 	res.ClaimedSHA256 = r.SelfAssessmentSHA256
-	if hs := v.chain.hashes(r.BeliefStampSimNs); len(hs) > 0 {
-		res.RecomputedSHA256 = hs[len(hs)-1]
+	if hashes != nil && v.opts.OnAudit != nil {
+		res.RecomputedSHA256 = hashes.at(hashes.count() - 1).hex() // only OnAudit reads it
 	}
 	v.report.count(&res, &r, v.opts.MaxProblems)
 	v.acts.remember(r.BeliefStampSimNs, decidedVerdict{kind: d.Kind,
@@ -724,36 +730,122 @@ func joinProblems(ps []string) string {
 }
 
 // chainIndex holds the hashes of the recorded self-assessments by stamp,
-// bounded: the oldest stamps are forgotten first.
+// bounded: beyond max stamps the oldest (smallest) stamps are forgotten
+// first.
+//
+// Stamps arrive nearly in order, so the entries are kept sorted by stamp in
+// a ring of at most max entries: a newer stamp goes at the end, an older
+// one is found by binary search (and, rarely, inserted with a short move),
+// the oldest leave from the front. No map and no allocation per entry, and
+// each hash is held as its 32 bytes, inline: the ring is the only storage
+// (4 MiB at the default bound) and holds nothing the collector must follow
+// but the rare second hash of a stamp.
 type chainIndex struct {
-	max    int
-	byStmp map[int64][]string
-	order  fifo[int64]
+	max  int
+	ring []chainEntry // a power of two long, grown by doubling to hold max
+	head int          // position of the oldest entry
+	n    int          // live entries
+}
+
+// chainEntry is the distinct hashes recorded for one stamp, in arrival
+// order: first, then more (a stamp with conflicting assessments).
+type chainEntry struct {
+	stamp int64
+	first sha256Digest
+	more  []sha256Digest
+}
+
+type sha256Digest [32]byte
+
+// hex returns the lowercase hex form, as hashes are written.
+func (d *sha256Digest) hex() string { return hex.EncodeToString(d[:]) }
+
+// is reports whether h is d's lowercase hex form.
+func (d *sha256Digest) is(h string) bool {
+	var buf [64]byte
+	hex.Encode(buf[:], d[:])
+	return string(buf[:]) == h
+}
+
+// count returns the number of hashes.
+func (e *chainEntry) count() int { return 1 + len(e.more) }
+
+// at returns the i-th hash.
+func (e *chainEntry) at(i int) *sha256Digest {
+	if i == 0 {
+		return &e.first
+	}
+	return &e.more[i-1]
 }
 
 func newChainIndex(max int) chainIndex {
-	return chainIndex{max: max, byStmp: map[int64][]string{}}
+	return chainIndex{max: max}
+}
+
+// entry returns the i-th live entry, oldest first.
+func (c *chainIndex) entry(i int) *chainEntry { return &c.ring[(c.head+i)&(len(c.ring)-1)] }
+
+// search returns the index of the first live entry with a stamp >= s and
+// whether it is s.
+func (c *chainIndex) search(s int64) (int, bool) {
+	if c.n == 0 || c.entry(c.n-1).stamp < s {
+		return c.n, false // the common case: a newer stamp
+	}
+	i := sort.Search(c.n, func(i int) bool { return c.entry(i).stamp >= s })
+	return i, i < c.n && c.entry(i).stamp == s
 }
 
 func (c *chainIndex) add(a *decisions.SelfAssessment) {
 	s := a.BeliefStampSimNs
-	h := a.SHA256()
-	hs, ok := c.byStmp[s]
-	if !ok {
-		c.order.push(s)
+	var d sha256Digest
+	if _, err := hex.Decode(d[:], []byte(a.SHA256())); err != nil {
+		return // unreachable: SHA256 is 64 hex digits
 	}
-	for _, x := range hs {
-		if x == h {
-			return
+	i, found := c.search(s)
+	if found {
+		e := c.entry(i)
+		for k := range e.count() {
+			if *e.at(k) == d {
+				return
+			}
 		}
+		e.more = append(e.more, d)
+		return
 	}
-	c.byStmp[s] = append(hs, h)
-	for c.order.len() > c.max {
-		delete(c.byStmp, c.order.pop())
+	if c.n == c.max {
+		if i == 0 {
+			return // older than every stamp held: the first to forget
+		}
+		*c.entry(0) = chainEntry{}
+		c.head = (c.head + 1) & (len(c.ring) - 1)
+		c.n--
+		i--
 	}
+	if c.n == len(c.ring) {
+		c.grow()
+	}
+	for k := c.n; k > i; k-- { // a short move: stamps arrive nearly in order
+		*c.entry(k) = *c.entry(k - 1)
+	}
+	*c.entry(i) = chainEntry{stamp: s, first: d}
+	c.n++
 }
 
-func (c *chainIndex) hashes(stamp int64) []string { return c.byStmp[stamp] }
+func (c *chainIndex) grow() {
+	ring := make([]chainEntry, max(2*len(c.ring), 64))
+	for k := range c.n {
+		ring[k] = *c.entry(k)
+	}
+	c.ring, c.head = ring, 0
+}
+
+// find returns the hashes of stamp, nil when none is held.
+func (c *chainIndex) find(stamp int64) *chainEntry {
+	if i, ok := c.search(stamp); ok {
+		return c.entry(i)
+	}
+	return nil
+}
 
 // fifo is a queue whose storage is reused once its consumed head dominates.
 type fifo[T any] struct {

@@ -282,15 +282,16 @@ func TestVerifyMemoryIsBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 		m := bag.Message{Topic: "/self_assessment", LogTime: uint64(logTime)}
-		v.input(&m, runner.AssessmentEvent{ArrivalNs: logTime, Assessment: s}, nil)
+		ev := runner.DecodedOf(runner.AssessmentEvent{ArrivalNs: logTime, Assessment: s})
+		v.input(&m, &ev, nil)
 		if i%3 == 0 {
 			r := decisions.Rationale{BeliefStampSimNs: 1<<40 + i, PolicyID: decisions.ReferencePolicyID,
 				Decision: decisions.Decision{DecisionStampSimNs: 1<<40 + i, Reason: "x", SchemaVersion: 1}, SchemaVersion: 1}
 			d := bag.Message{Topic: "/decisions", SchemaName: "ghost/msg/DecisionRationale", LogTime: uint64(logTime)}
 			v.decision(&d, r, nil)
 		}
-		if v.chain.order.len() > 100 || len(v.chain.byStmp) > 100 || v.pending.len() > 100 {
-			t.Fatalf("after %d inputs: chain %d pending %d", i, len(v.chain.byStmp), v.pending.len())
+		if n := v.chain.n; n > 100 || len(v.chain.ring) > 200 || v.pending.len() > 100 {
+			t.Fatalf("after %d inputs: chain %d (storage %d) pending %d", i, n, len(v.chain.ring), v.pending.len())
 		}
 	}
 	r, _ := v.finish(nil)

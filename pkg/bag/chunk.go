@@ -17,10 +17,19 @@ import (
 // compressor is one lane's chunk compressor: one synchronous call per
 // chunk, which costs less CPU than feeding a streaming encoder.
 type compressor struct {
-	zstd *zstd.Encoder
-	lz4  *lz4.Writer
-	sink sliceWriter
+	zstd      *zstd.Encoder // for chunks of zstdSmallWindow bytes or more
+	zstdSmall *zstd.Encoder // for the usual chunks, below zstdSmallWindow
+	lz4       *lz4.Writer
+	sink      sliceWriter
 }
+
+// zstdSmallWindow is the window of the encoder of the usual chunks (1 MiB
+// by default, plus one message). The default window (8 MiB) keeps 16 MiB
+// of history per encoder, live for the whole recording; a chunk shorter
+// than the window compresses to the same bytes with either (every match
+// offset and the frame header depend only on the chunk's length then), so
+// the small encoder changes no output and holds 4 MiB.
+const zstdSmallWindow = 2 << 20
 
 // compress returns src compressed (appended to dst, or src itself when
 // comp is none) and the CRC of src.
@@ -28,14 +37,18 @@ func (c *compressor) compress(comp mcap.CompressionFormat, src, dst []byte) ([]b
 	crc := crc32.ChecksumIEEE(src)
 	switch comp {
 	case mcap.CompressionZSTD:
-		if c.zstd == nil {
-			enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
+		enc, opts := &c.zstd, []zstd.EOption{zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1)}
+		if len(src) < zstdSmallWindow {
+			enc, opts = &c.zstdSmall, append(opts, zstd.WithWindowSize(zstdSmallWindow))
+		}
+		if *enc == nil {
+			e, err := zstd.NewWriter(nil, opts...)
 			if err != nil {
 				return nil, 0, err
 			}
-			c.zstd = enc
+			*enc = e
 		}
-		return c.zstd.EncodeAll(src, dst), crc, nil
+		return (*enc).EncodeAll(src, dst), crc, nil
 	case mcap.CompressionLZ4:
 		if c.lz4 == nil {
 			c.lz4 = lz4.NewWriter(nil) // at its fastest level

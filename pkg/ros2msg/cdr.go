@@ -136,6 +136,8 @@ type cdrDecoder struct {
 	be   bool
 	typ  string
 	err  *DecodeError
+	// strs, when set, supplies strings seen before (StringCache).
+	strs *StringCache
 }
 
 // start checks the encapsulation header.
@@ -308,6 +310,9 @@ func (d *cdrDecoder) str(field string, bound int) string {
 		return ""
 	}
 	d.off = start + int(n)
+	if d.strs != nil {
+		return d.strs.get(b)
+	}
 	return string(b)
 }
 

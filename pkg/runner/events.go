@@ -20,9 +20,10 @@ type Event interface {
 	isEvent()
 }
 
-// BeliefEvent delivers a belief (VehicleState). The Loop keeps the belief's
-// Covariance slice and Mission.Goal by reference: callers must not modify
-// them after Step.
+// BeliefEvent delivers a belief (VehicleState). The Loop copies the
+// Covariance of a belief it keeps, so the caller may reuse that storage
+// once Step returns (a Decoder's Scratch does); Mission.Goal is kept by
+// reference: callers must not modify it after Step.
 type BeliefEvent struct {
 	ArrivalNs int64
 	Belief    decisions.Belief

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/ros2"
 	"github.com/ghost-robotics/ghost/pkg/ros2msg"
 )
@@ -60,6 +61,11 @@ type InputSpec struct {
 	// hashes while a calibrated input delivers the same assessments with
 	// their calibration. Enabled sets it.
 	ChainOnly bool
+	// NewDecodeInto, optional, returns a decoder that writes the event by
+	// value into a Decoded and puts the bulky parts of an event (a belief's
+	// covariance) in storage the caller reuses (Decoder.DecodeInto); without
+	// it DecodeInto uses NewDecode.
+	NewDecodeInto func() DecodeIntoFunc
 }
 
 // Disabled reports whether the input is an optional one without a topic.
@@ -87,6 +93,122 @@ func Enabled(inputs []InputSpec) []InputSpec {
 		}
 	}
 	return out
+}
+
+// DecodeIntoFunc is a DecodeFunc that writes the event into out, by value,
+// and takes a belief's covariance from s (a nil s allocates it): the event
+// is then valid until s is reset.
+type DecodeIntoFunc func(data []byte, arrivalNs int64, s *Scratch, out *Decoded) error
+
+// Decoded is one decoded input event held by value. Returning events as an
+// Event interface boxes each one on the heap (a self-assessment is about
+// 300 bytes); a Decoded keeps them in the caller's storage, and
+// Session.ApplyDecoded steps the Loop with them without boxing.
+type Decoded struct {
+	kind       decodedKind
+	belief     BeliefEvent
+	assessment AssessmentEvent
+	perception PerceptionEvent
+	other      Event // from a DecodeFunc
+}
+
+type decodedKind uint8
+
+const (
+	decodedNone decodedKind = iota
+	decodedBelief
+	decodedAssessment
+	decodedPerception
+	decodedOther
+)
+
+// Event returns the event as an Event (boxed: for callers that keep it),
+// nil when there is none.
+func (d *Decoded) Event() Event {
+	switch d.kind {
+	case decodedBelief:
+		return d.belief
+	case decodedAssessment:
+		return d.assessment
+	case decodedPerception:
+		return d.perception
+	case decodedOther:
+		return d.other
+	}
+	return nil
+}
+
+// Assessment returns the assessment a self-assessment input carried.
+func (d *Decoded) Assessment() (*decisions.SelfAssessment, bool) {
+	switch {
+	case d.kind == decodedAssessment:
+		return &d.assessment.Assessment, true
+	case d.kind == decodedOther:
+		if a, ok := d.other.(AssessmentEvent); ok {
+			return &a.Assessment, true
+		}
+	}
+	return nil, false
+}
+
+// DecodedOf holds ev in a Decoded.
+func DecodedOf(ev Event) Decoded {
+	var d Decoded
+	d.set(ev)
+	return d
+}
+
+func (d *Decoded) set(ev Event) {
+	*d = Decoded{}
+	switch e := ev.(type) {
+	case nil:
+	case BeliefEvent:
+		d.kind, d.belief = decodedBelief, e
+	case AssessmentEvent:
+		d.kind, d.assessment = decodedAssessment, e
+	case PerceptionEvent:
+		d.kind, d.perception = decodedPerception, e
+	default:
+		d.kind, d.other = decodedOther, ev
+	}
+}
+
+// Scratch is reusable storage for the covariances of decoded beliefs. A
+// batch of messages is decoded into it, the events are stepped through a
+// Loop (which copies what it keeps, see BeliefEvent), and Reset makes the
+// storage free for the next batch: in steady state decoding a belief
+// allocates no covariance. The zero value is ready; not safe for concurrent
+// use.
+type Scratch struct {
+	buf  []float64
+	used int // floats handed out since Reset, across blocks
+}
+
+// scratchBlock is the smallest block a Scratch allocates: 64 covariances.
+const scratchBlock = 64 * 225
+
+// Floats returns n float64s of s's storage, valid until Reset.
+func (s *Scratch) Floats(n int) []float64 {
+	if n > cap(s.buf)-len(s.buf) {
+		// The old block stays alive for the slices already handed out
+		// and is left to the collector.
+		s.buf = make([]float64, 0, max(2*cap(s.buf), n, scratchBlock))
+	}
+	s.used += n
+	start := len(s.buf)
+	s.buf = s.buf[:start+n]
+	return s.buf[start : start+n : start+n]
+}
+
+// Reset frees all of s's storage for reuse: every slice Floats returned,
+// and the events holding them, become invalid. A Scratch that had to grow
+// since the last Reset takes one block of all it handed out, so that the
+// next batch of the same size fits without allocating.
+func (s *Scratch) Reset() {
+	if s.used > cap(s.buf) {
+		s.buf = make([]float64, 0, s.used)
+	}
+	s.buf, s.used = s.buf[:0], 0
 }
 
 // Input keys of the ghost inputs.
@@ -123,15 +245,15 @@ func DefaultInputs() []InputSpec {
 	return []InputSpec{
 		{
 			Key: KeyState, Topic: "/state/nav", Type: "ghost/msg/VehicleState", QoS: ros2.DefaultInputQoS(),
-			Kind: InputBelief, Role: "belief (VehicleState) input", NewDecode: decodeBelief,
+			Kind: InputBelief, Role: "belief (VehicleState) input", NewDecode: decodeBelief, NewDecodeInto: decodeBeliefInto,
 		},
 		{
 			Key: KeySelfAssessment, Topic: "/self_assessment", Type: "ghost/msg/BeliefSelfAssessment", QoS: ros2.DefaultInputQoS(),
-			Kind: InputAssessment, Role: "self-assessment input", NewDecode: decodeAssessment,
+			Kind: InputAssessment, Role: "self-assessment input", NewDecode: decodeAssessment, NewDecodeInto: decodeAssessmentInto,
 		},
 		{
 			Key: KeyPerceptionMode, Topic: "/perception/mode", Type: "ghost/msg/PerceptionMode", QoS: ros2.DefaultInputQoS(),
-			Kind: InputPerception, Role: "perception mode input (optional)", NewDecode: decodePerception,
+			Kind: InputPerception, Role: "perception mode input (optional)", NewDecode: decodePerception, NewDecodeInto: decodePerceptionInto,
 		},
 		{
 			Key: KeySelfAssessmentCalibrated, Topic: "", Type: "ghost/msg/CalibratedSelfAssessment", QoS: ros2.DefaultInputQoS(),
@@ -162,16 +284,52 @@ func EvidenceMessage(ev EvidenceEvent) ros2msg.ActionEvidence {
 }
 
 func decodeBelief() DecodeFunc {
-	var vs ros2msg.VehicleState
 	return func(data []byte, arrivalNs int64) (Event, error) {
-		if err := vs.UnmarshalCDR(data); err != nil {
-			return nil, err
-		}
-		b, err := ros2msg.BeliefFromWire(&vs)
+		b, err := ros2msg.DecodeBelief(data, nil)
 		if err != nil {
 			return nil, err
 		}
 		return BeliefEvent{ArrivalNs: arrivalNs, Belief: b}, nil
+	}
+}
+
+func decodeBeliefInto() DecodeIntoFunc {
+	return func(data []byte, arrivalNs int64, s *Scratch, out *Decoded) error {
+		var cov func(int) []float64
+		if s != nil {
+			cov = s.Floats
+		}
+		b, err := ros2msg.DecodeBelief(data, cov)
+		if err != nil {
+			return err
+		}
+		out.kind, out.belief = decodedBelief, BeliefEvent{ArrivalNs: arrivalNs, Belief: b}
+		return nil
+	}
+}
+
+func decodeAssessmentInto() DecodeIntoFunc {
+	var sa ros2msg.BeliefSelfAssessment
+	var strs ros2msg.StringCache // the thresholds hash repeats
+	return func(data []byte, arrivalNs int64, _ *Scratch, out *Decoded) error {
+		if err := sa.UnmarshalCDRCached(data, &strs); err != nil {
+			return err
+		}
+		out.kind = decodedAssessment
+		out.assessment = AssessmentEvent{ArrivalNs: arrivalNs, Assessment: ros2msg.SelfAssessmentFromWire(&sa)}
+		out.assessment.Assessment.Seal() // as decodeAssessment
+		return nil
+	}
+}
+
+func decodePerceptionInto() DecodeIntoFunc {
+	var pm ros2msg.PerceptionMode
+	return func(data []byte, arrivalNs int64, _ *Scratch, out *Decoded) error {
+		if err := pm.UnmarshalCDR(data); err != nil {
+			return err
+		}
+		out.kind, out.perception = decodedPerception, PerceptionEvent{ArrivalNs: arrivalNs, Report: ros2msg.PerceptionFromWire(&pm)}
+		return nil
 	}
 }
 
@@ -307,6 +465,7 @@ func CheckTopics(inputs []InputSpec, outputs Topics) error {
 type Decoder struct {
 	topics []string
 	decode []DecodeFunc
+	into   []DecodeIntoFunc // nil where the input has no NewDecodeInto
 }
 
 // NewDecoder returns a decoder for the inputs that are not Disabled.
@@ -318,8 +477,41 @@ func NewDecoder(inputs []InputSpec) *Decoder {
 		}
 		d.topics = append(d.topics, in.Topic)
 		d.decode = append(d.decode, in.NewDecode())
+		var into DecodeIntoFunc
+		if in.NewDecodeInto != nil {
+			into = in.NewDecodeInto()
+		}
+		d.into = append(d.into, into)
 	}
 	return d
+}
+
+// DecodeInto is Decode into out, by value, with a belief's covariance taken
+// from s: the event is valid until s is reset, and only a Loop (which
+// copies what it keeps) may be stepped with it. out holds no event for a
+// message on another topic or one that does not decode.
+func (d *Decoder) DecodeInto(topic string, arrivalNs int64, data []byte, s *Scratch, out *Decoded) error {
+	out.kind = decodedNone
+	for i, t := range d.topics {
+		if t != topic {
+			continue
+		}
+		var err error
+		if d.into[i] != nil {
+			err = d.into[i](data, arrivalNs, s, out)
+		} else {
+			var ev Event
+			if ev, err = d.decode[i](data, arrivalNs); err == nil {
+				out.set(ev)
+			}
+		}
+		if err != nil {
+			out.kind = decodedNone
+			return corrupt(topic, err)
+		}
+		return nil
+	}
+	return nil
 }
 
 // Decode returns the event for a message on one of the input topics, and

@@ -131,6 +131,10 @@ type Loop struct {
 	act actionState
 
 	scratchA, scratchB []byte
+
+	// covFree recycles the covariance storage of beliefs that left both
+	// the pending buffer and the decided memory (see keepCovariance).
+	covFree [][]float64
 }
 
 type pendingBelief struct {
@@ -479,6 +483,11 @@ func (l *Loop) emit(b *pendingBelief, a *heldAssessment, why WithoutReason, c *c
 // decided beliefs leave theirs for the decided memory, and every buffer is
 // pruned back within its bound. Nothing here can fail.
 func (l *Loop) commit(now int64, c *candidate, anchor anchorPlan, n int, out *Output) {
+	if c.ok && c.kind == InputBelief {
+		// Before the view below: a belief decided in its own step goes
+		// to the decided memory with the Loop's copy too.
+		c.belief.belief.Covariance = l.keepCovariance(c.belief.belief.Covariance)
+	}
 	if !l.started {
 		l.firstArrival = now
 	}
@@ -503,6 +512,7 @@ func (l *Loop) commit(now int64, c *candidate, anchor anchorPlan, n int, out *Ou
 	}
 	for l.decided.len() > l.maxDecided {
 		l.forgottenUpTo = l.decided.front().key()
+		l.releaseCovariance(l.decided.front().belief.Covariance)
 		l.decided.dropFront(1)
 	}
 
@@ -578,5 +588,43 @@ func (l *Loop) prunePerception(out *Output) {
 	}
 	if d := l.pastPerception.len() - l.maxPerception; d > 0 {
 		l.pastPerception.dropFront(d)
+	}
+}
+
+// keepCovariance returns the Loop's own copy of an admitted belief's
+// covariance, in recycled storage.
+//
+// The Loop keeps every admitted belief, by value, in the pending buffer and
+// then in the decided memory, and compares a repeat of its stamp with it
+// bit for bit (decisions.Belief.Equal): that is what tells an identical
+// repeat from a conflict. Callers may therefore hand it a covariance in
+// storage they reuse (a Decoder's Scratch): the Loop copies the 225 values
+// of what it keeps, and only that, once the step commits. A copy is exact
+// and costs a memmove of 1.8 KB; a hash would cost more per belief and let
+// two covariances it cannot tell apart pass as a repeat. Each kept belief
+// owns its copy until it leaves both buffers (releaseCovariance), so the
+// storage in use is bounded by MaxPendingBeliefs + MaxDecidedMemory + 1
+// covariances and is not allocated again in steady state.
+func (l *Loop) keepCovariance(cov []float64) []float64 {
+	if len(cov) == 0 {
+		return cov
+	}
+	var c []float64
+	if n := len(l.covFree); n > 0 && cap(l.covFree[n-1]) >= len(cov) {
+		c = l.covFree[n-1][:len(cov)]
+		l.covFree[n-1] = nil
+		l.covFree = l.covFree[:n-1]
+	} else {
+		c = make([]float64, len(cov))
+	}
+	copy(c, cov)
+	return c
+}
+
+// releaseCovariance takes back the storage of a kept belief that left the
+// Loop's buffers for good.
+func (l *Loop) releaseCovariance(c []float64) {
+	if cap(c) > 0 {
+		l.covFree = append(l.covFree, c[:0])
 	}
 }

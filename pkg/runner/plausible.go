@@ -198,6 +198,7 @@ func (l *Loop) dropImplausible(keepUpTo int64, out *Output) {
 	i, _ := l.pending.search(keepUpTo + 1)
 	for _, p := range l.pending.items()[i:] {
 		out.Rejections = append(out.Rejections, Rejection{RejectImplausibleBelief, p.key(), implausibleDetail("VehicleState.stamp_sim_ns", p.key(), l.refStamp, l.maxLead)})
+		l.releaseCovariance(p.belief.Covariance)
 	}
 	l.pending.dropBack(l.pending.len() - i)
 	j, _ := l.held.search(keepUpTo + 1)

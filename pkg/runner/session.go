@@ -110,6 +110,10 @@ type Session struct {
 	dec *Decoder
 
 	pumpScratch []EvidenceEvent
+	// scratch and decoded hold the message being fed: the Loop copies what
+	// it keeps, so one message's storage serves the next.
+	scratch Scratch
+	decoded Decoded
 }
 
 // NewSession builds the Loop and the Runner.
@@ -185,8 +189,25 @@ func (s *Session) Stats() SessionStats {
 // counted and ignored. Decisions the step makes are published to the sinks
 // before Feed returns.
 func (s *Session) Feed(topic string, arrivalNs int64, data []byte) error {
-	ev, err := s.dec.Decode(topic, arrivalNs, data)
-	return s.Apply(topic, ev, err)
+	s.scratch.Reset()
+	err := s.dec.DecodeInto(topic, arrivalNs, data, &s.scratch, &s.decoded)
+	return s.ApplyDecoded(topic, &s.decoded, err)
+}
+
+// ApplyDecoded is Apply with an event a Decoder's DecodeInto made; the
+// event is stepped by value, never boxed.
+func (s *Session) ApplyDecoded(topic string, d *Decoded, decodeErr error) error {
+	switch d.kind {
+	case decodedBelief:
+		return s.Apply(topic, d.belief, decodeErr)
+	case decodedAssessment:
+		return s.Apply(topic, d.assessment, decodeErr)
+	case decodedPerception:
+		return s.Apply(topic, d.perception, decodeErr)
+	case decodedOther:
+		return s.Apply(topic, d.other, decodeErr)
+	}
+	return s.Apply(topic, nil, decodeErr)
 }
 
 // Apply steps the Loop with an event a Decoder (with the session's topics)
@@ -224,7 +245,7 @@ func (s *Session) End(arrivalNs int64) error { return s.Step(EndEvent{ArrivalNs:
 // items (none when it was rejected or only repeated; the step still lets
 // time pass).
 func (s *Session) Step(ev Event) error {
-	if t := ev.Arrival(); t > s.now {
+	if t := arrival(ev); t > s.now {
 		s.now = t
 	}
 	var admitErr error
@@ -271,4 +292,35 @@ func (s *Session) Pump(upToNs int64, record func(EvidenceEvent) error) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// arrival reads an event's arrival time per type, not through the
+// interface: ev then does not escape, and an event converted to Event at
+// the call stays on the caller's stack.
+func arrival(ev Event) int64 {
+	switch e := ev.(type) {
+	case nil:
+		return 0
+	case BeliefEvent:
+		return e.ArrivalNs
+	case AssessmentEvent:
+		return e.ArrivalNs
+	case PerceptionEvent:
+		return e.ArrivalNs
+	case TickEvent:
+		return e.ArrivalNs
+	case EndEvent:
+		return e.ArrivalNs
+	case *BeliefEvent:
+		return e.ArrivalNs
+	case *AssessmentEvent:
+		return e.ArrivalNs
+	case *PerceptionEvent:
+		return e.ArrivalNs
+	case *TickEvent:
+		return e.ArrivalNs
+	case *EndEvent:
+		return e.ArrivalNs
+	}
+	return 0 // nil: the set of events is closed
 }

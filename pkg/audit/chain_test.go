@@ -1,0 +1,109 @@
+package audit
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ghost-robotics/ghost/pkg/decisions"
+)
+
+// sealedAt is an assessment of stamp whose hash differs with variant.
+func sealedAt(t testing.TB, stamp int64, variant int) *decisions.SelfAssessment {
+	t.Helper()
+	th := decisions.Thresholds{PositionKnownStdM: 1, PositionUnknownStdM: 2, VelocityKnownStdMps: 1, VelocityUnknownStdMps: 2,
+		OrientationKnownStdRad: 1, OrientationUnknownStdRad: 2, SchemaVersion: 1}
+	cov := make([]float64, decisions.CovarianceLen)
+	for i := 0; i < 15; i++ {
+		cov[i*15+i] = 0.01 * float64(1+variant)
+	}
+	a, err := decisions.Assess(stamp, cov, th)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Seal()
+	return &a
+}
+
+// The chain index against a plain model: every stamp's distinct hashes in
+// arrival order, the smallest stamps forgotten beyond the bound, whatever
+// the order stamps arrive in.
+func TestChainIndexMatchesModel(t *testing.T) {
+	const bound = 8
+	for _, tc := range []struct {
+		name   string
+		stamps []int64
+	}{
+		{"in order", []int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20}},
+		{"repeats and conflicts", []int64{1, 1, 2, 2, 2, 3, 4, 4, 5, 6, 7, 8, 9, 9, 10, 11}},
+		{"out of order", []int64{5, 3, 9, 1, 2, 8, 7, 4, 6, 12, 10, 11, 20, 13, 14, 19, 15, 16, 18, 17, 2, 30}},
+		{"long run (compaction)", func() []int64 {
+			var s []int64
+			for i := range int64(200) {
+				s = append(s, i+3, i)
+			}
+			return s
+		}()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newChainIndex(bound)
+			model := map[int64][]string{}
+			for k, s := range tc.stamps {
+				a := sealedAt(t, s, k%3)
+				c.add(a)
+				if !slices.Contains(model[s], a.SHA256()) {
+					model[s] = append(model[s], a.SHA256())
+				}
+				for len(model) > bound {
+					oldest := int64(1 << 62)
+					for m := range model {
+						oldest = min(oldest, m)
+					}
+					delete(model, oldest)
+				}
+				for m := int64(-5); m <= 210; m++ {
+					e := c.find(m)
+					var got []string
+					if e != nil {
+						for i := range e.count() {
+							got = append(got, e.at(i).hex())
+							if !e.at(i).is(got[i]) || e.at(i).is(strings.ToUpper(got[i])) {
+								t.Fatalf("digest %s does not compare as its lowercase hex alone", got[i])
+							}
+						}
+					}
+					if want := model[m]; !slices.Equal(got, want) {
+						t.Fatalf("after adding %v: stamp %d holds %d hashes, want %d", tc.stamps[:k+1], m, len(got), len(want))
+					}
+				}
+			}
+			if len(c.ring) > max(2*bound, 64) {
+				t.Errorf("storage grew to %d entries for a bound of %d", len(c.ring), bound)
+			}
+		})
+	}
+}
+
+// BenchmarkChainIndex adds the sealed assessments of twice the default
+// bound of stamps, in order, and looks each up again (steady state: the
+// storage of the previous round is reused).
+func BenchmarkChainIndex(b *testing.B) {
+	as := make([]*decisions.SelfAssessment, 2*DefaultMaxHeld)
+	for i := range as {
+		as[i] = sealedAt(b, int64(i), 0)
+	}
+	c := newChainIndex(DefaultMaxHeld)
+	b.ReportAllocs()
+	for b.Loop() {
+		clear(c.ring)
+		c.head, c.n = 0, 0 // the storage of the last round, reused
+		for i, a := range as {
+			c.add(a)
+			if c.find(int64(i)) == nil {
+				b.Fatal(fmt.Sprint("lost ", i))
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(as)), "ns/assessment")
+}

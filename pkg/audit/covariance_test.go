@@ -1,0 +1,103 @@
+package audit
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/ghost-robotics/ghost/pkg/bag"
+	"github.com/ghost-robotics/ghost/pkg/ros2msg"
+	"github.com/ghost-robotics/ghost/pkg/runner"
+)
+
+// Verify decodes beliefs' covariances into storage reused batch after
+// batch; the Loop must compare a later repeat with its own copy. A belief
+// decoded once the batches' storage is being reused, and repeated several
+// batches later (its stamp still in the decided memory), is a duplicate
+// when identical and a conflict when its covariance differs in one bit.
+func TestVerifyRepeatedBeliefAfterStorageReuse(t *testing.T) {
+	out, _, err := replayBytes(t, simSource(t, 80*time.Second, 50), ReplayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := drainSource(t, openBytes(t, out))
+	state := runner.DefaultTopics()[runner.KeyState]
+	// Every belief gets a covariance of its own (the simulator's repeat
+	// over long stretches; decisions do not read them), so that storage
+	// reused too early shows.
+	for i := range msgs {
+		if msgs[i].Topic != state {
+			continue
+		}
+		var vs ros2msg.VehicleState
+		if err := vs.UnmarshalCDR(msgs[i].Data); err != nil {
+			t.Fatal(err)
+		}
+		if len(vs.Nav.Covariance15x15) == 0 {
+			continue
+		}
+		vs.Nav.Covariance15x15[7] = float64(i)
+		if msgs[i].Data, err = vs.MarshalCDR(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first, later := -1, -1
+	for i, m := range msgs {
+		if m.Topic != state {
+			continue
+		}
+		switch {
+		case first < 0 && i > (2*prefetchBatches+2)*prefetchBatch:
+			first = i
+		case first >= 0 && i > first+(prefetchBatches+2)*prefetchBatch:
+			later = i
+		}
+		if later >= 0 {
+			break
+		}
+	}
+	if later < 0 {
+		t.Fatal("recording too short")
+	}
+	var vs ros2msg.VehicleState
+	if err := vs.UnmarshalCDR(msgs[first].Data); err != nil {
+		t.Fatal(err)
+	}
+	if len(vs.Nav.Covariance15x15) == 0 {
+		t.Fatal("the belief has no covariance")
+	}
+	vs.Nav.Covariance15x15[7] = math.Float64frombits(math.Float64bits(vs.Nav.Covariance15x15[7]) ^ 1)
+	changed, err := vs.MarshalCDR()
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := msgs[later].LogTime
+	repeat := func(data []byte) bag.Message {
+		m := msgs[first]
+		m.Data, m.LogTime, m.PublishTime = data, at, at
+		return m
+	}
+	for _, tc := range []struct {
+		name      string
+		add       []bag.Message
+		conflicts uint64
+	}{
+		{"identical repeat", []bag.Message{repeat(msgs[first].Data)}, 0},
+		{"one bit of the covariance changed", []bag.Message{repeat(changed)}, 1},
+		{"changed, then identical", []bag.Message{repeat(changed), repeat(msgs[first].Data)}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := append(append(append([]bag.Message(nil), msgs[:later]...), tc.add...), msgs[later:]...)
+			rep, err := Verify(&sliceSource{msgs: in}, VerifyOptions{Loop: runner.LoopOptions{MaxDecidedMemory: 8192}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Verdict != VerdictPass {
+				t.Fatalf("verdict %s: %v", rep.Verdict, rep.Reasons)
+			}
+			if got := rep.Rejected[runner.RejectConflictingBelief.String()]; got != tc.conflicts {
+				t.Fatalf("%d conflicting beliefs, want %d (rejected %v)", got, tc.conflicts, rep.Rejected)
+			}
+		})
+	}
+}
