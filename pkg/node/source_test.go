@@ -2,7 +2,9 @@ package node
 
 import (
 	"context"
+	"encoding/binary"
 	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -142,5 +144,113 @@ func TestNodeRefusesAMismatchedPX4Release(t *testing.T) {
 	if _, err := newNode(context.Background(), cfg, ros2.NewFakeTransport(), slog.New(slog.DiscardHandler), time.Now, t.TempDir()); err == nil ||
 		!strings.Contains(err.Error(), "px4_msgs") {
 		t.Fatalf("err %v: want px4_msgs not found", err)
+	}
+}
+
+// odometryPrefix installs nav_msgs, geometry_msgs, std_msgs,
+// builtin_interfaces and sensor_msgs test definitions as an ament prefix.
+func odometryPrefix(t *testing.T) string {
+	t.Helper()
+	prefix := t.TempDir()
+	src := filepath.Join("..", "ros2msg", "dynamic", "testdata", "msgs")
+	pkgs, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pkgs {
+		dst := filepath.Join(prefix, "share", p.Name(), "msg")
+		if err := os.MkdirAll(dst, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		files, _ := filepath.Glob(filepath.Join(src, p.Name(), "*.msg"))
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dst, filepath.Base(f)), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return prefix
+}
+
+// odometryCDR is a nav_msgs/Odometry at stamp sec with the same variance on
+// every diagonal entry of both covariances.
+func odometryCDR(sec uint32, variance float64) []byte {
+	b := []byte{0, 1, 0, 0}
+	align := func(n int) {
+		for (len(b)-4)%n != 0 {
+			b = append(b, 0)
+		}
+	}
+	u32 := func(v uint32) { align(4); b = binary.LittleEndian.AppendUint32(b, v) }
+	f64 := func(v float64) { align(8); b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v)) }
+	str := func(s string) { u32(uint32(len(s) + 1)); b = append(append(b, s...), 0) }
+	u32(sec)
+	u32(0)
+	str("map")
+	str("base_link")
+	for _, v := range []float64{1, 2, 3, 0, 0, 0, 1} {
+		f64(v)
+	}
+	cov := func() {
+		for i := range 36 {
+			v := 0.0
+			if i%7 == 0 {
+				v = variance
+			}
+			f64(v)
+		}
+	}
+	cov()
+	for range 6 {
+		f64(0)
+	}
+	cov()
+	return b
+}
+
+// TestNodeDecidesOdometry: with input.source odometry the node reads
+// nav_msgs/Odometry, publishes the belief and assessment it makes of each
+// message, and decides them.
+func TestNodeDecidesOdometry(t *testing.T) {
+	prefix := odometryPrefix(t)
+	cfg := testConfig()
+	cfg.Input.Source = nodeconfig.SourceOdometry
+	ft := ros2.NewFakeTransport()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		done <- run(runCtx, cfg, ft, slog.New(slog.DiscardHandler), runOptions{now: func() time.Time { return base },
+			tick: make(chan time.Time), diag: make(chan time.Time), ament: prefix})
+	}()
+	for i, v := range []float64{1e-4, 0.01, 0} { // known, uncertain (orientation), unknown (MAVROS' zeros)
+		if err := ft.Deliver(ctx, "/odom", odometryCDR(uint32(10+i), v), base.Add(time.Duration(i)*time.Second)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := ft.WaitPublished(ctx, cfg.Topics[runner.KeyDecisions], 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{"overall_known", "overall_uncertain", "overall_unknown"} {
+		var r ros2msg.DecisionRationale
+		if err := r.UnmarshalCDR(got[i]); err != nil {
+			t.Fatal(err)
+		}
+		if r.Decision.Reason != want || r.BeliefStampSimNs != int64(10+i)*1_000_000_000 || r.SelfAssessmentSHA256 == "" {
+			t.Fatalf("decision %d: %+v, want %s", i, r, want)
+		}
+	}
+	if n := len(ft.Published(cfg.Topics[runner.KeySelfAssessment])); n != 3 {
+		t.Fatalf("%d assessments published, want 3", n)
 	}
 }
