@@ -18,29 +18,36 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/runner"
 )
 
-// px4Prefix installs the test layouts of PX4 release 1.15 as an ament
-// prefix holding px4_msgs.
-func px4Prefix(t *testing.T) string {
+// amentPrefix installs .msg definitions as an ament prefix: each package
+// name maps to the directory holding its .msg files.
+func amentPrefix(t *testing.T, pkgs map[string]string) string {
 	t.Helper()
 	prefix := t.TempDir()
-	dst := filepath.Join(prefix, "share", "px4_msgs", "msg")
-	if err := os.MkdirAll(dst, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	files, _ := filepath.Glob(filepath.Join("..", "px4", "testdata", "px4_msgs", "1.15", "*.msg"))
-	if len(files) == 0 {
-		t.Fatal("no px4 test layouts")
-	}
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
+	for pkg, src := range pkgs {
+		dst := filepath.Join(prefix, "share", pkg, "msg")
+		if err := os.MkdirAll(dst, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dst, filepath.Base(f)), data, 0o644); err != nil {
-			t.Fatal(err)
+		files, _ := filepath.Glob(filepath.Join(src, "*.msg"))
+		if len(files) == 0 {
+			t.Fatalf("no definitions in %s", src)
+		}
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dst, filepath.Base(f)), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	return prefix
+}
+
+// px4Prefix holds the test layouts of PX4 release 1.15 as px4_msgs.
+func px4Prefix(t *testing.T) string {
+	return amentPrefix(t, map[string]string{"px4_msgs": filepath.Join("..", "px4", "testdata", "px4_msgs", "1.15")})
 }
 
 func px4Message(t *testing.T, defs *px4.Definitions, name string, floats map[string]float64, uints map[string]uint64) []byte {
@@ -147,33 +154,15 @@ func TestNodeRefusesAMismatchedPX4Release(t *testing.T) {
 	}
 }
 
-// odometryPrefix installs nav_msgs, geometry_msgs, std_msgs,
-// builtin_interfaces and sensor_msgs test definitions as an ament prefix.
+// odometryPrefix holds the nav_msgs, geometry_msgs, std_msgs,
+// builtin_interfaces and sensor_msgs test definitions.
 func odometryPrefix(t *testing.T) string {
-	t.Helper()
-	prefix := t.TempDir()
 	src := filepath.Join("..", "ros2msg", "dynamic", "testdata", "msgs")
-	pkgs, err := os.ReadDir(src)
-	if err != nil {
-		t.Fatal(err)
+	pkgs := map[string]string{}
+	for _, p := range []string{"builtin_interfaces", "std_msgs", "geometry_msgs", "nav_msgs", "sensor_msgs"} {
+		pkgs[p] = filepath.Join(src, p)
 	}
-	for _, p := range pkgs {
-		dst := filepath.Join(prefix, "share", p.Name(), "msg")
-		if err := os.MkdirAll(dst, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		files, _ := filepath.Glob(filepath.Join(src, p.Name(), "*.msg"))
-		for _, f := range files {
-			data, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(dst, filepath.Base(f)), data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	return prefix
+	return amentPrefix(t, pkgs)
 }
 
 // odometryCDR is a nav_msgs/Odometry at stamp sec with the same variance on
