@@ -122,9 +122,12 @@ func TestPrefetchReadAheadIsBoundedInBytes(t *testing.T) {
 		if _, ok := pf.next(); !ok {
 			t.Fatal("no batch")
 		}
+		// "Stopped" is no progress for a whole second: on a loaded
+		// machine (or under the race detector) copying a few MiB can take
+		// tens of milliseconds, which must not pass for the bound.
 		last, still := int64(-1), 0
-		for still < 10 {
-			time.Sleep(5 * time.Millisecond)
+		for still < 100 {
+			time.Sleep(10 * time.Millisecond)
 			if n := src.read.Load(); n == last {
 				still++
 			} else {
