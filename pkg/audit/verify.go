@@ -194,6 +194,7 @@ type verifier struct {
 	firstStamp  int64 // stamp of the first recorded decision, -1 before
 	badChannels map[uint16]bool
 	messages    uint64
+	counts      inputCounts
 	// lastRecorded is the newest recorded decision taken, to tell an
 	// identical repeat.
 	lastRecorded decisions.Rationale
@@ -238,6 +239,7 @@ func newVerifier(opts VerifyOptions) (*verifier, error) {
 	}
 	v := &verifier{
 		opts: opts, inputs: opts.Inputs, decisionsT: opts.DecisionsTopic,
+		counts: inputCounts{inputs: make([]uint64, len(opts.Inputs))},
 		report: newReport(opts.Relax), lastStamp: -1, firstStamp: -1,
 		chain:       newChainIndex(opts.MaxHeld),
 		badChannels: map[uint16]bool{},
@@ -374,6 +376,19 @@ func (v *verifier) run(src Source) (*AuditReport, error) {
 }
 
 func (v *verifier) finish(err error) (*AuditReport, error) {
+	for i, n := range v.counts.inputs {
+		if n > 0 {
+			v.report.Inputs[v.inputs[i].Key] += n
+		}
+	}
+	for _, c := range [...]struct {
+		key string
+		n   uint64
+	}{{"other", v.counts.other}, {"corrupt", v.counts.corrupt}, {"chain_assessments", v.counts.chain}} {
+		if c.n > 0 {
+			v.report.Inputs[c.key] += c.n
+		}
+	}
 	if err != nil {
 		v.report.ReadComplete = false
 		v.report.find(FindingReadIncomplete, 1)
@@ -386,14 +401,14 @@ func (v *verifier) finish(err error) (*AuditReport, error) {
 // input feeds one input message to the chain index and every candidate's
 // Loop.
 func (v *verifier) input(m *bag.Message, ev *runner.Decoded, decodeErr error) {
-	key := v.inputKey(m.Topic)
-	if key == "" {
-		v.report.Inputs["other"]++
+	k := v.inputIndex(m.Topic)
+	if k < 0 {
+		v.counts.other++
 		return
 	}
-	v.report.Inputs[key]++
+	v.counts.inputs[k]++
 	if decodeErr != nil {
-		v.report.Inputs["corrupt"]++
+		v.counts.corrupt++
 		if v.opts.OnCorrupt != nil {
 			v.opts.OnCorrupt(fmt.Errorf("log time %d, sequence %d: %w", m.LogTime, m.Sequence, decodeErr))
 		}
@@ -414,9 +429,9 @@ func (v *verifier) input(m *bag.Message, ev *runner.Decoded, decodeErr error) {
 // chainAssessment takes a recorded assessment that only the chain check
 // reads.
 func (v *verifier) chainAssessment(m *bag.Message, a *decisions.SelfAssessment, decodeErr error) {
-	v.report.Inputs["chain_assessments"]++
+	v.counts.chain++
 	if decodeErr != nil {
-		v.report.Inputs["corrupt"]++
+		v.counts.corrupt++
 		if v.opts.OnCorrupt != nil {
 			v.opts.OnCorrupt(fmt.Errorf("%s: log time %d, sequence %d: %w", m.Topic, m.LogTime, m.Sequence, decodeErr))
 		}
@@ -426,13 +441,22 @@ func (v *verifier) chainAssessment(m *bag.Message, a *decisions.SelfAssessment, 
 	v.resolve(false)
 }
 
-func (v *verifier) inputKey(topic string) string {
-	for _, in := range v.inputs {
-		if in.Topic == topic {
-			return in.Key
+// inputIndex is the index of topic's input, -1 for another topic. The
+// counts it indexes become the report's Inputs map at the end: a map
+// update per message costs more than the rest of an input's bookkeeping.
+func (v *verifier) inputIndex(topic string) int {
+	for i := range v.inputs {
+		if v.inputs[i].Topic == topic {
+			return i
 		}
 	}
-	return ""
+	return -1
+}
+
+// inputCounts count the recording's messages until finish.
+type inputCounts struct {
+	inputs                []uint64 // by index of verifier.inputs
+	other, corrupt, chain uint64
 }
 
 // decision takes one recorded decision.
