@@ -3,32 +3,35 @@ package dynamic
 import (
 	"errors"
 	"strconv"
-	"strings"
+
+	"github.com/ghost-robotics/ghost/pkg/ros2msg"
 )
 
 // Sentinel errors. Every *DecodeError, *FieldError and *PlanError wraps one
-// of them; test with errors.Is.
+// of them; test with errors.Is. The wire-level ones are the generated
+// codec's own (package ros2msg), so a caller tells a truncated payload the
+// same way whichever decoder read it.
 var (
 	// ErrTruncated: the data ends before the message does, or a length or
 	// count announces more bytes than remain.
-	ErrTruncated = errors.New("truncated data")
+	ErrTruncated = ros2msg.ErrCDRTruncated
 	// ErrTrailingBytes: bytes follow the last field that are not up to three
 	// zero padding bytes.
-	ErrTrailingBytes = errors.New("trailing bytes")
+	ErrTrailingBytes = ros2msg.ErrCDRTrailingBytes
 	// ErrEncapsulation: the 4-byte encapsulation header is missing or names
 	// a representation other than plain CDR.
-	ErrEncapsulation = errors.New("unsupported encapsulation")
+	ErrEncapsulation = ros2msg.ErrCDREncapsulation
 	// ErrLengthMismatch: the payload length of a fixed-size message differs
 	// from the size its definition gives. Such errors also wrap
 	// ErrTruncated or ErrTrailingBytes.
 	ErrLengthMismatch = errors.New("payload length does not match the definition")
 	// ErrInvalidBool: a bool byte other than 0 or 1.
-	ErrInvalidBool = errors.New("invalid bool")
+	ErrInvalidBool = ros2msg.ErrCDRInvalidBool
 	// ErrBadString: a string of length 0, without its NUL terminator, or
 	// with a NUL inside it.
-	ErrBadString = errors.New("malformed string")
+	ErrBadString = ros2msg.ErrCDRBadString
 	// ErrBound: a bounded sequence or string exceeds its bound.
-	ErrBound = errors.New("bound exceeded")
+	ErrBound = ros2msg.ErrCDRBound
 	// ErrUnknownField: a path names no field of the message.
 	ErrUnknownField = errors.New("unknown field")
 	// ErrKind: a field was read or written as a type it cannot hold
@@ -51,38 +54,10 @@ func capText(s string) string {
 	return s[:maxErrText] + "..."
 }
 
-// DecodeError describes why a payload could not be decoded.
-type DecodeError struct {
-	// Type is the full name of the message ("nav_msgs/msg/Odometry").
-	Type string
-	// Field is the path of the field being read ("pose.covariance[3]");
-	// empty for the header, the total length and trailing bytes.
-	Field string
-	// Offset is the byte offset in the payload, counted from its first byte
-	// (the encapsulation header), where the problem was found.
-	Offset int
-	// Err is one of the sentinel errors, wrapped with details.
-	Err error
-}
-
-// Error implements error.
-func (e *DecodeError) Error() string {
-	var b strings.Builder
-	b.WriteString("cdr: decode ")
-	b.WriteString(e.Type)
-	if e.Field != "" {
-		b.WriteString(" field ")
-		b.WriteString(capText(e.Field))
-	}
-	b.WriteString(" at offset ")
-	b.WriteString(strconv.Itoa(e.Offset))
-	b.WriteString(": ")
-	b.WriteString(e.Err.Error())
-	return b.String()
-}
-
-// Unwrap returns the underlying error.
-func (e *DecodeError) Unwrap() error { return e.Err }
+// DecodeError describes why a payload could not be decoded: the generated
+// codec's own type, so errors.As finds the field and offset whichever
+// decoder read the payload.
+type DecodeError = ros2msg.DecodeError
 
 // FieldError reports a path that cannot be resolved, read or written.
 type FieldError struct {
