@@ -135,16 +135,8 @@ func replayVehicle(df *decisionFlags, in, out string, cfg nodeconfig.Config, sop
 		return err
 	}
 	defer reader.Close()
-	var stateT, assessT string
-	for _, i := range sopts.Inputs {
-		switch i.Key {
-		case runner.KeyState:
-			stateT = i.Topic
-		case runner.KeySelfAssessment:
-			assessT = i.Topic
-		}
-	}
-	b, err := bridge.New(bridge.Options{StateTopic: stateT, AssessmentTopic: assessT, Thresholds: cfg.Thresholds})
+	b, err := bridge.New(bridge.Options{StateTopic: runner.TopicOf(sopts.Inputs, runner.KeyState),
+		AssessmentTopic: runner.TopicOf(sopts.Inputs, runner.KeySelfAssessment), Thresholds: cfg.Thresholds})
 	if err != nil {
 		return fail(exitUsage, "%w", err)
 	}

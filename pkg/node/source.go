@@ -30,16 +30,8 @@ func newVehicleSource(cfg nodeconfig.Config, inputs []runner.InputSpec, amentPre
 	if cfg.Input.Source == nodeconfig.SourceGhost || cfg.Input.Source == "" {
 		return nil, nil
 	}
-	var stateT, assessT string
-	for _, in := range inputs {
-		switch in.Key {
-		case runner.KeyState:
-			stateT = in.Topic
-		case runner.KeySelfAssessment:
-			assessT = in.Topic
-		}
-	}
-	b, err := bridge.New(bridge.Options{StateTopic: stateT, AssessmentTopic: assessT, Thresholds: cfg.Thresholds})
+	b, err := bridge.New(bridge.Options{StateTopic: runner.TopicOf(inputs, runner.KeyState),
+		AssessmentTopic: runner.TopicOf(inputs, runner.KeySelfAssessment), Thresholds: cfg.Thresholds})
 	if err != nil {
 		return nil, err
 	}

@@ -211,6 +211,17 @@ func (s *Scratch) Reset() {
 	s.buf, s.used = s.buf[:0], 0
 }
 
+// TopicOf returns the topic of the input with key in inputs, "" when there
+// is none.
+func TopicOf(inputs []InputSpec, key string) string {
+	for i := range inputs {
+		if inputs[i].Key == key {
+			return inputs[i].Topic
+		}
+	}
+	return ""
+}
+
 // Input keys of the ghost inputs.
 const (
 	KeyState                    = "state"
