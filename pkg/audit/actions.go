@@ -137,7 +137,7 @@ func (v *verifier) checkReceipt(rc *runner.ActionReceipt) {
 func (v *verifier) traceWaiting(end bool) {
 	for v.acts.waiting.len() > 0 {
 		rc := v.acts.waiting.front()
-		if !end && (!v.seenAny || rc.Stamp > v.lastStamp) {
+		if !end && rc.Stamp > v.lastStamp {
 			return
 		}
 		d, ok := v.acts.decided[rc.Stamp]

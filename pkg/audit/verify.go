@@ -189,8 +189,7 @@ type verifier struct {
 	chain       chainIndex
 	report      AuditReport
 	now         int64
-	seenAny     bool  // a recorded decision was audited
-	lastStamp   int64 // newest audited stamp
+	lastStamp   int64 // newest audited stamp, -1 before the first (stamps are >= 0)
 	firstStamp  int64 // stamp of the first recorded decision, -1 before
 	badChannels map[uint16]bool
 	messages    uint64
@@ -661,7 +660,7 @@ func (v *verifier) audit(p recorded, rd *redecision) {
 		Reason: d.Reason, PolicyID: r.PolicyID,
 	}
 	var problems []string
-	if v.seenAny && r.BeliefStampSimNs <= v.lastStamp {
+	if v.lastStamp >= 0 && r.BeliefStampSimNs <= v.lastStamp {
 		problems = append(problems, fmt.Sprintf("stamp %d not after the previous decision's %d", r.BeliefStampSimNs, v.lastStamp))
 		v.report.StampProblems++
 		v.report.find(FindingStampProblem, 1)
@@ -726,10 +725,9 @@ func (v *verifier) audit(p recorded, rd *redecision) {
 	if v.opts.OnAudit != nil {
 		v.opts.OnAudit(res)
 	}
-	if !v.seenAny || r.BeliefStampSimNs > v.lastStamp {
+	if r.BeliefStampSimNs > v.lastStamp {
 		v.lastStamp = r.BeliefStampSimNs
 	}
-	v.seenAny = true
 }
 
 // sameRationale compares two rationales field by field.
