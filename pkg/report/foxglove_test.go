@@ -74,6 +74,9 @@ func TestFoxgloveLayout(t *testing.T) {
 				Value string `json:"value"`
 			} `json:"paths"`
 			TopicPath string `json:"topicPath"`
+			// Foxglove and Lichtblick read a panel's title under different keys.
+			FoxgloveTitle   string `json:"foxglovePanelTitle"`
+			LichtblickTitle string `json:"lichtblickPanelTitle"`
 		} `json:"configById"`
 		Layout json.RawMessage `json:"layout"`
 	}
@@ -108,6 +111,9 @@ func TestFoxgloveLayout(t *testing.T) {
 	var have []string
 	for id, cfg := range layout.ConfigByID {
 		kind := id[:strings.IndexByte(id+"!", '!')]
+		if cfg.FoxgloveTitle == "" || cfg.LichtblickTitle != cfg.FoxgloveTitle {
+			t.Errorf("%s: title %q for Foxglove, %q for Lichtblick; want one title under both keys", id, cfg.FoxgloveTitle, cfg.LichtblickTitle)
+		}
 		for _, p := range cfg.Paths {
 			if err := resolvePath(p.Value); err != nil {
 				t.Errorf("%s: %v", id, err)
