@@ -95,6 +95,7 @@ func TestResolvedTopics(t *testing.T) {
 		"decisions":                  "/uav/decisions",
 		"diagnostics":                "/diagnostics",
 		"action_evidence":            "/decisions/evidence",
+		"parameter_events":           "/parameter_events",
 		"actions":                    "/decisions/actions",
 	}
 	if !maps.Equal(got, want) {

@@ -311,6 +311,8 @@ func arrival(ev Event) int64 {
 		return e.ArrivalNs
 	case EndEvent:
 		return e.ArrivalNs
+	case ParameterEvent:
+		return e.ArrivalNs
 	case *BeliefEvent:
 		return e.ArrivalNs
 	case *AssessmentEvent:
