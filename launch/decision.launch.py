@@ -32,6 +32,7 @@ TOPICS = [
     ('perception_mode_topic', '/perception/mode'),
     ('action_evidence_topic', '/decisions/evidence'),
     ('parameter_events_topic', '/parameter_events'),
+    ('transition_event_topic', '~/transition_event'),
     ('decisions_topic', '/decisions'),
     ('diagnostics_topic', '/diagnostics'),
     ('actions_topic', '/decisions/actions'),

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
+	"github.com/ghost-robotics/ghost/pkg/lifecycle"
 	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
 	"github.com/ghost-robotics/ghost/pkg/ros2"
 	"github.com/ghost-robotics/ghost/pkg/ros2msg"
@@ -141,6 +142,7 @@ type node struct {
 	// (nil: fixed).
 	params *rosparam.Store
 	level  *slog.LevelVar
+	lc     *lifecycle.Machine // nil without the lifecycle parameter
 	stats  nodeStats
 	warned map[string]time.Time // throttles repeated warnings per key
 }
@@ -204,6 +206,9 @@ func newNode(tctx context.Context, cfg nodeconfig.Config, t ros2.Transport, logg
 	if err := n.serveParameters(t); err != nil {
 		return nil, err
 	}
+	if err := n.serveLifecycle(t); err != nil {
+		return nil, err
+	}
 
 	if cfg.Recording.Path != "" {
 		// The live recording is the audit trail: a crash must lose at most
@@ -260,9 +265,9 @@ func newNode(tctx context.Context, cfg nodeconfig.Config, t ros2.Transport, logg
 		// The node publishes the beliefs and assessments it makes on the
 		// ghost topics, and reads the vehicle's own.
 		for k, in := range inputs {
-			if in.Kind == runner.InputPerception || in.Kind == runner.InputParameters {
+			if in.Kind == runner.InputPerception || in.Kind == runner.InputParameters || in.Kind == runner.InputLifecycle {
 				// Read on their own topics: the perception stage's,
-				// and /parameter_events below.
+				// and the node's own events below.
 				continue
 			}
 			pub, err := t.Advertise(configured[k].Topic, in.Type, in.QoS)
@@ -277,7 +282,7 @@ func newNode(tctx context.Context, cfg nodeconfig.Config, t ros2.Transport, logg
 			}
 		}
 		for k, in := range inputs {
-			if in.Kind == runner.InputParameters {
+			if in.Kind == runner.InputParameters || in.Kind == runner.InputLifecycle {
 				if err := subscribe(configured[k].Topic, in.Type, in.QoS, k, false); err != nil {
 					return nil, fmt.Errorf("subscribe %s: %w", in.Key, err)
 				}
@@ -288,7 +293,11 @@ func newNode(tctx context.Context, cfg nodeconfig.Config, t ros2.Transport, logg
 	for _, in := range inputs {
 		attrs = append(attrs, in.Key, in.Topic)
 	}
-	logger.Info("decision node ready", append(attrs, "decisions", resolved.Decisions(), "recording", cfg.Recording.Path)...)
+	attrs = append(attrs, "decisions", resolved.Decisions(), "recording", cfg.Recording.Path)
+	if cfg.Lifecycle {
+		attrs = append(attrs, "lifecycle", "unconfigured: deciding after configure and activate")
+	}
+	logger.Info("decision node ready", attrs...)
 	return n, nil
 }
 
@@ -367,8 +376,13 @@ func (n *node) handle(in input) {
 		}
 	}
 	err := n.s.Feed(n.inputs[in.kind].Topic, in.recv.UnixNano(), in.data)
-	if err == nil && n.inputs[in.kind].Kind == runner.InputParameters {
-		n.parameterEvent(in.data)
+	if err == nil {
+		switch n.inputs[in.kind].Kind {
+		case runner.InputParameters:
+			n.parameterEvent(in.data)
+		case runner.InputLifecycle:
+			n.transitionEvent(in.data)
+		}
 	}
 	if errors.Is(err, runner.ErrCorrupt) {
 		n.warn("malformed_"+n.inputs[in.kind].Key, "dropped a malformed message", "topic", n.inputs[in.kind].Key,

@@ -90,6 +90,10 @@ type Config struct {
 	// Input is where beliefs come from (parameters input.*, px4.*,
 	// odometry.*).
 	Input Input
+	// Lifecycle makes the node a managed (lifecycle) node: it starts
+	// unconfigured and decides only while active (parameter lifecycle,
+	// default false: it starts active, as an unmanaged node).
+	Lifecycle bool
 }
 
 // Input sources: the values of input.source.
@@ -259,6 +263,7 @@ func (c Config) SessionOptions() (runner.SessionOptions, error) {
 			MaxStampLead:          c.MaxStampLead,
 			Node:                  c.FullyQualifiedName(),
 		},
+		Lifecycle: c.Lifecycle,
 	}, nil
 }
 

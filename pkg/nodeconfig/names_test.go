@@ -96,6 +96,7 @@ func TestResolvedTopics(t *testing.T) {
 		"diagnostics":                "/diagnostics",
 		"action_evidence":            "/decisions/evidence",
 		"parameter_events":           "/parameter_events",
+		"transition_event":           "/uav/decision_node/transition_event",
 		"actions":                    "/decisions/actions",
 	}
 	if !maps.Equal(got, want) {

@@ -225,6 +225,8 @@ func buildParams() []param {
 				_, err := c.ResolveTopic(c.Input.BatteryTopic)
 				return err
 			}),
+		boolParam("lifecycle", "managed lifecycle: start unconfigured and decide only while active (ros2 lifecycle set ... configure, activate); false starts active",
+			func(c *Config) *bool { return &c.Lifecycle }),
 		boolParam("use_sim_time", "standard ROS 2 parameter; accepted for launch files, decisions carry the belief's simulation time regardless",
 			func(c *Config) *bool { return &c.UseSimTime }),
 	)

@@ -282,6 +282,7 @@ func DefaultInputs() []InputSpec {
 			Kind: InputEvidence, Role: "evidence the executors returned (acknowledgements, vehicle state)", NewDecode: decodeEvidence,
 		},
 		ParameterEventInput(),
+		TransitionEventInput(),
 	}
 }
 

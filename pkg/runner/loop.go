@@ -314,6 +314,8 @@ func (l *Loop) Step(ev Event, out *Output) error {
 		now = e.ArrivalNs
 	case ParameterEvent:
 		now = e.ArrivalNs
+	case LifecycleEvent:
+		now = e.ArrivalNs
 	default:
 		return fmt.Errorf("%w: %s", ErrUnsupportedEvent, eventTypeName(ev))
 	}
@@ -395,6 +397,8 @@ func eventTypeName(ev Event) string {
 		return "*EvidenceEvent (pass the value)"
 	case *ParameterEvent:
 		return "*ParameterEvent (pass the value)"
+	case *LifecycleEvent:
+		return "*LifecycleEvent (pass the value)"
 	}
 	return "unknown event type"
 }

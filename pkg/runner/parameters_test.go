@@ -105,3 +105,81 @@ func TestParameterEventThroughSession(t *testing.T) {
 		t.Error("a truncated event was accepted")
 	}
 }
+
+func lifecycleCDR(t *testing.T, goal uint8) []byte {
+	t.Helper()
+	m := ros2msg.LifecycleTransitionEvent{GoalState: ros2msg.LifecycleState{ID: goal}}
+	data, err := m.MarshalCDR()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// TestSessionLifecycle: a managed session decides only between an event
+// to the active state and the next one away from it; what arrives in
+// between is counted, not decided, and no time passes for it.
+func TestSessionLifecycle(t *testing.T) {
+	const topic = "/decision_node/transition_event"
+	inputs := DefaultInputs()
+	for i := range inputs {
+		if inputs[i].Key == KeyTransitionEvent {
+			inputs[i].Topic = topic
+		}
+	}
+	beliefCDR := func(stamp int64) []byte {
+		w := ros2msg.BeliefToWire(&[]BeliefEvent{{Belief: belief(stamp)}}[0].Belief)
+		data, err := w.MarshalCDR()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	for _, managed := range []bool{false, true} {
+		s, err := NewSession(SessionOptions{Inputs: inputs, Lifecycle: managed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		feed := func(topic string, at int64, data []byte) {
+			if err := s.Feed(topic, at, data); err != nil {
+				t.Fatal(err)
+			}
+		}
+		feed("/state/nav", 0, beliefCDR(1000))
+		if err := s.End(1); err != nil {
+			t.Fatal(err)
+		}
+		decided := int(decisionsOf(s))
+		if want := map[bool]int{false: 1, true: 0}[managed]; decided != want || s.Active() == managed {
+			t.Fatalf("managed %v, before activation: %d decided, active %v", managed, decided, s.Active())
+		}
+		feed(topic, 2, lifecycleCDR(t, 13)) // activating
+		feed(topic, 3, lifecycleCDR(t, 3))  // active
+		feed("/state/nav", 4, beliefCDR(2000))
+		feed(topic, 5, lifecycleCDR(t, 14)) // deactivating
+		feed("/state/nav", 6, beliefCDR(3000))
+		if err := s.End(7); err != nil {
+			t.Fatal(err)
+		}
+		decided = int(decisionsOf(s))
+		if managed {
+			if decided != 0 || s.Active() || s.Stats().Inactive != 2 {
+				t.Errorf("managed: %d decided, active %v, %d ignored; want 0, false, 2", decided, s.Active(), s.Stats().Inactive)
+			}
+			feed(topic, 8, lifecycleCDR(t, 3))
+			if err := s.End(9); err != nil {
+				t.Fatal(err)
+			}
+			if n := decisionsOf(s); n != 1 {
+				t.Errorf("managed, active again: End decided %d, want the one belief admitted while active", n)
+			}
+		} else if decided != 3 || s.Stats().Inactive != 0 {
+			t.Errorf("unmanaged: %d decided, %d ignored; want 3, 0 (transition events ignored)", decided, s.Stats().Inactive)
+		}
+	}
+}
+
+func decisionsOf(s *Session) uint64 {
+	c := s.Runner().Counters()
+	return c.DecisionsTotal()
+}
