@@ -298,7 +298,7 @@ func (s *Store) SetParametersAtomically(req []byte) ([]byte, error) {
 }
 
 // ErrReadOnly is wrapped by the refusal of a set on a read-only parameter.
-var ErrReadOnly = errors.New("read-only parameter")
+var ErrReadOnly = errors.New("read-only")
 
 // set checks one change against cfg and returns the changed copy.
 func (s *Store) set(cfg nodeconfig.Config, p ros2msg.Parameter) (nodeconfig.Config, error) {
@@ -306,7 +306,7 @@ func (s *Store) set(cfg nodeconfig.Config, p ros2msg.Parameter) (nodeconfig.Conf
 		return cfg, fmt.Errorf("parameter %q is not declared by this node", clip(p.Name))
 	}
 	if ok, why := Writable(p.Name); !ok {
-		return cfg, fmt.Errorf("parameter %q is read-only (%w): %s", p.Name, ErrReadOnly, why)
+		return cfg, fmt.Errorf("parameter %q is %w: %s", p.Name, ErrReadOnly, why)
 	}
 	v, err := fromWire(p.Value)
 	if err != nil {

@@ -257,6 +257,14 @@ func TestMalformedRequests(t *testing.T) {
 	}
 }
 
+func TestReadOnlyIsMatchable(t *testing.T) {
+	s, _ := newStore(t)
+	_, err := s.set(s.Config(), param("policy", str("x")))
+	if !errors.Is(err, ErrReadOnly) || !strings.Contains(err.Error(), `parameter "policy" is read-only: read at start-up only`) {
+		t.Errorf("err = %v", err)
+	}
+}
+
 func TestWritable(t *testing.T) {
 	for _, p := range nodeconfig.Parameters() {
 		ok, why := Writable(p.Name)
