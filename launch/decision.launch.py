@@ -31,6 +31,8 @@ TOPICS = [
     ('self_assessment_topic', '/self_assessment'),
     ('perception_mode_topic', '/perception/mode'),
     ('action_evidence_topic', '/decisions/evidence'),
+    ('parameter_events_topic', '/parameter_events'),
+    ('transition_event_topic', '~/transition_event'),
     ('decisions_topic', '/decisions'),
     ('diagnostics_topic', '/diagnostics'),
     ('actions_topic', '/decisions/actions'),

@@ -31,7 +31,10 @@ func runNode(args []string, stderr io.Writer) error {
 	if len(rest) > 0 {
 		return fail(exitUsage, "unexpected arguments %q outside --ros-args\n\n%s", rest, usage)
 	}
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel})).
+	// A LevelVar: the log_level parameter changes it while running.
+	level := new(slog.LevelVar)
+	level.Set(cfg.LogLevel)
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})).
 		With("logger", cfg.LoggerName())
 	// The rcl node takes its default name and the root namespace: rcl
 	// applies __node, __ns and the topic remaps from args itself.
@@ -41,7 +44,7 @@ func runNode(args []string, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	runErr := node.Run(ctx, cfg, t, logger)
+	runErr := node.RunLeveled(ctx, cfg, t, logger, level)
 	if err := errors.Join(runErr, t.Close()); err != nil {
 		return fail(exitIO, "%w", fmt.Errorf("decision node: %w", err))
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/lifecycle"
 	"github.com/ghost-robotics/ghost/pkg/ros2msg"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 )
@@ -112,6 +113,10 @@ func (n *node) diagnostics(now time.Time) ros2msg.DiagnosticArray {
 		kv("malformed."+in.Key, in.Corrupt)
 	}
 	kv("step_errors", st.StepFailures)
+	if n.cfg.Lifecycle {
+		status.Values = append(status.Values, ros2msg.DiagnosticKeyValue{Key: "lifecycle", Value: lifecycle.Label(n.lc.State())})
+		kv("ignored_inactive", st.Inactive)
+	}
 	if v := n.vehicle; v != nil {
 		c := v.bridge.Tracker().Counters()
 		kv("vehicle.beliefs", c.Beliefs)

@@ -8,9 +8,11 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
+	"github.com/ghost-robotics/ghost/pkg/lifecycle"
 	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
 	"github.com/ghost-robotics/ghost/pkg/ros2"
 	"github.com/ghost-robotics/ghost/pkg/ros2msg"
+	"github.com/ghost-robotics/ghost/pkg/rosparam"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 )
 
@@ -43,6 +45,9 @@ type runOptions struct {
 	// ament locates message definitions for input.source px4 and odometry;
 	// "" means the AMENT_PREFIX_PATH of the environment.
 	ament string
+	// level is the logger's level, which the log_level parameter changes;
+	// nil when the caller's logger has a fixed one.
+	level *slog.LevelVar
 }
 
 // Run runs the decision node on t until ctx is done, then shuts down in
@@ -89,6 +94,7 @@ func run(ctx context.Context, cfg nodeconfig.Config, t ros2.Transport, logger *s
 	if err != nil {
 		return err
 	}
+	n.level = opts.level
 	transportDone := make(chan error, 1)
 	go func() { transportDone <- t.Run(tctx) }()
 
@@ -132,8 +138,13 @@ type node struct {
 
 	diagPub ros2.Publisher
 	diag    diagState
-	stats   nodeStats
-	warned  map[string]time.Time // throttles repeated warnings per key
+	// params serves the parameter services; level is the logger's level
+	// (nil: fixed).
+	params *rosparam.Store
+	level  *slog.LevelVar
+	lc     *lifecycle.Machine // nil without the lifecycle parameter
+	stats  nodeStats
+	warned map[string]time.Time // throttles repeated warnings per key
 }
 
 // nodeStats are the node's own counters, next to the Runner's and the
@@ -192,6 +203,13 @@ func newNode(tctx context.Context, cfg nodeconfig.Config, t ros2.Transport, logg
 		return nil, fmt.Errorf("advertise diagnostics: %w", err)
 	}
 
+	if err := n.serveParameters(t); err != nil {
+		return nil, err
+	}
+	if err := n.serveLifecycle(t); err != nil {
+		return nil, err
+	}
+
 	if cfg.Recording.Path != "" {
 		// The live recording is the audit trail: a crash must lose at most
 		// the open chunk, so a Write that closes a chunk waits for it.
@@ -210,7 +228,7 @@ func newNode(tctx context.Context, cfg nodeconfig.Config, t ros2.Transport, logg
 		}
 		n.rec.inputs = make([]bag.ChannelID, len(inputs))
 		for k, in := range inputs {
-			if n.rec.inputs[k], err = rec.AddMessageChannel(in.Topic, in.Type, in.QoS); err != nil {
+			if n.rec.inputs[k], err = addInputChannel(rec, in); err != nil {
 				return nil, fmt.Errorf("recording: %w", err)
 			}
 		}
@@ -247,7 +265,9 @@ func newNode(tctx context.Context, cfg nodeconfig.Config, t ros2.Transport, logg
 		// The node publishes the beliefs and assessments it makes on the
 		// ghost topics, and reads the vehicle's own.
 		for k, in := range inputs {
-			if in.Kind == runner.InputPerception {
+			if in.Kind == runner.InputPerception || in.Kind == runner.InputParameters || in.Kind == runner.InputLifecycle {
+				// Read on their own topics: the perception stage's,
+				// and the node's own events below.
 				continue
 			}
 			pub, err := t.Advertise(configured[k].Topic, in.Type, in.QoS)
@@ -261,12 +281,23 @@ func newNode(tctx context.Context, cfg nodeconfig.Config, t ros2.Transport, logg
 				return nil, fmt.Errorf("subscribe %s: %w", sub.Topic, err)
 			}
 		}
+		for k, in := range inputs {
+			if in.Kind == runner.InputParameters || in.Kind == runner.InputLifecycle {
+				if err := subscribe(configured[k].Topic, in.Type, in.QoS, k, false); err != nil {
+					return nil, fmt.Errorf("subscribe %s: %w", in.Key, err)
+				}
+			}
+		}
 	}
 	attrs := []any{"node", cfg.FullyQualifiedName(), "policy", policy.ID(), "input_source", cfg.Input.Source}
 	for _, in := range inputs {
 		attrs = append(attrs, in.Key, in.Topic)
 	}
-	logger.Info("decision node ready", append(attrs, "decisions", resolved.Decisions(), "recording", cfg.Recording.Path)...)
+	attrs = append(attrs, "decisions", resolved.Decisions(), "recording", cfg.Recording.Path)
+	if cfg.Lifecycle {
+		attrs = append(attrs, "lifecycle", "unconfigured: deciding after configure and activate")
+	}
+	logger.Info("decision node ready", attrs...)
 	return n, nil
 }
 
@@ -345,6 +376,14 @@ func (n *node) handle(in input) {
 		}
 	}
 	err := n.s.Feed(n.inputs[in.kind].Topic, in.recv.UnixNano(), in.data)
+	if err == nil {
+		switch n.inputs[in.kind].Kind {
+		case runner.InputParameters:
+			n.parameterEvent(in.data)
+		case runner.InputLifecycle:
+			n.transitionEvent(in.data)
+		}
+	}
 	if errors.Is(err, runner.ErrCorrupt) {
 		n.warn("malformed_"+n.inputs[in.kind].Key, "dropped a malformed message", "topic", n.inputs[in.kind].Key,
 			"bytes", len(in.data), "err", err)

@@ -142,23 +142,52 @@ func parseLogRule(s string) (logRule, error) {
 		return logRule{}, errors.New("empty logger name")
 	}
 	r := logRule{logger: logger}
-	switch strings.ToLower(level) {
-	case "debug":
-		r.level = slog.LevelDebug
-	case "info":
-		r.level = slog.LevelInfo
-	case "warn":
-		r.level = slog.LevelWarn
-	case "error":
-		r.level = slog.LevelError
-	case "fatal":
-		r.level = LevelFatal
-	case "unset":
+	if strings.ToLower(level) == "unset" {
 		r.unset = true
-	default:
+		return r, nil
+	}
+	l, err := ParseLevel(level)
+	if err != nil {
 		return logRule{}, fmt.Errorf("log level %q: want debug, info, warn, error, fatal or unset", level)
 	}
+	r.level = l
 	return r, nil
+}
+
+// ParseLevel reads a ROS log level name (debug, info, warn, error, fatal;
+// any case) as the slog level the node logs at.
+func ParseLevel(s string) (slog.Level, error) {
+	switch strings.ToLower(s) {
+	case "debug":
+		return slog.LevelDebug, nil
+	case "info":
+		return slog.LevelInfo, nil
+	case "warn":
+		return slog.LevelWarn, nil
+	case "error":
+		return slog.LevelError, nil
+	case "fatal":
+		return LevelFatal, nil
+	}
+	return 0, errors.New("want debug, info, warn, error or fatal")
+}
+
+// LevelName is the ROS name of a level ParseLevel returns; other levels
+// get slog's name, which ParseLevel refuses.
+func LevelName(l slog.Level) string {
+	switch l {
+	case slog.LevelDebug:
+		return "debug"
+	case slog.LevelInfo:
+		return "info"
+	case slog.LevelWarn:
+		return "warn"
+	case slog.LevelError:
+		return "error"
+	case LevelFatal:
+		return "fatal"
+	}
+	return l.String()
 }
 
 // LevelFatal is the slog level `--log-level fatal` maps to; slog has no
@@ -222,7 +251,7 @@ func FromArgs(args []string) (Config, []string, error) {
 		}
 		c.Remaps = append(c.Remaps, Remap{From: r.from, To: r.to})
 	}
-	c.LogLevel = resolveLogLevel(ra.logLevels, c.LoggerName())
+	c.LogLevel = resolveLogLevel(ra.logLevels, c.LoggerName(), c.LogLevel)
 	if err := c.validateWithSources(sources); err != nil {
 		return Config{}, rest, err
 	}
@@ -269,14 +298,15 @@ func (c *Config) applyIdentity(remaps []remapRule) error {
 }
 
 // resolveLogLevel: a rule naming the node's logger wins over the default
-// level; among rules of one kind the last wins; "unset" clears.
-func resolveLogLevel(rules []logRule, logger string) slog.Level {
-	level := slog.LevelInfo
+// level; among rules of one kind the last wins; "unset" clears back to
+// base, the log_level parameter.
+func resolveLogLevel(rules []logRule, logger string, base slog.Level) slog.Level {
+	level := base
 	var specific *slog.Level
 	for _, r := range rules {
 		switch r.logger {
 		case "":
-			level = slog.LevelInfo
+			level = base
 			if !r.unset {
 				level = r.level
 			}

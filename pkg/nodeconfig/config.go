@@ -41,8 +41,8 @@ type Config struct {
 	// Remaps are the topic remapping rules (`-r from:=to`) that apply to
 	// this node, in command-line order. Not parameters.
 	Remaps []Remap
-	// LogLevel is the level from `--log-level` (default info). Not a
-	// parameter.
+	// LogLevel is the node's log level (parameter log_level, default
+	// info); `--log-level`, when given, wins over the parameter.
 	LogLevel slog.Level
 
 	// Topics are the topic names as configured (parameters topics.*);
@@ -90,6 +90,10 @@ type Config struct {
 	// Input is where beliefs come from (parameters input.*, px4.*,
 	// odometry.*).
 	Input Input
+	// Lifecycle makes the node a managed (lifecycle) node: it starts
+	// unconfigured and decides only while active (parameter lifecycle,
+	// default false: it starts active, as an unmanaged node).
+	Lifecycle bool
 }
 
 // Input sources: the values of input.source.
@@ -257,7 +261,9 @@ func (c Config) SessionOptions() (runner.SessionOptions, error) {
 			MaxPendingBeliefs:     c.MaxPendingBeliefs,
 			MaxPendingAssessments: c.MaxPendingAssessments,
 			MaxStampLead:          c.MaxStampLead,
+			Node:                  c.FullyQualifiedName(),
 		},
+		Lifecycle: c.Lifecycle,
 	}, nil
 }
 

@@ -6,8 +6,9 @@
 // against the namespace before applying remaps.
 //
 // rclgo offers no parameter API, so this package is the node's parameter
-// server at start-up. Parameters are read once; there is no dynamic
-// reconfiguration.
+// server at start-up. While the node runs, Config.Get and Config.Set give
+// package rosparam the same values and checks; which parameters may change
+// then is rosparam's call.
 //
 // It must not talk to ROS, open sockets or read anything but the params
 // files it is told about, and it never starts goroutines: it is plain,

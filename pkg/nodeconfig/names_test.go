@@ -95,6 +95,8 @@ func TestResolvedTopics(t *testing.T) {
 		"decisions":                  "/uav/decisions",
 		"diagnostics":                "/diagnostics",
 		"action_evidence":            "/decisions/evidence",
+		"parameter_events":           "/parameter_events",
+		"transition_event":           "/uav/decision_node/transition_event",
 		"actions":                    "/decisions/actions",
 	}
 	if !maps.Equal(got, want) {

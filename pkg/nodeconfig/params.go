@@ -158,6 +158,15 @@ func buildParams() []param {
 			func(c *Config) *int64 { return &c.Recording.ChunkSize }, 1, maxChunkSize),
 		durationParam("diagnostics_period_s", "seconds between two /diagnostics publications",
 			func(c *Config) *time.Duration { return &c.DiagnosticsPeriod }),
+		enumParam("log_level", "log level of the node: debug, info, warn, error or fatal; --log-level, when given, wins",
+			func(c *Config) string { return LevelName(c.LogLevel) },
+			func(c *Config, s string) error {
+				l, err := ParseLevel(s)
+				if err == nil {
+					c.LogLevel = l
+				}
+				return err
+			}),
 		doubleParam("thresholds.position_known_std_m", "self-assessment by the simulator and, for input.source px4 or odometry, by the node: position std (m) at or below which an axis is KNOWN",
 			func(c *Config) *float64 { return &c.Thresholds.PositionKnownStdM }),
 		doubleParam("thresholds.position_unknown_std_m", "self-assessment by the simulator and, for input.source px4 or odometry, by the node: position std (m) at or above which an axis is UNKNOWN",
@@ -216,6 +225,8 @@ func buildParams() []param {
 				_, err := c.ResolveTopic(c.Input.BatteryTopic)
 				return err
 			}),
+		boolParam("lifecycle", "managed lifecycle: start unconfigured and decide only while active (ros2 lifecycle set ... configure, activate); false starts active",
+			func(c *Config) *bool { return &c.Lifecycle }),
 		boolParam("use_sim_time", "standard ROS 2 parameter; accepted for launch files, decisions carry the belief's simulation time regardless",
 			func(c *Config) *bool { return &c.UseSimTime }),
 	)

@@ -27,7 +27,7 @@ type Publisher interface {
 // already-serialized messages: the project's CDR codec is the single source
 // of truth for the wire format, so a transport never decodes.
 //
-// Subscribe and Advertise are called before Run. Topic names are passed as
+// Subscribe, Advertise and Serve are called before Run. Topic names are passed as
 // configured (possibly relative); the transport resolves them against the
 // node's namespace and remaps exactly as ROS 2 does. typeName is the full
 // ROS 2 type name, e.g. "ghost/msg/VehicleState".
@@ -36,6 +36,10 @@ type Transport interface {
 	Subscribe(topic, typeName string, qos QoSProfile, h Handler) error
 	// Advertise creates a publisher on topic.
 	Advertise(topic, typeName string, qos QoSProfile) (Publisher, error)
+	// Serve answers the service name (relative, absolute or "~/..." for
+	// the node's own, e.g. "~/get_parameters") of type typeName
+	// ("pkg/srv/Name") with h, over serialized requests and responses.
+	Serve(name, typeName string, qos QoSProfile, h ServiceHandler) error
 	// Run delivers messages to the handlers until ctx is done, then returns
 	// nil; it returns an error only when delivery itself fails.
 	Run(ctx context.Context) error

@@ -16,6 +16,7 @@ type FakeTransport struct {
 	mu         sync.Mutex
 	subs       map[string]fakeSub
 	pubs       map[string]*FakePublisher
+	services   map[string]fakeService
 	deliveries chan delivery
 	running    bool
 	closed     bool
@@ -29,11 +30,18 @@ type fakeSub struct {
 	h        Handler
 }
 
+type fakeService struct {
+	typeName string
+	h        ServiceHandler
+}
+
 type delivery struct {
 	topic string
 	data  []byte
 	recv  time.Time
 	done  chan error
+	// call is set for a service request: the handler's answer goes there.
+	call func()
 }
 
 // NewFakeTransport returns an empty FakeTransport.
@@ -41,6 +49,7 @@ func NewFakeTransport() *FakeTransport {
 	return &FakeTransport{
 		subs:       make(map[string]fakeSub),
 		pubs:       make(map[string]*FakePublisher),
+		services:   make(map[string]fakeService),
 		deliveries: make(chan delivery),
 		changed:    make(chan struct{}),
 	}
@@ -112,6 +121,10 @@ func (t *FakeTransport) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case d := <-t.deliveries:
+			if d.call != nil {
+				d.call()
+				continue
+			}
 			t.mu.Lock()
 			s, ok := t.subs[d.topic]
 			t.mu.Unlock()
@@ -136,6 +149,65 @@ func (t *FakeTransport) Deliver(ctx context.Context, topic string, data []byte, 
 		return ctx.Err()
 	}
 	return <-d.done
+}
+
+// Serve registers h for the service name (matched as given, "~/" included);
+// one handler per name.
+func (t *FakeTransport) Serve(name, typeName string, qos QoSProfile, h ServiceHandler) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch {
+	case t.closed:
+		return ErrTransportClosed
+	case t.running:
+		return ErrTransportRunning
+	case h == nil:
+		return fmt.Errorf("serve %s: nil handler", name)
+	}
+	if _, _, err := SplitServiceTypeName(typeName); err != nil {
+		return fmt.Errorf("serve %s: %w", name, err)
+	}
+	if _, dup := t.services[name]; dup {
+		return fmt.Errorf("serve %s: already served", name)
+	}
+	t.services[name] = fakeService{typeName: typeName, h: h}
+	return nil
+}
+
+// Call sends a request to the service name and returns the response, as a
+// client would: the handler runs on the Run goroutine. It waits for Run, or
+// for ctx to be done.
+func (t *FakeTransport) Call(ctx context.Context, name string, req []byte) ([]byte, error) {
+	t.mu.Lock()
+	s, ok := t.services[name]
+	t.mu.Unlock()
+	if !ok {
+		return nil, fmt.Errorf("call %s: no such service", name)
+	}
+	var resp []byte
+	done := make(chan error, 1)
+	d := delivery{call: func() {
+		var err error
+		resp, err = s.h(append([]byte(nil), req...))
+		done <- err
+	}}
+	select {
+	case t.deliveries <- d:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if err := <-done; err != nil {
+		return nil, fmt.Errorf("call %s: %w", name, err)
+	}
+	return resp, nil
+}
+
+// Service returns the type name the service name was served with.
+func (t *FakeTransport) Service(name string) (typeName string, ok bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s, ok := t.services[name]
+	return s.typeName, ok
 }
 
 // Close marks the transport closed; it counts calls so tests can check a

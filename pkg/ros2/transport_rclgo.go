@@ -27,6 +27,7 @@ type RCLTransport struct {
 	// entities must not be used while or after they are finalized.
 	mu      sync.RWMutex
 	subs    []*rclgo.Subscription
+	srvs    []*rclgo.Service
 	types   map[string]types.MessageTypeSupport // keeps the dlopen'ed libraries loaded
 	closed  bool
 	running bool
@@ -173,6 +174,48 @@ func (t *RCLTransport) Advertise(topic, typeName string, qos QoSProfile) (Publis
 	return &rclPublisher{t: t, pub: pub, topic: topic}, nil
 }
 
+// Serve creates a service whose requests and responses h exchanges as
+// CDR bytes (see service_rclgo.go). A request that does not convert, or a
+// handler error, is logged and left unanswered.
+func (t *RCLTransport) Serve(name, typeName string, qos QoSProfile, h ServiceHandler) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if err := t.ready(); err != nil {
+		return fmt.Errorf("serve %s: %w", name, err)
+	}
+	ts, err := loadServiceTypeSupport(typeName)
+	if err != nil {
+		return fmt.Errorf("serve %s (is the workspace's install/setup.bash sourced?): %w", name, err)
+	}
+	q, err := rclQoS(qos)
+	if err != nil {
+		return fmt.Errorf("serve %s: %w", name, err)
+	}
+	log := t.log.With("service", name)
+	srv, err := t.node.NewService(name, ts, &rclgo.ServiceOptions{Qos: q},
+		func(_ *rclgo.ServiceInfo, req types.Message, send rclgo.ServiceResponseSender) {
+			m, ok := req.(*cdrMessage)
+			if !ok || m.err != nil {
+				log.Warn("request not converted", "err", m.err)
+				return
+			}
+			resp, err := h(m.data)
+			if err != nil {
+				log.Warn("request not answered", "err", err)
+				return
+			}
+			out := &cdrMessage{ts: ts.resp, data: resp}
+			if err := send.SendResponse(out); err != nil || out.err != nil {
+				log.Warn("response not sent", "err", errors.Join(err, out.err))
+			}
+		})
+	if err != nil {
+		return fmt.Errorf("serve %s (%s): %w", name, typeName, err)
+	}
+	t.srvs = append(t.srvs, srv)
+	return nil
+}
+
 type rclPublisher struct {
 	t     *RCLTransport
 	pub   *rclgo.Publisher
@@ -206,6 +249,7 @@ func (t *RCLTransport) Run(ctx context.Context) error {
 		return fmt.Errorf("rcl: create wait set: %w", err)
 	}
 	ws.AddSubscriptions(t.subs...)
+	ws.AddServices(t.srvs...)
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	t.running, t.cancel, t.done = true, cancel, done

@@ -537,9 +537,23 @@ func hasDefaults(t *testing.T, schemaName string) bool {
 		t.Fatal(err)
 	}
 	for _, f := range spec.Fields {
-		if f.HasDefault || (!f.Type.IsPrimitive() && f.Array == msg.NotArray && hasDefaults(t, f.Type.FullName())) {
+		if (f.HasDefault && !zeroDefault(f.Default)) || (!f.Type.IsPrimitive() && f.Array == msg.NotArray && hasDefaults(t, f.Type.FullName())) {
 			return true
 		}
+	}
+	return false
+}
+
+// zeroDefault reports whether a scalar default is its type's zero value
+// (rcl_interfaces/ParameterDescriptor spells out "bool read_only false"),
+// which leaves the Go value zero.
+func zeroDefault(def []string) bool {
+	if len(def) != 1 {
+		return false
+	}
+	switch def[0] {
+	case "false", "0", "0.0", "":
+		return true
 	}
 	return false
 }

@@ -417,6 +417,3125 @@ func (m *DiagnosticKeyValue) cdrDecode(d *cdrDecoder) {
 	m.Value = d.str("value", 0)
 }
 
+// LifecycleChangeStateRequest is the ROS 2 message lifecycle_msgs/msg/ChangeStateRequest.
+type LifecycleChangeStateRequest struct {
+	// Transition is "lifecycle_msgs/Transition transition". The requested transition. This change state service will fail if the transition is not possible.
+	Transition LifecycleTransition
+}
+
+// NewLifecycleChangeStateRequest returns the default LifecycleChangeStateRequest: the defaults its definition gives, zero
+// values elsewhere.
+func NewLifecycleChangeStateRequest() LifecycleChangeStateRequest {
+	return LifecycleChangeStateRequest{}
+}
+
+// Reset sets m to NewLifecycleChangeStateRequest().
+func (m *LifecycleChangeStateRequest) Reset() { *m = NewLifecycleChangeStateRequest() }
+
+// SchemaName returns "lifecycle_msgs/msg/ChangeStateRequest".
+func (*LifecycleChangeStateRequest) SchemaName() string {
+	return "lifecycle_msgs/msg/ChangeStateRequest"
+}
+
+// CDRSize returns the length of m's serialization, header included.
+func (m *LifecycleChangeStateRequest) CDRSize() int { return cdrHeaderLen + m.cdrEnd(0) }
+
+// MarshalCDR serializes m as little-endian CDR with its encapsulation header.
+func (m *LifecycleChangeStateRequest) MarshalCDR() ([]byte, error) {
+	return m.AppendCDR(make([]byte, 0, m.CDRSize()))
+}
+
+// AppendCDR appends m's serialization, header included, to buf. On error
+// it returns buf with its original length.
+func (m *LifecycleChangeStateRequest) AppendCDR(buf []byte) ([]byte, error) {
+	n := len(buf)
+	buf = append(buf, cdrHeaderLE[:]...)
+	out, err := m.cdrAppend(buf, n+cdrHeaderLen)
+	if err != nil {
+		return buf[:n], toEncodeError("lifecycle_msgs/msg/ChangeStateRequest", err)
+	}
+	return out, nil
+}
+
+// UnmarshalCDR decodes a serialized LifecycleChangeStateRequest, header included. On error m is
+// left unchanged and the error is a *DecodeError.
+func (m *LifecycleChangeStateRequest) UnmarshalCDR(data []byte) error {
+	var d cdrDecoder
+	if !d.start(data, "lifecycle_msgs/msg/ChangeStateRequest") {
+		return d.err
+	}
+	var v LifecycleChangeStateRequest
+	v.cdrDecode(&d)
+	if err := d.finish(); err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+const cdrMinSizeLifecycleChangeStateRequest = 6
+
+// cdrEnd returns the offset after m serialized at off (counted from the
+// end of the header).
+func (m *LifecycleChangeStateRequest) cdrEnd(off int) int {
+	off = m.Transition.cdrEnd(off)
+	return off
+}
+
+// cdrAppend appends m's fields; origin is where the header ends in buf.
+func (m *LifecycleChangeStateRequest) cdrAppend(buf []byte, origin int) ([]byte, error) {
+	var err error
+	if buf, err = m.Transition.cdrAppend(buf, origin); err != nil {
+		return buf, prefixEncodeErr("transition", err)
+	}
+	return buf, nil
+}
+
+// cdrDecode reads m's fields; the caller checks d.err.
+func (m *LifecycleChangeStateRequest) cdrDecode(d *cdrDecoder) {
+	if d.err != nil {
+		return
+	}
+	m.Transition.cdrDecode(d)
+	if d.err != nil {
+		d.prefix("transition")
+		return
+	}
+}
+
+// LifecycleChangeStateResponse is the ROS 2 message lifecycle_msgs/msg/ChangeStateResponse.
+type LifecycleChangeStateResponse struct {
+	// Success is "bool success". Indicates whether the service was able to initiate the state transition
+	Success bool
+}
+
+// NewLifecycleChangeStateResponse returns the default LifecycleChangeStateResponse: the defaults its definition gives, zero
+// values elsewhere.
+func NewLifecycleChangeStateResponse() LifecycleChangeStateResponse {
+	return LifecycleChangeStateResponse{}
+}
+
+// Reset sets m to NewLifecycleChangeStateResponse().
+func (m *LifecycleChangeStateResponse) Reset() { *m = NewLifecycleChangeStateResponse() }
+
+// SchemaName returns "lifecycle_msgs/msg/ChangeStateResponse".
+func (*LifecycleChangeStateResponse) SchemaName() string {
+	return "lifecycle_msgs/msg/ChangeStateResponse"
+}
+
+// CDRSize returns the length of m's serialization, header included.
+func (m *LifecycleChangeStateResponse) CDRSize() int { return cdrHeaderLen + m.cdrEnd(0) }
+
+// MarshalCDR serializes m as little-endian CDR with its encapsulation header.
+func (m *LifecycleChangeStateResponse) MarshalCDR() ([]byte, error) {
+	return m.AppendCDR(make([]byte, 0, m.CDRSize()))
+}
+
+// AppendCDR appends m's serialization, header included, to buf. On error
+// it returns buf with its original length.
+func (m *LifecycleChangeStateResponse) AppendCDR(buf []byte) ([]byte, error) {
+	n := len(buf)
+	buf = append(buf, cdrHeaderLE[:]...)
+	out, err := m.cdrAppend(buf, n+cdrHeaderLen)
+	if err != nil {
+		return buf[:n], toEncodeError("lifecycle_msgs/msg/ChangeStateResponse", err)
+	}
+	return out, nil
+}
+
+// UnmarshalCDR decodes a serialized LifecycleChangeStateResponse, header included. On error m is
+// left unchanged and the error is a *DecodeError.
+func (m *LifecycleChangeStateResponse) UnmarshalCDR(data []byte) error {
+	var d cdrDecoder
+	if !d.start(data, "lifecycle_msgs/msg/ChangeStateResponse") {
+		return d.err
+	}
+	var v LifecycleChangeStateResponse
+	v.cdrDecode(&d)
+	if err := d.finish(); err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+const cdrMinSizeLifecycleChangeStateResponse = 1
+
+// cdrEnd returns the offset after m serialized at off (counted from the
+// end of the header).
+func (m *LifecycleChangeStateResponse) cdrEnd(off int) int {
+	off++
+	return off
+}
+
+// cdrAppend appends m's fields; origin is where the header ends in buf.
+func (m *LifecycleChangeStateResponse) cdrAppend(buf []byte, origin int) ([]byte, error) {
+	buf = cdrPutBool(buf, m.Success)
+	return buf, nil
+}
+
+// cdrDecode reads m's fields; the caller checks d.err.
+func (m *LifecycleChangeStateResponse) cdrDecode(d *cdrDecoder) {
+	m.Success = d.boolean("success")
+}
+
+// LifecycleGetAvailableStatesResponse is the ROS 2 message lifecycle_msgs/msg/GetAvailableStatesResponse.
+type LifecycleGetAvailableStatesResponse struct {
+	// AvailableStates is "lifecycle_msgs/State[] available_states". Array of possible states that can be transitioned to.
+	AvailableStates []LifecycleState
+}
+
+// NewLifecycleGetAvailableStatesResponse returns the default LifecycleGetAvailableStatesResponse: the defaults its definition gives, zero
+// values elsewhere.
+func NewLifecycleGetAvailableStatesResponse() LifecycleGetAvailableStatesResponse {
+	return LifecycleGetAvailableStatesResponse{}
+}
+
+// Reset sets m to NewLifecycleGetAvailableStatesResponse().
+func (m *LifecycleGetAvailableStatesResponse) Reset() { *m = NewLifecycleGetAvailableStatesResponse() }
+
+// SchemaName returns "lifecycle_msgs/msg/GetAvailableStatesResponse".
+func (*LifecycleGetAvailableStatesResponse) SchemaName() string {
+	return "lifecycle_msgs/msg/GetAvailableStatesResponse"
+}
+
+// CDRSize returns the length of m's serialization, header included.
+func (m *LifecycleGetAvailableStatesResponse) CDRSize() int { return cdrHeaderLen + m.cdrEnd(0) }
+
+// MarshalCDR serializes m as little-endian CDR with its encapsulation header.
+func (m *LifecycleGetAvailableStatesResponse) MarshalCDR() ([]byte, error) {
+	return m.AppendCDR(make([]byte, 0, m.CDRSize()))
+}
+
+// AppendCDR appends m's serialization, header included, to buf. On error
+// it returns buf with its original length.
+func (m *LifecycleGetAvailableStatesResponse) AppendCDR(buf []byte) ([]byte, error) {
+	n := len(buf)
+	buf = append(buf, cdrHeaderLE[:]...)
+	out, err := m.cdrAppend(buf, n+cdrHeaderLen)
+	if err != nil {
+		return buf[:n], toEncodeError("lifecycle_msgs/msg/GetAvailableStatesResponse", err)
+	}
+	return out, nil
+}
+
+// UnmarshalCDR decodes a serialized LifecycleGetAvailableStatesResponse, header included. On error m is
+// left unchanged and the error is a *DecodeError.
+func (m *LifecycleGetAvailableStatesResponse) UnmarshalCDR(data []byte) error {
+	var d cdrDecoder
+	if !d.start(data, "lifecycle_msgs/msg/GetAvailableStatesResponse") {
+		return d.err
+	}
+	var v LifecycleGetAvailableStatesResponse
+	v.cdrDecode(&d)
+	if err := d.finish(); err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+const cdrMinSizeLifecycleGetAvailableStatesResponse = 4
+
+// cdrEnd returns the offset after m serialized at off (counted from the
+// end of the header).
+func (m *LifecycleGetAvailableStatesResponse) cdrEnd(off int) int {
+	off = cdrAlign(off, 4) + 4
+	for i := range m.AvailableStates {
+		off = m.AvailableStates[i].cdrEnd(off)
+	}
+	return off
+}
+
+// cdrAppend appends m's fields; origin is where the header ends in buf.
+func (m *LifecycleGetAvailableStatesResponse) cdrAppend(buf []byte, origin int) ([]byte, error) {
+	var err error
+	if buf, err = cdrPutCount(buf, origin, len(m.AvailableStates), 0); err != nil {
+		return buf, encodeFieldErr("available_states", err)
+	}
+	for i := range m.AvailableStates {
+		if buf, err = m.AvailableStates[i].cdrAppend(buf, origin); err != nil {
+			return buf, prefixEncodeErr(indexPath("available_states", i), err)
+		}
+	}
+	return buf, nil
+}
+
+// cdrDecode reads m's fields; the caller checks d.err.
+func (m *LifecycleGetAvailableStatesResponse) cdrDecode(d *cdrDecoder) {
+	if d.err != nil {
+		return
+	}
+	if n := d.count("available_states", 0, cdrMinSizeLifecycleState); n > 0 {
+		m.AvailableStates = make([]LifecycleState, n)
+		for i := range m.AvailableStates {
+			m.AvailableStates[i].cdrDecode(d)
+			if d.err != nil {
+				d.prefix(indexPath("available_states", i))
+				return
+			}
+		}
+	} else {
+		m.AvailableStates = nil
+	}
+}
+
+// LifecycleGetAvailableTransitionsResponse is the ROS 2 message lifecycle_msgs/msg/GetAvailableTransitionsResponse.
+type LifecycleGetAvailableTransitionsResponse struct {
+	// AvailableTransitions is "lifecycle_msgs/TransitionDescription[] available_transitions". An array of the possible start_state-goal_state transitions
+	AvailableTransitions []LifecycleTransitionDescription
+}
+
+// NewLifecycleGetAvailableTransitionsResponse returns the default LifecycleGetAvailableTransitionsResponse: the defaults its definition gives, zero
+// values elsewhere.
+func NewLifecycleGetAvailableTransitionsResponse() LifecycleGetAvailableTransitionsResponse {
+	return LifecycleGetAvailableTransitionsResponse{}
+}
+
+// Reset sets m to NewLifecycleGetAvailableTransitionsResponse().
+func (m *LifecycleGetAvailableTransitionsResponse) Reset() {
+	*m = NewLifecycleGetAvailableTransitionsResponse()
+}
+
+// SchemaName returns "lifecycle_msgs/msg/GetAvailableTransitionsResponse".
+func (*LifecycleGetAvailableTransitionsResponse) SchemaName() string {
+	return "lifecycle_msgs/msg/GetAvailableTransitionsResponse"
+}
+
+// CDRSize returns the length of m's serialization, header included.
+func (m *LifecycleGetAvailableTransitionsResponse) CDRSize() int { return cdrHeaderLen + m.cdrEnd(0) }
+
+// MarshalCDR serializes m as little-endian CDR with its encapsulation header.
+func (m *LifecycleGetAvailableTransitionsResponse) MarshalCDR() ([]byte, error) {
+	return m.AppendCDR(make([]byte, 0, m.CDRSize()))
+}
+
+// AppendCDR appends m's serialization, header included, to buf. On error
+// it returns buf with its original length.
+func (m *LifecycleGetAvailableTransitionsResponse) AppendCDR(buf []byte) ([]byte, error) {
+	n := len(buf)
+	buf = append(buf, cdrHeaderLE[:]...)
+	out, err := m.cdrAppend(buf, n+cdrHeaderLen)
+	if err != nil {
+		return buf[:n], toEncodeError("lifecycle_msgs/msg/GetAvailableTransitionsResponse", err)
+	}
+	return out, nil
+}
+
+// UnmarshalCDR decodes a serialized LifecycleGetAvailableTransitionsResponse, header included. On error m is
+// left unchanged and the error is a *DecodeError.
+func (m *LifecycleGetAvailableTransitionsResponse) UnmarshalCDR(data []byte) error {
+	var d cdrDecoder
+	if !d.start(data, "lifecycle_msgs/msg/GetAvailableTransitionsResponse") {
+		return d.err
+	}
+	var v LifecycleGetAvailableTransitionsResponse
+	v.cdrDecode(&d)
+	if err := d.finish(); err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+const cdrMinSizeLifecycleGetAvailableTransitionsResponse = 4
+
+// cdrEnd returns the offset after m serialized at off (counted from the
+// end of the header).
+func (m *LifecycleGetAvailableTransitionsResponse) cdrEnd(off int) int {
+	off = cdrAlign(off, 4) + 4
+	for i := range m.AvailableTransitions {
+		off = m.AvailableTransitions[i].cdrEnd(off)
+	}
+	return off
+}
+
+// cdrAppend appends m's fields; origin is where the header ends in buf.
+func (m *LifecycleGetAvailableTransitionsResponse) cdrAppend(buf []byte, origin int) ([]byte, error) {
+	var err error
+	if buf, err = cdrPutCount(buf, origin, len(m.AvailableTransitions), 0); err != nil {
+		return buf, encodeFieldErr("available_transitions", err)
+	}
+	for i := range m.AvailableTransitions {
+		if buf, err = m.AvailableTransitions[i].cdrAppend(buf, origin); err != nil {
+			return buf, prefixEncodeErr(indexPath("available_transitions", i), err)
+		}
+	}
+	return buf, nil
+}
+
+// cdrDecode reads m's fields; the caller checks d.err.
+func (m *LifecycleGetAvailableTransitionsResponse) cdrDecode(d *cdrDecoder) {
+	if d.err != nil {
+		return
+	}
+	if n := d.count("available_transitions", 0, cdrMinSizeLifecycleTransitionDescription); n > 0 {
+		m.AvailableTransitions = make([]LifecycleTransitionDescription, n)
+		for i := range m.AvailableTransitions {
+			m.AvailableTransitions[i].cdrDecode(d)
+			if d.err != nil {
+				d.prefix(indexPath("available_transitions", i))
+				return
+			}
+		}
+	} else {
+		m.AvailableTransitions = nil
+	}
+}
+
+// LifecycleGetStateResponse is the ROS 2 message lifecycle_msgs/msg/GetStateResponse.
+type LifecycleGetStateResponse struct {
+	// CurrentState is "lifecycle_msgs/State current_state". The current state-machine state of the node.
+	CurrentState LifecycleState
+}
+
+// NewLifecycleGetStateResponse returns the default LifecycleGetStateResponse: the defaults its definition gives, zero
+// values elsewhere.
+func NewLifecycleGetStateResponse() LifecycleGetStateResponse {
+	return LifecycleGetStateResponse{}
+}
+
+// Reset sets m to NewLifecycleGetStateResponse().
+func (m *LifecycleGetStateResponse) Reset() { *m = NewLifecycleGetStateResponse() }
+
+// SchemaName returns "lifecycle_msgs/msg/GetStateResponse".
+func (*LifecycleGetStateResponse) SchemaName() string { return "lifecycle_msgs/msg/GetStateResponse" }
+
+// CDRSize returns the length of m's serialization, header included.
+func (m *LifecycleGetStateResponse) CDRSize() int { return cdrHeaderLen + m.cdrEnd(0) }
+
+// MarshalCDR serializes m as little-endian CDR with its encapsulation header.
+func (m *LifecycleGetStateResponse) MarshalCDR() ([]byte, error) {
+	return m.AppendCDR(make([]byte, 0, m.CDRSize()))
+}
+
+// AppendCDR appends m's serialization, header included, to buf. On error
+// it returns buf with its original length.
+func (m *LifecycleGetStateResponse) AppendCDR(buf []byte) ([]byte, error) {
+	n := len(buf)
+	buf = append(buf, cdrHeaderLE[:]...)
+	out, err := m.cdrAppend(buf, n+cdrHeaderLen)
+	if err != nil {
+		return buf[:n], toEncodeError("lifecycle_msgs/msg/GetStateResponse", err)
+	}
+	return out, nil
+}
+
+// UnmarshalCDR decodes a serialized LifecycleGetStateResponse, header included. On error m is
+// left unchanged and the error is a *DecodeError.
+func (m *LifecycleGetStateResponse) UnmarshalCDR(data []byte) error {
+	var d cdrDecoder
+	if !d.start(data, "lifecycle_msgs/msg/GetStateResponse") {
+		return d.err
+	}
+	var v LifecycleGetStateResponse
+	v.cdrDecode(&d)
+	if err := d.finish(); err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+const cdrMinSizeLifecycleGetStateResponse = 6
+
+// cdrEnd returns the offset after m serialized at off (counted from the
+// end of the header).
+func (m *LifecycleGetStateResponse) cdrEnd(off int) int {
+	off = m.CurrentState.cdrEnd(off)
+	return off
+}
+
+// cdrAppend appends m's fields; origin is where the header ends in buf.
+func (m *LifecycleGetStateResponse) cdrAppend(buf []byte, origin int) ([]byte, error) {
+	var err error
+	if buf, err = m.CurrentState.cdrAppend(buf, origin); err != nil {
+		return buf, prefixEncodeErr("current_state", err)
+	}
+	return buf, nil
+}
+
+// cdrDecode reads m's fields; the caller checks d.err.
+func (m *LifecycleGetStateResponse) cdrDecode(d *cdrDecoder) {
+	if d.err != nil {
+		return
+	}
+	m.CurrentState.cdrDecode(d)
+	if d.err != nil {
+		d.prefix("current_state")
+		return
+	}
+}
+
+// Constants of lifecycle_msgs/msg/State.
+const (
+	// LifecycleStatePrimaryStateUnknown: Indicates state has not yet been set.
+	LifecycleStatePrimaryStateUnknown uint8 = 0 // PRIMARY_STATE_UNKNOWN
+	// LifecycleStatePrimaryStateUnconfigured: This is the life cycle state the node is in immediately after being instantiated.
+	LifecycleStatePrimaryStateUnconfigured uint8 = 1 // PRIMARY_STATE_UNCONFIGURED
+	// LifecycleStatePrimaryStateInactive: This state represents a node that is not currently performing any processing.
+	LifecycleStatePrimaryStateInactive uint8 = 2 // PRIMARY_STATE_INACTIVE
+	// LifecycleStatePrimaryStateActive: This is the main state of the node's life cycle. While in this state, the node performs any processing, responds to service requests, reads and processes data, produces output, etc.
+	LifecycleStatePrimaryStateActive uint8 = 3 // PRIMARY_STATE_ACTIVE
+	// LifecycleStatePrimaryStateFinalized: The finalized state is the state in which the node ends immediately before being destroyed.
+	LifecycleStatePrimaryStateFinalized uint8 = 4 // PRIMARY_STATE_FINALIZED
+	// LifecycleStateTransitionStateConfiguring: In this transition state the node's onConfigure callback will be called to allow the node to load its configuration and conduct any required setup.
+	LifecycleStateTransitionStateConfiguring uint8 = 10 // TRANSITION_STATE_CONFIGURING
+	// LifecycleStateTransitionStateCleaningup: In this transition state the node's callback onCleanup will be called to clear all state and return the node to a functionally equivalent state as when first created.
+	LifecycleStateTransitionStateCleaningup uint8 = 11 // TRANSITION_STATE_CLEANINGUP
+	// LifecycleStateTransitionStateShuttingdown: In this transition state the callback onShutdown will be executed to do any cleanup necessary before destruction.
+	LifecycleStateTransitionStateShuttingdown uint8 = 12 // TRANSITION_STATE_SHUTTINGDOWN
+	// LifecycleStateTransitionStateActivating: In this transition state the callback onActivate will be executed to do any final preparations to start executing.
+	LifecycleStateTransitionStateActivating uint8 = 13 // TRANSITION_STATE_ACTIVATING
+	// LifecycleStateTransitionStateDeactivating: In this transition state the callback onDeactivate will be executed to do any cleanup to start executing, and reverse the onActivate changes.
+	LifecycleStateTransitionStateDeactivating uint8 = 14 // TRANSITION_STATE_DEACTIVATING
+	// LifecycleStateTransitionStateErrorprocessing: This transition state is where any error may be cleaned up.
+	LifecycleStateTransitionStateErrorprocessing uint8 = 15 // TRANSITION_STATE_ERRORPROCESSING
+)
+
+// LifecycleState is the ROS 2 message lifecycle_msgs/msg/State.
+//
+// Primary state definitions as depicted in:
+// http://design.ros2.org/articles/node_lifecycle.html
+type LifecycleState struct {
+	// ID is "uint8 id". The state id value from the above definitions.
+	ID uint8
+	// Label is "string label". A text label of the state.
+	Label string
+}
+
+// NewLifecycleState returns the default LifecycleState: the defaults its definition gives, zero
+// values elsewhere.
+func NewLifecycleState() LifecycleState {
+	return LifecycleState{}
+}
+
+// Reset sets m to NewLifecycleState().
+func (m *LifecycleState) Reset() { *m = NewLifecycleState() }
+
+// SchemaName returns "lifecycle_msgs/msg/State".
+func (*LifecycleState) SchemaName() string { return "lifecycle_msgs/msg/State" }
+
+// CDRSize returns the length of m's serialization, header included.
+func (m *LifecycleState) CDRSize() int { return cdrHeaderLen + m.cdrEnd(0) }
+
+// MarshalCDR serializes m as little-endian CDR with its encapsulation header.
+func (m *LifecycleState) MarshalCDR() ([]byte, error) {
+	return m.AppendCDR(make([]byte, 0, m.CDRSize()))
+}
+
+// AppendCDR appends m's serialization, header included, to buf. On error
+// it returns buf with its original length.
+func (m *LifecycleState) AppendCDR(buf []byte) ([]byte, error) {
+	n := len(buf)
+	buf = append(buf, cdrHeaderLE[:]...)
+	out, err := m.cdrAppend(buf, n+cdrHeaderLen)
+	if err != nil {
+		return buf[:n], toEncodeError("lifecycle_msgs/msg/State", err)
+	}
+	return out, nil
+}
+
+// UnmarshalCDR decodes a serialized LifecycleState, header included. On error m is
+// left unchanged and the error is a *DecodeError.
+func (m *LifecycleState) UnmarshalCDR(data []byte) error {
+	var d cdrDecoder
+	if !d.start(data, "lifecycle_msgs/msg/State") {
+		return d.err
+	}
+	var v LifecycleState
+	v.cdrDecode(&d)
+	if err := d.finish(); err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+const cdrMinSizeLifecycleState = 6
+
+// cdrEnd returns the offset after m serialized at off (counted from the
+// end of the header).
+func (m *LifecycleState) cdrEnd(off int) int {
+	off++
+	off = cdrStringEnd(off, len(m.Label))
+	return off
+}
+
+// cdrAppend appends m's fields; origin is where the header ends in buf.
+func (m *LifecycleState) cdrAppend(buf []byte, origin int) ([]byte, error) {
+	var err error
+	buf = cdrPutU8(buf, m.ID)
+	if buf, err = cdrPutString(buf, origin, m.Label, 0); err != nil {
+		return buf, encodeFieldErr("label", err)
+	}
+	return buf, nil
+}
+
+// cdrDecode reads m's fields; the caller checks d.err.
+func (m *LifecycleState) cdrDecode(d *cdrDecoder) {
+	m.ID = d.u8("id")
+	m.Label = d.str("label", 0)
+}
+
+// Constants of lifecycle_msgs/msg/Transition.
+const (
+	// LifecycleTransitionTransitionCreate: This transition will instantiate the node, but will not run any code beyond the constructor.
+	LifecycleTransitionTransitionCreate uint8 = 0 // TRANSITION_CREATE
+	// LifecycleTransitionTransitionConfigure: The node's onConfigure callback will be called to allow the node to load its configuration and conduct any required setup.
+	LifecycleTransitionTransitionConfigure uint8 = 1 // TRANSITION_CONFIGURE
+	// LifecycleTransitionTransitionCleanup: The node's callback onCleanup will be called in this transition to allow the node to load its configuration and conduct any required setup.
+	LifecycleTransitionTransitionCleanup uint8 = 2 // TRANSITION_CLEANUP
+	// LifecycleTransitionTransitionActivate: The node's callback onActivate will be executed to do any final preparations to start executing.
+	LifecycleTransitionTransitionActivate uint8 = 3 // TRANSITION_ACTIVATE
+	// LifecycleTransitionTransitionDeactivate: The node's callback onDeactivate will be executed to do any cleanup to start executing, and reverse the onActivate changes.
+	LifecycleTransitionTransitionDeactivate uint8 = 4 // TRANSITION_DEACTIVATE
+	// LifecycleTransitionTransitionUnconfiguredShutdown: This signals shutdown during an unconfigured state, the node's callback onShutdown will be executed to do any cleanup necessary before destruction.
+	LifecycleTransitionTransitionUnconfiguredShutdown uint8 = 5 // TRANSITION_UNCONFIGURED_SHUTDOWN
+	// LifecycleTransitionTransitionInactiveShutdown: This signals shutdown during an inactive state, the node's callback onShutdown will be executed to do any cleanup necessary before destruction.
+	LifecycleTransitionTransitionInactiveShutdown uint8 = 6 // TRANSITION_INACTIVE_SHUTDOWN
+	// LifecycleTransitionTransitionActiveShutdown: This signals shutdown during an active state, the node's callback onShutdown will be executed to do any cleanup necessary before destruction.
+	LifecycleTransitionTransitionActiveShutdown uint8 = 7 // TRANSITION_ACTIVE_SHUTDOWN
+	// LifecycleTransitionTransitionDestroy: This transition will simply cause the deallocation of the node.
+	LifecycleTransitionTransitionDestroy uint8 = 8 // TRANSITION_DESTROY
+	// LifecycleTransitionTransitionOnConfigureSuccess: Reserved [10-69], private transitions These transitions are not publicly available and cannot be invoked by a user. The following transitions are implicitly invoked based on the callback feedback of the intermediate transition states.
+	LifecycleTransitionTransitionOnConfigureSuccess  uint8 = 10 // TRANSITION_ON_CONFIGURE_SUCCESS
+	LifecycleTransitionTransitionOnConfigureFailure  uint8 = 11 // TRANSITION_ON_CONFIGURE_FAILURE
+	LifecycleTransitionTransitionOnConfigureError    uint8 = 12 // TRANSITION_ON_CONFIGURE_ERROR
+	LifecycleTransitionTransitionOnCleanupSuccess    uint8 = 20 // TRANSITION_ON_CLEANUP_SUCCESS
+	LifecycleTransitionTransitionOnCleanupFailure    uint8 = 21 // TRANSITION_ON_CLEANUP_FAILURE
+	LifecycleTransitionTransitionOnCleanupError      uint8 = 22 // TRANSITION_ON_CLEANUP_ERROR
+	LifecycleTransitionTransitionOnActivateSuccess   uint8 = 30 // TRANSITION_ON_ACTIVATE_SUCCESS
+	LifecycleTransitionTransitionOnActivateFailure   uint8 = 31 // TRANSITION_ON_ACTIVATE_FAILURE
+	LifecycleTransitionTransitionOnActivateError     uint8 = 32 // TRANSITION_ON_ACTIVATE_ERROR
+	LifecycleTransitionTransitionOnDeactivateSuccess uint8 = 40 // TRANSITION_ON_DEACTIVATE_SUCCESS
+	LifecycleTransitionTransitionOnDeactivateFailure uint8 = 41 // TRANSITION_ON_DEACTIVATE_FAILURE
+	LifecycleTransitionTransitionOnDeactivateError   uint8 = 42 // TRANSITION_ON_DEACTIVATE_ERROR
+	LifecycleTransitionTransitionOnShutdownSuccess   uint8 = 50 // TRANSITION_ON_SHUTDOWN_SUCCESS
+	LifecycleTransitionTransitionOnShutdownFailure   uint8 = 51 // TRANSITION_ON_SHUTDOWN_FAILURE
+	LifecycleTransitionTransitionOnShutdownError     uint8 = 52 // TRANSITION_ON_SHUTDOWN_ERROR
+	LifecycleTransitionTransitionOnErrorSuccess      uint8 = 60 // TRANSITION_ON_ERROR_SUCCESS
+	LifecycleTransitionTransitionOnErrorFailure      uint8 = 61 // TRANSITION_ON_ERROR_FAILURE
+	LifecycleTransitionTransitionOnErrorError        uint8 = 62 // TRANSITION_ON_ERROR_ERROR
+	// LifecycleTransitionTransitionCallbackSuccess: The transition callback successfully performed its required functionality.
+	LifecycleTransitionTransitionCallbackSuccess uint8 = 97 // TRANSITION_CALLBACK_SUCCESS
+	// LifecycleTransitionTransitionCallbackFailure: The transition callback failed to perform its required functionality.
+	LifecycleTransitionTransitionCallbackFailure uint8 = 98 // TRANSITION_CALLBACK_FAILURE
+	// LifecycleTransitionTransitionCallbackError: The transition callback encountered an error that requires special cleanup, if possible.
+	LifecycleTransitionTransitionCallbackError uint8 = 99 // TRANSITION_CALLBACK_ERROR
+)
+
+// LifecycleTransition is the ROS 2 message lifecycle_msgs/msg/Transition.
+//
+// Default values for transitions as described in:
+// http://design.ros2.org/articles/node_lifecycle.html
+type LifecycleTransition struct {
+	// ID is "uint8 id". The transition id from above definitions.
+	ID uint8
+	// Label is "string label". A text label of the transition.
+	Label string
+}
+
+// NewLifecycleTransition returns the default LifecycleTransition: the defaults its definition gives, zero
+// values elsewhere.
+func NewLifecycleTransition() LifecycleTransition {
+	return LifecycleTransition{}
+}
+
+// Reset sets m to NewLifecycleTransition().
+func (m *LifecycleTransition) Reset() { *m = NewLifecycleTransition() }
+
+// SchemaName returns "lifecycle_msgs/msg/Transition".
+func (*LifecycleTransition) SchemaName() string { return "lifecycle_msgs/msg/Transition" }
+
+// CDRSize returns the length of m's serialization, header included.
+func (m *LifecycleTransition) CDRSize() int { return cdrHeaderLen + m.cdrEnd(0) }
+
+// MarshalCDR serializes m as little-endian CDR with its encapsulation header.
+func (m *LifecycleTransition) MarshalCDR() ([]byte, error) {
+	return m.AppendCDR(make([]byte, 0, m.CDRSize()))
+}
+
+// AppendCDR appends m's serialization, header included, to buf. On error
+// it returns buf with its original length.
+func (m *LifecycleTransition) AppendCDR(buf []byte) ([]byte, error) {
+	n := len(buf)
+	buf = append(buf, cdrHeaderLE[:]...)
+	out, err := m.cdrAppend(buf, n+cdrHeaderLen)
+	if err != nil {
+		return buf[:n], toEncodeError("lifecycle_msgs/msg/Transition", err)
+	}
+	return out, nil
+}
+
+// UnmarshalCDR decodes a serialized LifecycleTransition, header included. On error m is
+// left unchanged and the error is a *DecodeError.
+func (m *LifecycleTransition) UnmarshalCDR(data []byte) error {
+	var d cdrDecoder
+	if !d.start(data, "lifecycle_msgs/msg/Transition") {
+		return d.err
+	}
+	var v LifecycleTransition
+	v.cdrDecode(&d)
+	if err := d.finish(); err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+const cdrMinSizeLifecycleTransition = 6
+
+// cdrEnd returns the offset after m serialized at off (counted from the
+// end of the header).
+func (m *LifecycleTransition) cdrEnd(off int) int {
+	off++
+	off = cdrStringEnd(off, len(m.Label))
+	return off
+}
+
+// cdrAppend appends m's fields; origin is where the header ends in buf.
+func (m *LifecycleTransition) cdrAppend(buf []byte, origin int) ([]byte, error) {
+	var err error
+	buf = cdrPutU8(buf, m.ID)
+	if buf, err = cdrPutString(buf, origin, m.Label, 0); err != nil {
+		return buf, encodeFieldErr("label", err)
+	}
+	return buf, nil
+}
+
+// cdrDecode reads m's fields; the caller checks d.err.
+func (m *LifecycleTransition) cdrDecode(d *cdrDecoder) {
+	m.ID = d.u8("id")
+	m.Label = d.str("label", 0)
+}
+
+// LifecycleTransitionDescription is the ROS 2 message lifecycle_msgs/msg/TransitionDescription.
+type LifecycleTransitionDescription struct {
+	// Transition is "lifecycle_msgs/Transition transition". The transition id and label of this description.
+	Transition LifecycleTransition
+	// StartState is "lifecycle_msgs/State start_state". The current state from which this transition transitions.
+	StartState LifecycleState
+	// GoalState is "lifecycle_msgs/State goal_state". The desired target state of this transition.
+	GoalState LifecycleState
+}
+
+// NewLifecycleTransitionDescription returns the default LifecycleTransitionDescription: the defaults its definition gives, zero
+// values elsewhere.
+func NewLifecycleTransitionDescription() LifecycleTransitionDescription {
+	return LifecycleTransitionDescription{}
+}
+
+// Reset sets m to NewLifecycleTransitionDescription().
+func (m *LifecycleTransitionDescription) Reset() { *m = NewLifecycleTransitionDescription() }
+
+// SchemaName returns "lifecycle_msgs/msg/TransitionDescription".
+func (*LifecycleTransitionDescription) SchemaName() string {
+	return "lifecycle_msgs/msg/TransitionDescription"
+}
+
+// CDRSize returns the length of m's serialization, header included.
+func (m *LifecycleTransitionDescription) CDRSize() int { return cdrHeaderLen + m.cdrEnd(0) }
+
+// MarshalCDR serializes m as little-endian CDR with its encapsulation header.
+func (m *LifecycleTransitionDescription) MarshalCDR() ([]byte, error) {
+	return m.AppendCDR(make([]byte, 0, m.CDRSize()))
+}
+
+// AppendCDR appends m's serialization, header included, to buf. On error
+// it returns buf with its original length.
+func (m *LifecycleTransitionDescription) AppendCDR(buf []byte) ([]byte, error) {
+	n := len(buf)
+	buf = append(buf, cdrHeaderLE[:]...)
+	out, err := m.cdrAppend(buf, n+cdrHeaderLen)
+	if err != nil {
+		return buf[:n], toEncodeError("lifecycle_msgs/msg/TransitionDescription", err)
+	}
+	return out, nil
+}
+
+// UnmarshalCDR decodes a serialized LifecycleTransitionDescription, header included. On error m is
+// left unchanged and the error is a *DecodeError.
+func (m *LifecycleTransitionDescription) UnmarshalCDR(data []byte) error {
+	var d cdrDecoder
+	if !d.start(data, "lifecycle_msgs/msg/TransitionDescription") {
+		return d.err
+	}
+	var v LifecycleTransitionDescription
+	v.cdrDecode(&d)
+	if err := d.finish(); err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+const cdrMinSizeLifecycleTransitionDescription = 18
+
+// cdrEnd returns the offset after m serialized at off (counted from the
+// end of the header).
+func (m *LifecycleTransitionDescription) cdrEnd(off int) int {
+	off = m.Transition.cdrEnd(off)
+	off = m.StartState.cdrEnd(off)
+	off = m.GoalState.cdrEnd(off)
+	return off
+}
+
+// cdrAppend appends m's fields; origin is where the header ends in buf.
+func (m *LifecycleTransitionDescription) cdrAppend(buf []byte, origin int) ([]byte, error) {
+	var err error
+	if buf, err = m.Transition.cdrAppend(buf, origin); err != nil {
+		return buf, prefixEncodeErr("transition", err)
+	}
+	if buf, err = m.StartState.cdrAppend(buf, origin); err != nil {
+		return buf, prefixEncodeErr("start_state", err)
+	}
+	if buf, err = m.GoalState.cdrAppend(buf, origin); err != nil {
+		return buf, prefixEncodeErr("goal_state", err)
+	}
+	return buf, nil
+}
+
+// cdrDecode reads m's fields; the caller checks d.err.
+func (m *LifecycleTransitionDescription) cdrDecode(d *cdrDecoder) {
+	if d.err != nil {
+		return
+	}
+	m.Transition.cdrDecode(d)
+	if d.err != nil {
+		d.prefix("transition")
+		return
+	}
+	if d.err != nil {
+		return
+	}
+	m.StartState.cdrDecode(d)
+	if d.err != nil {
+		d.prefix("start_state")
+		return
+	}
+	if d.err != nil {
+		return
+	}
+	m.GoalState.cdrDecode(d)
+	if d.err != nil {
+		d.prefix("goal_state")
+		return
+	}
+}
+
+// LifecycleTransitionEvent is the ROS 2 message lifecycle_msgs/msg/TransitionEvent.
+type LifecycleTransitionEvent struct {
+	// Timestamp is "uint64 timestamp". The time point at which this event occurred.
+	Timestamp uint64
+	// Transition is "lifecycle_msgs/Transition transition". The id and label of this transition event.
+	Transition LifecycleTransition
+	// StartState is "lifecycle_msgs/State start_state". The starting state from which this event transitioned.
+	StartState LifecycleState
+	// GoalState is "lifecycle_msgs/State goal_state". The end state of this transition event.
+	GoalState LifecycleState
+}
+
+// NewLifecycleTransitionEvent returns the default LifecycleTransitionEvent: the defaults its definition gives, zero
+// values elsewhere.
+func NewLifecycleTransitionEvent() LifecycleTransitionEvent {
+	return LifecycleTransitionEvent{}
+}
+
+// Reset sets m to NewLifecycleTransitionEvent().
+func (m *LifecycleTransitionEvent) Reset() { *m = NewLifecycleTransitionEvent() }
+
+// SchemaName returns "lifecycle_msgs/msg/TransitionEvent".
+func (*LifecycleTransitionEvent) SchemaName() string { return "lifecycle_msgs/msg/TransitionEvent" }
+
+// CDRSize returns the length of m's serialization, header included.
+func (m *LifecycleTransitionEvent) CDRSize() int { return cdrHeaderLen + m.cdrEnd(0) }
+
+// MarshalCDR serializes m as little-endian CDR with its encapsulation header.
+func (m *LifecycleTransitionEvent) MarshalCDR() ([]byte, error) {
+	return m.AppendCDR(make([]byte, 0, m.CDRSize()))
+}
+
+// AppendCDR appends m's serialization, header included, to buf. On error
+// it returns buf with its original length.
+func (m *LifecycleTransitionEvent) AppendCDR(buf []byte) ([]byte, error) {
+	n := len(buf)
+	buf = append(buf, cdrHeaderLE[:]...)
+	out, err := m.cdrAppend(buf, n+cdrHeaderLen)
+	if err != nil {
+		return buf[:n], toEncodeError("lifecycle_msgs/msg/TransitionEvent", err)
+	}
+	return out, nil
+}
+
+// UnmarshalCDR decodes a serialized LifecycleTransitionEvent, header included. On error m is
+// left unchanged and the error is a *DecodeError.
+func (m *LifecycleTransitionEvent) UnmarshalCDR(data []byte) error {
+	var d cdrDecoder
+	if !d.start(data, "lifecycle_msgs/msg/TransitionEvent") {
+		return d.err
+	}
+	var v LifecycleTransitionEvent
+	v.cdrDecode(&d)
+	if err := d.finish(); err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+const cdrMinSizeLifecycleTransitionEvent = 26
+
+// cdrEnd returns the offset after m serialized at off (counted from the
+// end of the header).
+func (m *LifecycleTransitionEvent) cdrEnd(off int) int {
+	off = cdrAlign(off, 8) + 8
+	off = m.Transition.cdrEnd(off)
+	off = m.StartState.cdrEnd(off)
+	off = m.GoalState.cdrEnd(off)
+	return off
+}
+
+// cdrAppend appends m's fields; origin is where the header ends in buf.
+func (m *LifecycleTransitionEvent) cdrAppend(buf []byte, origin int) ([]byte, error) {
+	var err error
+	buf = cdrPutU64(buf, origin, m.Timestamp)
+	if buf, err = m.Transition.cdrAppend(buf, origin); err != nil {
+		return buf, prefixEncodeErr("transition", err)
+	}
+	if buf, err = m.StartState.cdrAppend(buf, origin); err != nil {
+		return buf, prefixEncodeErr("start_state", err)
+	}
+	if buf, err = m.GoalState.cdrAppend(buf, origin); err != nil {
+		return buf, prefixEncodeErr("goal_state", err)
+	}
+	return buf, nil
+}
+
+// cdrDecode reads m's fields; the caller checks d.err.
+func (m *LifecycleTransitionEvent) cdrDecode(d *cdrDecoder) {
+	m.Timestamp = d.u64("timestamp")
+	if d.err != nil {
+		return
+	}
+	m.Transition.cdrDecode(d)
+	if d.err != nil {
+		d.prefix("transition")
+		return
+	}
+	if d.err != nil {
+		return
+	}
+	m.StartState.cdrDecode(d)
+	if d.err != nil {
+		d.prefix("start_state")
+		return
+	}
+	if d.err != nil {
+		return
+	}
+	m.GoalState.cdrDecode(d)
+	if d.err != nil {
+		d.prefix("goal_state")
+		return
+	}
+}
+
+// DescribeParametersRequest is the ROS 2 message rcl_interfaces/msg/DescribeParametersRequest.
+type DescribeParametersRequest struct {
+	// Names is "string[] names". A list of parameters of which to get the descriptor.
+	Names []string
+}
+
+// NewDescribeParametersRequest returns the default DescribeParametersRequest: the defaults its definition gives, zero
+// values elsewhere.
+func NewDescribeParametersRequest() DescribeParametersRequest {
+	return DescribeParametersRequest{}
+}
+
+// Reset sets m to NewDescribeParametersRequest().
+func (m *DescribeParametersRequest) Reset() { *m = NewDescribeParametersRequest() }
+
+// SchemaName returns "rcl_interfaces/msg/DescribeParametersRequest".
+func (*DescribeParametersRequest) SchemaName() string {
+	return "rcl_interfaces/msg/DescribeParametersRequest"
+}
+
+// CDRSize returns the length of m's serialization, header included.
+func (m *DescribeParametersRequest) CDRSize() int { return cdrHeaderLen + m.cdrEnd(0) }
+
+// MarshalCDR serializes m as little-endian CDR with its encapsulation header.
+func (m *DescribeParametersRequest) MarshalCDR() ([]byte, error) {
+	return m.AppendCDR(make([]byte, 0, m.CDRSize()))
+}
+
+// AppendCDR appends m's serialization, header included, to buf. On error
+// it returns buf with its original length.
+func (m *DescribeParametersRequest) AppendCDR(buf []byte) ([]byte, error) {
+	n := len(buf)
+	buf = append(buf, cdrHeaderLE[:]...)
+	out, err := m.cdrAppend(buf, n+cdrHeaderLen)
+	if err != nil {
+		return buf[:n], toEncodeError("rcl_interfaces/msg/DescribeParametersRequest", err)
+	}
+	return out, nil
+}
+
+// UnmarshalCDR decodes a serialized DescribeParametersRequest, header included. On error m is
+// left unchanged and the error is a *DecodeError.
+func (m *DescribeParametersRequest) UnmarshalCDR(data []byte) error {
+	var d cdrDecoder
+	if !d.start(data, "rcl_interfaces/msg/DescribeParametersRequest") {
+		return d.err
+	}
+	var v DescribeParametersRequest
+	v.cdrDecode(&d)
+	if err := d.finish(); err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+const cdrMinSizeDescribeParametersRequest = 4
+
+// cdrEnd returns the offset after m serialized at off (counted from the
+// end of the header).
+func (m *DescribeParametersRequest) cdrEnd(off int) int {
+	off = cdrAlign(off, 4) + 4
+	for _, s := range m.Names {
+		off = cdrStringEnd(off, len(s))
+	}
+	return off
+}
+
+// cdrAppend appends m's fields; origin is where the header ends in buf.
+func (m *DescribeParametersRequest) cdrAppend(buf []byte, origin int) ([]byte, error) {
+	var err error
+	if buf, err = cdrPutCount(buf, origin, len(m.Names), 0); err != nil {
+		return buf, encodeFieldErr("names", err)
+	}
+	for i, s := range m.Names {
+		if buf, err = cdrPutString(buf, origin, s, 0); err != nil {
+			return buf, encodeFieldErr(indexPath("names", i), err)
+		}
+	}
+	return buf, nil
+}
+
+// cdrDecode reads m's fields; the caller checks d.err.
+func (m *DescribeParametersRequest) cdrDecode(d *cdrDecoder) {
+	if d.err != nil {
+		return
+	}
+	if n := d.count("names", 0, 5); n > 0 {
+		m.Names = make([]string, n)
+		for i := range m.Names {
+			m.Names[i] = d.str("", 0)
+			if d.err != nil {
+				d.prefix(indexPath("names", i))
+				return
+			}
+		}
+	} else {
+		m.Names = nil
+	}
+}
+
+// DescribeParametersResponse is the ROS 2 message rcl_interfaces/msg/DescribeParametersResponse.
+type DescribeParametersResponse struct {
+	// Descriptors is "rcl_interfaces/ParameterDescriptor[] descriptors". A list of the descriptors of all parameters requested in the same order as they were requested. This list has the same length as the list of parameters requested.
+	Descriptors []ParameterDescriptor
+}
+
+// NewDescribeParametersResponse returns the default DescribeParametersResponse: the defaults its definition gives, zero
+// values elsewhere.
+func NewDescribeParametersResponse() DescribeParametersResponse {
+	return DescribeParametersResponse{}
+}
+
+// Reset sets m to NewDescribeParametersResponse().
+func (m *DescribeParametersResponse) Reset() { *m = NewDescribeParametersResponse() }
+
+// SchemaName returns "rcl_interfaces/msg/DescribeParametersResponse".
+func (*DescribeParametersResponse) SchemaName() string {
+	return "rcl_interfaces/msg/DescribeParametersResponse"
+}
+
+// CDRSize returns the length of m's serialization, header included.
+func (m *DescribeParametersResponse) CDRSize() int { return cdrHeaderLen + m.cdrEnd(0) }
+
+// MarshalCDR serializes m as little-endian CDR with its encapsulation header.
+func (m *DescribeParametersResponse) MarshalCDR() ([]byte, error) {
+	return m.AppendCDR(make([]byte, 0, m.CDRSize()))
+}
+
+// AppendCDR appends m's serialization, header included, to buf. On error
+// it returns buf with its original length.
+func (m *DescribeParametersResponse) AppendCDR(buf []byte) ([]byte, error) {
+	n := len(buf)
+	buf = append(buf, cdrHeaderLE[:]...)
+	out, err := m.cdrAppend(buf, n+cdrHeaderLen)
+	if err != nil {
+		return buf[:n], toEncodeError("rcl_interfaces/msg/DescribeParametersResponse", err)
+	}
+	return out, nil
+}
+
+// UnmarshalCDR decodes a serialized DescribeParametersResponse, header included. On error m is
+// left unchanged and the error is a *DecodeError.
+func (m *DescribeParametersResponse) UnmarshalCDR(data []byte) error {
+	var d cdrDecoder
+	if !d.start(data, "rcl_interfaces/msg/DescribeParametersResponse") {
+		return d.err
+	}
+	var v DescribeParametersResponse
+	v.cdrDecode(&d)
+	if err := d.finish(); err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+const cdrMinSizeDescribeParametersResponse = 4
+
+// cdrEnd returns the offset after m serialized at off (counted from the
+// end of the header).
+func (m *DescribeParametersResponse) cdrEnd(off int) int {
+	off = cdrAlign(off, 4) + 4
+	for i := range m.Descriptors {
+		off = m.Descriptors[i].cdrEnd(off)
+	}
+	return off
+}
+
+// cdrAppend appends m's fields; origin is where the header ends in buf.
+func (m *DescribeParametersResponse) cdrAppend(buf []byte, origin int) ([]byte, error) {
+	var err error
+	if buf, err = cdrPutCount(buf, origin, len(m.Descriptors), 0); err != nil {
+		return buf, encodeFieldErr("descriptors", err)
+	}
+	for i := range m.Descriptors {
+		if buf, err = m.Descriptors[i].cdrAppend(buf, origin); err != nil {
+			return buf, prefixEncodeErr(indexPath("descriptors", i), err)
+		}
+	}
+	return buf, nil
+}
+
+// cdrDecode reads m's fields; the caller checks d.err.
+func (m *DescribeParametersResponse) cdrDecode(d *cdrDecoder) {
+	if d.err != nil {
+		return
+	}
+	if n := d.count("descriptors", 0, cdrMinSizeParameterDescriptor); n > 0 {
+		m.Descriptors = make([]ParameterDescriptor, n)
+		for i := range m.Descriptors {
+			m.Descriptors[i].cdrDecode(d)
+			if d.err != nil {
+				d.prefix(indexPath("descriptors", i))
+				return
+			}
+		}
+	} else {
+		m.Descriptors = nil
+	}
+}
+
+// FloatingPointRange is the ROS 2 message rcl_interfaces/msg/FloatingPointRange.
+//
+// Represents bounds and a step value for a floating point typed parameter.
+type FloatingPointRange struct {
+	// FromValue is "float64 from_value". Start value for valid values, inclusive.
+	FromValue float64
+	// ToValue is "float64 to_value". End value for valid values, inclusive.
+	ToValue float64
+	// Step is "float64 step". Size of valid steps between the from and to bound. Step is considered to be a magnitude, therefore negative values are treated the same as positive values, and a step value of zero implies a continuous range of values. Ideally, the step would be less than or equal to the distance between the bounds, as well as an even multiple of the distance between the bounds, but neither are required. If the absolute value of the step is larger than or equal to the distance between the two bounds, then the bounds will be the only valid values. e.g. if the range is defined as {from_value: 1.0, to_value: 2.0, step: 5.0} then the valid values will be 1.0 and 2.0. If the step is less than the distance between the bounds, but the distance is not a multiple of the step, then the "to" bound will always be a valid value, e.g. if the range is defined as {from_value: 2.0, to_value: 5.0, step: 2.0} then the valid values will be 2.0, 4.0, and 5.0.
+	Step float64
+}
+
+// NewFloatingPointRange returns the default FloatingPointRange: the defaults its definition gives, zero
+// values elsewhere.
+func NewFloatingPointRange() FloatingPointRange {
+	return FloatingPointRange{}
+}
+
+// Reset sets m to NewFloatingPointRange().
+func (m *FloatingPointRange) Reset() { *m = NewFloatingPointRange() }
+
+// SchemaName returns "rcl_interfaces/msg/FloatingPointRange".
+func (*FloatingPointRange) SchemaName() string { return "rcl_interfaces/msg/FloatingPointRange" }
+
+// CDRSize returns the length of m's serialization, header included.
+func (m *FloatingPointRange) CDRSize() int { return cdrHeaderLen + m.cdrEnd(0) }
+
+// MarshalCDR serializes m as little-endian CDR with its encapsulation header.
+func (m *FloatingPointRange) MarshalCDR() ([]byte, error) {
+	return m.AppendCDR(make([]byte, 0, m.CDRSize()))
+}
+
+// AppendCDR appends m's serialization, header included, to buf. On error
+// it returns buf with its original length.
+func (m *FloatingPointRange) AppendCDR(buf []byte) ([]byte, error) {
+	n := len(buf)
+	buf = append(buf, cdrHeaderLE[:]...)
+	out, err := m.cdrAppend(buf, n+cdrHeaderLen)
+	if err != nil {
+		return buf[:n], toEncodeError("rcl_interfaces/msg/FloatingPointRange", err)
+	}
+	return out, nil
+}
+
+// UnmarshalCDR decodes a serialized FloatingPointRange, header included. On error m is
+// left unchanged and the error is a *DecodeError.
+func (m *FloatingPointRange) UnmarshalCDR(data []byte) error {
+	var d cdrDecoder
+	if !d.start(data, "rcl_interfaces/msg/FloatingPointRange") {
+		return d.err
+	}
+	var v FloatingPointRange
+	v.cdrDecode(&d)
+	if err := d.finish(); err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+const cdrMinSizeFloatingPointRange = 24
+
+// cdrEnd returns the offset after m serialized at off (counted from the
+// end of the header).
+func (m *FloatingPointRange) cdrEnd(off int) int {
+	off = cdrAlign(off, 8) + 8
+	off = cdrAlign(off, 8) + 8
+	off = cdrAlign(off, 8) + 8
+	return off
+}
+
+// cdrAppend appends m's fields; origin is where the header ends in buf.
+func (m *FloatingPointRange) cdrAppend(buf []byte, origin int) ([]byte, error) {
+	buf = cdrPutF64(buf, origin, m.FromValue)
+	buf = cdrPutF64(buf, origin, m.ToValue)
+	buf = cdrPutF64(buf, origin, m.Step)
+	return buf, nil
+}
+
+// cdrDecode reads m's fields; the caller checks d.err.
+func (m *FloatingPointRange) cdrDecode(d *cdrDecoder) {
+	m.FromValue = d.f64("from_value")
+	m.ToValue = d.f64("to_value")
+	m.Step = d.f64("step")
+}
+
+// GetParameterTypesRequest is the ROS 2 message rcl_interfaces/msg/GetParameterTypesRequest.
+type GetParameterTypesRequest struct {
+	// Names is "string[] names". A list of parameter names. TODO(wjwwood): link to parameter naming rules.
+	Names []string
+}
+
+// NewGetParameterTypesRequest returns the default GetParameterTypesRequest: the defaults its definition gives, zero
+// values elsewhere.
+func NewGetParameterTypesRequest() GetParameterTypesRequest {
+	return GetParameterTypesRequest{}
+}
+
+// Reset sets m to NewGetParameterTypesRequest().
+func (m *GetParameterTypesRequest) Reset() { *m = NewGetParameterTypesRequest() }
+
+// SchemaName returns "rcl_interfaces/msg/GetParameterTypesRequest".
+func (*GetParameterTypesRequest) SchemaName() string {
+	return "rcl_interfaces/msg/GetParameterTypesRequest"
+}
+
+// CDRSize returns the length of m's serialization, header included.
+func (m *GetParameterTypesRequest) CDRSize() int { return cdrHeaderLen + m.cdrEnd(0) }
+
+// MarshalCDR serializes m as little-endian CDR with its encapsulation header.
+func (m *GetParameterTypesRequest) MarshalCDR() ([]byte, error) {
+	return m.AppendCDR(make([]byte, 0, m.CDRSize()))
+}
+
+// AppendCDR appends m's serialization, header included, to buf. On error
+// it returns buf with its original length.
+func (m *GetParameterTypesRequest) AppendCDR(buf []byte) ([]byte, error) {
+	n := len(buf)
+	buf = append(buf, cdrHeaderLE[:]...)
+	out, err := m.cdrAppend(buf, n+cdrHeaderLen)
+	if err != nil {
+		return buf[:n], toEncodeError("rcl_interfaces/msg/GetParameterTypesRequest", err)
+	}
+	return out, nil
+}
+
+// UnmarshalCDR decodes a serialized GetParameterTypesRequest, header included. On error m is
+// left unchanged and the error is a *DecodeError.
+func (m *GetParameterTypesRequest) UnmarshalCDR(data []byte) error {
+	var d cdrDecoder
+	if !d.start(data, "rcl_interfaces/msg/GetParameterTypesRequest") {
+		return d.err
+	}
+	var v GetParameterTypesRequest
+	v.cdrDecode(&d)
+	if err := d.finish(); err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+const cdrMinSizeGetParameterTypesRequest = 4
+
+// cdrEnd returns the offset after m serialized at off (counted from the
+// end of the header).
+func (m *GetParameterTypesRequest) cdrEnd(off int) int {
+	off = cdrAlign(off, 4) + 4
+	for _, s := range m.Names {
+		off = cdrStringEnd(off, len(s))
+	}
+	return off
+}
+
+// cdrAppend appends m's fields; origin is where the header ends in buf.
+func (m *GetParameterTypesRequest) cdrAppend(buf []byte, origin int) ([]byte, error) {
+	var err error
+	if buf, err = cdrPutCount(buf, origin, len(m.Names), 0); err != nil {
+		return buf, encodeFieldErr("names", err)
+	}
+	for i, s := range m.Names {
+		if buf, err = cdrPutString(buf, origin, s, 0); err != nil {
+			return buf, encodeFieldErr(indexPath("names", i), err)
+		}
+	}
+	return buf, nil
+}
+
+// cdrDecode reads m's fields; the caller checks d.err.
+func (m *GetParameterTypesRequest) cdrDecode(d *cdrDecoder) {
+	if d.err != nil {
+		return
+	}
+	if n := d.count("names", 0, 5); n > 0 {
+		m.Names = make([]string, n)
+		for i := range m.Names {
+			m.Names[i] = d.str("", 0)
+			if d.err != nil {
+				d.prefix(indexPath("names", i))
+				return
+			}
+		}
+	} else {
+		m.Names = nil
+	}
+}
+
+// GetParameterTypesResponse is the ROS 2 message rcl_interfaces/msg/GetParameterTypesResponse.
+type GetParameterTypesResponse struct {
+	// Types is "uint8[] types". List of types which is the same length and order as the provided names. The type enum is defined in ParameterType.msg. ParameterType.PARAMETER_NOT_SET indicates that the parameter is not currently set.
+	Types []uint8
+}
+
+// NewGetParameterTypesResponse returns the default GetParameterTypesResponse: the defaults its definition gives, zero
+// values elsewhere.
+func NewGetParameterTypesResponse() GetParameterTypesResponse {
+	return GetParameterTypesResponse{}
+}
+
+// Reset sets m to NewGetParameterTypesResponse().
+func (m *GetParameterTypesResponse) Reset() { *m = NewGetParameterTypesResponse() }
+
+// SchemaName returns "rcl_interfaces/msg/GetParameterTypesResponse".
+func (*GetParameterTypesResponse) SchemaName() string {
+	return "rcl_interfaces/msg/GetParameterTypesResponse"
+}
+
+// CDRSize returns the length of m's serialization, header included.
+func (m *GetParameterTypesResponse) CDRSize() int { return cdrHeaderLen + m.cdrEnd(0) }
+
+// MarshalCDR serializes m as little-endian CDR with its encapsulation header.
+func (m *GetParameterTypesResponse) MarshalCDR() ([]byte, error) {
+	return m.AppendCDR(make([]byte, 0, m.CDRSize()))
+}
+
+// AppendCDR appends m's serialization, header included, to buf. On error
+// it returns buf with its original length.
+func (m *GetParameterTypesResponse) AppendCDR(buf []byte) ([]byte, error) {
+	n := len(buf)
+	buf = append(buf, cdrHeaderLE[:]...)
+	out, err := m.cdrAppend(buf, n+cdrHeaderLen)
+	if err != nil {
+		return buf[:n], toEncodeError("rcl_interfaces/msg/GetParameterTypesResponse", err)
+	}
+	return out, nil
+}
+
+// UnmarshalCDR decodes a serialized GetParameterTypesResponse, header included. On error m is
+// left unchanged and the error is a *DecodeError.
+func (m *GetParameterTypesResponse) UnmarshalCDR(data []byte) error {
+	var d cdrDecoder
+	if !d.start(data, "rcl_interfaces/msg/GetParameterTypesResponse") {
+		return d.err
+	}
+	var v GetParameterTypesResponse
+	v.cdrDecode(&d)
+	if err := d.finish(); err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+const cdrMinSizeGetParameterTypesResponse = 4
+
+// cdrEnd returns the offset after m serialized at off (counted from the
+// end of the header).
+func (m *GetParameterTypesResponse) cdrEnd(off int) int {
+	off = cdrAlign(off, 4) + 4
+	if len(m.Types) > 0 {
+		off += 1 * len(m.Types)
+	}
+	return off
+}
+
+// cdrAppend appends m's fields; origin is where the header ends in buf.
+func (m *GetParameterTypesResponse) cdrAppend(buf []byte, origin int) ([]byte, error) {
+	var err error
+	if buf, err = cdrPutCount(buf, origin, len(m.Types), 0); err != nil {
+		return buf, encodeFieldErr("types", err)
+	}
+	buf = cdrPut8s(buf, m.Types)
+	return buf, nil
+}
+
+// cdrDecode reads m's fields; the caller checks d.err.
+func (m *GetParameterTypesResponse) cdrDecode(d *cdrDecoder) {
+	if n := d.count("types", 0, 1); n > 0 {
+		m.Types = make([]uint8, n)
+		cdrRead8(d, m.Types, "types")
+	} else {
+		m.Types = nil
+	}
+}
+
+// GetParametersRequest is the ROS 2 message rcl_interfaces/msg/GetParametersRequest.
+//
+// TODO(wjwwood): Decide on the rules for grouping, nodes, and parameter "names"
+// in general, then link to that.
+//
+// For more information about parameters and naming rules, see:
+// https://design.ros2.org/articles/ros_parameters.html
+// https://github.com/ros2/design/pull/241
+type GetParametersRequest struct {
+	// Names is "string[] names". A list of parameter names to get.
+	Names []string
+}
+
+// NewGetParametersRequest returns the default GetParametersRequest: the defaults its definition gives, zero
+// values elsewhere.
+func NewGetParametersRequest() GetParametersRequest {
+	return GetParametersRequest{}
+}
+
+// Reset sets m to NewGetParametersRequest().
+func (m *GetParametersRequest) Reset() { *m = NewGetParametersRequest() }
+
+// SchemaName returns "rcl_interfaces/msg/GetParametersRequest".
+func (*GetParametersRequest) SchemaName() string { return "rcl_interfaces/msg/GetParametersRequest" }
+
+// CDRSize returns the length of m's serialization, header included.
+func (m *GetParametersRequest) CDRSize() int { return cdrHeaderLen + m.cdrEnd(0) }
+
+// MarshalCDR serializes m as little-endian CDR with its encapsulation header.
+func (m *GetParametersRequest) MarshalCDR() ([]byte, error) {
+	return m.AppendCDR(make([]byte, 0, m.CDRSize()))
+}
+
+// AppendCDR appends m's serialization, header included, to buf. On error
+// it returns buf with its original length.
+func (m *GetParametersRequest) AppendCDR(buf []byte) ([]byte, error) {
+	n := len(buf)
+	buf = append(buf, cdrHeaderLE[:]...)
+	out, err := m.cdrAppend(buf, n+cdrHeaderLen)
+	if err != nil {
+		return buf[:n], toEncodeError("rcl_interfaces/msg/GetParametersRequest", err)
+	}
+	return out, nil
+}
+
+// UnmarshalCDR decodes a serialized GetParametersRequest, header included. On error m is
+// left unchanged and the error is a *DecodeError.
+func (m *GetParametersRequest) UnmarshalCDR(data []byte) error {
+	var d cdrDecoder
+	if !d.start(data, "rcl_interfaces/msg/GetParametersRequest") {
+		return d.err
+	}
+	var v GetParametersRequest
+	v.cdrDecode(&d)
+	if err := d.finish(); err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+const cdrMinSizeGetParametersRequest = 4
+
+// cdrEnd returns the offset after m serialized at off (counted from the
+// end of the header).
+func (m *GetParametersRequest) cdrEnd(off int) int {
+	off = cdrAlign(off, 4) + 4
+	for _, s := range m.Names {
+		off = cdrStringEnd(off, len(s))
+	}
+	return off
+}
+
+// cdrAppend appends m's fields; origin is where the header ends in buf.
+func (m *GetParametersRequest) cdrAppend(buf []byte, origin int) ([]byte, error) {
+	var err error
+	if buf, err = cdrPutCount(buf, origin, len(m.Names), 0); err != nil {
+		return buf, encodeFieldErr("names", err)
+	}
+	for i, s := range m.Names {
+		if buf, err = cdrPutString(buf, origin, s, 0); err != nil {
+			return buf, encodeFieldErr(indexPath("names", i), err)
+		}
+	}
+	return buf, nil
+}
+
+// cdrDecode reads m's fields; the caller checks d.err.
+func (m *GetParametersRequest) cdrDecode(d *cdrDecoder) {
+	if d.err != nil {
+		return
+	}
+	if n := d.count("names", 0, 5); n > 0 {
+		m.Names = make([]string, n)
+		for i := range m.Names {
+			m.Names[i] = d.str("", 0)
+			if d.err != nil {
+				d.prefix(indexPath("names", i))
+				return
+			}
+		}
+	} else {
+		m.Names = nil
+	}
+}
+
+// GetParametersResponse is the ROS 2 message rcl_interfaces/msg/GetParametersResponse.
+type GetParametersResponse struct {
+	// Values is "rcl_interfaces/ParameterValue[] values". List of values which is the same length and order as the provided names. If a parameter was not yet set, the value will have PARAMETER_NOT_SET as the type.
+	Values []ParameterValue
+}
+
+// NewGetParametersResponse returns the default GetParametersResponse: the defaults its definition gives, zero
+// values elsewhere.
+func NewGetParametersResponse() GetParametersResponse {
+	return GetParametersResponse{}
+}
+
+// Reset sets m to NewGetParametersResponse().
+func (m *GetParametersResponse) Reset() { *m = NewGetParametersResponse() }
+
+// SchemaName returns "rcl_interfaces/msg/GetParametersResponse".
+func (*GetParametersResponse) SchemaName() string { return "rcl_interfaces/msg/GetParametersResponse" }
+
+// CDRSize returns the length of m's serialization, header included.
+func (m *GetParametersResponse) CDRSize() int { return cdrHeaderLen + m.cdrEnd(0) }
+
+// MarshalCDR serializes m as little-endian CDR with its encapsulation header.
+func (m *GetParametersResponse) MarshalCDR() ([]byte, error) {
+	return m.AppendCDR(make([]byte, 0, m.CDRSize()))
+}
+
+// AppendCDR appends m's serialization, header included, to buf. On error
+// it returns buf with its original length.
+func (m *GetParametersResponse) AppendCDR(buf []byte) ([]byte, error) {
+	n := len(buf)
+	buf = append(buf, cdrHeaderLE[:]...)
+	out, err := m.cdrAppend(buf, n+cdrHeaderLen)
+	if err != nil {
+		return buf[:n], toEncodeError("rcl_interfaces/msg/GetParametersResponse", err)
+	}
+	return out, nil
+}
+
+// UnmarshalCDR decodes a serialized GetParametersResponse, header included. On error m is
+// left unchanged and the error is a *DecodeError.
+func (m *GetParametersResponse) UnmarshalCDR(data []byte) error {
+	var d cdrDecoder
+	if !d.start(data, "rcl_interfaces/msg/GetParametersResponse") {
+		return d.err
+	}
+	var v GetParametersResponse
+	v.cdrDecode(&d)
+	if err := d.finish(); err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+const cdrMinSizeGetParametersResponse = 4
+
+// cdrEnd returns the offset after m serialized at off (counted from the
+// end of the header).
+func (m *GetParametersResponse) cdrEnd(off int) int {
+	off = cdrAlign(off, 4) + 4
+	for i := range m.Values {
+		off = m.Values[i].cdrEnd(off)
+	}
+	return off
+}
+
+// cdrAppend appends m's fields; origin is where the header ends in buf.
+func (m *GetParametersResponse) cdrAppend(buf []byte, origin int) ([]byte, error) {
+	var err error
+	if buf, err = cdrPutCount(buf, origin, len(m.Values), 0); err != nil {
+		return buf, encodeFieldErr("values", err)
+	}
+	for i := range m.Values {
+		if buf, err = m.Values[i].cdrAppend(buf, origin); err != nil {
+			return buf, prefixEncodeErr(indexPath("values", i), err)
+		}
+	}
+	return buf, nil
+}
+
+// cdrDecode reads m's fields; the caller checks d.err.
+func (m *GetParametersResponse) cdrDecode(d *cdrDecoder) {
+	if d.err != nil {
+		return
+	}
+	if n := d.count("values", 0, cdrMinSizeParameterValue); n > 0 {
+		m.Values = make([]ParameterValue, n)
+		for i := range m.Values {
+			m.Values[i].cdrDecode(d)
+			if d.err != nil {
+				d.prefix(indexPath("values", i))
+				return
+			}
+		}
+	} else {
+		m.Values = nil
+	}
+}
+
+// IntegerRange is the ROS 2 message rcl_interfaces/msg/IntegerRange.
+//
+// Represents bounds and a step value for an integer typed parameter.
+type IntegerRange struct {
+	// FromValue is "int64 from_value". Start value for valid values, inclusive.
+	FromValue int64
+	// ToValue is "int64 to_value". End value for valid values, inclusive.
+	ToValue int64
+	// Step is "uint64 step". Size of valid steps between the from and to bound. A step value of zero implies a continuous range of values. Ideally, the step would be less than or equal to the distance between the bounds, as well as an even multiple of the distance between the bounds, but neither are required. If the absolute value of the step is larger than or equal to the distance between the two bounds, then the bounds will be the only valid values. e.g. if the range is defined as {from_value: 1, to_value: 2, step: 5} then the valid values will be 1 and 2. If the step is less than the distance between the bounds, but the distance is not a multiple of the step, then the "to" bound will always be a valid value, e.g. if the range is defined as {from_value: 2, to_value: 5, step: 2} then the valid values will be 2, 4, and 5.
+	Step uint64
+}
+
+// NewIntegerRange returns the default IntegerRange: the defaults its definition gives, zero
+// values elsewhere.
+func NewIntegerRange() IntegerRange {
+	return IntegerRange{}
+}
+
+// Reset sets m to NewIntegerRange().
+func (m *IntegerRange) Reset() { *m = NewIntegerRange() }
+
+// SchemaName returns "rcl_interfaces/msg/IntegerRange".
+func (*IntegerRange) SchemaName() string { return "rcl_interfaces/msg/IntegerRange" }
+
+// CDRSize returns the length of m's serialization, header included.
+func (m *IntegerRange) CDRSize() int { return cdrHeaderLen + m.cdrEnd(0) }
+
+// MarshalCDR serializes m as little-endian CDR with its encapsulation header.
+func (m *IntegerRange) MarshalCDR() ([]byte, error) { return m.AppendCDR(make([]byte, 0, m.CDRSize())) }
+
+// AppendCDR appends m's serialization, header included, to buf. On error
+// it returns buf with its original length.
+func (m *IntegerRange) AppendCDR(buf []byte) ([]byte, error) {
+	n := len(buf)
+	buf = append(buf, cdrHeaderLE[:]...)
+	out, err := m.cdrAppend(buf, n+cdrHeaderLen)
+	if err != nil {
+		return buf[:n], toEncodeError("rcl_interfaces/msg/IntegerRange", err)
+	}
+	return out, nil
+}
+
+// UnmarshalCDR decodes a serialized IntegerRange, header included. On error m is
+// left unchanged and the error is a *DecodeError.
+func (m *IntegerRange) UnmarshalCDR(data []byte) error {
+	var d cdrDecoder
+	if !d.start(data, "rcl_interfaces/msg/IntegerRange") {
+		return d.err
+	}
+	var v IntegerRange
+	v.cdrDecode(&d)
+	if err := d.finish(); err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+const cdrMinSizeIntegerRange = 24
+
+// cdrEnd returns the offset after m serialized at off (counted from the
+// end of the header).
+func (m *IntegerRange) cdrEnd(off int) int {
+	off = cdrAlign(off, 8) + 8
+	off = cdrAlign(off, 8) + 8
+	off = cdrAlign(off, 8) + 8
+	return off
+}
+
+// cdrAppend appends m's fields; origin is where the header ends in buf.
+func (m *IntegerRange) cdrAppend(buf []byte, origin int) ([]byte, error) {
+	buf = cdrPutU64(buf, origin, uint64(m.FromValue))
+	buf = cdrPutU64(buf, origin, uint64(m.ToValue))
+	buf = cdrPutU64(buf, origin, m.Step)
+	return buf, nil
+}
+
+// cdrDecode reads m's fields; the caller checks d.err.
+func (m *IntegerRange) cdrDecode(d *cdrDecoder) {
+	m.FromValue = int64(d.u64("from_value"))
+	m.ToValue = int64(d.u64("to_value"))
+	m.Step = d.u64("step")
+}
+
+// Constants of rcl_interfaces/msg/ListParametersRequest.
+const (
+	// ListParametersRequestDepthRecursive: Recursively get parameters with unlimited depth.
+	ListParametersRequestDepthRecursive uint64 = 0 // DEPTH_RECURSIVE
+)
+
+// ListParametersRequest is the ROS 2 message rcl_interfaces/msg/ListParametersRequest.
+type ListParametersRequest struct {
+	// Prefixes is "string[] prefixes". The list of parameter prefixes to query.
+	Prefixes []string
+	// Depth is "uint64 depth". Relative depth from given prefixes to return. Use DEPTH_RECURSIVE to get the recursive parameters and prefixes for each prefix.
+	Depth uint64
+}
+
+// NewListParametersRequest returns the default ListParametersRequest: the defaults its definition gives, zero
+// values elsewhere.
+func NewListParametersRequest() ListParametersRequest {
+	return ListParametersRequest{}
+}
+
+// Reset sets m to NewListParametersRequest().
+func (m *ListParametersRequest) Reset() { *m = NewListParametersRequest() }
+
+// SchemaName returns "rcl_interfaces/msg/ListParametersRequest".
+func (*ListParametersRequest) SchemaName() string { return "rcl_interfaces/msg/ListParametersRequest" }
+
+// CDRSize returns the length of m's serialization, header included.
+func (m *ListParametersRequest) CDRSize() int { return cdrHeaderLen + m.cdrEnd(0) }
+
+// MarshalCDR serializes m as little-endian CDR with its encapsulation header.
+func (m *ListParametersRequest) MarshalCDR() ([]byte, error) {
+	return m.AppendCDR(make([]byte, 0, m.CDRSize()))
+}
+
+// AppendCDR appends m's serialization, header included, to buf. On error
+// it returns buf with its original length.
+func (m *ListParametersRequest) AppendCDR(buf []byte) ([]byte, error) {
+	n := len(buf)
+	buf = append(buf, cdrHeaderLE[:]...)
+	out, err := m.cdrAppend(buf, n+cdrHeaderLen)
+	if err != nil {
+		return buf[:n], toEncodeError("rcl_interfaces/msg/ListParametersRequest", err)
+	}
+	return out, nil
+}
+
+// UnmarshalCDR decodes a serialized ListParametersRequest, header included. On error m is
+// left unchanged and the error is a *DecodeError.
+func (m *ListParametersRequest) UnmarshalCDR(data []byte) error {
+	var d cdrDecoder
+	if !d.start(data, "rcl_interfaces/msg/ListParametersRequest") {
+		return d.err
+	}
+	var v ListParametersRequest
+	v.cdrDecode(&d)
+	if err := d.finish(); err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+const cdrMinSizeListParametersRequest = 12
+
+// cdrEnd returns the offset after m serialized at off (counted from the
+// end of the header).
+func (m *ListParametersRequest) cdrEnd(off int) int {
+	off = cdrAlign(off, 4) + 4
+	for _, s := range m.Prefixes {
+		off = cdrStringEnd(off, len(s))
+	}
+	off = cdrAlign(off, 8) + 8
+	return off
+}
+
+// cdrAppend appends m's fields; origin is where the header ends in buf.
+func (m *ListParametersRequest) cdrAppend(buf []byte, origin int) ([]byte, error) {
+	var err error
+	if buf, err = cdrPutCount(buf, origin, len(m.Prefixes), 0); err != nil {
+		return buf, encodeFieldErr("prefixes", err)
+	}
+	for i, s := range m.Prefixes {
+		if buf, err = cdrPutString(buf, origin, s, 0); err != nil {
+			return buf, encodeFieldErr(indexPath("prefixes", i), err)
+		}
+	}
+	buf = cdrPutU64(buf, origin, m.Depth)
+	return buf, nil
+}
+
+// cdrDecode reads m's fields; the caller checks d.err.
+func (m *ListParametersRequest) cdrDecode(d *cdrDecoder) {
+	if d.err != nil {
+		return
+	}
+	if n := d.count("prefixes", 0, 5); n > 0 {
+		m.Prefixes = make([]string, n)
+		for i := range m.Prefixes {
+			m.Prefixes[i] = d.str("", 0)
+			if d.err != nil {
+				d.prefix(indexPath("prefixes", i))
+				return
+			}
+		}
+	} else {
+		m.Prefixes = nil
+	}
+	m.Depth = d.u64("depth")
+}
+
+// ListParametersResponse is the ROS 2 message rcl_interfaces/msg/ListParametersResponse.
+type ListParametersResponse struct {
+	// Result is "rcl_interfaces/ListParametersResult result". The list of parameter names and their prefixes.
+	Result ListParametersResult
+}
+
+// NewListParametersResponse returns the default ListParametersResponse: the defaults its definition gives, zero
+// values elsewhere.
+func NewListParametersResponse() ListParametersResponse {
+	return ListParametersResponse{}
+}
+
+// Reset sets m to NewListParametersResponse().
+func (m *ListParametersResponse) Reset() { *m = NewListParametersResponse() }
+
+// SchemaName returns "rcl_interfaces/msg/ListParametersResponse".
+func (*ListParametersResponse) SchemaName() string {
+	return "rcl_interfaces/msg/ListParametersResponse"
+}
+
+// CDRSize returns the length of m's serialization, header included.
+func (m *ListParametersResponse) CDRSize() int { return cdrHeaderLen + m.cdrEnd(0) }
+
+// MarshalCDR serializes m as little-endian CDR with its encapsulation header.
+func (m *ListParametersResponse) MarshalCDR() ([]byte, error) {
+	return m.AppendCDR(make([]byte, 0, m.CDRSize()))
+}
+
+// AppendCDR appends m's serialization, header included, to buf. On error
+// it returns buf with its original length.
+func (m *ListParametersResponse) AppendCDR(buf []byte) ([]byte, error) {
+	n := len(buf)
+	buf = append(buf, cdrHeaderLE[:]...)
+	out, err := m.cdrAppend(buf, n+cdrHeaderLen)
+	if err != nil {
+		return buf[:n], toEncodeError("rcl_interfaces/msg/ListParametersResponse", err)
+	}
+	return out, nil
+}
+
+// UnmarshalCDR decodes a serialized ListParametersResponse, header included. On error m is
+// left unchanged and the error is a *DecodeError.
+func (m *ListParametersResponse) UnmarshalCDR(data []byte) error {
+	var d cdrDecoder
+	if !d.start(data, "rcl_interfaces/msg/ListParametersResponse") {
+		return d.err
+	}
+	var v ListParametersResponse
+	v.cdrDecode(&d)
+	if err := d.finish(); err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+const cdrMinSizeListParametersResponse = 8
+
+// cdrEnd returns the offset after m serialized at off (counted from the
+// end of the header).
+func (m *ListParametersResponse) cdrEnd(off int) int {
+	off = m.Result.cdrEnd(off)
+	return off
+}
+
+// cdrAppend appends m's fields; origin is where the header ends in buf.
+func (m *ListParametersResponse) cdrAppend(buf []byte, origin int) ([]byte, error) {
+	var err error
+	if buf, err = m.Result.cdrAppend(buf, origin); err != nil {
+		return buf, prefixEncodeErr("result", err)
+	}
+	return buf, nil
+}
+
+// cdrDecode reads m's fields; the caller checks d.err.
+func (m *ListParametersResponse) cdrDecode(d *cdrDecoder) {
+	if d.err != nil {
+		return
+	}
+	m.Result.cdrDecode(d)
+	if d.err != nil {
+		d.prefix("result")
+		return
+	}
+}
+
+// ListParametersResult is the ROS 2 message rcl_interfaces/msg/ListParametersResult.
+type ListParametersResult struct {
+	// Names is "string[] names". The resulting parameters under the given prefixes.
+	Names []string
+	// Prefixes is "string[] prefixes". The resulting prefixes under the given prefixes. TODO(wjwwood): link to prefix definition and rules.
+	Prefixes []string
+}
+
+// NewListParametersResult returns the default ListParametersResult: the defaults its definition gives, zero
+// values elsewhere.
+func NewListParametersResult() ListParametersResult {
+	return ListParametersResult{}
+}
+
+// Reset sets m to NewListParametersResult().
+func (m *ListParametersResult) Reset() { *m = NewListParametersResult() }
+
+// SchemaName returns "rcl_interfaces/msg/ListParametersResult".
+func (*ListParametersResult) SchemaName() string { return "rcl_interfaces/msg/ListParametersResult" }
+
+// CDRSize returns the length of m's serialization, header included.
+func (m *ListParametersResult) CDRSize() int { return cdrHeaderLen + m.cdrEnd(0) }
+
+// MarshalCDR serializes m as little-endian CDR with its encapsulation header.
+func (m *ListParametersResult) MarshalCDR() ([]byte, error) {
+	return m.AppendCDR(make([]byte, 0, m.CDRSize()))
+}
+
+// AppendCDR appends m's serialization, header included, to buf. On error
+// it returns buf with its original length.
+func (m *ListParametersResult) AppendCDR(buf []byte) ([]byte, error) {
+	n := len(buf)
+	buf = append(buf, cdrHeaderLE[:]...)
+	out, err := m.cdrAppend(buf, n+cdrHeaderLen)
+	if err != nil {
+		return buf[:n], toEncodeError("rcl_interfaces/msg/ListParametersResult", err)
+	}
+	return out, nil
+}
+
+// UnmarshalCDR decodes a serialized ListParametersResult, header included. On error m is
+// left unchanged and the error is a *DecodeError.
+func (m *ListParametersResult) UnmarshalCDR(data []byte) error {
+	var d cdrDecoder
+	if !d.start(data, "rcl_interfaces/msg/ListParametersResult") {
+		return d.err
+	}
+	var v ListParametersResult
+	v.cdrDecode(&d)
+	if err := d.finish(); err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+const cdrMinSizeListParametersResult = 8
+
+// cdrEnd returns the offset after m serialized at off (counted from the
+// end of the header).
+func (m *ListParametersResult) cdrEnd(off int) int {
+	off = cdrAlign(off, 4) + 4
+	for _, s := range m.Names {
+		off = cdrStringEnd(off, len(s))
+	}
+	off = cdrAlign(off, 4) + 4
+	for _, s := range m.Prefixes {
+		off = cdrStringEnd(off, len(s))
+	}
+	return off
+}
+
+// cdrAppend appends m's fields; origin is where the header ends in buf.
+func (m *ListParametersResult) cdrAppend(buf []byte, origin int) ([]byte, error) {
+	var err error
+	if buf, err = cdrPutCount(buf, origin, len(m.Names), 0); err != nil {
+		return buf, encodeFieldErr("names", err)
+	}
+	for i, s := range m.Names {
+		if buf, err = cdrPutString(buf, origin, s, 0); err != nil {
+			return buf, encodeFieldErr(indexPath("names", i), err)
+		}
+	}
+	if buf, err = cdrPutCount(buf, origin, len(m.Prefixes), 0); err != nil {
+		return buf, encodeFieldErr("prefixes", err)
+	}
+	for i, s := range m.Prefixes {
+		if buf, err = cdrPutString(buf, origin, s, 0); err != nil {
+			return buf, encodeFieldErr(indexPath("prefixes", i), err)
+		}
+	}
+	return buf, nil
+}
+
+// cdrDecode reads m's fields; the caller checks d.err.
+func (m *ListParametersResult) cdrDecode(d *cdrDecoder) {
+	if d.err != nil {
+		return
+	}
+	if n := d.count("names", 0, 5); n > 0 {
+		m.Names = make([]string, n)
+		for i := range m.Names {
+			m.Names[i] = d.str("", 0)
+			if d.err != nil {
+				d.prefix(indexPath("names", i))
+				return
+			}
+		}
+	} else {
+		m.Names = nil
+	}
+	if d.err != nil {
+		return
+	}
+	if n := d.count("prefixes", 0, 5); n > 0 {
+		m.Prefixes = make([]string, n)
+		for i := range m.Prefixes {
+			m.Prefixes[i] = d.str("", 0)
+			if d.err != nil {
+				d.prefix(indexPath("prefixes", i))
+				return
+			}
+		}
+	} else {
+		m.Prefixes = nil
+	}
+}
+
+// Parameter is the ROS 2 message rcl_interfaces/msg/Parameter.
+//
+// This is the message to communicate a parameter. It is an open struct with an enum in
+// the descriptor to select which value is active.
+type Parameter struct {
+	// Name is "string name". The full name of the parameter.
+	Name string
+	// Value is "rcl_interfaces/ParameterValue value". The parameter's value which can be one of several types, see `ParameterValue.msg` and `ParameterType.msg`.
+	Value ParameterValue
+}
+
+// NewParameter returns the default Parameter: the defaults its definition gives, zero
+// values elsewhere.
+func NewParameter() Parameter {
+	return Parameter{}
+}
+
+// Reset sets m to NewParameter().
+func (m *Parameter) Reset() { *m = NewParameter() }
+
+// SchemaName returns "rcl_interfaces/msg/Parameter".
+func (*Parameter) SchemaName() string { return "rcl_interfaces/msg/Parameter" }
+
+// CDRSize returns the length of m's serialization, header included.
+func (m *Parameter) CDRSize() int { return cdrHeaderLen + m.cdrEnd(0) }
+
+// MarshalCDR serializes m as little-endian CDR with its encapsulation header.
+func (m *Parameter) MarshalCDR() ([]byte, error) { return m.AppendCDR(make([]byte, 0, m.CDRSize())) }
+
+// AppendCDR appends m's serialization, header included, to buf. On error
+// it returns buf with its original length.
+func (m *Parameter) AppendCDR(buf []byte) ([]byte, error) {
+	n := len(buf)
+	buf = append(buf, cdrHeaderLE[:]...)
+	out, err := m.cdrAppend(buf, n+cdrHeaderLen)
+	if err != nil {
+		return buf[:n], toEncodeError("rcl_interfaces/msg/Parameter", err)
+	}
+	return out, nil
+}
+
+// UnmarshalCDR decodes a serialized Parameter, header included. On error m is
+// left unchanged and the error is a *DecodeError.
+func (m *Parameter) UnmarshalCDR(data []byte) error {
+	var d cdrDecoder
+	if !d.start(data, "rcl_interfaces/msg/Parameter") {
+		return d.err
+	}
+	var v Parameter
+	v.cdrDecode(&d)
+	if err := d.finish(); err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+const cdrMinSizeParameter = 48
+
+// cdrEnd returns the offset after m serialized at off (counted from the
+// end of the header).
+func (m *Parameter) cdrEnd(off int) int {
+	off = cdrStringEnd(off, len(m.Name))
+	off = m.Value.cdrEnd(off)
+	return off
+}
+
+// cdrAppend appends m's fields; origin is where the header ends in buf.
+func (m *Parameter) cdrAppend(buf []byte, origin int) ([]byte, error) {
+	var err error
+	if buf, err = cdrPutString(buf, origin, m.Name, 0); err != nil {
+		return buf, encodeFieldErr("name", err)
+	}
+	if buf, err = m.Value.cdrAppend(buf, origin); err != nil {
+		return buf, prefixEncodeErr("value", err)
+	}
+	return buf, nil
+}
+
+// cdrDecode reads m's fields; the caller checks d.err.
+func (m *Parameter) cdrDecode(d *cdrDecoder) {
+	m.Name = d.str("name", 0)
+	if d.err != nil {
+		return
+	}
+	m.Value.cdrDecode(d)
+	if d.err != nil {
+		d.prefix("value")
+		return
+	}
+}
+
+// ParameterDescriptor is the ROS 2 message rcl_interfaces/msg/ParameterDescriptor.
+//
+// This is the message to communicate a parameter's descriptor.
+type ParameterDescriptor struct {
+	// Name is "string name". The name of the parameter.
+	Name string
+	// Type is "uint8 type". Enum values are defined in the `ParameterType.msg` message.
+	Type uint8
+	// Description is "string description". Description of the parameter, visible from introspection tools.
+	Description string
+	// AdditionalConstraints is "string additional_constraints". Plain English description of additional constraints which cannot be expressed with the available constraints, e.g. "only prime numbers". By convention, this should only be used to clarify constraints which cannot be completely expressed with the parameter constraints below.
+	AdditionalConstraints string
+	// ReadOnly is "bool read_only". If 'true' then the value cannot change after it has been initialized.
+	ReadOnly bool
+	// DynamicTyping is "bool dynamic_typing". If true, the parameter is allowed to change type.
+	DynamicTyping bool
+	// FloatingPointRange is "rcl_interfaces/FloatingPointRange[<=1] floating_point_range". FloatingPointRange consists of a from_value, a to_value, and a step.
+	FloatingPointRange []FloatingPointRange
+	// IntegerRange is "rcl_interfaces/IntegerRange[<=1] integer_range". IntegerRange consists of a from_value, a to_value, and a step.
+	IntegerRange []IntegerRange
+}
+
+// NewParameterDescriptor returns the default ParameterDescriptor: the defaults its definition gives, zero
+// values elsewhere.
+func NewParameterDescriptor() ParameterDescriptor {
+	return ParameterDescriptor{
+		ReadOnly:      false,
+		DynamicTyping: false,
+	}
+}
+
+// Reset sets m to NewParameterDescriptor().
+func (m *ParameterDescriptor) Reset() { *m = NewParameterDescriptor() }
+
+// SchemaName returns "rcl_interfaces/msg/ParameterDescriptor".
+func (*ParameterDescriptor) SchemaName() string { return "rcl_interfaces/msg/ParameterDescriptor" }
+
+// CDRSize returns the length of m's serialization, header included.
+func (m *ParameterDescriptor) CDRSize() int { return cdrHeaderLen + m.cdrEnd(0) }
+
+// MarshalCDR serializes m as little-endian CDR with its encapsulation header.
+func (m *ParameterDescriptor) MarshalCDR() ([]byte, error) {
+	return m.AppendCDR(make([]byte, 0, m.CDRSize()))
+}
+
+// AppendCDR appends m's serialization, header included, to buf. On error
+// it returns buf with its original length.
+func (m *ParameterDescriptor) AppendCDR(buf []byte) ([]byte, error) {
+	n := len(buf)
+	buf = append(buf, cdrHeaderLE[:]...)
+	out, err := m.cdrAppend(buf, n+cdrHeaderLen)
+	if err != nil {
+		return buf[:n], toEncodeError("rcl_interfaces/msg/ParameterDescriptor", err)
+	}
+	return out, nil
+}
+
+// UnmarshalCDR decodes a serialized ParameterDescriptor, header included. On error m is
+// left unchanged and the error is a *DecodeError.
+func (m *ParameterDescriptor) UnmarshalCDR(data []byte) error {
+	var d cdrDecoder
+	if !d.start(data, "rcl_interfaces/msg/ParameterDescriptor") {
+		return d.err
+	}
+	var v ParameterDescriptor
+	v.cdrDecode(&d)
+	if err := d.finish(); err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+const cdrMinSizeParameterDescriptor = 26
+
+// cdrEnd returns the offset after m serialized at off (counted from the
+// end of the header).
+func (m *ParameterDescriptor) cdrEnd(off int) int {
+	off = cdrStringEnd(off, len(m.Name))
+	off++
+	off = cdrStringEnd(off, len(m.Description))
+	off = cdrStringEnd(off, len(m.AdditionalConstraints))
+	off++
+	off++
+	off = cdrAlign(off, 4) + 4
+	for i := range m.FloatingPointRange {
+		off = m.FloatingPointRange[i].cdrEnd(off)
+	}
+	off = cdrAlign(off, 4) + 4
+	for i := range m.IntegerRange {
+		off = m.IntegerRange[i].cdrEnd(off)
+	}
+	return off
+}
+
+// cdrAppend appends m's fields; origin is where the header ends in buf.
+func (m *ParameterDescriptor) cdrAppend(buf []byte, origin int) ([]byte, error) {
+	var err error
+	if buf, err = cdrPutString(buf, origin, m.Name, 0); err != nil {
+		return buf, encodeFieldErr("name", err)
+	}
+	buf = cdrPutU8(buf, m.Type)
+	if buf, err = cdrPutString(buf, origin, m.Description, 0); err != nil {
+		return buf, encodeFieldErr("description", err)
+	}
+	if buf, err = cdrPutString(buf, origin, m.AdditionalConstraints, 0); err != nil {
+		return buf, encodeFieldErr("additional_constraints", err)
+	}
+	buf = cdrPutBool(buf, m.ReadOnly)
+	buf = cdrPutBool(buf, m.DynamicTyping)
+	if buf, err = cdrPutCount(buf, origin, len(m.FloatingPointRange), 1); err != nil {
+		return buf, encodeFieldErr("floating_point_range", err)
+	}
+	for i := range m.FloatingPointRange {
+		if buf, err = m.FloatingPointRange[i].cdrAppend(buf, origin); err != nil {
+			return buf, prefixEncodeErr(indexPath("floating_point_range", i), err)
+		}
+	}
+	if buf, err = cdrPutCount(buf, origin, len(m.IntegerRange), 1); err != nil {
+		return buf, encodeFieldErr("integer_range", err)
+	}
+	for i := range m.IntegerRange {
+		if buf, err = m.IntegerRange[i].cdrAppend(buf, origin); err != nil {
+			return buf, prefixEncodeErr(indexPath("integer_range", i), err)
+		}
+	}
+	return buf, nil
+}
+
+// cdrDecode reads m's fields; the caller checks d.err.
+func (m *ParameterDescriptor) cdrDecode(d *cdrDecoder) {
+	m.Name = d.str("name", 0)
+	m.Type = d.u8("type")
+	m.Description = d.str("description", 0)
+	m.AdditionalConstraints = d.str("additional_constraints", 0)
+	m.ReadOnly = d.boolean("read_only")
+	m.DynamicTyping = d.boolean("dynamic_typing")
+	if d.err != nil {
+		return
+	}
+	if n := d.count("floating_point_range", 1, cdrMinSizeFloatingPointRange); n > 0 {
+		m.FloatingPointRange = make([]FloatingPointRange, n)
+		for i := range m.FloatingPointRange {
+			m.FloatingPointRange[i].cdrDecode(d)
+			if d.err != nil {
+				d.prefix(indexPath("floating_point_range", i))
+				return
+			}
+		}
+	} else {
+		m.FloatingPointRange = nil
+	}
+	if d.err != nil {
+		return
+	}
+	if n := d.count("integer_range", 1, cdrMinSizeIntegerRange); n > 0 {
+		m.IntegerRange = make([]IntegerRange, n)
+		for i := range m.IntegerRange {
+			m.IntegerRange[i].cdrDecode(d)
+			if d.err != nil {
+				d.prefix(indexPath("integer_range", i))
+				return
+			}
+		}
+	} else {
+		m.IntegerRange = nil
+	}
+}
+
+// ParameterEvent is the ROS 2 message rcl_interfaces/msg/ParameterEvent.
+//
+// This message contains a parameter event.
+// Because the parameter event was an atomic update, a specific parameter name
+// can only be in one of the three sets.
+type ParameterEvent struct {
+	// Stamp is "builtin_interfaces/Time stamp". The time stamp when this parameter event occurred.
+	Stamp RosTime
+	// Node is "string node". Fully qualified ROS path to node.
+	Node string
+	// NewParameters is "rcl_interfaces/Parameter[] new_parameters". New parameters that have been set for this node.
+	NewParameters []Parameter
+	// ChangedParameters is "rcl_interfaces/Parameter[] changed_parameters". Parameters that have been changed during this event.
+	ChangedParameters []Parameter
+	// DeletedParameters is "rcl_interfaces/Parameter[] deleted_parameters". Parameters that have been deleted during this event.
+	DeletedParameters []Parameter
+}
+
+// NewParameterEvent returns the default ParameterEvent: the defaults its definition gives, zero
+// values elsewhere.
+func NewParameterEvent() ParameterEvent {
+	return ParameterEvent{}
+}
+
+// Reset sets m to NewParameterEvent().
+func (m *ParameterEvent) Reset() { *m = NewParameterEvent() }
+
+// SchemaName returns "rcl_interfaces/msg/ParameterEvent".
+func (*ParameterEvent) SchemaName() string { return "rcl_interfaces/msg/ParameterEvent" }
+
+// CDRSize returns the length of m's serialization, header included.
+func (m *ParameterEvent) CDRSize() int { return cdrHeaderLen + m.cdrEnd(0) }
+
+// MarshalCDR serializes m as little-endian CDR with its encapsulation header.
+func (m *ParameterEvent) MarshalCDR() ([]byte, error) {
+	return m.AppendCDR(make([]byte, 0, m.CDRSize()))
+}
+
+// AppendCDR appends m's serialization, header included, to buf. On error
+// it returns buf with its original length.
+func (m *ParameterEvent) AppendCDR(buf []byte) ([]byte, error) {
+	n := len(buf)
+	buf = append(buf, cdrHeaderLE[:]...)
+	out, err := m.cdrAppend(buf, n+cdrHeaderLen)
+	if err != nil {
+		return buf[:n], toEncodeError("rcl_interfaces/msg/ParameterEvent", err)
+	}
+	return out, nil
+}
+
+// UnmarshalCDR decodes a serialized ParameterEvent, header included. On error m is
+// left unchanged and the error is a *DecodeError.
+func (m *ParameterEvent) UnmarshalCDR(data []byte) error {
+	var d cdrDecoder
+	if !d.start(data, "rcl_interfaces/msg/ParameterEvent") {
+		return d.err
+	}
+	var v ParameterEvent
+	v.cdrDecode(&d)
+	if err := d.finish(); err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+const cdrMinSizeParameterEvent = 25
+
+// cdrEnd returns the offset after m serialized at off (counted from the
+// end of the header).
+func (m *ParameterEvent) cdrEnd(off int) int {
+	off = m.Stamp.cdrEnd(off)
+	off = cdrStringEnd(off, len(m.Node))
+	off = cdrAlign(off, 4) + 4
+	for i := range m.NewParameters {
+		off = m.NewParameters[i].cdrEnd(off)
+	}
+	off = cdrAlign(off, 4) + 4
+	for i := range m.ChangedParameters {
+		off = m.ChangedParameters[i].cdrEnd(off)
+	}
+	off = cdrAlign(off, 4) + 4
+	for i := range m.DeletedParameters {
+		off = m.DeletedParameters[i].cdrEnd(off)
+	}
+	return off
+}
+
+// cdrAppend appends m's fields; origin is where the header ends in buf.
+func (m *ParameterEvent) cdrAppend(buf []byte, origin int) ([]byte, error) {
+	var err error
+	if buf, err = m.Stamp.cdrAppend(buf, origin); err != nil {
+		return buf, prefixEncodeErr("stamp", err)
+	}
+	if buf, err = cdrPutString(buf, origin, m.Node, 0); err != nil {
+		return buf, encodeFieldErr("node", err)
+	}
+	if buf, err = cdrPutCount(buf, origin, len(m.NewParameters), 0); err != nil {
+		return buf, encodeFieldErr("new_parameters", err)
+	}
+	for i := range m.NewParameters {
+		if buf, err = m.NewParameters[i].cdrAppend(buf, origin); err != nil {
+			return buf, prefixEncodeErr(indexPath("new_parameters", i), err)
+		}
+	}
+	if buf, err = cdrPutCount(buf, origin, len(m.ChangedParameters), 0); err != nil {
+		return buf, encodeFieldErr("changed_parameters", err)
+	}
+	for i := range m.ChangedParameters {
+		if buf, err = m.ChangedParameters[i].cdrAppend(buf, origin); err != nil {
+			return buf, prefixEncodeErr(indexPath("changed_parameters", i), err)
+		}
+	}
+	if buf, err = cdrPutCount(buf, origin, len(m.DeletedParameters), 0); err != nil {
+		return buf, encodeFieldErr("deleted_parameters", err)
+	}
+	for i := range m.DeletedParameters {
+		if buf, err = m.DeletedParameters[i].cdrAppend(buf, origin); err != nil {
+			return buf, prefixEncodeErr(indexPath("deleted_parameters", i), err)
+		}
+	}
+	return buf, nil
+}
+
+// cdrDecode reads m's fields; the caller checks d.err.
+func (m *ParameterEvent) cdrDecode(d *cdrDecoder) {
+	if d.err != nil {
+		return
+	}
+	m.Stamp.cdrDecode(d)
+	if d.err != nil {
+		d.prefix("stamp")
+		return
+	}
+	m.Node = d.str("node", 0)
+	if d.err != nil {
+		return
+	}
+	if n := d.count("new_parameters", 0, cdrMinSizeParameter); n > 0 {
+		m.NewParameters = make([]Parameter, n)
+		for i := range m.NewParameters {
+			m.NewParameters[i].cdrDecode(d)
+			if d.err != nil {
+				d.prefix(indexPath("new_parameters", i))
+				return
+			}
+		}
+	} else {
+		m.NewParameters = nil
+	}
+	if d.err != nil {
+		return
+	}
+	if n := d.count("changed_parameters", 0, cdrMinSizeParameter); n > 0 {
+		m.ChangedParameters = make([]Parameter, n)
+		for i := range m.ChangedParameters {
+			m.ChangedParameters[i].cdrDecode(d)
+			if d.err != nil {
+				d.prefix(indexPath("changed_parameters", i))
+				return
+			}
+		}
+	} else {
+		m.ChangedParameters = nil
+	}
+	if d.err != nil {
+		return
+	}
+	if n := d.count("deleted_parameters", 0, cdrMinSizeParameter); n > 0 {
+		m.DeletedParameters = make([]Parameter, n)
+		for i := range m.DeletedParameters {
+			m.DeletedParameters[i].cdrDecode(d)
+			if d.err != nil {
+				d.prefix(indexPath("deleted_parameters", i))
+				return
+			}
+		}
+	} else {
+		m.DeletedParameters = nil
+	}
+}
+
+// ParameterValue is the ROS 2 message rcl_interfaces/msg/ParameterValue.
+//
+// Used to determine which of the next *_value fields are set.
+// ParameterType.PARAMETER_NOT_SET indicates that the parameter was not set
+// (if gotten) or is uninitialized.
+// Values are enumerated in `ParameterType.msg`.
+type ParameterValue struct {
+	// Type is "uint8 type". The type of this parameter, which corresponds to the appropriate field below.
+	Type uint8
+	// BoolValue is "bool bool_value". Boolean value, can be either true or false.
+	BoolValue bool
+	// IntegerValue is "int64 integer_value". Integer value ranging from -9,223,372,036,854,775,808 to 9,223,372,036,854,775,807.
+	IntegerValue int64
+	// DoubleValue is "float64 double_value". A double precision floating point value following IEEE 754.
+	DoubleValue float64
+	// StringValue is "string string_value". A textual value with no practical length limit.
+	StringValue string
+	// ByteArrayValue is "byte[] byte_array_value". An array of bytes, used for non-textual information.
+	ByteArrayValue []uint8
+	// BoolArrayValue is "bool[] bool_array_value". An array of boolean values.
+	BoolArrayValue []bool
+	// IntegerArrayValue is "int64[] integer_array_value". An array of 64-bit integer values.
+	IntegerArrayValue []int64
+	// DoubleArrayValue is "float64[] double_array_value". An array of 64-bit floating point values.
+	DoubleArrayValue []float64
+	// StringArrayValue is "string[] string_array_value". An array of string values.
+	StringArrayValue []string
+}
+
+// NewParameterValue returns the default ParameterValue: the defaults its definition gives, zero
+// values elsewhere.
+func NewParameterValue() ParameterValue {
+	return ParameterValue{}
+}
+
+// Reset sets m to NewParameterValue().
+func (m *ParameterValue) Reset() { *m = NewParameterValue() }
+
+// SchemaName returns "rcl_interfaces/msg/ParameterValue".
+func (*ParameterValue) SchemaName() string { return "rcl_interfaces/msg/ParameterValue" }
+
+// CDRSize returns the length of m's serialization, header included.
+func (m *ParameterValue) CDRSize() int { return cdrHeaderLen + m.cdrEnd(0) }
+
+// MarshalCDR serializes m as little-endian CDR with its encapsulation header.
+func (m *ParameterValue) MarshalCDR() ([]byte, error) {
+	return m.AppendCDR(make([]byte, 0, m.CDRSize()))
+}
+
+// AppendCDR appends m's serialization, header included, to buf. On error
+// it returns buf with its original length.
+func (m *ParameterValue) AppendCDR(buf []byte) ([]byte, error) {
+	n := len(buf)
+	buf = append(buf, cdrHeaderLE[:]...)
+	out, err := m.cdrAppend(buf, n+cdrHeaderLen)
+	if err != nil {
+		return buf[:n], toEncodeError("rcl_interfaces/msg/ParameterValue", err)
+	}
+	return out, nil
+}
+
+// UnmarshalCDR decodes a serialized ParameterValue, header included. On error m is
+// left unchanged and the error is a *DecodeError.
+func (m *ParameterValue) UnmarshalCDR(data []byte) error {
+	var d cdrDecoder
+	if !d.start(data, "rcl_interfaces/msg/ParameterValue") {
+		return d.err
+	}
+	var v ParameterValue
+	v.cdrDecode(&d)
+	if err := d.finish(); err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+const cdrMinSizeParameterValue = 43
+
+// cdrEnd returns the offset after m serialized at off (counted from the
+// end of the header).
+func (m *ParameterValue) cdrEnd(off int) int {
+	off++
+	off++
+	off = cdrAlign(off, 8) + 8
+	off = cdrAlign(off, 8) + 8
+	off = cdrStringEnd(off, len(m.StringValue))
+	off = cdrAlign(off, 4) + 4
+	if len(m.ByteArrayValue) > 0 {
+		off += 1 * len(m.ByteArrayValue)
+	}
+	off = cdrAlign(off, 4) + 4
+	if len(m.BoolArrayValue) > 0 {
+		off += 1 * len(m.BoolArrayValue)
+	}
+	off = cdrAlign(off, 4) + 4
+	if len(m.IntegerArrayValue) > 0 {
+		off = cdrAlign(off, 8) + 8*len(m.IntegerArrayValue)
+	}
+	off = cdrAlign(off, 4) + 4
+	if len(m.DoubleArrayValue) > 0 {
+		off = cdrAlign(off, 8) + 8*len(m.DoubleArrayValue)
+	}
+	off = cdrAlign(off, 4) + 4
+	for _, s := range m.StringArrayValue {
+		off = cdrStringEnd(off, len(s))
+	}
+	return off
+}
+
+// cdrAppend appends m's fields; origin is where the header ends in buf.
+func (m *ParameterValue) cdrAppend(buf []byte, origin int) ([]byte, error) {
+	var err error
+	buf = cdrPutU8(buf, m.Type)
+	buf = cdrPutBool(buf, m.BoolValue)
+	buf = cdrPutU64(buf, origin, uint64(m.IntegerValue))
+	buf = cdrPutF64(buf, origin, m.DoubleValue)
+	if buf, err = cdrPutString(buf, origin, m.StringValue, 0); err != nil {
+		return buf, encodeFieldErr("string_value", err)
+	}
+	if buf, err = cdrPutCount(buf, origin, len(m.ByteArrayValue), 0); err != nil {
+		return buf, encodeFieldErr("byte_array_value", err)
+	}
+	buf = cdrPut8s(buf, m.ByteArrayValue)
+	if buf, err = cdrPutCount(buf, origin, len(m.BoolArrayValue), 0); err != nil {
+		return buf, encodeFieldErr("bool_array_value", err)
+	}
+	buf = cdrPutBools(buf, m.BoolArrayValue)
+	if buf, err = cdrPutCount(buf, origin, len(m.IntegerArrayValue), 0); err != nil {
+		return buf, encodeFieldErr("integer_array_value", err)
+	}
+	buf = cdrPut64s(buf, origin, m.IntegerArrayValue)
+	if buf, err = cdrPutCount(buf, origin, len(m.DoubleArrayValue), 0); err != nil {
+		return buf, encodeFieldErr("double_array_value", err)
+	}
+	buf = cdrPutF64s(buf, origin, m.DoubleArrayValue)
+	if buf, err = cdrPutCount(buf, origin, len(m.StringArrayValue), 0); err != nil {
+		return buf, encodeFieldErr("string_array_value", err)
+	}
+	for i, s := range m.StringArrayValue {
+		if buf, err = cdrPutString(buf, origin, s, 0); err != nil {
+			return buf, encodeFieldErr(indexPath("string_array_value", i), err)
+		}
+	}
+	return buf, nil
+}
+
+// cdrDecode reads m's fields; the caller checks d.err.
+func (m *ParameterValue) cdrDecode(d *cdrDecoder) {
+	m.Type = d.u8("type")
+	m.BoolValue = d.boolean("bool_value")
+	m.IntegerValue = int64(d.u64("integer_value"))
+	m.DoubleValue = d.f64("double_value")
+	m.StringValue = d.str("string_value", 0)
+	if n := d.count("byte_array_value", 0, 1); n > 0 {
+		m.ByteArrayValue = make([]uint8, n)
+		cdrRead8(d, m.ByteArrayValue, "byte_array_value")
+	} else {
+		m.ByteArrayValue = nil
+	}
+	if n := d.count("bool_array_value", 0, 1); n > 0 {
+		m.BoolArrayValue = make([]bool, n)
+		cdrReadBools(d, m.BoolArrayValue, "bool_array_value")
+	} else {
+		m.BoolArrayValue = nil
+	}
+	if n := d.count("integer_array_value", 0, 8); n > 0 {
+		m.IntegerArrayValue = make([]int64, n)
+		cdrRead64(d, m.IntegerArrayValue, "integer_array_value")
+	} else {
+		m.IntegerArrayValue = nil
+	}
+	if n := d.count("double_array_value", 0, 8); n > 0 {
+		m.DoubleArrayValue = make([]float64, n)
+		cdrReadF64s(d, m.DoubleArrayValue, "double_array_value")
+	} else {
+		m.DoubleArrayValue = nil
+	}
+	if d.err != nil {
+		return
+	}
+	if n := d.count("string_array_value", 0, 5); n > 0 {
+		m.StringArrayValue = make([]string, n)
+		for i := range m.StringArrayValue {
+			m.StringArrayValue[i] = d.str("", 0)
+			if d.err != nil {
+				d.prefix(indexPath("string_array_value", i))
+				return
+			}
+		}
+	} else {
+		m.StringArrayValue = nil
+	}
+}
+
+// SetParametersAtomicallyRequest is the ROS 2 message rcl_interfaces/msg/SetParametersAtomicallyRequest.
+type SetParametersAtomicallyRequest struct {
+	// Parameters is "rcl_interfaces/Parameter[] parameters". A list of parameters to set atomically. This call will either set all values, or none of the values.
+	Parameters []Parameter
+}
+
+// NewSetParametersAtomicallyRequest returns the default SetParametersAtomicallyRequest: the defaults its definition gives, zero
+// values elsewhere.
+func NewSetParametersAtomicallyRequest() SetParametersAtomicallyRequest {
+	return SetParametersAtomicallyRequest{}
+}
+
+// Reset sets m to NewSetParametersAtomicallyRequest().
+func (m *SetParametersAtomicallyRequest) Reset() { *m = NewSetParametersAtomicallyRequest() }
+
+// SchemaName returns "rcl_interfaces/msg/SetParametersAtomicallyRequest".
+func (*SetParametersAtomicallyRequest) SchemaName() string {
+	return "rcl_interfaces/msg/SetParametersAtomicallyRequest"
+}
+
+// CDRSize returns the length of m's serialization, header included.
+func (m *SetParametersAtomicallyRequest) CDRSize() int { return cdrHeaderLen + m.cdrEnd(0) }
+
+// MarshalCDR serializes m as little-endian CDR with its encapsulation header.
+func (m *SetParametersAtomicallyRequest) MarshalCDR() ([]byte, error) {
+	return m.AppendCDR(make([]byte, 0, m.CDRSize()))
+}
+
+// AppendCDR appends m's serialization, header included, to buf. On error
+// it returns buf with its original length.
+func (m *SetParametersAtomicallyRequest) AppendCDR(buf []byte) ([]byte, error) {
+	n := len(buf)
+	buf = append(buf, cdrHeaderLE[:]...)
+	out, err := m.cdrAppend(buf, n+cdrHeaderLen)
+	if err != nil {
+		return buf[:n], toEncodeError("rcl_interfaces/msg/SetParametersAtomicallyRequest", err)
+	}
+	return out, nil
+}
+
+// UnmarshalCDR decodes a serialized SetParametersAtomicallyRequest, header included. On error m is
+// left unchanged and the error is a *DecodeError.
+func (m *SetParametersAtomicallyRequest) UnmarshalCDR(data []byte) error {
+	var d cdrDecoder
+	if !d.start(data, "rcl_interfaces/msg/SetParametersAtomicallyRequest") {
+		return d.err
+	}
+	var v SetParametersAtomicallyRequest
+	v.cdrDecode(&d)
+	if err := d.finish(); err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+const cdrMinSizeSetParametersAtomicallyRequest = 4
+
+// cdrEnd returns the offset after m serialized at off (counted from the
+// end of the header).
+func (m *SetParametersAtomicallyRequest) cdrEnd(off int) int {
+	off = cdrAlign(off, 4) + 4
+	for i := range m.Parameters {
+		off = m.Parameters[i].cdrEnd(off)
+	}
+	return off
+}
+
+// cdrAppend appends m's fields; origin is where the header ends in buf.
+func (m *SetParametersAtomicallyRequest) cdrAppend(buf []byte, origin int) ([]byte, error) {
+	var err error
+	if buf, err = cdrPutCount(buf, origin, len(m.Parameters), 0); err != nil {
+		return buf, encodeFieldErr("parameters", err)
+	}
+	for i := range m.Parameters {
+		if buf, err = m.Parameters[i].cdrAppend(buf, origin); err != nil {
+			return buf, prefixEncodeErr(indexPath("parameters", i), err)
+		}
+	}
+	return buf, nil
+}
+
+// cdrDecode reads m's fields; the caller checks d.err.
+func (m *SetParametersAtomicallyRequest) cdrDecode(d *cdrDecoder) {
+	if d.err != nil {
+		return
+	}
+	if n := d.count("parameters", 0, cdrMinSizeParameter); n > 0 {
+		m.Parameters = make([]Parameter, n)
+		for i := range m.Parameters {
+			m.Parameters[i].cdrDecode(d)
+			if d.err != nil {
+				d.prefix(indexPath("parameters", i))
+				return
+			}
+		}
+	} else {
+		m.Parameters = nil
+	}
+}
+
+// SetParametersAtomicallyResponse is the ROS 2 message rcl_interfaces/msg/SetParametersAtomicallyResponse.
+type SetParametersAtomicallyResponse struct {
+	// Result is "rcl_interfaces/SetParametersResult result". Indicates whether setting all of the parameters succeeded or not and why.
+	Result SetParametersResult
+}
+
+// NewSetParametersAtomicallyResponse returns the default SetParametersAtomicallyResponse: the defaults its definition gives, zero
+// values elsewhere.
+func NewSetParametersAtomicallyResponse() SetParametersAtomicallyResponse {
+	return SetParametersAtomicallyResponse{}
+}
+
+// Reset sets m to NewSetParametersAtomicallyResponse().
+func (m *SetParametersAtomicallyResponse) Reset() { *m = NewSetParametersAtomicallyResponse() }
+
+// SchemaName returns "rcl_interfaces/msg/SetParametersAtomicallyResponse".
+func (*SetParametersAtomicallyResponse) SchemaName() string {
+	return "rcl_interfaces/msg/SetParametersAtomicallyResponse"
+}
+
+// CDRSize returns the length of m's serialization, header included.
+func (m *SetParametersAtomicallyResponse) CDRSize() int { return cdrHeaderLen + m.cdrEnd(0) }
+
+// MarshalCDR serializes m as little-endian CDR with its encapsulation header.
+func (m *SetParametersAtomicallyResponse) MarshalCDR() ([]byte, error) {
+	return m.AppendCDR(make([]byte, 0, m.CDRSize()))
+}
+
+// AppendCDR appends m's serialization, header included, to buf. On error
+// it returns buf with its original length.
+func (m *SetParametersAtomicallyResponse) AppendCDR(buf []byte) ([]byte, error) {
+	n := len(buf)
+	buf = append(buf, cdrHeaderLE[:]...)
+	out, err := m.cdrAppend(buf, n+cdrHeaderLen)
+	if err != nil {
+		return buf[:n], toEncodeError("rcl_interfaces/msg/SetParametersAtomicallyResponse", err)
+	}
+	return out, nil
+}
+
+// UnmarshalCDR decodes a serialized SetParametersAtomicallyResponse, header included. On error m is
+// left unchanged and the error is a *DecodeError.
+func (m *SetParametersAtomicallyResponse) UnmarshalCDR(data []byte) error {
+	var d cdrDecoder
+	if !d.start(data, "rcl_interfaces/msg/SetParametersAtomicallyResponse") {
+		return d.err
+	}
+	var v SetParametersAtomicallyResponse
+	v.cdrDecode(&d)
+	if err := d.finish(); err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+const cdrMinSizeSetParametersAtomicallyResponse = 6
+
+// cdrEnd returns the offset after m serialized at off (counted from the
+// end of the header).
+func (m *SetParametersAtomicallyResponse) cdrEnd(off int) int {
+	off = m.Result.cdrEnd(off)
+	return off
+}
+
+// cdrAppend appends m's fields; origin is where the header ends in buf.
+func (m *SetParametersAtomicallyResponse) cdrAppend(buf []byte, origin int) ([]byte, error) {
+	var err error
+	if buf, err = m.Result.cdrAppend(buf, origin); err != nil {
+		return buf, prefixEncodeErr("result", err)
+	}
+	return buf, nil
+}
+
+// cdrDecode reads m's fields; the caller checks d.err.
+func (m *SetParametersAtomicallyResponse) cdrDecode(d *cdrDecoder) {
+	if d.err != nil {
+		return
+	}
+	m.Result.cdrDecode(d)
+	if d.err != nil {
+		d.prefix("result")
+		return
+	}
+}
+
+// SetParametersRequest is the ROS 2 message rcl_interfaces/msg/SetParametersRequest.
+type SetParametersRequest struct {
+	// Parameters is "rcl_interfaces/Parameter[] parameters". A list of parameters to set.
+	Parameters []Parameter
+}
+
+// NewSetParametersRequest returns the default SetParametersRequest: the defaults its definition gives, zero
+// values elsewhere.
+func NewSetParametersRequest() SetParametersRequest {
+	return SetParametersRequest{}
+}
+
+// Reset sets m to NewSetParametersRequest().
+func (m *SetParametersRequest) Reset() { *m = NewSetParametersRequest() }
+
+// SchemaName returns "rcl_interfaces/msg/SetParametersRequest".
+func (*SetParametersRequest) SchemaName() string { return "rcl_interfaces/msg/SetParametersRequest" }
+
+// CDRSize returns the length of m's serialization, header included.
+func (m *SetParametersRequest) CDRSize() int { return cdrHeaderLen + m.cdrEnd(0) }
+
+// MarshalCDR serializes m as little-endian CDR with its encapsulation header.
+func (m *SetParametersRequest) MarshalCDR() ([]byte, error) {
+	return m.AppendCDR(make([]byte, 0, m.CDRSize()))
+}
+
+// AppendCDR appends m's serialization, header included, to buf. On error
+// it returns buf with its original length.
+func (m *SetParametersRequest) AppendCDR(buf []byte) ([]byte, error) {
+	n := len(buf)
+	buf = append(buf, cdrHeaderLE[:]...)
+	out, err := m.cdrAppend(buf, n+cdrHeaderLen)
+	if err != nil {
+		return buf[:n], toEncodeError("rcl_interfaces/msg/SetParametersRequest", err)
+	}
+	return out, nil
+}
+
+// UnmarshalCDR decodes a serialized SetParametersRequest, header included. On error m is
+// left unchanged and the error is a *DecodeError.
+func (m *SetParametersRequest) UnmarshalCDR(data []byte) error {
+	var d cdrDecoder
+	if !d.start(data, "rcl_interfaces/msg/SetParametersRequest") {
+		return d.err
+	}
+	var v SetParametersRequest
+	v.cdrDecode(&d)
+	if err := d.finish(); err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+const cdrMinSizeSetParametersRequest = 4
+
+// cdrEnd returns the offset after m serialized at off (counted from the
+// end of the header).
+func (m *SetParametersRequest) cdrEnd(off int) int {
+	off = cdrAlign(off, 4) + 4
+	for i := range m.Parameters {
+		off = m.Parameters[i].cdrEnd(off)
+	}
+	return off
+}
+
+// cdrAppend appends m's fields; origin is where the header ends in buf.
+func (m *SetParametersRequest) cdrAppend(buf []byte, origin int) ([]byte, error) {
+	var err error
+	if buf, err = cdrPutCount(buf, origin, len(m.Parameters), 0); err != nil {
+		return buf, encodeFieldErr("parameters", err)
+	}
+	for i := range m.Parameters {
+		if buf, err = m.Parameters[i].cdrAppend(buf, origin); err != nil {
+			return buf, prefixEncodeErr(indexPath("parameters", i), err)
+		}
+	}
+	return buf, nil
+}
+
+// cdrDecode reads m's fields; the caller checks d.err.
+func (m *SetParametersRequest) cdrDecode(d *cdrDecoder) {
+	if d.err != nil {
+		return
+	}
+	if n := d.count("parameters", 0, cdrMinSizeParameter); n > 0 {
+		m.Parameters = make([]Parameter, n)
+		for i := range m.Parameters {
+			m.Parameters[i].cdrDecode(d)
+			if d.err != nil {
+				d.prefix(indexPath("parameters", i))
+				return
+			}
+		}
+	} else {
+		m.Parameters = nil
+	}
+}
+
+// SetParametersResponse is the ROS 2 message rcl_interfaces/msg/SetParametersResponse.
+type SetParametersResponse struct {
+	// Results is "rcl_interfaces/SetParametersResult[] results". Indicates whether setting each parameter succeeded or not and why.
+	Results []SetParametersResult
+}
+
+// NewSetParametersResponse returns the default SetParametersResponse: the defaults its definition gives, zero
+// values elsewhere.
+func NewSetParametersResponse() SetParametersResponse {
+	return SetParametersResponse{}
+}
+
+// Reset sets m to NewSetParametersResponse().
+func (m *SetParametersResponse) Reset() { *m = NewSetParametersResponse() }
+
+// SchemaName returns "rcl_interfaces/msg/SetParametersResponse".
+func (*SetParametersResponse) SchemaName() string { return "rcl_interfaces/msg/SetParametersResponse" }
+
+// CDRSize returns the length of m's serialization, header included.
+func (m *SetParametersResponse) CDRSize() int { return cdrHeaderLen + m.cdrEnd(0) }
+
+// MarshalCDR serializes m as little-endian CDR with its encapsulation header.
+func (m *SetParametersResponse) MarshalCDR() ([]byte, error) {
+	return m.AppendCDR(make([]byte, 0, m.CDRSize()))
+}
+
+// AppendCDR appends m's serialization, header included, to buf. On error
+// it returns buf with its original length.
+func (m *SetParametersResponse) AppendCDR(buf []byte) ([]byte, error) {
+	n := len(buf)
+	buf = append(buf, cdrHeaderLE[:]...)
+	out, err := m.cdrAppend(buf, n+cdrHeaderLen)
+	if err != nil {
+		return buf[:n], toEncodeError("rcl_interfaces/msg/SetParametersResponse", err)
+	}
+	return out, nil
+}
+
+// UnmarshalCDR decodes a serialized SetParametersResponse, header included. On error m is
+// left unchanged and the error is a *DecodeError.
+func (m *SetParametersResponse) UnmarshalCDR(data []byte) error {
+	var d cdrDecoder
+	if !d.start(data, "rcl_interfaces/msg/SetParametersResponse") {
+		return d.err
+	}
+	var v SetParametersResponse
+	v.cdrDecode(&d)
+	if err := d.finish(); err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+const cdrMinSizeSetParametersResponse = 4
+
+// cdrEnd returns the offset after m serialized at off (counted from the
+// end of the header).
+func (m *SetParametersResponse) cdrEnd(off int) int {
+	off = cdrAlign(off, 4) + 4
+	for i := range m.Results {
+		off = m.Results[i].cdrEnd(off)
+	}
+	return off
+}
+
+// cdrAppend appends m's fields; origin is where the header ends in buf.
+func (m *SetParametersResponse) cdrAppend(buf []byte, origin int) ([]byte, error) {
+	var err error
+	if buf, err = cdrPutCount(buf, origin, len(m.Results), 0); err != nil {
+		return buf, encodeFieldErr("results", err)
+	}
+	for i := range m.Results {
+		if buf, err = m.Results[i].cdrAppend(buf, origin); err != nil {
+			return buf, prefixEncodeErr(indexPath("results", i), err)
+		}
+	}
+	return buf, nil
+}
+
+// cdrDecode reads m's fields; the caller checks d.err.
+func (m *SetParametersResponse) cdrDecode(d *cdrDecoder) {
+	if d.err != nil {
+		return
+	}
+	if n := d.count("results", 0, cdrMinSizeSetParametersResult); n > 0 {
+		m.Results = make([]SetParametersResult, n)
+		for i := range m.Results {
+			m.Results[i].cdrDecode(d)
+			if d.err != nil {
+				d.prefix(indexPath("results", i))
+				return
+			}
+		}
+	} else {
+		m.Results = nil
+	}
+}
+
+// SetParametersResult is the ROS 2 message rcl_interfaces/msg/SetParametersResult.
+type SetParametersResult struct {
+	// Successful is "bool successful". A true value of the same index indicates that the parameter was set successfully. A false value indicates the change was rejected.
+	Successful bool
+	// Reason is "string reason". Reason why the setting was either successful or a failure. This should only be used for logging and user interfaces.
+	Reason string
+}
+
+// NewSetParametersResult returns the default SetParametersResult: the defaults its definition gives, zero
+// values elsewhere.
+func NewSetParametersResult() SetParametersResult {
+	return SetParametersResult{}
+}
+
+// Reset sets m to NewSetParametersResult().
+func (m *SetParametersResult) Reset() { *m = NewSetParametersResult() }
+
+// SchemaName returns "rcl_interfaces/msg/SetParametersResult".
+func (*SetParametersResult) SchemaName() string { return "rcl_interfaces/msg/SetParametersResult" }
+
+// CDRSize returns the length of m's serialization, header included.
+func (m *SetParametersResult) CDRSize() int { return cdrHeaderLen + m.cdrEnd(0) }
+
+// MarshalCDR serializes m as little-endian CDR with its encapsulation header.
+func (m *SetParametersResult) MarshalCDR() ([]byte, error) {
+	return m.AppendCDR(make([]byte, 0, m.CDRSize()))
+}
+
+// AppendCDR appends m's serialization, header included, to buf. On error
+// it returns buf with its original length.
+func (m *SetParametersResult) AppendCDR(buf []byte) ([]byte, error) {
+	n := len(buf)
+	buf = append(buf, cdrHeaderLE[:]...)
+	out, err := m.cdrAppend(buf, n+cdrHeaderLen)
+	if err != nil {
+		return buf[:n], toEncodeError("rcl_interfaces/msg/SetParametersResult", err)
+	}
+	return out, nil
+}
+
+// UnmarshalCDR decodes a serialized SetParametersResult, header included. On error m is
+// left unchanged and the error is a *DecodeError.
+func (m *SetParametersResult) UnmarshalCDR(data []byte) error {
+	var d cdrDecoder
+	if !d.start(data, "rcl_interfaces/msg/SetParametersResult") {
+		return d.err
+	}
+	var v SetParametersResult
+	v.cdrDecode(&d)
+	if err := d.finish(); err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+const cdrMinSizeSetParametersResult = 6
+
+// cdrEnd returns the offset after m serialized at off (counted from the
+// end of the header).
+func (m *SetParametersResult) cdrEnd(off int) int {
+	off++
+	off = cdrStringEnd(off, len(m.Reason))
+	return off
+}
+
+// cdrAppend appends m's fields; origin is where the header ends in buf.
+func (m *SetParametersResult) cdrAppend(buf []byte, origin int) ([]byte, error) {
+	var err error
+	buf = cdrPutBool(buf, m.Successful)
+	if buf, err = cdrPutString(buf, origin, m.Reason, 0); err != nil {
+		return buf, encodeFieldErr("reason", err)
+	}
+	return buf, nil
+}
+
+// cdrDecode reads m's fields; the caller checks d.err.
+func (m *SetParametersResult) cdrDecode(d *cdrDecoder) {
+	m.Successful = d.boolean("successful")
+	m.Reason = d.str("reason", 0)
+}
+
 // RosHeader is the ROS 2 message std_msgs/msg/Header.
 //
 // Standard metadata for higher-level stamped data types.

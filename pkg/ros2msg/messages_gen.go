@@ -2059,6 +2059,35 @@ var (
 	_ CDRMessage = (*PerceptionMode)(nil)
 	_ CDRMessage = (*SensorHealth)(nil)
 	_ CDRMessage = (*VehicleState)(nil)
+	_ CDRMessage = (*LifecycleChangeStateRequest)(nil)
+	_ CDRMessage = (*LifecycleChangeStateResponse)(nil)
+	_ CDRMessage = (*LifecycleGetAvailableStatesResponse)(nil)
+	_ CDRMessage = (*LifecycleGetAvailableTransitionsResponse)(nil)
+	_ CDRMessage = (*LifecycleGetStateResponse)(nil)
+	_ CDRMessage = (*LifecycleState)(nil)
+	_ CDRMessage = (*LifecycleTransition)(nil)
+	_ CDRMessage = (*LifecycleTransitionDescription)(nil)
+	_ CDRMessage = (*LifecycleTransitionEvent)(nil)
+	_ CDRMessage = (*DescribeParametersRequest)(nil)
+	_ CDRMessage = (*DescribeParametersResponse)(nil)
+	_ CDRMessage = (*FloatingPointRange)(nil)
+	_ CDRMessage = (*GetParameterTypesRequest)(nil)
+	_ CDRMessage = (*GetParameterTypesResponse)(nil)
+	_ CDRMessage = (*GetParametersRequest)(nil)
+	_ CDRMessage = (*GetParametersResponse)(nil)
+	_ CDRMessage = (*IntegerRange)(nil)
+	_ CDRMessage = (*ListParametersRequest)(nil)
+	_ CDRMessage = (*ListParametersResponse)(nil)
+	_ CDRMessage = (*ListParametersResult)(nil)
+	_ CDRMessage = (*Parameter)(nil)
+	_ CDRMessage = (*ParameterDescriptor)(nil)
+	_ CDRMessage = (*ParameterEvent)(nil)
+	_ CDRMessage = (*ParameterValue)(nil)
+	_ CDRMessage = (*SetParametersAtomicallyRequest)(nil)
+	_ CDRMessage = (*SetParametersAtomicallyResponse)(nil)
+	_ CDRMessage = (*SetParametersRequest)(nil)
+	_ CDRMessage = (*SetParametersResponse)(nil)
+	_ CDRMessage = (*SetParametersResult)(nil)
 	_ CDRMessage = (*RosHeader)(nil)
 )
 
@@ -2084,6 +2113,35 @@ var cdrSchemaNames = []string{
 	"ghost/msg/PerceptionMode",
 	"ghost/msg/SensorHealth",
 	"ghost/msg/VehicleState",
+	"lifecycle_msgs/msg/ChangeStateRequest",
+	"lifecycle_msgs/msg/ChangeStateResponse",
+	"lifecycle_msgs/msg/GetAvailableStatesResponse",
+	"lifecycle_msgs/msg/GetAvailableTransitionsResponse",
+	"lifecycle_msgs/msg/GetStateResponse",
+	"lifecycle_msgs/msg/State",
+	"lifecycle_msgs/msg/Transition",
+	"lifecycle_msgs/msg/TransitionDescription",
+	"lifecycle_msgs/msg/TransitionEvent",
+	"rcl_interfaces/msg/DescribeParametersRequest",
+	"rcl_interfaces/msg/DescribeParametersResponse",
+	"rcl_interfaces/msg/FloatingPointRange",
+	"rcl_interfaces/msg/GetParameterTypesRequest",
+	"rcl_interfaces/msg/GetParameterTypesResponse",
+	"rcl_interfaces/msg/GetParametersRequest",
+	"rcl_interfaces/msg/GetParametersResponse",
+	"rcl_interfaces/msg/IntegerRange",
+	"rcl_interfaces/msg/ListParametersRequest",
+	"rcl_interfaces/msg/ListParametersResponse",
+	"rcl_interfaces/msg/ListParametersResult",
+	"rcl_interfaces/msg/Parameter",
+	"rcl_interfaces/msg/ParameterDescriptor",
+	"rcl_interfaces/msg/ParameterEvent",
+	"rcl_interfaces/msg/ParameterValue",
+	"rcl_interfaces/msg/SetParametersAtomicallyRequest",
+	"rcl_interfaces/msg/SetParametersAtomicallyResponse",
+	"rcl_interfaces/msg/SetParametersRequest",
+	"rcl_interfaces/msg/SetParametersResponse",
+	"rcl_interfaces/msg/SetParametersResult",
 	"std_msgs/msg/Header",
 }
 
@@ -2149,6 +2207,93 @@ func newCDRMessage(schemaName string) CDRMessage {
 		return &m
 	case "ghost/msg/VehicleState":
 		m := NewVehicleState()
+		return &m
+	case "lifecycle_msgs/msg/ChangeStateRequest":
+		m := NewLifecycleChangeStateRequest()
+		return &m
+	case "lifecycle_msgs/msg/ChangeStateResponse":
+		m := NewLifecycleChangeStateResponse()
+		return &m
+	case "lifecycle_msgs/msg/GetAvailableStatesResponse":
+		m := NewLifecycleGetAvailableStatesResponse()
+		return &m
+	case "lifecycle_msgs/msg/GetAvailableTransitionsResponse":
+		m := NewLifecycleGetAvailableTransitionsResponse()
+		return &m
+	case "lifecycle_msgs/msg/GetStateResponse":
+		m := NewLifecycleGetStateResponse()
+		return &m
+	case "lifecycle_msgs/msg/State":
+		m := NewLifecycleState()
+		return &m
+	case "lifecycle_msgs/msg/Transition":
+		m := NewLifecycleTransition()
+		return &m
+	case "lifecycle_msgs/msg/TransitionDescription":
+		m := NewLifecycleTransitionDescription()
+		return &m
+	case "lifecycle_msgs/msg/TransitionEvent":
+		m := NewLifecycleTransitionEvent()
+		return &m
+	case "rcl_interfaces/msg/DescribeParametersRequest":
+		m := NewDescribeParametersRequest()
+		return &m
+	case "rcl_interfaces/msg/DescribeParametersResponse":
+		m := NewDescribeParametersResponse()
+		return &m
+	case "rcl_interfaces/msg/FloatingPointRange":
+		m := NewFloatingPointRange()
+		return &m
+	case "rcl_interfaces/msg/GetParameterTypesRequest":
+		m := NewGetParameterTypesRequest()
+		return &m
+	case "rcl_interfaces/msg/GetParameterTypesResponse":
+		m := NewGetParameterTypesResponse()
+		return &m
+	case "rcl_interfaces/msg/GetParametersRequest":
+		m := NewGetParametersRequest()
+		return &m
+	case "rcl_interfaces/msg/GetParametersResponse":
+		m := NewGetParametersResponse()
+		return &m
+	case "rcl_interfaces/msg/IntegerRange":
+		m := NewIntegerRange()
+		return &m
+	case "rcl_interfaces/msg/ListParametersRequest":
+		m := NewListParametersRequest()
+		return &m
+	case "rcl_interfaces/msg/ListParametersResponse":
+		m := NewListParametersResponse()
+		return &m
+	case "rcl_interfaces/msg/ListParametersResult":
+		m := NewListParametersResult()
+		return &m
+	case "rcl_interfaces/msg/Parameter":
+		m := NewParameter()
+		return &m
+	case "rcl_interfaces/msg/ParameterDescriptor":
+		m := NewParameterDescriptor()
+		return &m
+	case "rcl_interfaces/msg/ParameterEvent":
+		m := NewParameterEvent()
+		return &m
+	case "rcl_interfaces/msg/ParameterValue":
+		m := NewParameterValue()
+		return &m
+	case "rcl_interfaces/msg/SetParametersAtomicallyRequest":
+		m := NewSetParametersAtomicallyRequest()
+		return &m
+	case "rcl_interfaces/msg/SetParametersAtomicallyResponse":
+		m := NewSetParametersAtomicallyResponse()
+		return &m
+	case "rcl_interfaces/msg/SetParametersRequest":
+		m := NewSetParametersRequest()
+		return &m
+	case "rcl_interfaces/msg/SetParametersResponse":
+		m := NewSetParametersResponse()
+		return &m
+	case "rcl_interfaces/msg/SetParametersResult":
+		m := NewSetParametersResult()
 		return &m
 	case "std_msgs/msg/Header":
 		m := NewRosHeader()

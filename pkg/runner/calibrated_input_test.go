@@ -38,9 +38,9 @@ func TestEnabledInputs(t *testing.T) {
 		inputs []InputSpec
 		want   string
 	}{
-		{"disabled by default", DefaultInputs(), "state self_assessment perception_mode action_evidence "},
-		{"enabled, the raw input is chain only", withCalibrated(), "state self_assessment(chain) perception_mode self_assessment_calibrated action_evidence "},
-		{"idempotent", Enabled(withCalibrated()), "state self_assessment(chain) perception_mode self_assessment_calibrated action_evidence "},
+		{"disabled by default", DefaultInputs(), "state self_assessment perception_mode action_evidence parameter_events transition_event "},
+		{"enabled, the raw input is chain only", withCalibrated(), "state self_assessment(chain) perception_mode self_assessment_calibrated action_evidence parameter_events transition_event "},
+		{"idempotent", Enabled(withCalibrated()), "state self_assessment(chain) perception_mode self_assessment_calibrated action_evidence parameter_events transition_event "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -9,7 +9,8 @@ import (
 
 // Event is one input to Loop.Step. The set is closed (the marker method is
 // unexported): BeliefEvent, AssessmentEvent, PerceptionEvent, TickEvent,
-// EndEvent and EvidenceEvent, passed by value.
+// EndEvent, EvidenceEvent, ParameterEvent and LifecycleEvent, passed by
+// value.
 //
 // Every event carries its arrival time in ns: the receive time in live
 // operation, the log time in replay, a synthetic time in the simulator. It is
@@ -223,11 +224,16 @@ const (
 	InputPerception
 	// InputEvidence: evidence an executor returned (EvidenceEvent).
 	InputEvidence
+	// InputParameters: parameter changes (ParameterEvent).
+	InputParameters
+	// InputLifecycle: lifecycle transitions (LifecycleEvent).
+	InputLifecycle
 )
 
-var inputNames = [...]string{"belief", "assessment", "perception", "evidence"}
+var inputNames = [...]string{"belief", "assessment", "perception", "evidence", "parameters", "lifecycle"}
 
-// String returns "belief", "assessment", "perception" or "evidence".
+// String returns "belief", "assessment", "perception", "evidence",
+// "parameters" or "lifecycle".
 func (k InputKind) String() string {
 	if int(k) < len(inputNames) {
 		return inputNames[k]

@@ -252,6 +252,11 @@ const CalibratedTopic = "/self_assessment/calibrated"
 // The evidence input is what executors returned (a PX4 executor maps
 // VehicleCommandAck and VehicleStatus to it): recorded as it arrived, so
 // replay and verify re-check it as the live runner did.
+//
+// The parameter events input is how run-time parameter changes reach the
+// Loop (ParameterEvent): the node publishes its own changes on
+// /parameter_events and reads them back like any input, so recordings keep
+// them and replay applies them at the same point.
 func DefaultInputs() []InputSpec {
 	return []InputSpec{
 		{
@@ -276,6 +281,8 @@ func DefaultInputs() []InputSpec {
 			Key: KeyActionEvidence, Topic: "/decisions/evidence", Type: "ghost/msg/ActionEvidence", QoS: ros2.DefaultInputQoS(),
 			Kind: InputEvidence, Role: "evidence the executors returned (acknowledgements, vehicle state)", NewDecode: decodeEvidence,
 		},
+		ParameterEventInput(),
+		TransitionEventInput(),
 	}
 }
 

@@ -56,6 +56,10 @@ type LoopOptions struct {
 	// Actions route decisions to executors; the zero value executes
 	// nothing (see loop_actions.go for the rules).
 	Actions ActionOptions
+	// Node is the fully qualified name of the node the Loop decides for,
+	// e.g. "/decision_node": ParameterEvents naming it may change the
+	// assessment timeout (parameters.go). "" follows no ParameterEvent.
+	Node string
 	// NoteInconsistencies reports, in Output.Notes, what an accepted
 	// assessment's Consistency() finds. Default false: it hashes the
 	// thresholds of every assessment.
@@ -98,6 +102,7 @@ type Loop struct {
 	maxLead             uint64
 	noteInconsistencies bool
 	actions             actionConfig
+	node                string
 
 	started bool
 	// now is the newest arrival time seen; arrivals that go backwards are
@@ -179,6 +184,7 @@ func NewLoop(opts LoopOptions) (*Loop, error) {
 		policy:              opts.Policy,
 		timeout:             opts.AssessmentTimeout,
 		noteInconsistencies: opts.NoteInconsistencies,
+		node:                opts.Node,
 		lastDecided:         -1,
 		newestAssessment:    -1,
 		forgottenUpTo:       -1,
@@ -306,11 +312,24 @@ func (l *Loop) Step(ev Event, out *Output) error {
 		now, end = e.ArrivalNs, true
 	case EvidenceEvent:
 		now = e.ArrivalNs
+	case ParameterEvent:
+		now = e.ArrivalNs
+	case LifecycleEvent:
+		now = e.ArrivalNs
 	default:
 		return fmt.Errorf("%w: %s", ErrUnsupportedEvent, eventTypeName(ev))
 	}
 	if l.started && now < l.now {
 		now = l.now
+	}
+	// A parameter change applies before this step's decisions: a shorter
+	// timeout releases, at this arrival time, the beliefs that waited
+	// longer. A failed step restores the old value with the rest.
+	oldTimeout := l.timeout
+	if e, ok := ev.(ParameterEvent); ok {
+		if d, ok := l.timeoutChange(&e); ok {
+			l.timeout = d
+		}
 	}
 	switch e := ev.(type) {
 	case BeliefEvent:
@@ -343,6 +362,7 @@ func (l *Loop) Step(ev Event, out *Output) error {
 		if l.stateful != nil {
 			l.stateful.Rollback()
 		}
+		l.timeout = oldTimeout
 		out.Reset()
 		return err
 	}
@@ -375,6 +395,10 @@ func eventTypeName(ev Event) string {
 		return "*EndEvent (pass the value)"
 	case *EvidenceEvent:
 		return "*EvidenceEvent (pass the value)"
+	case *ParameterEvent:
+		return "*ParameterEvent (pass the value)"
+	case *LifecycleEvent:
+		return "*LifecycleEvent (pass the value)"
 	}
 	return "unknown event type"
 }

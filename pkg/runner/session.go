@@ -54,6 +54,9 @@ type SessionStats struct {
 	StepFailures uint64
 	// EvidenceRejected counts evidence batches that broke provenance.
 	EvidenceRejected uint64
+	// Inactive counts input messages ignored while the lifecycle was not
+	// active (SessionOptions.Lifecycle).
+	Inactive uint64
 }
 
 // Corrupt returns the total of corrupt messages.
@@ -92,6 +95,12 @@ type SessionOptions struct {
 	Enable []decisions.Kind
 	// TargetVehicle is the vehicle the executors command (PX4: MAV_SYS_ID).
 	TargetVehicle uint32
+	// Lifecycle makes the session managed: it starts inactive and follows
+	// the transition events input (LifecycleEvent); while not active it
+	// ignores (and counts) every other input and lets no time pass, so
+	// nothing is decided or executed. Without it the session is always
+	// active and ignores transition events.
+	Lifecycle bool
 }
 
 // Session drives serialized messages through the whole decision path:
@@ -108,6 +117,9 @@ type Session struct {
 	stats  SessionStats
 
 	dec *Decoder
+	// lifecycle: the session follows transition events; active: it
+	// decides (always, without lifecycle).
+	lifecycle, active bool
 
 	pumpScratch []EvidenceEvent
 	// scratch and decoded hold the message being fed: the Loop copies what
@@ -138,6 +150,9 @@ func NewSession(opts SessionOptions) (*Session, error) {
 		stats:  st,
 		dec:    NewDecoder(opts.Inputs),
 		loop:   loop,
+
+		lifecycle: opts.Lifecycle,
+		active:    !opts.Lifecycle,
 	}
 	s.runner = NewRunner(RunnerOptions{ExpectedPolicyID: loop.PolicyID(), TargetVehicle: opts.TargetVehicle, Clock: s.Now})
 	for _, e := range opts.Executors {
@@ -228,17 +243,43 @@ func (s *Session) Apply(topic string, ev Event, decodeErr error) error {
 		in.Corrupt++
 		return decodeErr
 	}
+	if le, ok := ev.(LifecycleEvent); ok {
+		if s.lifecycle {
+			s.active = le.Active()
+		}
+		return nil
+	}
+	if !s.active {
+		s.stats.Inactive++
+		return nil
+	}
 	if s.inputs[i].ChainOnly || ev == nil {
 		return nil
 	}
 	return s.Step(ev)
 }
 
-// Tick lets time pass without input, so beliefs reach their timeout.
-func (s *Session) Tick(arrivalNs int64) error { return s.Step(TickEvent{ArrivalNs: arrivalNs}) }
+// Active reports whether the session decides: always without
+// SessionOptions.Lifecycle, else while the lifecycle is active.
+func (s *Session) Active() bool { return s.active }
 
-// End decides everything pending (the stream is over).
-func (s *Session) End(arrivalNs int64) error { return s.Step(EndEvent{ArrivalNs: arrivalNs}) }
+// Tick lets time pass without input, so beliefs reach their timeout; not
+// while inactive.
+func (s *Session) Tick(arrivalNs int64) error {
+	if !s.active {
+		return nil
+	}
+	return s.Step(TickEvent{ArrivalNs: arrivalNs})
+}
+
+// End decides everything pending (the stream is over); while inactive,
+// nothing.
+func (s *Session) End(arrivalNs int64) error {
+	if !s.active {
+		return nil
+	}
+	return s.Step(EndEvent{ArrivalNs: arrivalNs})
+}
 
 // Step feeds one already-decoded event. An evidence batch goes through the
 // Runner's provenance check first: the Loop then sees only its admitted
@@ -310,6 +351,10 @@ func arrival(ev Event) int64 {
 	case TickEvent:
 		return e.ArrivalNs
 	case EndEvent:
+		return e.ArrivalNs
+	case ParameterEvent:
+		return e.ArrivalNs
+	case LifecycleEvent:
 		return e.ArrivalNs
 	case *BeliefEvent:
 		return e.ArrivalNs

@@ -25,6 +25,17 @@ var stdGoNames = map[string]string{
 	"builtin_interfaces/Time":  "RosTime",
 	"std_msgs/Header":          "RosHeader",
 	"diagnostic_msgs/KeyValue": "DiagnosticKeyValue",
+	// The lifecycle types' plain names (State, Transition) would read as
+	// the node's own.
+	"lifecycle_msgs/State":                           "LifecycleState",
+	"lifecycle_msgs/Transition":                      "LifecycleTransition",
+	"lifecycle_msgs/TransitionDescription":           "LifecycleTransitionDescription",
+	"lifecycle_msgs/TransitionEvent":                 "LifecycleTransitionEvent",
+	"lifecycle_msgs/ChangeStateRequest":              "LifecycleChangeStateRequest",
+	"lifecycle_msgs/ChangeStateResponse":             "LifecycleChangeStateResponse",
+	"lifecycle_msgs/GetStateResponse":                "LifecycleGetStateResponse",
+	"lifecycle_msgs/GetAvailableStatesResponse":      "LifecycleGetAvailableStatesResponse",
+	"lifecycle_msgs/GetAvailableTransitionsResponse": "LifecycleGetAvailableTransitionsResponse",
 }
 
 // initialisms are written in capitals in Go names (Go naming conventions).

@@ -1,0 +1,74 @@
+package node
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/ghost-robotics/ghost/pkg/bag"
+	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
+	"github.com/ghost-robotics/ghost/pkg/ros2"
+	"github.com/ghost-robotics/ghost/pkg/ros2msg"
+	"github.com/ghost-robotics/ghost/pkg/ros2msg/stdmsgs"
+	"github.com/ghost-robotics/ghost/pkg/rosparam"
+	"github.com/ghost-robotics/ghost/pkg/runner"
+)
+
+// serveParameters serves the parameter services on t and advertises the
+// node's /parameter_events publisher. A change accepted there reaches the
+// decisions only when its event comes back on the parameter events input
+// (see parameterEvent), as it would in replay.
+func (n *node) serveParameters(t ros2.Transport) error {
+	topic := n.cfg.Topics[runner.KeyParameterEvents]
+	pub, err := t.Advertise(topic, new(ros2msg.ParameterEvent).SchemaName(), n.cfg.QoS[runner.KeyParameterEvents])
+	if err != nil {
+		return fmt.Errorf("advertise parameter events: %w", err)
+	}
+	n.params = rosparam.New(n.cfg, pub.Publish, n.now)
+	for _, s := range n.params.Services() {
+		if err := t.Serve(s.Name, s.Type, ros2.ServicesQoS(), s.Handle); err != nil {
+			return fmt.Errorf("parameter services: %w", err)
+		}
+	}
+	return nil
+}
+
+// parameterEvent follows a ParameterEvent of this node outside the Loop:
+// it logs the change and applies log_level. The Loop follows the same
+// message for the assessment timeout.
+func (n *node) parameterEvent(data []byte) {
+	var m ros2msg.ParameterEvent
+	if m.UnmarshalCDR(data) != nil || m.Node != n.cfg.FullyQualifiedName() {
+		return
+	}
+	ev := runner.ParameterEventFromWire(&m, 0)
+	for _, c := range ev.Changes {
+		n.log.Info("parameter changed", "change", c.Text())
+		if c.Name == "log_level" && c.Type == runner.ParameterString && n.level != nil {
+			if l, err := nodeconfig.ParseLevel(c.String); err == nil {
+				n.level.Set(l)
+			}
+		}
+	}
+	n.log.Info("assessment timeout in force", "timeout", n.s.Loop().AssessmentTimeout())
+}
+
+// addInputChannel adds the recording channel of one input: ghost types
+// with the ghost definitions, standard ones (rcl_interfaces/msg/
+// ParameterEvent) with the embedded standard definitions.
+func addInputChannel(rec *bag.Recorder, in runner.InputSpec) (bag.ChannelID, error) {
+	set, err := stdmsgs.Set()
+	if err != nil {
+		return 0, err
+	}
+	if text, err := set.SchemaText(in.Type); err == nil {
+		return rec.AddChannel(in.Topic, in.Type, text, in.QoS)
+	}
+	return rec.AddMessageChannel(in.Topic, in.Type, in.QoS)
+}
+
+// RunLeveled is Run with the level of logger's handler, which the
+// log_level parameter then changes while the node runs.
+func RunLeveled(ctx context.Context, cfg nodeconfig.Config, t ros2.Transport, logger *slog.Logger, level *slog.LevelVar) error {
+	return run(ctx, cfg, t, logger, runOptions{level: level})
+}

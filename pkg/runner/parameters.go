@@ -1,0 +1,145 @@
+package runner
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/ghost-robotics/ghost/pkg/ros2"
+	"github.com/ghost-robotics/ghost/pkg/ros2msg"
+)
+
+// KeyParameterEvents is the input key of the parameter change events
+// (rcl_interfaces/msg/ParameterEvent on /parameter_events).
+const KeyParameterEvents = "parameter_events"
+
+// ParameterAssessmentTimeout is the name of the one parameter the Loop
+// itself follows at run time: assessment_timeout_s, a double in seconds.
+const ParameterAssessmentTimeout = "assessment_timeout_s"
+
+// Parameter value types, rcl_interfaces/msg/ParameterType.
+const (
+	ParameterNotSet  uint8 = 0
+	ParameterBool    uint8 = 1
+	ParameterInteger uint8 = 2
+	ParameterDouble  uint8 = 3
+	ParameterString  uint8 = 4
+)
+
+// ParameterChange is one new or changed parameter of a ParameterEvent; the
+// value is the field its Type selects.
+type ParameterChange struct {
+	Name    string
+	Type    uint8
+	Bool    bool
+	Integer int64
+	Double  float64
+	String  string
+}
+
+// ParameterEvent delivers a change of a node's parameters, as the node
+// published it on /parameter_events. Run-time parameter changes reach the
+// Loop only this way, so a recording holds them and replay applies them at
+// the same point of the stream. The Loop follows the events of its own
+// node (LoopOptions.Node) and ignores the rest, which still let time pass.
+type ParameterEvent struct {
+	ArrivalNs int64
+	// Node is the fully qualified name of the node whose parameters
+	// changed, e.g. "/decision_node".
+	Node string
+	// Changes are the new and the changed parameters, in message order.
+	Changes []ParameterChange
+}
+
+// Arrival returns the arrival time in ns.
+func (e ParameterEvent) Arrival() int64 { return e.ArrivalNs }
+
+func (ParameterEvent) isEvent() {}
+
+// ParameterEventInput is the input of parameter change events.
+func ParameterEventInput() InputSpec {
+	return InputSpec{
+		Key: KeyParameterEvents, Topic: "/parameter_events", Type: "rcl_interfaces/msg/ParameterEvent",
+		QoS: ros2.ParameterEventsQoS(), Kind: InputParameters,
+		Role:      "parameter changes (the node publishes its own and follows those naming it)",
+		NewDecode: decodeParameterEvent,
+	}
+}
+
+func decodeParameterEvent() DecodeFunc {
+	var m ros2msg.ParameterEvent
+	return func(data []byte, arrivalNs int64) (Event, error) {
+		if err := m.UnmarshalCDR(data); err != nil {
+			return nil, err
+		}
+		return ParameterEventFromWire(&m, arrivalNs), nil
+	}
+}
+
+// ParameterEventFromWire converts a ParameterEvent message to the event;
+// the event shares nothing with m.
+func ParameterEventFromWire(m *ros2msg.ParameterEvent, arrivalNs int64) ParameterEvent {
+	ev := ParameterEvent{ArrivalNs: arrivalNs, Node: m.Node}
+	for _, list := range [][]ros2msg.Parameter{m.NewParameters, m.ChangedParameters} {
+		for _, p := range list {
+			v := p.Value
+			ev.Changes = append(ev.Changes, ParameterChange{Name: p.Name, Type: v.Type, Bool: v.BoolValue,
+				Integer: v.IntegerValue, Double: v.DoubleValue, String: v.StringValue})
+		}
+	}
+	return ev
+}
+
+// maxTimeoutSeconds keeps a timeout in seconds inside time.Duration.
+const maxTimeoutSeconds = float64(math.MaxInt64/int64(time.Second)) - 1
+
+// timeoutChange returns the assessment timeout an event of this Loop's
+// node sets, if it sets a valid one (the last one wins). A value the node
+// would have refused (not a positive number of seconds) changes nothing:
+// a recording cannot make the Loop run with a timeout the node rejects.
+func (l *Loop) timeoutChange(e *ParameterEvent) (time.Duration, bool) {
+	if e.Node != l.node || l.node == "" {
+		return 0, false
+	}
+	var d time.Duration
+	ok := false
+	for _, c := range e.Changes {
+		if c.Name != ParameterAssessmentTimeout {
+			continue
+		}
+		s := c.Double
+		switch c.Type {
+		case ParameterDouble:
+		case ParameterInteger:
+			s = float64(c.Integer)
+		default:
+			continue
+		}
+		if math.IsNaN(s) || s <= 0 || s > maxTimeoutSeconds {
+			continue
+		}
+		if n := time.Duration(math.Round(s * 1e9)); n > 0 {
+			d, ok = n, true
+		}
+	}
+	return d, ok
+}
+
+// AssessmentTimeout returns the assessment timeout in force: the
+// LoopOptions' one until a ParameterEvent changed it.
+func (l *Loop) AssessmentTimeout() time.Duration { return l.timeout }
+
+// Text names the change, e.g. "assessment_timeout_s=0.2".
+func (c ParameterChange) Text() string {
+	switch c.Type {
+	case ParameterBool:
+		return fmt.Sprintf("%s=%t", c.Name, c.Bool)
+	case ParameterInteger:
+		return fmt.Sprintf("%s=%d", c.Name, c.Integer)
+	case ParameterDouble:
+		return fmt.Sprintf("%s=%g", c.Name, c.Double)
+	case ParameterString:
+		return fmt.Sprintf("%s=%q", c.Name, c.String)
+	}
+	return c.Name + "=(type " + fmt.Sprint(c.Type) + ")"
+}

@@ -1,0 +1,185 @@
+package runner
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/ghost-robotics/ghost/pkg/ros2msg"
+)
+
+func timeoutEvent(at int64, node string, v ros2msg.ParameterValue) ParameterEvent {
+	m := ros2msg.ParameterEvent{Node: node, ChangedParameters: []ros2msg.Parameter{{Name: ParameterAssessmentTimeout, Value: v}}}
+	data, err := m.MarshalCDR()
+	if err != nil {
+		panic(err)
+	}
+	ev, err := decodeParameterEvent()(data, at)
+	if err != nil {
+		panic(err)
+	}
+	return ev.(ParameterEvent)
+}
+
+func seconds(s float64) ros2msg.ParameterValue {
+	return ros2msg.ParameterValue{Type: ParameterDouble, DoubleValue: s}
+}
+
+// TestParameterEventChangesTheTimeout: a belief without assessment waits
+// the configured 100 ms until an event of this node shortens the timeout;
+// the event's own step then decides it, without assessment, for timeout.
+func TestParameterEventChangesTheTimeout(t *testing.T) {
+	const node = "/decision_node"
+	tests := []struct {
+		name        string
+		ev          ParameterEvent
+		decidedAtEv bool
+		want        time.Duration
+	}{
+		{"shorter timeout", timeoutEvent(60*ms, node, seconds(0.05)), true, 50 * time.Millisecond},
+		{"integer seconds", timeoutEvent(60*ms, node, ros2msg.ParameterValue{Type: ParameterInteger, IntegerValue: 1}), false, time.Second},
+		{"longer timeout", timeoutEvent(60*ms, node, seconds(0.5)), false, 500 * time.Millisecond},
+		{"another node", timeoutEvent(60*ms, "/other", seconds(0.05)), false, 100 * time.Millisecond},
+		{"negative", timeoutEvent(60*ms, node, seconds(-1)), false, 100 * time.Millisecond},
+		{"NaN", timeoutEvent(60*ms, node, seconds(math.NaN())), false, 100 * time.Millisecond},
+		{"string", timeoutEvent(60*ms, node, ros2msg.ParameterValue{Type: ParameterString, StringValue: "0.05"}), false, 100 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := mustLoop(t, LoopOptions{Node: node})
+			var out Output
+			// Two beliefs that agree anchor the stream: timeouts apply.
+			for _, ev := range []Event{bEv(0, 1000), bEv(1*ms, 1000+1*ms)} {
+				if err := l.Step(ev, &out); err != nil || len(out.Commands) != 0 {
+					t.Fatalf("belief: %v %+v", err, out.Commands)
+				}
+			}
+			if err := l.Step(tt.ev, &out); err != nil {
+				t.Fatal(err)
+			}
+			if got := len(out.Commands) == 2; got != tt.decidedAtEv {
+				t.Fatalf("decided at the event: %v, want %v (%+v)", got, tt.decidedAtEv, out.Commands)
+			}
+			if tt.decidedAtEv && out.Commands[0].WithoutAssessment != WithoutTimeout {
+				t.Errorf("decided %s, want timeout", out.Commands[0].WithoutAssessment)
+			}
+			if l.AssessmentTimeout() != tt.want {
+				t.Errorf("timeout = %s, want %s", l.AssessmentTimeout(), tt.want)
+			}
+		})
+	}
+}
+
+// TestParameterEventNeedsANode: a Loop without a node name follows no
+// event, so sessions built without one (tests, tools) keep their options.
+func TestParameterEventNeedsANode(t *testing.T) {
+	l := mustLoop(t, LoopOptions{})
+	var out Output
+	if err := l.Step(timeoutEvent(0, "", seconds(0.05)), &out); err != nil {
+		t.Fatal(err)
+	}
+	if l.AssessmentTimeout() != DefaultAssessmentTimeout {
+		t.Errorf("timeout = %s", l.AssessmentTimeout())
+	}
+}
+
+// TestParameterEventThroughSession: the event is an input like any other,
+// read from its topic by the session's decoder.
+func TestParameterEventThroughSession(t *testing.T) {
+	s, err := NewSession(SessionOptions{Loop: LoopOptions{Node: "/decision_node"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := ros2msg.ParameterEvent{Node: "/decision_node", ChangedParameters: []ros2msg.Parameter{{Name: ParameterAssessmentTimeout, Value: seconds(0.25)}}}
+	data, err := m.MarshalCDR()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Feed("/parameter_events", 5, data); err != nil {
+		t.Fatal(err)
+	}
+	if s.Loop().AssessmentTimeout() != 250*time.Millisecond || s.Stats().Input(KeyParameterEvents).Messages != 1 {
+		t.Errorf("timeout %s, stats %+v", s.Loop().AssessmentTimeout(), s.Stats())
+	}
+	if err := s.Feed("/parameter_events", 6, data[:7]); err == nil {
+		t.Error("a truncated event was accepted")
+	}
+}
+
+func lifecycleCDR(t *testing.T, goal uint8) []byte {
+	t.Helper()
+	m := ros2msg.LifecycleTransitionEvent{GoalState: ros2msg.LifecycleState{ID: goal}}
+	data, err := m.MarshalCDR()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// TestSessionLifecycle: a managed session decides only between an event
+// to the active state and the next one away from it; what arrives in
+// between is counted, not decided, and no time passes for it.
+func TestSessionLifecycle(t *testing.T) {
+	const topic = "/decision_node/transition_event"
+	inputs := DefaultInputs()
+	for i := range inputs {
+		if inputs[i].Key == KeyTransitionEvent {
+			inputs[i].Topic = topic
+		}
+	}
+	beliefCDR := func(stamp int64) []byte {
+		w := ros2msg.BeliefToWire(&[]BeliefEvent{{Belief: belief(stamp)}}[0].Belief)
+		data, err := w.MarshalCDR()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	for _, managed := range []bool{false, true} {
+		s, err := NewSession(SessionOptions{Inputs: inputs, Lifecycle: managed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		feed := func(topic string, at int64, data []byte) {
+			if err := s.Feed(topic, at, data); err != nil {
+				t.Fatal(err)
+			}
+		}
+		feed("/state/nav", 0, beliefCDR(1000))
+		if err := s.End(1); err != nil {
+			t.Fatal(err)
+		}
+		decided := int(decisionsOf(s))
+		if want := map[bool]int{false: 1, true: 0}[managed]; decided != want || s.Active() == managed {
+			t.Fatalf("managed %v, before activation: %d decided, active %v", managed, decided, s.Active())
+		}
+		feed(topic, 2, lifecycleCDR(t, 13)) // activating
+		feed(topic, 3, lifecycleCDR(t, 3))  // active
+		feed("/state/nav", 4, beliefCDR(2000))
+		feed(topic, 5, lifecycleCDR(t, 14)) // deactivating
+		feed("/state/nav", 6, beliefCDR(3000))
+		if err := s.End(7); err != nil {
+			t.Fatal(err)
+		}
+		decided = int(decisionsOf(s))
+		if managed {
+			if decided != 0 || s.Active() || s.Stats().Inactive != 2 {
+				t.Errorf("managed: %d decided, active %v, %d ignored; want 0, false, 2", decided, s.Active(), s.Stats().Inactive)
+			}
+			feed(topic, 8, lifecycleCDR(t, 3))
+			if err := s.End(9); err != nil {
+				t.Fatal(err)
+			}
+			if n := decisionsOf(s); n != 1 {
+				t.Errorf("managed, active again: End decided %d, want the one belief admitted while active", n)
+			}
+		} else if decided != 3 || s.Stats().Inactive != 0 {
+			t.Errorf("unmanaged: %d decided, %d ignored; want 3, 0 (transition events ignored)", decided, s.Stats().Inactive)
+		}
+	}
+}
+
+func decisionsOf(s *Session) uint64 {
+	c := s.Runner().Counters()
+	return c.DecisionsTotal()
+}
