@@ -2059,6 +2059,8 @@ var (
 	_ CDRMessage = (*PerceptionMode)(nil)
 	_ CDRMessage = (*SensorHealth)(nil)
 	_ CDRMessage = (*VehicleState)(nil)
+	_ CDRMessage = (*RosLog)(nil)
+	_ CDRMessage = (*RosClock)(nil)
 	_ CDRMessage = (*RosHeader)(nil)
 )
 
@@ -2084,6 +2086,8 @@ var cdrSchemaNames = []string{
 	"ghost/msg/PerceptionMode",
 	"ghost/msg/SensorHealth",
 	"ghost/msg/VehicleState",
+	"rcl_interfaces/msg/Log",
+	"rosgraph_msgs/msg/Clock",
 	"std_msgs/msg/Header",
 }
 
@@ -2149,6 +2153,12 @@ func newCDRMessage(schemaName string) CDRMessage {
 		return &m
 	case "ghost/msg/VehicleState":
 		m := NewVehicleState()
+		return &m
+	case "rcl_interfaces/msg/Log":
+		m := NewRosLog()
+		return &m
+	case "rosgraph_msgs/msg/Clock":
+		m := NewRosClock()
 		return &m
 	case "std_msgs/msg/Header":
 		m := NewRosHeader()

@@ -1,6 +1,7 @@
 // Package stdmsgs embeds the standard ROS 2 message definitions the ghost
-// node uses besides its own: builtin_interfaces/Time, std_msgs/Header and
-// the diagnostic_msgs KeyValue, DiagnosticStatus and DiagnosticArray.
+// node uses besides its own: builtin_interfaces/Time, std_msgs/Header, the
+// diagnostic_msgs KeyValue, DiagnosticStatus and DiagnosticArray,
+// rosgraph_msgs/Clock (sim time) and rcl_interfaces/Log (/rosout).
 //
 // The texts are those of ROS 2 Humble (common_interfaces and
 // rcl_interfaces, Apache License 2.0), byte for byte, so that schema texts

@@ -12,6 +12,8 @@ func TestNames(t *testing.T) {
 		"diagnostic_msgs/msg/DiagnosticArray",
 		"diagnostic_msgs/msg/DiagnosticStatus",
 		"diagnostic_msgs/msg/KeyValue",
+		"rcl_interfaces/msg/Log",
+		"rosgraph_msgs/msg/Clock",
 		"std_msgs/msg/Header",
 	}
 	if got := Names(); !reflect.DeepEqual(got, want) {
@@ -27,6 +29,9 @@ func TestFields(t *testing.T) {
 		"diagnostic_msgs/KeyValue":         {"string key", "string value"},
 		"diagnostic_msgs/DiagnosticStatus": {"byte level", "string name", "string message", "string hardware_id", "diagnostic_msgs/KeyValue[] values"},
 		"diagnostic_msgs/DiagnosticArray":  {"std_msgs/Header header", "diagnostic_msgs/DiagnosticStatus[] status"},
+		"rosgraph_msgs/Clock":              {"builtin_interfaces/Time clock"},
+		"rcl_interfaces/Log": {"builtin_interfaces/Time stamp", "uint8 level", "string name", "string msg",
+			"string file", "string function", "uint32 line"},
 	}
 	for name, want := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -25,6 +25,8 @@ var stdGoNames = map[string]string{
 	"builtin_interfaces/Time":  "RosTime",
 	"std_msgs/Header":          "RosHeader",
 	"diagnostic_msgs/KeyValue": "DiagnosticKeyValue",
+	"rosgraph_msgs/Clock":      "RosClock",
+	"rcl_interfaces/Log":       "RosLog",
 }
 
 // initialisms are written in capitals in Go names (Go naming conventions).
@@ -119,7 +121,7 @@ func generateAll() ([]genFile, error) {
 	}
 	return generate([]source{
 		{"messages_gen.go", ghost, "ghost messages (package msg)"},
-		{"diagnostics_gen.go", std, "standard ROS 2 messages the node publishes (package stdmsgs)"},
+		{"diagnostics_gen.go", std, "standard ROS 2 messages the node exchanges (package stdmsgs)"},
 	})
 }
 
