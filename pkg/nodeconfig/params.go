@@ -216,7 +216,7 @@ func buildParams() []param {
 				_, err := c.ResolveTopic(c.Input.BatteryTopic)
 				return err
 			}),
-		boolParam("use_sim_time", "standard ROS 2 parameter; accepted for launch files, decisions carry the belief's simulation time regardless",
+		boolParam("use_sim_time", "standard ROS 2 parameter; true: arrival times, timeouts and stamps follow /clock, nothing is decided before its first message",
 			func(c *Config) *bool { return &c.UseSimTime }),
 	)
 	return ps
