@@ -25,7 +25,7 @@ func simConfig() nodeconfig.Config {
 	return cfg
 }
 
-// sec is a sim time in seconds as a /clock message.
+// clockAt is a /clock message holding ns.
 func clockAt(t testing.TB, ns int64) []byte {
 	t.Helper()
 	m := ros2msg.RosClock{Clock: ros2msg.RosTime{Sec: int32(ns / 1e9), Nanosec: uint32(ns % 1e9)}}

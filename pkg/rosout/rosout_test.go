@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
 	"github.com/ghost-robotics/ghost/pkg/ros2"
 	"github.com/ghost-robotics/ghost/pkg/ros2msg"
 )
@@ -46,6 +47,9 @@ func decoded(t *testing.T, ft *ros2.FakeTransport) []ros2msg.RosLog {
 }
 
 func TestLevelMapping(t *testing.T) {
+	if LevelFatal != nodeconfig.LevelFatal {
+		t.Errorf("LevelFatal %v, --log-level fatal is %v", LevelFatal, nodeconfig.LevelFatal)
+	}
 	for _, tt := range []struct {
 		in   slog.Level
 		want uint8
