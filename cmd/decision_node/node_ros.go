@@ -15,6 +15,7 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/node"
 	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
 	"github.com/ghost-robotics/ghost/pkg/ros2"
+	"github.com/ghost-robotics/ghost/pkg/rosout"
 )
 
 // rosBuild: this build runs as a ROS 2 node when no command is given.
@@ -31,11 +32,16 @@ func runNode(args []string, stderr io.Writer) error {
 	if len(rest) > 0 {
 		return fail(exitUsage, "unexpected arguments %q outside --ros-args\n\n%s", rest, usage)
 	}
-	// A LevelVar: the log_level parameter changes it while running.
+	// Log lines go to stderr and, once the node runs, to /rosout, both
+	// filtered by one LevelVar: --log-level or log_level sets it, the
+	// log_level parameter changes it while running; /rosout carries the
+	// logger name in its own field.
 	level := new(slog.LevelVar)
 	level.Set(cfg.LogLevel)
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})).
-		With("logger", cfg.LoggerName())
+	ro := rosout.New(rosout.Options{Name: cfg.LoggerName(), Level: level})
+	text := slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}).
+		WithAttrs([]slog.Attr{slog.String("logger", cfg.LoggerName())})
+	logger := slog.New(slog.NewMultiHandler(text, ro))
 	// The rcl node takes its default name and the root namespace: rcl
 	// applies __node, __ns and the topic remaps from args itself.
 	t, err := ros2.NewRCLTransport(args, nodeconfig.DefaultNodeName, "", logger)
@@ -44,7 +50,7 @@ func runNode(args []string, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	runErr := node.RunLeveled(ctx, cfg, t, logger, level)
+	runErr := node.Run(ctx, cfg, t, logger, node.WithRosout(ro), node.WithLevel(level))
 	if err := errors.Join(runErr, t.Close()); err != nil {
 		return fail(exitIO, "%w", fmt.Errorf("decision node: %w", err))
 	}

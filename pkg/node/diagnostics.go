@@ -79,6 +79,10 @@ func (n *node) diagnostics(now time.Time) ros2msg.DiagnosticArray {
 		status.Level = ros2msg.DiagnosticStatusWarn
 		status.Message += "; since last report: " + strings.Join(grew, ", ")
 	}
+	if n.waitingForClock() {
+		status.Level = ros2msg.DiagnosticStatusWarn
+		status.Message = "waiting for /clock; " + status.Message
+	}
 
 	kv := func(k string, v uint64) {
 		status.Values = append(status.Values, ros2msg.DiagnosticKeyValue{Key: k, Value: strconv.FormatUint(v, 10)})
@@ -132,9 +136,10 @@ func (n *node) diagnostics(now time.Time) ros2msg.DiagnosticArray {
 		kv("recording.failures", n.stats.recordingFailures)
 	}
 	kv("diagnostics_errors", n.stats.diagnosticsErrors)
+	n.clockDiagnostics(kv, &status)
 
 	return ros2msg.DiagnosticArray{
-		Header: ros2msg.RosHeader{Stamp: rosTime(now)},
+		Header: ros2msg.RosHeader{Stamp: rosTime(n.stampTime(now))},
 		Status: []ros2msg.DiagnosticStatus{status},
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
 	"github.com/ghost-robotics/ghost/pkg/ros2"
 	"github.com/ghost-robotics/ghost/pkg/ros2msg"
+	"github.com/ghost-robotics/ghost/pkg/rosclock"
+	"github.com/ghost-robotics/ghost/pkg/rosout"
 	"github.com/ghost-robotics/ghost/pkg/rosparam"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 )
@@ -33,6 +35,7 @@ type input struct {
 	// kind indexes node.inputs, or node.vehicle.subs when vehicle is set.
 	kind    int
 	vehicle bool
+	clock   bool // a /clock message (use_sim_time)
 	data    []byte
 	recv    time.Time
 }
@@ -48,7 +51,21 @@ type runOptions struct {
 	// level is the logger's level, which the log_level parameter changes;
 	// nil when the caller's logger has a fixed one.
 	level *slog.LevelVar
+	// rosout, when set, publishes the node's log records on /rosout.
+	rosout *rosout.Handler
 }
+
+// Option changes how Run runs the node.
+type Option func(*runOptions)
+
+// WithRosout makes the node publish on /rosout through h (which the
+// caller's logger includes): the node advertises /rosout, attaches h with
+// the node's clock, and detaches it when Run returns, after the last line.
+func WithRosout(h *rosout.Handler) Option { return func(o *runOptions) { o.rosout = h } }
+
+// WithLevel gives the node the level of the caller's logger, which the
+// log_level parameter then changes while the node runs.
+func WithLevel(level *slog.LevelVar) Option { return func(o *runOptions) { o.level = level } }
 
 // Run runs the decision node on t until ctx is done, then shuts down in
 // this order: stop taking messages, step what was already taken, decide
@@ -60,8 +77,12 @@ type runOptions struct {
 // Run subscribes and advertises on t before running it; it does not close
 // t, which the caller closes after Run returns. Malformed messages and
 // rejected inputs are counted and logged; they never stop the node.
-func Run(ctx context.Context, cfg nodeconfig.Config, t ros2.Transport, logger *slog.Logger) error {
-	return run(ctx, cfg, t, logger, runOptions{})
+func Run(ctx context.Context, cfg nodeconfig.Config, t ros2.Transport, logger *slog.Logger, opts ...Option) error {
+	var o runOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return run(ctx, cfg, t, logger, o)
 }
 
 func run(ctx context.Context, cfg nodeconfig.Config, t ros2.Transport, logger *slog.Logger, opts runOptions) error {
@@ -71,7 +92,10 @@ func run(ctx context.Context, cfg nodeconfig.Config, t ros2.Transport, logger *s
 	if opts.now == nil {
 		opts.now = time.Now
 	}
-	if opts.tick == nil {
+	if opts.rosout != nil {
+		defer opts.rosout.Detach()
+	}
+	if opts.tick == nil && !cfg.UseSimTime {
 		tk := time.NewTicker(tickInterval(cfg.AssessmentTimeout))
 		defer tk.Stop()
 		opts.tick = tk.C
@@ -90,7 +114,7 @@ func run(ctx context.Context, cfg nodeconfig.Config, t ros2.Transport, logger *s
 	if opts.ament == "" {
 		opts.ament = amentPrefixPath()
 	}
-	n, err := newNode(tctx, cfg, t, logger, opts.now, opts.ament)
+	n, err := newNodeWith(tctx, cfg, t, logger, opts.now, opts.ament, opts.rosout)
 	if err != nil {
 		return err
 	}
@@ -145,6 +169,11 @@ type node struct {
 	lc     *lifecycle.Machine // nil without the lifecycle parameter
 	stats  nodeStats
 	warned map[string]time.Time // throttles repeated warnings per key
+
+	// clock is the node's time (simtime.go); sim its sim-time state.
+	clock  *rosclock.Clock
+	sim    simTime
+	rosout *rosout.Handler // nil when the node does not publish /rosout
 }
 
 // nodeStats are the node's own counters, next to the Runner's and the
@@ -154,7 +183,14 @@ type nodeStats struct {
 	diagnosticsErrors uint64
 }
 
-func newNode(tctx context.Context, cfg nodeconfig.Config, t ros2.Transport, logger *slog.Logger, now func() time.Time, ament string) (_ *node, err error) {
+// newNode builds a node without /rosout, as tests and benchmarks do.
+func newNode(tctx context.Context, cfg nodeconfig.Config, t ros2.Transport, logger *slog.Logger, now func() time.Time, ament string) (*node, error) {
+	return newNodeWith(tctx, cfg, t, logger, now, ament, nil)
+}
+
+// newNodeWith builds the node; ro, when set, is attached to /rosout before
+// the node logs anything.
+func newNodeWith(tctx context.Context, cfg nodeconfig.Config, t ros2.Transport, logger *slog.Logger, now func() time.Time, ament string, ro *rosout.Handler) (_ *node, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("node configuration: %w", err)
 	}
@@ -182,6 +218,10 @@ func newNode(tctx context.Context, cfg nodeconfig.Config, t ros2.Transport, logg
 		inputs: inputs,
 		in:     make(chan input, inputQueue),
 		warned: make(map[string]time.Time),
+		clock:  rosclock.NewWall(now),
+	}
+	if cfg.UseSimTime {
+		n.clock = rosclock.NewSim()
 	}
 	// Sinks registered so far are closed if a later step fails.
 	defer func() {
@@ -289,15 +329,21 @@ func newNode(tctx context.Context, cfg nodeconfig.Config, t ros2.Transport, logg
 			}
 		}
 	}
+	if err := n.setupClock(tctx, t, ro); err != nil {
+		return nil, err
+	}
 	attrs := []any{"node", cfg.FullyQualifiedName(), "policy", policy.ID(), "input_source", cfg.Input.Source}
 	for _, in := range inputs {
 		attrs = append(attrs, in.Key, in.Topic)
 	}
-	attrs = append(attrs, "decisions", resolved.Decisions(), "recording", cfg.Recording.Path)
+	attrs = append(attrs, "decisions", resolved.Decisions(), "recording", cfg.Recording.Path, "use_sim_time", cfg.UseSimTime)
 	if cfg.Lifecycle {
 		attrs = append(attrs, "lifecycle", "unconfigured: deciding after configure and activate")
 	}
 	logger.Info("decision node ready", attrs...)
+	if n.waitingForClock() {
+		logger.Info("waiting for /clock: nothing is decided until the first message (use_sim_time is true)")
+	}
 	return n, nil
 }
 
@@ -317,9 +363,7 @@ func (n *node) serve(ctx context.Context, transportDone <-chan error, tick, diag
 			n.dispatch(in)
 		case t := <-tick:
 			n.drain()
-			if n.s.Loop().Sizes().PendingBeliefs > 0 {
-				n.stepped(n.s.Tick(t.UnixNano()))
-			}
+			n.wallTick(t)
 		case t := <-diag:
 			n.drain()
 			n.publishDiagnostics(t)
@@ -347,7 +391,7 @@ func (n *node) drain() {
 func (n *node) shutdown() error {
 	n.drain()
 	now := n.now()
-	n.stepped(n.s.End(now.UnixNano()))
+	n.stepped(n.s.End(n.endTime(now)))
 	n.publishDiagnostics(now)
 	if err := n.run.Close(); err != nil {
 		return fmt.Errorf("close sinks: %w", err)
@@ -361,6 +405,13 @@ func (n *node) shutdown() error {
 // handle records one received message and feeds it to the session.
 // dispatch routes a message taken from the transport.
 func (n *node) dispatch(in input) {
+	if in.clock {
+		n.handleClock(in)
+		return
+	}
+	if !n.admitTime(&in) {
+		return
+	}
 	if in.vehicle {
 		n.handleVehicle(in)
 		return

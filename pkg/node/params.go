@@ -1,9 +1,7 @@
 package node
 
 import (
-	"context"
 	"fmt"
-	"log/slog"
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
@@ -65,10 +63,4 @@ func addInputChannel(rec *bag.Recorder, in runner.InputSpec) (bag.ChannelID, err
 		return rec.AddChannel(in.Topic, in.Type, text, in.QoS)
 	}
 	return rec.AddMessageChannel(in.Topic, in.Type, in.QoS)
-}
-
-// RunLeveled is Run with the level of logger's handler, which the
-// log_level parameter then changes while the node runs.
-func RunLeveled(ctx context.Context, cfg nodeconfig.Config, t ros2.Transport, logger *slog.Logger, level *slog.LevelVar) error {
-	return run(ctx, cfg, t, logger, runOptions{level: level})
 }

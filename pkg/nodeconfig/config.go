@@ -82,10 +82,11 @@ type Config struct {
 	// simulator to assess its own beliefs; the node itself only consumes
 	// assessments (parameters thresholds.*).
 	Thresholds decisions.Thresholds
-	// UseSimTime is the standard ROS 2 parameter (default false). It is
-	// accepted so launch files can set it uniformly; decisions are stamped
-	// with the belief's simulation time either way, and the node's timeouts
-	// run on the receive clock.
+	// UseSimTime is the standard ROS 2 parameter (default false). When
+	// true the node follows /clock for arrival times, timeouts, ticks and
+	// the stamps of diagnostics and /rosout, and decides nothing before the
+	// first /clock message (pkg/node, pkg/rosclock). Decisions carry the
+	// belief's stamp either way.
 	UseSimTime bool
 	// Input is where beliefs come from (parameters input.*, px4.*,
 	// odometry.*).

@@ -227,7 +227,7 @@ func buildParams() []param {
 			}),
 		boolParam("lifecycle", "managed lifecycle: start unconfigured and decide only while active (ros2 lifecycle set ... configure, activate); false starts active",
 			func(c *Config) *bool { return &c.Lifecycle }),
-		boolParam("use_sim_time", "standard ROS 2 parameter; accepted for launch files, decisions carry the belief's simulation time regardless",
+		boolParam("use_sim_time", "standard ROS 2 parameter; true: arrival times, timeouts and stamps follow /clock, nothing is decided before its first message",
 			func(c *Config) *bool { return &c.UseSimTime }),
 	)
 	return ps

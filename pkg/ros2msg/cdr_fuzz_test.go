@@ -84,3 +84,5 @@ func FuzzDecodePerceptionMode(f *testing.F)     { fuzzDecode(f, "ghost/msg/Perce
 func FuzzDecodeSensorHealth(f *testing.F)       { fuzzDecode(f, "ghost/msg/SensorHealth") }
 func FuzzDecodeVehicleState(f *testing.F)       { fuzzDecode(f, "ghost/msg/VehicleState") }
 func FuzzDecodeDiagnosticArray(f *testing.F)    { fuzzDecode(f, "diagnostic_msgs/msg/DiagnosticArray") }
+func FuzzDecodeClock(f *testing.F)              { fuzzDecode(f, "rosgraph_msgs/msg/Clock") }
+func FuzzDecodeLog(f *testing.F)                { fuzzDecode(f, "rcl_interfaces/msg/Log") }

@@ -188,6 +188,18 @@ func cdrCases() []cdrCase {
 				"000000 01000000 00" + // pad to 40, hardware_id ""
 				"000000 01000000" + // pad to 48, values count
 				"02000000 6b00 0000 02000000 7600"}, // key at 52..58, pad, value at 60..66
+		// The next two equal what rclpy's serialize_message gives for the
+		// same values on Humble (rmw_cyclonedds).
+		{"Clock", &RosClock{Clock: RosTime{Sec: 1700000000, Nanosec: 5}},
+			"00f15365 05000000"},
+		{"Log", &RosLog{Stamp: RosTime{Sec: 1, Nanosec: 2}, Level: RosLogWarn, Name: "n", Msg: "hi",
+			File: "f.go", Function: "F", Line: 7},
+			"01000000 02000000 1e 000000" + // stamp, level at 8, pad to 12
+				"02000000 6e00 0000" + // name at 12..22, pad to 24
+				"03000000 686900 00" + // msg at 24..31, pad to 32
+				"05000000 662e676f00 000000" + // file at 32..41, pad to 44
+				"02000000 4600 0000" + // function at 44..50, pad to 52
+				"07000000"}, // line at 52
 	}
 }
 
@@ -575,6 +587,11 @@ func TestConstants(t *testing.T) {
 		"ghost/msg/SensorHealth.HEALTH_OFFLINE":         SensorHealthHealthOffline,
 		"diagnostic_msgs/msg/DiagnosticStatus.STALE":    DiagnosticStatusStale,
 		"diagnostic_msgs/msg/DiagnosticStatus.OK":       DiagnosticStatusOK,
+		"rcl_interfaces/msg/Log.DEBUG":                  RosLogDebug,
+		"rcl_interfaces/msg/Log.INFO":                   RosLogInfo,
+		"rcl_interfaces/msg/Log.WARN":                   RosLogWarn,
+		"rcl_interfaces/msg/Log.ERROR":                  RosLogError,
+		"rcl_interfaces/msg/Log.FATAL":                  RosLogFatal,
 	}
 	for key, v := range got {
 		typ, name, _ := strings.Cut(key, ".")

@@ -2079,6 +2079,7 @@ var (
 	_ CDRMessage = (*ListParametersRequest)(nil)
 	_ CDRMessage = (*ListParametersResponse)(nil)
 	_ CDRMessage = (*ListParametersResult)(nil)
+	_ CDRMessage = (*RosLog)(nil)
 	_ CDRMessage = (*Parameter)(nil)
 	_ CDRMessage = (*ParameterDescriptor)(nil)
 	_ CDRMessage = (*ParameterEvent)(nil)
@@ -2088,6 +2089,7 @@ var (
 	_ CDRMessage = (*SetParametersRequest)(nil)
 	_ CDRMessage = (*SetParametersResponse)(nil)
 	_ CDRMessage = (*SetParametersResult)(nil)
+	_ CDRMessage = (*RosClock)(nil)
 	_ CDRMessage = (*RosHeader)(nil)
 )
 
@@ -2133,6 +2135,7 @@ var cdrSchemaNames = []string{
 	"rcl_interfaces/msg/ListParametersRequest",
 	"rcl_interfaces/msg/ListParametersResponse",
 	"rcl_interfaces/msg/ListParametersResult",
+	"rcl_interfaces/msg/Log",
 	"rcl_interfaces/msg/Parameter",
 	"rcl_interfaces/msg/ParameterDescriptor",
 	"rcl_interfaces/msg/ParameterEvent",
@@ -2142,6 +2145,7 @@ var cdrSchemaNames = []string{
 	"rcl_interfaces/msg/SetParametersRequest",
 	"rcl_interfaces/msg/SetParametersResponse",
 	"rcl_interfaces/msg/SetParametersResult",
+	"rosgraph_msgs/msg/Clock",
 	"std_msgs/msg/Header",
 }
 
@@ -2268,6 +2272,9 @@ func newCDRMessage(schemaName string) CDRMessage {
 	case "rcl_interfaces/msg/ListParametersResult":
 		m := NewListParametersResult()
 		return &m
+	case "rcl_interfaces/msg/Log":
+		m := NewRosLog()
+		return &m
 	case "rcl_interfaces/msg/Parameter":
 		m := NewParameter()
 		return &m
@@ -2294,6 +2301,9 @@ func newCDRMessage(schemaName string) CDRMessage {
 		return &m
 	case "rcl_interfaces/msg/SetParametersResult":
 		m := NewSetParametersResult()
+		return &m
+	case "rosgraph_msgs/msg/Clock":
+		m := NewRosClock()
 		return &m
 	case "std_msgs/msg/Header":
 		m := NewRosHeader()

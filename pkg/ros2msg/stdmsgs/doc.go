@@ -1,8 +1,9 @@
 // Package stdmsgs embeds the standard ROS 2 message definitions the ghost
-// node uses besides its own: builtin_interfaces/Time, std_msgs/Header and
-// the diagnostic_msgs KeyValue, DiagnosticStatus and DiagnosticArray, and
-// the rcl_interfaces and lifecycle_msgs types of the parameter and
-// lifecycle services.
+// node uses besides its own: builtin_interfaces/Time, std_msgs/Header, the
+// diagnostic_msgs KeyValue, DiagnosticStatus and DiagnosticArray,
+// rosgraph_msgs/Clock (sim time), rcl_interfaces/Log (/rosout), and the
+// rcl_interfaces and lifecycle_msgs types of the parameter and lifecycle
+// services.
 //
 // A service's request and response are stored as messages named
 // <Service>Request and <Service>Response (rosidl's <Service>_Request; the

@@ -32,6 +32,7 @@ func TestNames(t *testing.T) {
 		"rcl_interfaces/msg/ListParametersRequest",
 		"rcl_interfaces/msg/ListParametersResponse",
 		"rcl_interfaces/msg/ListParametersResult",
+		"rcl_interfaces/msg/Log",
 		"rcl_interfaces/msg/Parameter",
 		"rcl_interfaces/msg/ParameterDescriptor",
 		"rcl_interfaces/msg/ParameterEvent",
@@ -41,6 +42,7 @@ func TestNames(t *testing.T) {
 		"rcl_interfaces/msg/SetParametersRequest",
 		"rcl_interfaces/msg/SetParametersResponse",
 		"rcl_interfaces/msg/SetParametersResult",
+		"rosgraph_msgs/msg/Clock",
 		"std_msgs/msg/Header",
 	}
 	if got := Names(); !reflect.DeepEqual(got, want) {
@@ -56,6 +58,9 @@ func TestFields(t *testing.T) {
 		"diagnostic_msgs/KeyValue":         {"string key", "string value"},
 		"diagnostic_msgs/DiagnosticStatus": {"byte level", "string name", "string message", "string hardware_id", "diagnostic_msgs/KeyValue[] values"},
 		"diagnostic_msgs/DiagnosticArray":  {"std_msgs/Header header", "diagnostic_msgs/DiagnosticStatus[] status"},
+		"rosgraph_msgs/Clock":              {"builtin_interfaces/Time clock"},
+		"rcl_interfaces/Log": {"builtin_interfaces/Time stamp", "uint8 level", "string name", "string msg",
+			"string file", "string function", "uint32 line"},
 	}
 	for name, want := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -36,6 +36,8 @@ var stdGoNames = map[string]string{
 	"lifecycle_msgs/GetStateResponse":                "LifecycleGetStateResponse",
 	"lifecycle_msgs/GetAvailableStatesResponse":      "LifecycleGetAvailableStatesResponse",
 	"lifecycle_msgs/GetAvailableTransitionsResponse": "LifecycleGetAvailableTransitionsResponse",
+	"rosgraph_msgs/Clock":                            "RosClock",
+	"rcl_interfaces/Log":                             "RosLog",
 }
 
 // initialisms are written in capitals in Go names (Go naming conventions).
@@ -130,7 +132,7 @@ func generateAll() ([]genFile, error) {
 	}
 	return generate([]source{
 		{"messages_gen.go", ghost, "ghost messages (package msg)"},
-		{"diagnostics_gen.go", std, "standard ROS 2 messages the node publishes (package stdmsgs)"},
+		{"diagnostics_gen.go", std, "standard ROS 2 messages the node exchanges (package stdmsgs)"},
 	})
 }
 

@@ -1,0 +1,202 @@
+//go:build rclgo
+
+package node_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/node"
+	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
+	"github.com/ghost-robotics/ghost/pkg/ros2"
+	"github.com/ghost-robotics/ghost/pkg/ros2msg"
+	"github.com/ghost-robotics/ghost/pkg/rosclock"
+	"github.com/ghost-robotics/ghost/pkg/rosout"
+	"github.com/ghost-robotics/ghost/pkg/runner"
+)
+
+// TestSimTimeOverROS2 runs the node with use_sim_time on a real ROS 2
+// graph: a peer publishes /clock, a belief without its assessment does not
+// time out while /clock is paused (for many timeouts of wall time) and does
+// once /clock runs past the timeout; the node's log lines arrive on /rosout
+// stamped with the sim time. It skips without a sourced ROS 2 and ghost's
+// built interfaces, like TestLiveOverROS2.
+func TestSimTimeOverROS2(t *testing.T) {
+	if os.Getenv("AMENT_PREFIX_PATH") == "" {
+		t.Skip("ROS 2 is not sourced (AMENT_PREFIX_PATH is empty)")
+	}
+	discard := slog.New(slog.NewTextHandler(io.Discard, nil))
+	prefix := fmt.Sprintf("/ghost_clock_test_%d", os.Getpid()) // keeps parallel runs apart
+	cfg := nodeconfig.Default()
+	cfg.UseSimTime = true
+	cfg.AssessmentTimeout = 200 * time.Millisecond
+	for _, k := range []string{runner.KeyState, runner.KeySelfAssessment, runner.KeyPerceptionMode, runner.KeyDecisions, runner.KeyDiagnostics} {
+		cfg.Topics[k] = prefix + cfg.Topics[k]
+	}
+	clockTopic, rosoutTopic := prefix+rosclock.Topic, prefix+rosout.Topic
+
+	peer, err := ros2.NewRCLTransport(nil, "ghost_clock_test_peer", "", discard)
+	if err != nil {
+		t.Skipf("no ROS 2 context: %v", err)
+	}
+	defer peer.Close()
+	advertise := func(topic, typ string, qos ros2.QoSProfile) ros2.Publisher {
+		p, err := peer.Advertise(topic, typ, qos)
+		if err != nil {
+			if strings.Contains(err.Error(), "type support") {
+				t.Skipf("interfaces not built or not sourced: %v", err)
+			}
+			t.Fatal(err)
+		}
+		return p
+	}
+	statePub := advertise(cfg.Topics[runner.KeyState], "ghost/msg/VehicleState", ros2.DefaultInputQoS())
+	assessPub := advertise(cfg.Topics[runner.KeySelfAssessment], "ghost/msg/BeliefSelfAssessment", ros2.DefaultInputQoS())
+	clockPub := advertise(clockTopic, rosclock.TypeName, rosclock.QoS())
+
+	var mu sync.Mutex
+	var got []decisions.Rationale
+	var logs []ros2msg.RosLog
+	if err := peer.Subscribe(cfg.Topics[runner.KeyDecisions], "ghost/msg/DecisionRationale", ros2.DefaultDecisionsQoS(), func(data []byte, _ time.Time) {
+		var w ros2msg.DecisionRationale
+		if err := w.UnmarshalCDR(data); err != nil {
+			t.Errorf("published decision does not decode: %v", err)
+			return
+		}
+		mu.Lock()
+		got = append(got, ros2msg.RationaleFromWire(&w))
+		mu.Unlock()
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := peer.Subscribe(rosoutTopic, rosout.TypeName, rosout.QoS(), func(data []byte, _ time.Time) {
+		var m ros2msg.RosLog
+		if err := m.UnmarshalCDR(data); err != nil {
+			t.Errorf("/rosout message does not decode: %v", err)
+			return
+		}
+		mu.Lock()
+		logs = append(logs, m)
+		mu.Unlock()
+	}); err != nil {
+		t.Fatal(err)
+	}
+
+	// The node's /clock and /rosout are remapped as a user would.
+	args := []string{"--ros-args", "-r", rosclock.Topic + ":=" + clockTopic, "-r", rosout.Topic + ":=" + rosoutTopic}
+	ro := rosout.New(rosout.Options{Name: cfg.LoggerName(), Level: slog.LevelInfo})
+	logger := slog.New(ro)
+	nodeT, err := ros2.NewRCLTransport(args, nodeconfig.DefaultNodeName, "", logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nodeT.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	nodeCtx, stopNode := context.WithCancel(ctx)
+	nodeDone := make(chan error, 1)
+	go func() { nodeDone <- node.Run(nodeCtx, cfg, nodeT, logger, node.WithRosout(ro)) }()
+	peerDone := make(chan error, 1)
+	go func() { peerDone <- peer.Run(ctx) }()
+	time.Sleep(time.Second) // discovery
+
+	publish := func(p ros2.Publisher, m interface{ MarshalCDR() ([]byte, error) }) {
+		t.Helper()
+		data, err := m.MarshalCDR()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Publish(data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clockAt := func(sec int32, nsec uint32) {
+		publish(clockPub, &ros2msg.RosClock{Clock: ros2msg.RosTime{Sec: sec, Nanosec: nsec}})
+	}
+	decided := func(n int, within time.Duration) int {
+		deadline := time.Now().Add(within)
+		for {
+			mu.Lock()
+			k := len(got)
+			mu.Unlock()
+			if k >= n || time.Now().After(deadline) {
+				return k
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	belief := func(stamp int64) decisions.Belief {
+		return decisions.Belief{StampSimNs: stamp, OrientationQ: [4]float64{1, 0, 0, 0}}
+	}
+	assessment := func(stamp int64) decisions.SelfAssessment {
+		cov := make([]float64, decisions.CovarianceLen)
+		for i := 0; i < 15; i++ {
+			cov[i*15+i] = 1e-4
+		}
+		a, err := decisions.Assess(stamp, cov, cfg.Thresholds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+
+	clockAt(100, 0)
+	time.Sleep(200 * time.Millisecond)
+	b1, b2 := belief(1_000_000), belief(2_000_000)
+	a1 := assessment(b1.StampSimNs)
+	publish(statePub, new(ros2msg.BeliefToWire(&b1)))
+	publish(assessPub, new(ros2msg.SelfAssessmentToWire(&a1)))
+	if n := decided(1, 5*time.Second); n != 1 {
+		t.Fatalf("%d decisions for a belief with its assessment", n)
+	}
+	publish(statePub, new(ros2msg.BeliefToWire(&b2)))
+	// Paused for ten timeouts of wall time, the simulator republishing
+	// the same time.
+	for i := 0; i < 20; i++ {
+		clockAt(100, 0)
+		time.Sleep(100 * time.Millisecond)
+	}
+	if n := decided(2, 0); n != 1 {
+		t.Fatalf("%d decisions while /clock is paused, want 1", n)
+	}
+	clockAt(100, 300_000_000)
+	if n := decided(2, 5*time.Second); n != 2 {
+		t.Fatalf("%d decisions after /clock passed the timeout, want 2", n)
+	}
+	mu.Lock()
+	if got[1].BeliefStampSimNs != b2.StampSimNs || got[1].SelfAssessmentSHA256 != "" {
+		t.Errorf("second decision %+v, want b2 without assessment", got[1])
+	}
+	mu.Unlock()
+
+	stopNode()
+	if err := <-nodeDone; err != nil {
+		t.Fatalf("node.Run: %v", err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	cancel()
+	<-peerDone
+
+	mu.Lock()
+	defer mu.Unlock()
+	var first *ros2msg.RosLog
+	for i := range logs {
+		if strings.HasPrefix(logs[i].Msg, "first /clock message") {
+			first = &logs[i]
+		}
+	}
+	if first == nil {
+		t.Fatalf("no 'first /clock message' line among %d on /rosout", len(logs))
+	}
+	if first.Stamp != (ros2msg.RosTime{Sec: 100}) || first.Level != ros2msg.RosLogInfo || first.Name != "decision_node" {
+		t.Errorf("/rosout line %+v", *first)
+	}
+}
