@@ -90,6 +90,9 @@ type Config struct {
 	// Input is where beliefs come from (parameters input.*, px4.*,
 	// odometry.*).
 	Input Input
+	// Executors say whether and how decisions act on the vehicle
+	// (parameters executors.*); by default nothing is executed.
+	Executors Executors
 }
 
 // Input sources: the values of input.source.
@@ -178,6 +181,7 @@ func Default() Config {
 		},
 		DiagnosticsPeriod: time.Second,
 		Input:             Input{Source: SourceGhost, PX4Position: "odometry", OdometryTopic: "/odom"},
+		Executors:         defaultExecutors(),
 		Thresholds: decisions.Thresholds{
 			PositionKnownStdM:        0.5,
 			PositionUnknownStdM:      2.0,
@@ -249,7 +253,7 @@ func (c Config) SessionOptions() (runner.SessionOptions, error) {
 	if err != nil {
 		return runner.SessionOptions{}, err
 	}
-	return runner.SessionOptions{
+	so := runner.SessionOptions{
 		Inputs: t.Apply(c.Inputs()),
 		Loop: runner.LoopOptions{
 			Policy:                policy,
@@ -258,7 +262,13 @@ func (c Config) SessionOptions() (runner.SessionOptions, error) {
 			MaxPendingAssessments: c.MaxPendingAssessments,
 			MaxStampLead:          c.MaxStampLead,
 		},
-	}, nil
+	}
+	// The executor re-checks recorded evidence; the live node swaps in one
+	// that sends (Executors.NewExecutor).
+	if err := c.Executors.apply(&so); err != nil {
+		return runner.SessionOptions{}, err
+	}
+	return so, nil
 }
 
 // Limits on sizes, chosen so a typo cannot make the node allocate without

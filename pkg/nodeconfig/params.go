@@ -219,7 +219,7 @@ func buildParams() []param {
 		boolParam("use_sim_time", "standard ROS 2 parameter; accepted for launch files, decisions carry the belief's simulation time regardless",
 			func(c *Config) *bool { return &c.UseSimTime }),
 	)
-	return ps
+	return append(ps, executorParams()...)
 }
 
 func qosParams(tk topicKey) []param {
