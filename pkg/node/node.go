@@ -31,8 +31,10 @@ type input struct {
 	// kind indexes node.inputs, or node.vehicle.subs when vehicle is set.
 	kind    int
 	vehicle bool
-	data    []byte
-	recv    time.Time
+	// executor: kind indexes the executor link's subscriptions.
+	executor bool
+	data     []byte
+	recv     time.Time
 }
 
 // runOptions let tests drive time; the zero value is live operation.
@@ -129,6 +131,8 @@ type node struct {
 	// vehicle maps the vehicle's own topics (input.source px4 or
 	// odometry); nil for input.source ghost.
 	vehicle *vehicleSource
+	// act publishes and records what the executors do; nil without one.
+	act *acting
 
 	diagPub ros2.Publisher
 	diag    diagState
@@ -155,6 +159,10 @@ func newNode(tctx context.Context, cfg nodeconfig.Config, t ros2.Transport, logg
 	if err != nil {
 		return nil, fmt.Errorf("node configuration: %w", err)
 	}
+	act, err := prepareActing(cfg, t, &sopts, ament, logger)
+	if err != nil {
+		return nil, fmt.Errorf("node configuration: %w", err)
+	}
 	policy := sopts.Loop.Policy
 	inputs := sopts.Inputs
 	configured := cfg.Inputs()
@@ -171,6 +179,7 @@ func newNode(tctx context.Context, cfg nodeconfig.Config, t ros2.Transport, logg
 		inputs: inputs,
 		in:     make(chan input, inputQueue),
 		warned: make(map[string]time.Time),
+		act:    act,
 	}
 	// Sinks registered so far are closed if a later step fails.
 	defer func() {
@@ -237,6 +246,9 @@ func newNode(tctx context.Context, cfg nodeconfig.Config, t ros2.Transport, logg
 	}
 	if n.vehicle == nil {
 		for k, in := range inputs {
+			if act.ownsInput(in) {
+				continue // the node publishes it
+			}
 			// Subscriptions take the configured name: the transport
 			// applies the namespace and remaps as rcl does.
 			if err := subscribe(configured[k].Topic, in.Type, in.QoS, k, false); err != nil {
@@ -260,6 +272,11 @@ func newNode(tctx context.Context, cfg nodeconfig.Config, t ros2.Transport, logg
 			if err := subscribe(sub.Topic, sub.Type, sub.QoS, k, true); err != nil {
 				return nil, fmt.Errorf("subscribe %s: %w", sub.Topic, err)
 			}
+		}
+	}
+	if act != nil {
+		if err := n.startActing(tctx, t, configured, resolved); err != nil {
+			return nil, err
 		}
 	}
 	attrs := []any{"node", cfg.FullyQualifiedName(), "policy", policy.ID(), "input_source", cfg.Input.Source}
@@ -316,7 +333,14 @@ func (n *node) drain() {
 func (n *node) shutdown() error {
 	n.drain()
 	now := n.now()
-	n.stepped(n.s.End(now.UnixNano()))
+	end := now.UnixNano()
+	if n.act != nil {
+		// Ending at the last arrival, as a replay of the recording ends,
+		// keeps deadlines that only the wall clock passed from making
+		// receipts no replay would make.
+		end = n.s.Now()
+	}
+	n.stepped(n.s.End(end))
 	n.publishDiagnostics(now)
 	if err := n.run.Close(); err != nil {
 		return fmt.Errorf("close sinks: %w", err)
@@ -332,6 +356,10 @@ func (n *node) shutdown() error {
 func (n *node) dispatch(in input) {
 	if in.vehicle {
 		n.handleVehicle(in)
+		return
+	}
+	if in.executor {
+		n.handleExecutor(in)
 		return
 	}
 	n.handle(in)
