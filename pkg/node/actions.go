@@ -79,6 +79,14 @@ func prepareActing(cfg nodeconfig.Config, t ros2.Transport, sopts *runner.Sessio
 	return a, nil
 }
 
+// ticks reports whether ticks may step the Loop. While acting they do
+// not: a tick is not in any recording, and a decision it made (a belief
+// whose assessment timed out) would act at a time no replay reproduces,
+// so its receipts could not be re-checked. The Loop's time then advances
+// with the inputs and the evidence alone, and such a belief is decided at
+// the next of them, exactly as a replay decides it.
+func (a *acting) ticks() bool { return a == nil }
+
 // ownsInput reports whether the node itself produces in (the evidence
 // input while acting), so it must not subscribe to it.
 func (a *acting) ownsInput(in runner.InputSpec) bool {

@@ -401,3 +401,31 @@ func TestNodeExecutorConfigRejected(t *testing.T) {
 		})
 	}
 }
+
+// While acting, ticks do not step the Loop: a belief without its
+// assessment is decided at the next input, as a replay of the recording
+// decides it, not at a tick no recording holds. Without an executor ticks
+// decide it.
+func TestActingNodeDoesNotTick(t *testing.T) {
+	for _, executor := range []string{nodeconfig.ExecutorNone, nodeconfig.ExecutorLog} {
+		cfg := testConfig()
+		cfg.Executors.Executor = executor
+		h := startNode(t, cfg)
+		first := testBelief(4_000_000)
+		h.deliver(cfg.Topics[runner.KeyState], beliefCDR(t, first), base)
+		h.deliver(cfg.Topics[runner.KeySelfAssessment], assessmentCDR(t, testAssessment(t, first.StampSimNs, 0.1)), base)
+		h.deliver(cfg.Topics[runner.KeyState], beliefCDR(t, testBelief(5_000_000)), base)
+		h.tickAt(base.Add(ms(500)))
+		h.sync(base.Add(ms(500)))
+		ticked := len(h.decisionsOut())
+		h.deliver(cfg.Topics[runner.KeyState], beliefCDR(t, testBelief(6_000_000)), base.Add(ms(600)))
+		h.sync(base.Add(ms(600)))
+		if want := map[string]int{"": 2, "log": 1}[executor]; ticked != want || len(h.decisionsOut()) != 2 {
+			t.Errorf("executor %q: %d decisions after the tick (want %d), %d after the next belief (want 2)",
+				executor, ticked, want, len(h.decisionsOut()))
+		}
+		if err := h.shutdown(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -303,7 +303,7 @@ func (n *node) serve(ctx context.Context, transportDone <-chan error, tick, diag
 			n.dispatch(in)
 		case t := <-tick:
 			n.drain()
-			if n.s.Loop().Sizes().PendingBeliefs > 0 {
+			if n.s.Loop().Sizes().PendingBeliefs > 0 && n.act.ticks() {
 				n.stepped(n.s.Tick(t.UnixNano()))
 			}
 		case t := <-diag:
