@@ -4,6 +4,7 @@
     ros2 launch ghost decision.launch.py namespace:=drone1 use_sim_time:=true
     ros2 launch ghost decision.launch.py config_file:=/path/to/my.yaml \\
         state_topic:=/fmu/out/vehicle_state log_level:=debug
+    ros2 launch ghost decision.launch.py executor:=px4    # act on PX4
 
 Parameters come from config_file (the installed config/decision.yaml
 documents every one with its default); use_sim_time, and policy when given,
@@ -51,6 +52,10 @@ def _node(context):
         overrides['policy_file'] = LaunchConfiguration('policy_file')
     if value('input_source'):
         overrides['input.source'] = LaunchConfiguration('input_source')
+    # Acting stays off unless asked for: the enabled kinds, the kill switch
+    # and the target vehicle come from config_file.
+    if value('executor'):
+        overrides['executors.executor'] = LaunchConfiguration('executor')
     return [
         Node(
             package=PACKAGE,
@@ -91,6 +96,10 @@ def generate_launch_description():
         DeclareLaunchArgument(
             'input_source', default_value='',
             description='ghost, px4 or odometry; empty keeps the config file value'),
+        DeclareLaunchArgument(
+            'executor', default_value='',
+            description='executor decisions act through: px4 or log; empty keeps '
+                        'the config file value (by default none: every decision is advisory)'),
     ]
     for arg, topic in TOPICS:
         arguments.append(DeclareLaunchArgument(

@@ -58,6 +58,9 @@ func (f *executorFlags) apply(sopts *runner.SessionOptions, simulated bool, logT
 		if f.enable != "" || f.enableKill {
 			return fail(exitUsage, "--enable and --enable-kill need --executor")
 		}
+		if simulated {
+			simulateExecutors(sopts, logTo) // executors.* of a --config file
+		}
 		return nil
 	}
 	if f.vehicle == 0 || f.vehicle > 255 {
@@ -103,4 +106,18 @@ func (f *executorFlags) apply(sopts *runner.SessionOptions, simulated bool, logT
 	sopts.Enable = enable
 	sopts.TargetVehicle = uint32(f.vehicle)
 	return nil
+}
+
+// simulateExecutors gives the executors a --config file set (executors.*, which
+// re-check recorded evidence) what sim gives --executor: the simulated PX4
+// as the px4 executor's transport, logTo as the log executor's output.
+func simulateExecutors(sopts *runner.SessionOptions, logTo io.Writer) {
+	for i, e := range sopts.Executors {
+		switch e.ID() {
+		case "px4":
+			sopts.Executors[i] = executor.NewPX4(executor.PX4Options{Transport: sim.NewPX4(sim.PX4Options{SystemID: uint8(sopts.TargetVehicle)})})
+		case "log":
+			sopts.Executors[i] = executor.NewLog("log", executor.PX4Kinds(), nil, logTo)
+		}
+	}
 }

@@ -11,6 +11,7 @@
 //	decision_node report  recording.mcap --out report.html
 //	decision_node ulog    --in flight.ulg --out flight.mcap
 //	decision_node policy  check|test FILE ...
+//	decision_node px4-standin                 answer VehicleCommands as PX4 (ROS 2)
 //
 // Exit status: 0 success; 1 the work was done but something is wrong (verify
 // found a broken or missing chain or a divergent decision, or the input was
@@ -56,6 +57,7 @@ Usage:
   decision_node report  recording.mcap --out report.html [--figures DIR]
   decision_node ulog    --in flight.ulg --out flight.mcap [flags]
   decision_node policy  check FILE | test FILE CASES
+  decision_node px4-standin [--deny KIND] [--ros-args ...]   a PX4 stand-in on ROS 2
   decision_node --ros-args ...      run as a ROS 2 node (builds with -tags rclgo)
 
 Run 'decision_node <command> -h' for a command's flags and an example.
@@ -92,6 +94,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runULog(args[1:], stdout, stderr)
 	case args[0] == "policy":
 		err = runPolicy(args[1:], stdout, stderr)
+	case args[0] == "px4-standin":
+		err = runStandin(args[1:], stdout, stderr)
 	case args[0] == "-h" || args[0] == "--help" || args[0] == "help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

@@ -137,6 +137,10 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	fs.Func("policy-file", "YAML rule policy `file` the audit may re-run (repeatable), as for verify",
 		func(s string) error { policyFiles = append(policyFiles, s); return nil })
 	quiet := fs.Bool("quiet", false, "print nothing on success")
+	// The action trail is audited with the executors the recording host
+	// ran, as verify does.
+	var ef executorFlags
+	ef.register(fs)
 	// Accept the recording before or after the flags.
 	var path string
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
@@ -160,6 +164,9 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	}
 	cfg, sopts, policies, err := auditSettings(*config, policyFiles)
 	if err != nil {
+		return err
+	}
+	if err := ef.apply(&sopts, false, nil); err != nil {
 		return err
 	}
 	if _, err := os.Stat(path); err != nil {

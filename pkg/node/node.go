@@ -36,8 +36,10 @@ type input struct {
 	kind    int
 	vehicle bool
 	clock   bool // a /clock message (use_sim_time)
-	data    []byte
-	recv    time.Time
+	// executor: kind indexes the executor link's subscriptions.
+	executor bool
+	data     []byte
+	recv     time.Time
 }
 
 // runOptions let tests drive time; the zero value is live operation.
@@ -159,6 +161,8 @@ type node struct {
 	// vehicle maps the vehicle's own topics (input.source px4 or
 	// odometry); nil for input.source ghost.
 	vehicle *vehicleSource
+	// act publishes and records what the executors do; nil without one.
+	act *acting
 
 	diagPub ros2.Publisher
 	diag    diagState
@@ -202,6 +206,10 @@ func newNodeWith(tctx context.Context, cfg nodeconfig.Config, t ros2.Transport, 
 	if err != nil {
 		return nil, fmt.Errorf("node configuration: %w", err)
 	}
+	act, err := prepareActing(cfg, t, &sopts, ament, logger)
+	if err != nil {
+		return nil, fmt.Errorf("node configuration: %w", err)
+	}
 	policy := sopts.Loop.Policy
 	inputs := sopts.Inputs
 	configured := cfg.Inputs()
@@ -218,6 +226,7 @@ func newNodeWith(tctx context.Context, cfg nodeconfig.Config, t ros2.Transport, 
 		inputs: inputs,
 		in:     make(chan input, inputQueue),
 		warned: make(map[string]time.Time),
+		act:    act,
 		clock:  rosclock.NewWall(now),
 	}
 	if cfg.UseSimTime {
@@ -295,6 +304,9 @@ func newNodeWith(tctx context.Context, cfg nodeconfig.Config, t ros2.Transport, 
 	}
 	if n.vehicle == nil {
 		for k, in := range inputs {
+			if act.ownsInput(in) {
+				continue // the node publishes it
+			}
 			// Subscriptions take the configured name: the transport
 			// applies the namespace and remaps as rcl does.
 			if err := subscribe(configured[k].Topic, in.Type, in.QoS, k, false); err != nil {
@@ -331,6 +343,11 @@ func newNodeWith(tctx context.Context, cfg nodeconfig.Config, t ros2.Transport, 
 	}
 	if err := n.setupClock(tctx, t, ro); err != nil {
 		return nil, err
+	}
+	if act != nil {
+		if err := n.startActing(tctx, t, configured, resolved); err != nil {
+			return nil, err
+		}
 	}
 	attrs := []any{"node", cfg.FullyQualifiedName(), "policy", policy.ID(), "input_source", cfg.Input.Source}
 	for _, in := range inputs {
@@ -391,7 +408,14 @@ func (n *node) drain() {
 func (n *node) shutdown() error {
 	n.drain()
 	now := n.now()
-	n.stepped(n.s.End(n.endTime(now)))
+	end := n.endTime(now)
+	if n.act != nil {
+		// Ending at the last arrival, as a replay of the recording ends,
+		// keeps deadlines that only the clock passed from making receipts
+		// no replay would make.
+		end = n.s.Now()
+	}
+	n.stepped(n.s.End(end))
 	n.publishDiagnostics(now)
 	if err := n.run.Close(); err != nil {
 		return fmt.Errorf("close sinks: %w", err)
@@ -414,6 +438,10 @@ func (n *node) dispatch(in input) {
 	}
 	if in.vehicle {
 		n.handleVehicle(in)
+		return
+	}
+	if in.executor {
+		n.handleExecutor(in)
 		return
 	}
 	n.handle(in)

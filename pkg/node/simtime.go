@@ -90,7 +90,7 @@ func (n *node) handleClock(in input) {
 	}
 	if ns-n.sim.ticked >= int64(tickInterval(n.cfg.AssessmentTimeout)) {
 		n.sim.ticked = ns
-		if n.s.Loop().Sizes().PendingBeliefs > 0 {
+		if n.s.Loop().Sizes().PendingBeliefs > 0 && n.act.ticks() {
 			n.stepped(n.s.Tick(ns))
 		}
 	}
@@ -114,12 +114,13 @@ func (n *node) admitTime(in *input) bool {
 }
 
 // wallTick handles a tick of the wall-clock ticker; on sim time, /clock
-// ticks instead.
+// ticks instead. While acting, nothing ticks: a decision made at a moment
+// no recorded message holds would act at a time replay cannot reproduce.
 func (n *node) wallTick(t time.Time) {
 	if n.clock.Sim() {
 		return
 	}
-	if n.s.Loop().Sizes().PendingBeliefs > 0 {
+	if n.s.Loop().Sizes().PendingBeliefs > 0 && n.act.ticks() {
 		n.stepped(n.s.Tick(t.UnixNano()))
 	}
 }

@@ -95,6 +95,9 @@ type Config struct {
 	// unconfigured and decides only while active (parameter lifecycle,
 	// default false: it starts active, as an unmanaged node).
 	Lifecycle bool
+	// Executors say whether and how decisions act on the vehicle
+	// (parameters executors.*); by default nothing is executed.
+	Executors Executors
 }
 
 // Input sources: the values of input.source.
@@ -183,6 +186,7 @@ func Default() Config {
 		},
 		DiagnosticsPeriod: time.Second,
 		Input:             Input{Source: SourceGhost, PX4Position: "odometry", OdometryTopic: "/odom"},
+		Executors:         defaultExecutors(),
 		Thresholds: decisions.Thresholds{
 			PositionKnownStdM:        0.5,
 			PositionUnknownStdM:      2.0,
@@ -254,7 +258,7 @@ func (c Config) SessionOptions() (runner.SessionOptions, error) {
 	if err != nil {
 		return runner.SessionOptions{}, err
 	}
-	return runner.SessionOptions{
+	so := runner.SessionOptions{
 		Inputs: t.Apply(c.Inputs()),
 		Loop: runner.LoopOptions{
 			Policy:                policy,
@@ -265,7 +269,13 @@ func (c Config) SessionOptions() (runner.SessionOptions, error) {
 			Node:                  c.FullyQualifiedName(),
 		},
 		Lifecycle: c.Lifecycle,
-	}, nil
+	}
+	// The executor re-checks recorded evidence; the live node swaps in one
+	// that sends (Executors.NewExecutor).
+	if err := c.Executors.apply(&so); err != nil {
+		return runner.SessionOptions{}, err
+	}
+	return so, nil
 }
 
 // Limits on sizes, chosen so a typo cannot make the node allocate without

@@ -230,7 +230,7 @@ func buildParams() []param {
 		boolParam("use_sim_time", "standard ROS 2 parameter; true: arrival times, timeouts and stamps follow /clock, nothing is decided before its first message",
 			func(c *Config) *bool { return &c.UseSimTime }),
 	)
-	return ps
+	return append(ps, executorParams()...)
 }
 
 func qosParams(tk topicKey) []param {

@@ -303,6 +303,7 @@ func TestLaunchFile(t *testing.T) {
 		"policy":       "",
 		"policy_file":  "",
 		"input_source": "",
+		"executor":     "",
 	}
 	for _, tp := range wantTopics {
 		wantArgs[tp[0]] = tp[1]
