@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/ghost-robotics/ghost/msg"
 	"github.com/ghost-robotics/ghost/pkg/audit"
@@ -35,7 +36,8 @@ func openAudit(path string, cfg nodeconfig.Config, sopts runner.SessionOptions, 
 		return nil, audit.VerifyOptions{}, "", err
 	}
 	chans := channelInfos(probe)
-	isReference := pyref.Detect(probe.Library(), probe.Profile(), chans)
+	lib := probe.Library()
+	isReference := pyref.Detect(lib, probe.Profile(), chans)
 	loop := sopts.Loop
 	loop.Policy = nil
 	if !isReference {
@@ -60,8 +62,14 @@ func openAudit(path string, cfg nodeconfig.Config, sopts runner.SessionOptions, 
 		if err != nil {
 			return nil, audit.VerifyOptions{}, "", err
 		}
-		return r, audit.VerifyOptions{Inputs: inputs, DecisionsTopic: decisionsT, Loop: loop, ActionsTopic: actionsT,
-			Executors: sopts.Executors, Enable: sopts.Enable, TargetVehicle: sopts.TargetVehicle}, format, nil
+		vopts := audit.VerifyOptions{Inputs: inputs, DecisionsTopic: decisionsT, Loop: loop, ActionsTopic: actionsT,
+			Executors: sopts.Executors, Enable: sopts.Enable, TargetVehicle: sopts.TargetVehicle}
+		if lib != bag.DefaultLibrary && !strings.HasPrefix(lib, bag.DefaultLibrary+";") {
+			// Another recorder (rosbag2) logged at its own receive times.
+			vopts.ReceiptTimeSkew = audit.RecorderTimeSkew
+			format += ", receipt times within " + audit.RecorderTimeSkew.String() + " (another recorder's log times)"
+		}
+		return r, vopts, format, nil
 	}
 	rr, err := audit.NewReferenceRecording(chans)
 	if err != nil {

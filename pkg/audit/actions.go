@@ -3,6 +3,7 @@ package audit
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/ros2msg"
@@ -21,9 +22,11 @@ import (
 // and the trail as a whole must be the one the Loop and the Runner derive
 // from the recording's inputs, the recorded evidence included, with the
 // host-supplied executors: receipt for receipt, outcome for outcome
-// (action_diverged). An outcome the recorded evidence does not support, a
-// retry the deadlines did not ask for, a missing or an extra receipt all
-// show there.
+// (action_diverged; times within VerifyOptions.ReceiptTimeSkew). An outcome
+// the recorded evidence does not support, a retry the deadlines did not ask
+// for, a missing or an extra receipt all show there. A receipt of evidence
+// refused while no action was outstanding names nothing to trace: only the
+// comparison checks it.
 
 // actionAudit holds the recorded and re-derived receipts until both sides
 // of a pair are known, and the verdicts on decisions the receipts name.
@@ -74,9 +77,11 @@ func (v *verifier) receipt(data []byte, schema string, logTime uint64) {
 		ev = "failed_" + rc.Failure.String()
 	}
 	v.report.Actions[ev]++
-	v.checkReceipt(&rc)
 	v.acts.recorded.push(rc)
-	v.acts.waiting.push(rc)
+	if !unattached(&rc) {
+		v.checkReceipt(&rc)
+		v.acts.waiting.push(rc)
+	}
 	v.compareReceipts(false)
 }
 
@@ -163,8 +168,14 @@ func (v *verifier) compareReceipts(end bool) {
 	}
 	for a.recorded.len() > 0 && derived.len() > 0 {
 		r, d := a.recorded.pop(), derived.pop()
-		if !sameReceipt(&r, &d) {
+		same, dt := sameReceipt(&r, &d, v.opts.ReceiptTimeSkew)
+		if !same {
 			v.actionProblem(FindingActionDiverged, &r, "recorded %q at %d, but the recording's inputs and evidence give %q at %d", r.String(), r.TimeNs, d.String(), d.TimeNs)
+			continue
+		}
+		if dt > 0 {
+			v.report.ReceiptTimeSkewed++
+			v.report.ReceiptTimeSkewMaxNs = max(v.report.ReceiptTimeSkewMaxNs, int64(dt))
 		}
 	}
 	if !end {
@@ -188,10 +199,24 @@ func (v *verifier) compareReceipts(end bool) {
 	}
 }
 
-func sameReceipt(a, b *runner.ActionReceipt) bool {
-	return a.ActionID == b.ActionID && a.Stamp == b.Stamp && a.Kind == b.Kind && a.Executor == b.Executor &&
-		a.Vehicle == b.Vehicle && a.Event == b.Event && a.Attempt == b.Attempt && a.Command.Equal(b.Command) &&
-		a.Failure == b.Failure && slices.Equal(a.Evidence, b.Evidence) && a.Detail == b.Detail && a.TimeNs == b.TimeNs
+// sameReceipt reports whether a recorded receipt r is the re-derived d,
+// with times at most skew apart; the difference is returned either way.
+func sameReceipt(r, d *runner.ActionReceipt, skew time.Duration) (bool, time.Duration) {
+	dt := time.Duration(r.TimeNs - d.TimeNs)
+	if dt < 0 {
+		dt = -dt
+	}
+	return r.ActionID == d.ActionID && r.Stamp == d.Stamp && r.Kind == d.Kind && r.Executor == d.Executor &&
+		r.Vehicle == d.Vehicle && r.Event == d.Event && r.Attempt == d.Attempt && r.Command.Equal(d.Command) &&
+		r.Failure == d.Failure && slices.Equal(r.Evidence, d.Evidence) && r.Detail == d.Detail && dt <= skew, dt
+}
+
+// unattached reports whether rc records evidence refused while no action
+// was outstanding (a late acknowledgement, say): it names no action,
+// executor or decision to trace, and is checked only against the
+// re-derived trail.
+func unattached(rc *runner.ActionReceipt) bool {
+	return rc.Event == runner.ReceiptEvidenceRejected && rc.ActionID == 0 && rc.Executor == ""
 }
 
 func (v *verifier) executor(id string) runner.Executor {

@@ -13,6 +13,7 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/executor"
 	"github.com/ghost-robotics/ghost/pkg/ros2"
 	"github.com/ghost-robotics/ghost/pkg/ros2msg"
+	"github.com/ghost-robotics/ghost/pkg/rules"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 	"github.com/ghost-robotics/ghost/pkg/sim"
 )
@@ -155,5 +156,99 @@ func TestReplayWithActionsIsByteIdentical(t *testing.T) {
 	}
 	if !bytes.Equal(again, data) {
 		t.Fatal("replaying a recording with actions changed its bytes")
+	}
+}
+
+// TestVerifyReceiptTimeSkew: a recorder that logs at its own receive time
+// shifts every receipt's re-derived time; within the accepted skew the
+// trail verifies and the report says by how much, beyond it it diverges.
+func TestVerifyReceiptTimeSkew(t *testing.T) {
+	data := actionFlight(t)
+	execs := []runner.Executor{executor.NewPX4(executor.PX4Options{})}
+	shift := func(d time.Duration) []byte {
+		return rewrite(t, data, func(_ int, rc *runner.ActionReceipt) bool { rc.TimeNs += int64(d); return true })
+	}
+	tests := []struct {
+		name   string
+		data   []byte
+		skew   time.Duration
+		pass   bool
+		skewed bool
+	}{
+		{"exact, no skew accepted", data, 0, true, false},
+		{"5 ms late, no skew accepted", shift(5 * time.Millisecond), 0, false, false},
+		{"5 ms late, a recorder's skew", shift(5 * time.Millisecond), RecorderTimeSkew, true, true},
+		{"2 s late, a recorder's skew", shift(2 * time.Second), RecorderTimeSkew, false, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Verify(openBytes(t, tc.data), VerifyOptions{Executors: execs, Enable: enabled, TargetVehicle: 1, ReceiptTimeSkew: tc.skew})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Passed() != tc.pass {
+				t.Fatalf("passed %v, want %v: %v %v", r.Passed(), tc.pass, r.Findings, r.Notes)
+			}
+			if !tc.pass && r.FindingCount(FindingActionDiverged) == 0 {
+				t.Fatalf("findings %v, want %s", r.Findings, FindingActionDiverged)
+			}
+			if got := r.ReceiptTimeSkewed > 0; got != tc.skewed {
+				t.Fatalf("receipts matched with skew: %d", r.ReceiptTimeSkewed)
+			}
+			if tc.skewed && r.ReceiptTimeSkewMaxNs != int64(5*time.Millisecond) {
+				t.Fatalf("largest skew %d ns, want 5 ms", r.ReceiptTimeSkewMaxNs)
+			}
+		})
+	}
+}
+
+// TestVerifyEvidenceWithNoActionOutstanding: evidence refused while no
+// action was outstanding is recorded with no action to trace; the trail
+// still verifies, and a forged such receipt still diverges.
+func TestVerifyEvidenceWithNoActionOutstanding(t *testing.T) {
+	// The PX4-like policy on a short flight: a scripted late
+	// acknowledgement arrives after its action concluded.
+	policy, err := rules.ParseFile("../../config/policies/px4_failsafe_like.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex := executor.NewPX4(executor.PX4Options{Transport: sim.NewPX4(sim.PX4Options{})})
+	data, _, err := replayBytes(t, simSource(t, 60*time.Second, 10), ReplayOptions{Session: runner.SessionOptions{
+		Loop:      runner.LoopOptions{Policy: policy},
+		Executors: []runner.Executor{ex}, Enable: enabled, TargetVehicle: 1,
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unattachedN := 0
+	rewrite(t, data, func(_ int, rc *runner.ActionReceipt) bool {
+		if unattached(rc) {
+			unattachedN++
+		}
+		return true
+	})
+	if unattachedN == 0 {
+		t.Fatal("the flight has no evidence refused with no action outstanding: the test needs another flight")
+	}
+	execs := []runner.Executor{executor.NewPX4(executor.PX4Options{})}
+	verify := func(data []byte) *AuditReport {
+		r, err := Verify(openBytes(t, data), VerifyOptions{Executors: execs, Enable: enabled, TargetVehicle: 1,
+			Policies: []decisions.Policy{policy}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	if r := verify(data); !r.Passed() {
+		t.Fatalf("the trail does not verify: %v %v", r.Findings, r.Notes)
+	}
+	forged := rewrite(t, data, func(_ int, rc *runner.ActionReceipt) bool {
+		if unattached(rc) {
+			rc.Detail = "forged"
+		}
+		return true
+	})
+	if r := verify(forged); r.Passed() || r.FindingCount(FindingActionDiverged) == 0 {
+		t.Fatalf("a forged receipt verified: %v", r.Findings)
 	}
 }

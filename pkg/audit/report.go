@@ -225,9 +225,14 @@ type AuditReport struct {
 	Rejected map[string]uint64 `json:"rejected"`
 	// Actions counts the recorded action receipts by event ("sent",
 	// "reached", ...), and failures as "failed_<class>".
-	Actions         map[string]uint64 `json:"actions"`
-	Problems        []DecisionAudit   `json:"problems"`
-	ProblemsOmitted uint64            `json:"problems_omitted"`
+	Actions map[string]uint64 `json:"actions"`
+	// ReceiptTimeSkewed counts the receipts that matched their re-derived
+	// receipt with a different time (within VerifyOptions.ReceiptTimeSkew),
+	// and ReceiptTimeSkewMaxNs is the largest difference.
+	ReceiptTimeSkewed    uint64          `json:"receipt_time_skewed,omitempty"`
+	ReceiptTimeSkewMaxNs int64           `json:"receipt_time_skew_max_ns,omitempty"`
+	Problems             []DecisionAudit `json:"problems"`
+	ProblemsOmitted      uint64          `json:"problems_omitted"`
 	// Notes are problems not tied to one decision (unreadable channels,
 	// the read's end), in order.
 	Notes []string `json:"notes"`

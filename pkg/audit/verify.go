@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"time"
 
 	"github.com/ghost-robotics/ghost/msg"
 	"github.com/ghost-robotics/ghost/pkg/bag"
@@ -67,7 +68,18 @@ type VerifyOptions struct {
 	Executors     []runner.Executor
 	Enable        []decisions.Kind
 	TargetVehicle uint32
+	// ReceiptTimeSkew is the largest difference accepted between a
+	// recorded receipt's time and the time re-derived from the log times.
+	// Zero (exact) suits a recording the node wrote itself, whose log
+	// times are its arrival times; a recorder such as rosbag2 logs at its
+	// own receive time, later by its latency (RecorderTimeSkew).
+	ReceiptTimeSkew time.Duration
 }
+
+// RecorderTimeSkew is the receipt time skew accepted for recordings
+// another recorder wrote: a recorder more than a second behind the node
+// has stalled, and the trail it logged is no longer the node's.
+const RecorderTimeSkew = time.Second
 
 // Format is how a recording encodes what verify reads besides the Loop's
 // inputs.
