@@ -30,7 +30,7 @@ import (
 //
 // GHOST_BENCH_FILE names the recording (default: a generated one of
 // GHOST_BENCH_BELIEFS beliefs); GHOST_BENCH_ROUNDS the rounds (default 5).
-// The GC target is the command line's, 400 %.
+// The GC target is the command line's for replay and verify, 100 %.
 
 // floorHashBuffer stands for one decision's canonical self-assessment.
 var floorHashBuffer = make([]byte, 1300)
@@ -170,8 +170,8 @@ func BenchmarkFloorRatios(b *testing.B) {
 		}
 		rounds = n
 	}
-	// The command line's GC target (decision_node sets 400 %), for all four.
-	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	// The command line's GC target for replay and verify, for all four.
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	decisionsTopic := runner.DefaultTopics().Decisions()
 	var read, verify, readWrite, replay []measured
 	var msgs, decided uint64

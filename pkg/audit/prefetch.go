@@ -21,7 +21,7 @@ import (
 const (
 	prefetchBatch      = 512     // messages per batch, at most
 	prefetchBatchBytes = 2 << 20 // message bytes per batch, at most (plus one message)
-	prefetchBatches    = 4       // batches in flight
+	prefetchBatches    = 2       // batches in flight
 )
 
 // maxPrefetchBytes bounds the message bytes the prefetcher holds at once
@@ -58,12 +58,14 @@ type prefetcher[T any] struct {
 // calls stop before it returns (which waits for the goroutine, so src is
 // free again).
 func startPrefetch[T any](src Source, decode func(*bag.Message) T) *prefetcher[T] {
-	return startPrefetchScratch(src, func(m *bag.Message, _ *runner.Scratch) T { return decode(m) })
+	return startPrefetchInto(src, func(m *bag.Message, _ *runner.Scratch, out *T) { *out = decode(m) })
 }
 
-// startPrefetchScratch is startPrefetch with the batch's Scratch handed to
-// decode: what decode puts there is valid until the batch is released.
-func startPrefetchScratch[T any](src Source, decode func(*bag.Message, *runner.Scratch) T) *prefetcher[T] {
+// startPrefetchInto is startPrefetch with decode writing into the batch's
+// zeroed item (a value returned through a function value would be built on
+// the heap, one allocation per message) and the batch's Scratch handed to
+// it: what decode puts there is valid until the batch is released.
+func startPrefetchInto[T any](src Source, decode func(*bag.Message, *runner.Scratch, *T)) *prefetcher[T] {
 	p := &prefetcher[T]{
 		out:  make(chan *fetchBatch[T], prefetchBatches),
 		free: make(chan *fetchBatch[T], prefetchBatches+1),
@@ -77,7 +79,7 @@ func startPrefetchScratch[T any](src Source, decode func(*bag.Message, *runner.S
 	return p
 }
 
-func (p *prefetcher[T]) run(src Source, decode func(*bag.Message, *runner.Scratch) T) {
+func (p *prefetcher[T]) run(src Source, decode func(*bag.Message, *runner.Scratch, *T)) {
 	defer close(p.done)
 	defer close(p.out)
 	for {
@@ -101,14 +103,15 @@ func (p *prefetcher[T]) run(src Source, decode func(*bag.Message, *runner.Scratc
 			start := len(b.slab)
 			b.slab = append(b.slab, m.Data...)
 			m.Data = nil
-			b.items = append(b.items, fetched[T]{msg: m})
+			b.items = append(b.items, fetched[T]{}) // zeroed: decode writes into it
+			b.items[len(b.items)-1].msg = m
 			b.spans = append(b.spans, [2]int{start, len(b.slab)})
 		}
 		// The slab may have moved while it grew: point into it only now.
 		for i := range b.items {
 			it := &b.items[i]
 			it.msg.Data = b.slab[b.spans[i][0]:b.spans[i][1]:b.spans[i][1]]
-			it.val = decode(&it.msg, &b.scratch)
+			decode(&it.msg, &b.scratch, &it.val)
 		}
 		select {
 		case p.out <- b:

@@ -219,9 +219,8 @@ func Replay(src Source, out *bag.Recorder, opts ReplayOptions) (*ReplayResult, e
 	dec := runner.NewDecoder(s.Inputs())
 	// Beliefs' covariances go to the batch's scratch: the Loop copies the
 	// ones it keeps before the batch is released.
-	pf := startPrefetchScratch(src, func(m *bag.Message, sc *runner.Scratch) (d decodedInput) {
+	pf := startPrefetchInto(src, func(m *bag.Message, sc *runner.Scratch, d *decodedInput) {
 		d.err = dec.DecodeInto(m.Topic, int64(m.LogTime), m.Data, sc, &d.ev)
-		return d
 	})
 	defer pf.stop()
 	for {

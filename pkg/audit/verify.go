@@ -333,7 +333,7 @@ func (v *verifier) run(src Source) (*AuditReport, error) {
 	chainT := v.opts.Format.ChainTopic
 	// Beliefs' covariances go to the batch's scratch: every candidate's
 	// Loop copies the ones it keeps before the batch is released.
-	pf := startPrefetchScratch(src, func(m *bag.Message, sc *runner.Scratch) (d decoded) {
+	pf := startPrefetchInto(src, func(m *bag.Message, sc *runner.Scratch, d *decoded) {
 		switch {
 		case m.Topic == v.actionsT:
 			// Decoded in order, on the main goroutine.
@@ -344,7 +344,6 @@ func (v *verifier) run(src Source) (*AuditReport, error) {
 		default:
 			d.err = dec.DecodeInto(m.Topic, int64(m.LogTime), m.Data, sc, &d.ev)
 		}
-		return d
 	})
 	defer pf.stop()
 	for {
@@ -683,7 +682,7 @@ func (v *verifier) audit(p recorded, rd *redecision) {
 	switch {
 	case r.SelfAssessmentSHA256 == "":
 		res.Chain = ChainNoAssessmentClaimed
-	case hashes == nil:
+	case hashes.count() == 0:
 		res.Chain = ChainAssessmentMissing
 		problems = append(problems, fmt.Sprintf("no self-assessment with stamp %d in the recording", r.BeliefStampSimNs))
 	default:
@@ -727,7 +726,7 @@ func (v *verifier) audit(p recorded, rd *redecision) {
 		res.Problem = capText(joinProblems(problems), 1000)
 	}
 	res.ClaimedSHA256 = r.SelfAssessmentSHA256
-	if hashes != nil && v.opts.OnAudit != nil {
+	if hashes.count() > 0 && v.opts.OnAudit != nil {
 		res.RecomputedSHA256 = hashes.at(hashes.count() - 1).hex() // only OnAudit reads it
 	}
 	v.report.count(&res, &r, v.opts.MaxProblems)
@@ -770,23 +769,25 @@ func joinProblems(ps []string) string {
 // Stamps arrive nearly in order, so the entries are kept sorted by stamp in
 // a ring of at most max entries: a newer stamp goes at the end, an older
 // one is found by binary search (and, rarely, inserted with a short move),
-// the oldest leave from the front. No map and no allocation per entry, and
-// each hash is held as its 32 bytes, inline: the ring is the only storage
-// (4 MiB at the default bound) and holds nothing the collector must follow
-// but the rare second hash of a stamp.
+// the oldest leave from the front. No allocation per entry, and each hash
+// is held as its 32 bytes, inline: the ring of 40-byte entries is the only
+// storage (2.5 MiB at the default bound) and holds nothing the collector
+// must follow. The rare further hashes of a stamp (conflicting
+// assessments) are kept aside, in a map.
 type chainIndex struct {
 	max  int
 	ring []chainEntry // a power of two long, grown by doubling to hold max
 	head int          // position of the oldest entry
 	n    int          // live entries
+	// more holds, for a stamp in ring, its further distinct hashes in
+	// arrival order.
+	more map[int64][]sha256Digest
 }
 
-// chainEntry is the distinct hashes recorded for one stamp, in arrival
-// order: first, then more (a stamp with conflicting assessments).
+// chainEntry is a stamp and the first hash recorded for it.
 type chainEntry struct {
 	stamp int64
 	first sha256Digest
-	more  []sha256Digest
 }
 
 type sha256Digest [32]byte
@@ -801,15 +802,28 @@ func (d *sha256Digest) is(h string) bool {
 	return string(buf[:]) == h
 }
 
+// chainHashes are the distinct hashes recorded for one stamp, in arrival
+// order: first, then more; none when count is 0.
+type chainHashes struct {
+	first sha256Digest
+	more  []sha256Digest
+	found bool
+}
+
 // count returns the number of hashes.
-func (e *chainEntry) count() int { return 1 + len(e.more) }
+func (h *chainHashes) count() int {
+	if !h.found {
+		return 0
+	}
+	return 1 + len(h.more)
+}
 
 // at returns the i-th hash.
-func (e *chainEntry) at(i int) *sha256Digest {
+func (h *chainHashes) at(i int) *sha256Digest {
 	if i == 0 {
-		return &e.first
+		return &h.first
 	}
-	return &e.more[i-1]
+	return &h.more[i-1]
 }
 
 func newChainIndex(max int) chainIndex {
@@ -837,18 +851,27 @@ func (c *chainIndex) add(a *decisions.SelfAssessment) {
 	}
 	i, found := c.search(s)
 	if found {
-		e := c.entry(i)
-		for k := range e.count() {
-			if *e.at(k) == d {
+		if c.entry(i).first == d {
+			return
+		}
+		more := c.more[s]
+		for k := range more {
+			if more[k] == d {
 				return
 			}
 		}
-		e.more = append(e.more, d)
+		if c.more == nil {
+			c.more = map[int64][]sha256Digest{}
+		}
+		c.more[s] = append(more, d)
 		return
 	}
 	if c.n == c.max {
 		if i == 0 {
 			return // older than every stamp held: the first to forget
+		}
+		if len(c.more) > 0 {
+			delete(c.more, c.entry(0).stamp)
 		}
 		*c.entry(0) = chainEntry{}
 		c.head = (c.head + 1) & (len(c.ring) - 1)
@@ -873,12 +896,13 @@ func (c *chainIndex) grow() {
 	c.ring, c.head = ring, 0
 }
 
-// find returns the hashes of stamp, nil when none is held.
-func (c *chainIndex) find(stamp int64) *chainEntry {
-	if i, ok := c.search(stamp); ok {
-		return c.entry(i)
+// find returns the hashes of stamp (count 0 when none is held).
+func (c *chainIndex) find(stamp int64) chainHashes {
+	i, ok := c.search(stamp)
+	if !ok {
+		return chainHashes{}
 	}
-	return nil
+	return chainHashes{first: c.entry(i).first, more: c.more[stamp], found: true}
 }
 
 // fifo is a queue whose storage is reused once its consumed head dominates.

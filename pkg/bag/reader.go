@@ -119,9 +119,7 @@ type Encoding struct {
 	Schema, Message string
 }
 
-// Channel describes a recorded channel, with its schema taken from the file
-// (for ROS 2, message encoding "cdr", schema encoding "ros2msg" and a schema
-// name such as "ghost/msg/VehicleState").
+// Channel describes a recorded channel, with its schema from the file.
 type Channel struct {
 	ID                         uint16
 	Topic, MessageEncoding     string
@@ -146,8 +144,7 @@ type ChannelProblem struct {
 	Skipped uint64
 }
 
-// Message is one recorded message: times are in nanoseconds, LogTime when
-// it was received, PublishTime when it was sent.
+// Message is one recorded message; times are in nanoseconds.
 type Message struct {
 	Topic, SchemaName string
 	ChannelID         uint16
@@ -159,18 +156,13 @@ type Message struct {
 	Data []byte
 }
 
-// Reader reads a ROS 2 MCAP recording message by message. Its memory is
-// bounded by ReaderOptions' limits, not by the file's length; only an
-// indexed read also keeps the file's chunk index (32 bytes a chunk).
-//
-// A file with a summary holding chunk indexes is read through its index, in
-// log-time order (ties in file order), and its statistics are checked at the
-// end. Any other file (no summary, unchunked, truncated, written by a
-// process that crashed) is read as a stream in file order, which is
-// log-time order for files written by rosbag2 or Recorder; a stream read
-// returns every message before the point where the file ends or is damaged
-// and then a *TruncatedError. Chunk CRCs are verified; a chunk is returned
-// entirely or not at all.
+// Reader reads a ROS 2 MCAP recording message by message, in memory
+// bounded by ReaderOptions (an indexed read also keeps the chunk index, 32
+// bytes a chunk). A file with a summary holding chunk indexes is read
+// through it in log-time order (ties in file order) and its statistics are
+// checked at the end; any other file (unchunked, truncated, from a crashed
+// writer) is read as a stream in file order, up to the damage, then a
+// *TruncatedError. A chunk whose CRC fails returns none of its messages.
 //
 // A Reader is not safe for concurrent use.
 type Reader struct {
@@ -221,8 +213,6 @@ type msgEntry struct {
 
 // OpenRecording opens the MCAP file at path for reading. A file that is not
 // MCAP gives an error wrapping ErrNotMCAP. Close closes the file.
-// OpenRecording opens the MCAP file at path for reading. A file that is not
-// MCAP gives an error wrapping ErrNotMCAP. Close closes the file.
 func OpenRecording(path string, opts ReaderOptions) (*Reader, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -241,9 +231,8 @@ func OpenRecording(path string, opts ReaderOptions) (*Reader, error) {
 	return r, nil
 }
 
-// NewReader reads a recording from src. It uses the index when src is an
-// io.ReaderAt and io.Seeker (an *os.File, a *bytes.Reader) and streams
-// otherwise. The Reader does not close src.
+// NewReader reads a recording from src, through its index when src is an
+// io.ReaderAt and io.Seeker. The Reader does not close src.
 func NewReader(src io.Reader, opts ReaderOptions) (*Reader, error) {
 	r, err := newReader(src, opts)
 	if err != nil {
@@ -365,9 +354,8 @@ func (r *Reader) Close() error {
 	return nil
 }
 
-// Messages iterates over the messages with Next. A read error is yielded
-// once, with a zero Message, and ends the iteration; the end of the
-// recording is not an error.
+// Messages iterates over the messages with Next; a read error is yielded
+// once, with a zero Message, and ends it.
 func (r *Reader) Messages() iter.Seq2[Message, error] {
 	return func(yield func(Message, error) bool) {
 		for {

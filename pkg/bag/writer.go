@@ -54,9 +54,8 @@ const (
 	DefaultChunkSpan = time.Second
 	// DefaultLibrary is the library string written into the MCAP header.
 	DefaultLibrary = "ghost"
-	// chunkLanes is the number of chunk compressors. Chunk k goes to lane
-	// k mod chunkLanes and chunks are written in dispatch order, so the file
-	// depends only on the calls made, never on scheduling or the CPUs.
+	// chunkLanes is the number of chunk compressors. Chunks are written in
+	// dispatch order: the file depends only on the calls made.
 	chunkLanes       = 2
 	maxBatchPrealloc = 4 << 20 // bounds the buffer reserved up front for a chunk
 	// msgRecordHeader: opcode, length, channel ID, sequence, log and publish time.
@@ -117,20 +116,15 @@ type RecorderStats struct {
 // schemas and channels and summary offsets in the summary section, and CRCs.
 //
 // Write only appends the message to the open chunk. A closed chunk is
-// compressed on one of two lanes, in parallel with the next one; a single
-// output goroutine, the only user of the mcap.Writer, writes the schema and
-// channel records declared so far, then the chunk with its message indexes,
-// then (CreateRecording) syncs. So Write neither compresses nor waits for
-// the disk unless the lanes fall behind, and an output error surfaces on a
-// later call. The file depends only on the calls made.
+// compressed on a lane, in parallel with the next one; a single output
+// goroutine, the only user of the mcap.Writer, writes the declarations made
+// so far, then the chunk with its message indexes, then (CreateRecording)
+// syncs. An output error surfaces on a later call.
 //
-// Crash guarantee: a crash loses the open chunk (at most ChunkSize bytes or
-// ChunkSpan of log time) and, unless WaitChunks is set, the closed chunks
-// not yet written: at most five, normally none, since compressing a chunk
-// takes milliseconds. Flush writes everything accepted so far; the file up
-// to the last written chunk reads with OpenRecording (as a stream: the
-// summary is missing). Close writes the summary, so a closed recording is
-// complete and indexed, even when no message was written.
+// A crash loses the open chunk and, unless WaitChunks is set, the closed
+// chunks not yet written (at most five, normally none); the file up to the
+// last written chunk reads with OpenRecording, as a stream. Close writes
+// the summary, so a closed recording is complete and indexed.
 //
 // A Recorder is safe for concurrent use; Close releases its goroutines.
 // After an output error every further call fails with that error: MCAP has
@@ -198,8 +192,7 @@ type batch struct {
 	ready chan struct{} // signalled by the lane
 }
 
-// NewRecorder starts a recording on w and writes the MCAP header. The
-// caller closes w after Close; the Recorder never closes it.
+// NewRecorder starts a recording on w; the caller closes w after Close.
 func NewRecorder(w io.Writer, opts RecorderOptions) (*Recorder, error) {
 	r, err := newRecorder(w, opts)
 	if err != nil {
@@ -237,16 +230,12 @@ func CreateRecording(path string, opts RecorderOptions) (*Recorder, error) {
 func newRecorder(out io.Writer, opts RecorderOptions) (*Recorder, error) {
 	r := &Recorder{schemaIDs: make(map[schemaKey]uint16), topics: make(map[string]ChannelID), name: "recording",
 		chunkSize: cmp.Or(opts.ChunkSize, DefaultChunkSize), waitChunks: opts.WaitChunks}
-	switch opts.Compression {
-	case "", CompressionZstd:
-		r.comp = mcap.CompressionZSTD
-	case CompressionLZ4:
-		r.comp = mcap.CompressionLZ4
-	case CompressionNone:
-		r.comp = mcap.CompressionNone
-	default:
+	comp, ok := map[Compression]mcap.CompressionFormat{"": mcap.CompressionZSTD, CompressionZstd: mcap.CompressionZSTD,
+		CompressionLZ4: mcap.CompressionLZ4, CompressionNone: mcap.CompressionNone}[opts.Compression]
+	if !ok {
 		return nil, fmt.Errorf("recorder options: compression %s: want zstd, lz4 or none", clip(string(opts.Compression)))
 	}
+	r.comp = comp
 	if opts.ChunkSize < 0 {
 		return nil, fmt.Errorf("recorder options: chunk size %d is negative", opts.ChunkSize)
 	}
@@ -335,10 +324,7 @@ func (r *Recorder) AddChannel(topic, schemaName, schemaText string, qos ...ros2.
 	}
 	key := schemaKey{schemaName, schemaText}
 	schemaID, ok := r.schemaIDs[key]
-	if !ok {
-		if len(r.schemaIDs) >= math.MaxUint16 {
-			return 0, fmt.Errorf("add channel %s: all 65535 schema IDs in use", clip(topic))
-		}
+	if !ok { // a schema per channel at most: the channel bound covers its ID
 		schemaID = uint16(len(r.schemaIDs) + 1)
 		r.schemaIDs[key] = schemaID
 		r.decls = append(r.decls, decl{schema: &mcap.Schema{
@@ -576,11 +562,10 @@ func (r *Recorder) waitWritten(n uint64) {
 // Stats returns the Recorder's counters.
 func (r *Recorder) Stats() RecorderStats {
 	r.mu.Lock()
-	n := r.messages
-	r.mu.Unlock()
+	defer r.mu.Unlock()
 	r.progMu.Lock()
 	defer r.progMu.Unlock()
-	return RecorderStats{Messages: n, Chunks: r.chunks, Bytes: r.bytes}
+	return RecorderStats{Messages: r.messages, Chunks: r.chunks, Bytes: r.bytes}
 }
 
 // Close writes the open chunk and the summary section and, for

@@ -157,39 +157,68 @@ func (a *SelfAssessment) Consistency() []Inconsistency {
 // sorted, thresholds_used nested with its own sorted keys, levels as their
 // names, a none std as null.
 func (a *SelfAssessment) AppendCanonicalJSON(b []byte) []byte {
+	var m floatMemo
 	b = append(b, `{"belief_stamp_sim_ns":`...)
 	b = appendInt(b, a.BeliefStampSimNs)
 	b = append(b, `,"covariance_available":`...)
 	b = appendBool(b, a.CovarianceAvailable)
-	b = a.appendBlock(b, BlockOrientation)
+	b = a.appendBlock(b, BlockOrientation, &m)
 	b = append(b, `,"overall_level":"`...)
 	b = append(b, a.OverallLevel.String()...)
 	b = append(b, '"')
-	b = a.appendBlock(b, BlockPosition)
+	b = a.appendBlock(b, BlockPosition, &m)
 	b = append(b, `,"schema_version":`...)
 	b = appendUint(b, uint64(a.SchemaVersion))
 	b = append(b, `,"thresholds_sha256":`...)
 	b = appendJSONString(b, a.ThresholdsSHA256)
 	b = append(b, `,"thresholds_used":`...)
 	b = a.ThresholdsUsed.AppendCanonicalJSON(b)
-	b = a.appendBlock(b, BlockVelocity)
+	b = a.appendBlock(b, BlockVelocity, &m)
 	return append(b, '}')
 }
 
 // appendBlock writes one block's keys in sorted order:
 // <block>_axis_{x,y,z}_{level,std_<unit>} then <block>_overall_level.
 // "level" sorts before "std", and every block's keys are contiguous.
-func (a *SelfAssessment) appendBlock(b []byte, block int) []byte {
+func (a *SelfAssessment) appendBlock(b []byte, block int, m *floatMemo) []byte {
 	for axis := 0; axis < 3; axis++ {
 		i := block*3 + axis
 		b = append(b, levelKeys[i]...)
 		b = append(b, a.AxisLevel[i].String()...)
 		b = append(b, stdKeys[i]...)
-		b = appendOptFloat(b, a.Std[i])
+		b = m.appendOptFloat(b, a.Std[i])
 	}
 	b = append(b, overallKeys[block]...)
 	b = append(b, a.BlockLevel[block].String()...)
 	return append(b, '"')
+}
+
+// floatMemo remembers where the standard deviations already written into
+// one canonical text are: a value with the same bits is written the same
+// way, so it is copied rather than formatted again. Axes of one block often
+// share a value (a horizontally isotropic filter, a constant attitude
+// uncertainty), and formatting a float is most of the text's cost.
+type floatMemo struct {
+	n    int
+	bits [9]uint64
+	at   [9][2]int // the text of bits[k] is b[at[k][0]:at[k][1]]
+}
+
+// appendOptFloat is appendOptFloat for the text b that m describes.
+func (m *floatMemo) appendOptFloat(b []byte, f float64) []byte {
+	fb := math.Float64bits(f)
+	for k := range m.n {
+		if m.bits[k] == fb {
+			return append(b, b[m.at[k][0]:m.at[k][1]]...)
+		}
+	}
+	start := len(b)
+	b = appendOptFloat(b, f)
+	if m.n < len(m.bits) {
+		m.bits[m.n], m.at[m.n] = fb, [2]int{start, len(b)}
+		m.n++
+	}
+	return b
 }
 
 // The key fragments of appendBlock, punctuation included, built once:

@@ -531,3 +531,43 @@ func TestDecideWithKnownHash(t *testing.T) {
 		t.Fatal("malformed hash accepted")
 	}
 }
+
+// TestGoalMetadataRememberedValid checks that remembering the last valid
+// metadata text never lets another text through: each is judged on its own
+// whatever came before it.
+func TestGoalMetadataRememberedValid(t *testing.T) {
+	for _, tc := range []struct {
+		meta string
+		ok   bool
+	}{
+		{`{"waypoint":"home"}`, true},
+		{`{"waypoint":"home"}`, true},
+		{`{"waypoint":"home"`, false},
+		{`{"waypoint":"home"}`, true},
+		{`["waypoint","home"]`, false},
+		{`{"waypoint":"orbit"}`, true},
+		{``, false},
+		{` {}`, true},
+		{`{} x`, false},
+	} {
+		err := Goal{YawRad: math.NaN(), MetadataJSON: tc.meta}.Validate()
+		if (err == nil) != tc.ok {
+			t.Errorf("metadata %q: error %v, want valid %v", tc.meta, err, tc.ok)
+		}
+	}
+}
+
+// TestSealAllocatesOnce: the seal and its hex hash share one allocation.
+func TestSealAllocatesOnce(t *testing.T) {
+	a := validAssessment(t, 1, LevelUncertain)
+	want := a.SHA256()
+	if n := testing.AllocsPerRun(100, func() {
+		x := a
+		x.Seal()
+		if h, ok := x.SealedSHA256(); !ok || h != want {
+			t.Fatalf("sealed hash %q, %v; want %q", h, ok, want)
+		}
+	}); n != 1 {
+		t.Errorf("Seal made %v allocations, want 1", n)
+	}
+}

@@ -1,6 +1,11 @@
 package decisions
 
-import "math"
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"math"
+	"unsafe"
+)
 
 // A self-assessment's identity is the SHA-256 of its canonical JSON, and on
 // the decision path three parties need it: the auditor's chain index, the
@@ -19,7 +24,8 @@ import "math"
 // assessmentSeal is the canonical identity of one assessment content.
 type assessmentSeal struct {
 	of   SelfAssessment // the content hashed; its own seal is nil
-	hash string         // lowercase hex SHA-256 of of's canonical JSON
+	hash string         // lowercase hex SHA-256 of of's canonical JSON, in hex
+	hex  [64]byte       // hash's bytes: one allocation holds the seal and its hash
 }
 
 // Seal computes a's canonical JSON and its SHA-256 once and keeps the hash
@@ -34,7 +40,11 @@ func (a *SelfAssessment) Seal() {
 	s := &assessmentSeal{of: *a}
 	s.of.seal = nil
 	var buf [1536]byte
-	s.hash = hashHex(a.AppendCanonicalJSON(buf[:0]))
+	sum := sha256.Sum256(a.AppendCanonicalJSON(buf[:0]))
+	hex.Encode(s.hex[:], sum[:])
+	// The string shares the seal's storage: hex is written once, here,
+	// and never changed, so the string is as immutable as any other.
+	s.hash = unsafe.String(&s.hex[0], len(s.hex))
 	a.seal = s
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"sync/atomic"
 )
 
 // FlightMode is the autopilot mode carried by the belief (FlightStatus.msg MODE_*).
@@ -116,14 +117,33 @@ func (g Goal) Validate() error {
 }
 
 // isJSONObject reports whether s is valid JSON whose value is an object.
-// Every belief carries a goal, so this avoids decoding into a map.
+// Every belief carries a goal, validated when the Loop admits it and again
+// when it is decided, and a mission's goal rarely changes: the last valid
+// text is remembered, so a repeat costs one string comparison (a pointer
+// comparison when the decoder shares the string) instead of a JSON scan.
 func isJSONObject(s string) bool {
+	if last := lastJSONObject.Load(); last != nil && *last == s {
+		return true
+	}
 	i := 0
 	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
 		i++
 	}
-	return i < len(s) && s[i] == '{' && json.Valid([]byte(s))
+	if i >= len(s) || s[i] != '{' || !json.Valid([]byte(s)) {
+		return false
+	}
+	if len(s) <= maxRememberedJSON {
+		kept := s // only a miss moves a string header to the heap
+		lastJSONObject.Store(&kept)
+	}
+	return true
 }
+
+// lastJSONObject is the last text isJSONObject accepted, when at most
+// maxRememberedJSON bytes (a large one is not kept alive).
+var lastJSONObject atomic.Pointer[string]
+
+const maxRememberedJSON = 4096
 
 // MissionStatus is the mission state carried by the belief (MissionStatus.msg).
 type MissionStatus struct {

@@ -21,7 +21,14 @@ import (
 // 225 values of a belief cost no allocation. With cov nil the covariance is
 // freshly allocated, as by UnmarshalCDR. cov must return a slice of length n.
 func DecodeBelief(data []byte, cov func(n int) []float64) (decisions.Belief, error) {
-	var d cdrDecoder
+	return DecodeBeliefCached(data, cov, nil)
+}
+
+// DecodeBeliefCached is DecodeBelief taking the goal's strings from strs
+// (nil: none), so that a stream of beliefs with one goal allocates its
+// metadata once.
+func DecodeBeliefCached(data []byte, cov func(n int) []float64, strs *StringCache) (decisions.Belief, error) {
+	d := cdrDecoder{strs: strs}
 	if !d.start(data, "ghost/msg/VehicleState") {
 		return decisions.Belief{}, d.err
 	}

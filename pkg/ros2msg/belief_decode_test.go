@@ -20,17 +20,28 @@ func referenceBelief(data []byte) (decisions.Belief, error) {
 // checkSameBelief fails unless DecodeBelief, with and without reused
 // covariance storage, gives what the reference gives: the same error text,
 // or beliefs equal bit for bit (and both nil or both non-nil covariances).
+// beliefStrings is shared by every checkSameBelief call, so that the
+// cached decoder is checked with strings left by earlier inputs.
+var beliefStrings StringCache
+
 func checkSameBelief(t *testing.T, data []byte) {
 	t.Helper()
 	want, wantErr := referenceBelief(data)
 	store := make([]float64, 0, 4)
-	for _, cov := range []func(int) []float64{nil, func(n int) []float64 {
+	reused := func(n int) []float64 {
 		if n > cap(store) {
 			store = make([]float64, n)
 		}
 		return store[:n]
-	}} {
-		got, err := DecodeBelief(data, cov)
+	}
+	for i, cov := range []func(int) []float64{nil, reused, reused} {
+		var got decisions.Belief
+		var err error
+		if i < 2 {
+			got, err = DecodeBelief(data, cov)
+		} else {
+			got, err = DecodeBeliefCached(data, cov, &beliefStrings)
+		}
 		if (err == nil) != (wantErr == nil) || (err != nil && err.Error() != wantErr.Error()) {
 			t.Fatalf("DecodeBelief(%d bytes): error %v, reference %v", len(data), err, wantErr)
 		}

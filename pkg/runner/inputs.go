@@ -312,12 +312,13 @@ func decodeBelief() DecodeFunc {
 }
 
 func decodeBeliefInto() DecodeIntoFunc {
+	var strs ros2msg.StringCache // the goal's metadata repeats
 	return func(data []byte, arrivalNs int64, s *Scratch, out *Decoded) error {
 		var cov func(int) []float64
 		if s != nil {
 			cov = s.Floats
 		}
-		b, err := ros2msg.DecodeBelief(data, cov)
+		b, err := ros2msg.DecodeBeliefCached(data, cov, &strs)
 		if err != nil {
 			return err
 		}
