@@ -63,7 +63,8 @@ func openAudit(path string, cfg nodeconfig.Config, sopts runner.SessionOptions, 
 			return nil, audit.VerifyOptions{}, "", err
 		}
 		vopts := audit.VerifyOptions{Inputs: inputs, DecisionsTopic: decisionsT, Loop: loop, ActionsTopic: actionsT,
-			Executors: sopts.Executors, Enable: sopts.Enable, TargetVehicle: sopts.TargetVehicle}
+			Executors: sopts.Executors, Enable: sopts.Enable, TargetVehicle: sopts.TargetVehicle,
+			Lifecycle: sopts.Lifecycle, LifecycleFromEvents: sopts.LifecycleFromEvents}
 		if lib != bag.DefaultLibrary && !strings.HasPrefix(lib, bag.DefaultLibrary+";") {
 			// Another recorder (rosbag2) logged at its own receive times.
 			vopts.ReceiptTimeSkew = audit.RecorderTimeSkew

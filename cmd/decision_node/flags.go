@@ -129,6 +129,9 @@ func (f *decisionFlags) session() (nodeconfig.Config, runner.SessionOptions, err
 	if err != nil {
 		return cfg, sopts, &exitError{code: exitUsage, err: err}
 	}
+	// A recording with the node's transition events was made by a managed
+	// node: follow them even when the configuration does not say so.
+	sopts.LifecycleFromEvents = true
 	return cfg, sopts, nil
 }
 

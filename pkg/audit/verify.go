@@ -74,6 +74,10 @@ type VerifyOptions struct {
 	// times are its arrival times; a recorder such as rosbag2 logs at its
 	// own receive time, later by its latency (RecorderTimeSkew).
 	ReceiptTimeSkew time.Duration
+	// Lifecycle and LifecycleFromEvents are the recording host's managed
+	// lifecycle, as runner.SessionOptions takes them: the re-decision
+	// follows the recorded transition events as the node did.
+	Lifecycle, LifecycleFromEvents bool
 }
 
 // RecorderTimeSkew is the receipt time skew accepted for recordings
@@ -266,7 +270,8 @@ func newVerifier(opts VerifyOptions) (*verifier, error) {
 		lo := opts.Loop
 		lo.Policy = p
 		s, err := runner.NewSession(runner.SessionOptions{Inputs: opts.Inputs, Loop: lo,
-			Executors: opts.Executors, Enable: opts.Enable, TargetVehicle: opts.TargetVehicle})
+			Executors: opts.Executors, Enable: opts.Enable, TargetVehicle: opts.TargetVehicle,
+			Lifecycle: opts.Lifecycle, LifecycleFromEvents: opts.LifecycleFromEvents})
 		if err != nil {
 			return nil, fmt.Errorf("verify: policy %s: %w", p.ID(), err)
 		}

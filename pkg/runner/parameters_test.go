@@ -183,3 +183,58 @@ func decisionsOf(s *Session) uint64 {
 	c := s.Runner().Counters()
 	return c.DecisionsTotal()
 }
+
+// TestSessionLifecycleFromEvents: replay and verify follow a recording's
+// transition events from the first one on, without being told the node
+// was managed.
+func TestSessionLifecycleFromEvents(t *testing.T) {
+	const topic = "/decision_node/transition_event"
+	inputs := DefaultInputs()
+	for i := range inputs {
+		if inputs[i].Key == KeyTransitionEvent {
+			inputs[i].Topic = topic
+		}
+	}
+	s, err := NewSession(SessionOptions{Inputs: inputs, LifecycleFromEvents: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	feed := func(topic string, at int64, data []byte) {
+		t.Helper()
+		if err := s.Feed(topic, at, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	beliefCDR := func(stamp int64) []byte {
+		w := ros2msg.BeliefToWire(&[]BeliefEvent{{Belief: belief(stamp)}}[0].Belief)
+		data, err := w.MarshalCDR()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	feed("/state/nav", 0, beliefCDR(1000))
+	if err := s.End(1); err != nil {
+		t.Fatal(err)
+	}
+	if n := decisionsOf(s); n != 1 || !s.Active() {
+		t.Fatalf("before any transition event: %d decided, active %v; want 1, true", n, s.Active())
+	}
+	feed(topic, 2, lifecycleCDR(t, 3))  // active
+	feed(topic, 3, lifecycleCDR(t, 14)) // deactivating
+	feed("/state/nav", 4, beliefCDR(2000))
+	if err := s.End(5); err != nil {
+		t.Fatal(err)
+	}
+	if n := decisionsOf(s); n != 1 || s.Active() || s.Stats().Inactive != 1 {
+		t.Fatalf("after deactivating: %d decided, active %v, %d ignored; want 1, false, 1", n, s.Active(), s.Stats().Inactive)
+	}
+	feed(topic, 6, lifecycleCDR(t, 3))
+	feed("/state/nav", 7, beliefCDR(3000))
+	if err := s.End(8); err != nil {
+		t.Fatal(err)
+	}
+	if n := decisionsOf(s); n != 2 {
+		t.Fatalf("active again: %d decided, want 2", n)
+	}
+}

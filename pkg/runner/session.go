@@ -101,6 +101,13 @@ type SessionOptions struct {
 	// nothing is decided or executed. Without it the session is always
 	// active and ignores transition events.
 	Lifecycle bool
+	// LifecycleFromEvents, without Lifecycle, makes the session managed
+	// from the first transition event on: active until then, it follows
+	// the events after it. It is for replay and verify, whose recording
+	// says whether the node was managed (only a managed node publishes on
+	// its transition event topic); a live node never sets it, so that no
+	// other publisher can stop it.
+	LifecycleFromEvents bool
 }
 
 // Session drives serialized messages through the whole decision path:
@@ -120,6 +127,7 @@ type Session struct {
 	// lifecycle: the session follows transition events; active: it
 	// decides (always, without lifecycle).
 	lifecycle, active bool
+	fromEvents        bool
 
 	pumpScratch []EvidenceEvent
 	// scratch and decoded hold the message being fed: the Loop copies what
@@ -151,8 +159,9 @@ func NewSession(opts SessionOptions) (*Session, error) {
 		dec:    NewDecoder(opts.Inputs),
 		loop:   loop,
 
-		lifecycle: opts.Lifecycle,
-		active:    !opts.Lifecycle,
+		lifecycle:  opts.Lifecycle,
+		active:     !opts.Lifecycle,
+		fromEvents: opts.LifecycleFromEvents,
 	}
 	s.runner = NewRunner(RunnerOptions{ExpectedPolicyID: loop.PolicyID(), TargetVehicle: opts.TargetVehicle, Clock: s.Now})
 	for _, e := range opts.Executors {
@@ -244,7 +253,8 @@ func (s *Session) Apply(topic string, ev Event, decodeErr error) error {
 		return decodeErr
 	}
 	if le, ok := ev.(LifecycleEvent); ok {
-		if s.lifecycle {
+		if s.lifecycle || s.fromEvents {
+			s.lifecycle = true
 			s.active = le.Active()
 		}
 		return nil
