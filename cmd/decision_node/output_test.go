@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ghost-robotics/ghost/pkg/audit"
 )
 
 func TestOutputsNeverReplaceTheInputOrNonRegularFiles(t *testing.T) {
@@ -179,6 +182,23 @@ func assertNoPartialFiles(t *testing.T, dir string) {
 	for _, e := range entries {
 		if strings.Contains(e.Name(), ".partial-") {
 			t.Errorf("left behind: %s", e.Name())
+		}
+	}
+}
+
+// TestAuditSummaryReceiptSkew: receipts matched at another time (a
+// recorder's log times) are counted in the summary, with the largest gap.
+func TestAuditSummaryReceiptSkew(t *testing.T) {
+	for _, skewed := range []uint64{0, 33} {
+		r := &audit.AuditReport{Actions: map[string]uint64{"sent": 6}, ReceiptTimeSkewed: skewed, ReceiptTimeSkewMaxNs: 426121}
+		var b strings.Builder
+		printAuditSummary(&b, "rec.mcap", r)
+		got := slices.ContainsFunc(strings.Split(b.String(), "\n"), func(l string) bool {
+			f := strings.Fields(l)
+			return len(f) > 7 && strings.Join(f[:4], " ") == "matched with another time" && f[4] == "33" && f[7] == "426.121µs"
+		})
+		if got != (skewed > 0) {
+			t.Errorf("skewed %d: summary\n%s", skewed, b.String())
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/audit"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
@@ -120,6 +121,10 @@ func printAuditSummary(w io.Writer, path string, r *audit.AuditReport) {
 		fmt.Fprintln(tw, "action receipts\t\t")
 		for _, k := range slices.Sorted(maps.Keys(r.Actions)) {
 			fmt.Fprintf(tw, "  %s\t%d\t\n", k, r.Actions[k])
+		}
+		if r.ReceiptTimeSkewed > 0 {
+			fmt.Fprintf(tw, "  matched with another time\t%d\t(at most %s apart: the recorder's log times)\n",
+				r.ReceiptTimeSkewed, time.Duration(r.ReceiptTimeSkewMaxNs))
 		}
 	}
 	if n := len(r.Undecided); n > 0 {
