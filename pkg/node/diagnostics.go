@@ -139,7 +139,7 @@ func (n *node) diagnostics(now time.Time) ros2msg.DiagnosticArray {
 	n.clockDiagnostics(kv, &status)
 
 	return ros2msg.DiagnosticArray{
-		Header: ros2msg.RosHeader{Stamp: rosTime(n.stampTime(now))},
+		Header: ros2msg.RosHeader{Stamp: ros2msg.RosTimeOf(n.stampTime(now))},
 		Status: []ros2msg.DiagnosticStatus{status},
 	}
 }
@@ -157,17 +157,4 @@ func (n *node) publishDiagnostics(now time.Time) {
 		n.stats.diagnosticsErrors++
 		n.warn("diagnostics", "cannot publish diagnostics", "err", err)
 	}
-}
-
-// rosTime converts a wall time to builtin_interfaces/Time, whose int32
-// seconds end in 2038; times outside saturate.
-func rosTime(t time.Time) ros2msg.RosTime {
-	ns := t.UnixNano()
-	switch {
-	case ns < 0:
-		return ros2msg.RosTime{}
-	case ns/1e9 > 1<<31-1:
-		return ros2msg.RosTime{Sec: 1<<31 - 1, Nanosec: 999999999}
-	}
-	return ros2msg.RosTime{Sec: int32(ns / 1e9), Nanosec: uint32(ns % 1e9)}
 }

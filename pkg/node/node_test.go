@@ -626,8 +626,8 @@ func TestRosTime(t *testing.T) {
 		{time.Unix(-5, 0), ros2msg.RosTime{}},
 		{time.Unix(math.MaxInt32+10, 0), ros2msg.RosTime{Sec: math.MaxInt32, Nanosec: 999999999}},
 	} {
-		if got := rosTime(tt.in); got != tt.want {
-			t.Errorf("rosTime(%v) = %+v, want %+v", tt.in, got, tt.want)
+		if got := ros2msg.RosTimeOf(tt.in); got != tt.want {
+			t.Errorf("ros2msg.RosTimeOf(%v) = %+v, want %+v", tt.in, got, tt.want)
 		}
 	}
 }
@@ -663,7 +663,7 @@ func TestDiagnosticsKeys(t *testing.T) {
 	if a.Status[0].Name != "decision_node: decisions" || a.Status[0].HardwareID != "/decision_node" {
 		t.Errorf("status name %q hardware id %q", a.Status[0].Name, a.Status[0].HardwareID)
 	}
-	if a.Header.Stamp != rosTime(base) {
+	if a.Header.Stamp != ros2msg.RosTimeOf(base) {
 		t.Errorf("header stamp %+v", a.Header.Stamp)
 	}
 }

@@ -235,7 +235,7 @@ func TestWallTimeIgnoresClock(t *testing.T) {
 	if _, _, ok := h.ft.Subscription(rosclock.Topic); ok {
 		t.Error("/clock subscribed with use_sim_time false")
 	}
-	if value(t, d, "clock") != "wall" || d.Header.Stamp != rosTime(base) {
+	if value(t, d, "clock") != "wall" || d.Header.Stamp != ros2msg.RosTimeOf(base) {
 		t.Errorf("wall clock diagnostics: stamp %+v %+v", d.Header.Stamp, d.Status[0].Values)
 	}
 	if err := h.shutdown(); err != nil {

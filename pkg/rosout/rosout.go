@@ -214,7 +214,7 @@ func (h *Handler) Handle(_ context.Context, r slog.Record) error {
 		return nil
 	}
 	m := ros2msg.RosLog{
-		Stamp: rosTime(now()),
+		Stamp: ros2msg.RosTimeOf(now()),
 		Level: Level(r.Level),
 		Name:  c.name,
 		Msg:   h.text(r),
@@ -343,17 +343,4 @@ func truncate(s string, n int) string {
 		cut--
 	}
 	return s[:cut] + mark
-}
-
-// rosTime converts t to builtin_interfaces/Time, saturating outside the
-// int32 seconds ROS time has.
-func rosTime(t time.Time) ros2msg.RosTime {
-	ns := t.UnixNano()
-	switch {
-	case ns < 0:
-		return ros2msg.RosTime{}
-	case ns/1e9 > 1<<31-1:
-		return ros2msg.RosTime{Sec: 1<<31 - 1, Nanosec: 999999999}
-	}
-	return ros2msg.RosTime{Sec: int32(ns / 1e9), Nanosec: uint32(ns % 1e9)}
 }
