@@ -32,30 +32,25 @@ const (
 // Compression selects how a Recorder compresses chunks.
 type Compression string
 
-// Chunk compressions.
+// Chunk compressions. Zstd runs at its fastest level: on ghost's messages
+// it compresses about as well as the default level at a fraction of the CPU.
 const (
-	// CompressionZstd is zstd at its fastest level: on ghost's messages it
-	// compresses about as well as the default level at a fraction of the CPU.
 	CompressionZstd Compression = "zstd"
-	CompressionLZ4  Compression = "lz4" // LZ4 frames
-	// CompressionNone stores chunks uncompressed (an empty compression field).
-	CompressionNone Compression = "none"
+	CompressionLZ4  Compression = "lz4"  // LZ4 frames
+	CompressionNone Compression = "none" // an empty compression field
 )
 
 // Defaults of RecorderOptions.
 const (
-	// DefaultChunkSize bounds a chunk to 1 MiB of uncompressed records:
-	// small enough that a crash loses little and a reader needs little memory,
-	// large enough that per-chunk index overhead stays below 0.1 %.
+	// DefaultChunkSize (uncompressed): a crash loses little and a reader
+	// needs little memory, yet the index overhead stays below 0.1 %.
 	DefaultChunkSize = 1 << 20
-	// DefaultChunkSpan closes a chunk once it covers one second of log time,
-	// so that a low-rate topic such as /decisions does not sit in memory for
-	// minutes before it reaches the disk.
+	// DefaultChunkSpan keeps a low-rate topic such as /decisions from sitting
+	// in memory for minutes before it reaches the disk.
 	DefaultChunkSpan = time.Second
 	// DefaultLibrary is the library string written into the MCAP header.
 	DefaultLibrary = "ghost"
-	// chunkLanes is the number of chunk compressors. Chunks are written in
-	// dispatch order: the file depends only on the calls made.
+	// Chunks are written in dispatch order whatever the lanes' timing.
 	chunkLanes       = 2
 	maxBatchPrealloc = 4 << 20 // bounds the buffer reserved up front for a chunk
 	// msgRecordHeader: opcode, length, channel ID, sequence, log and publish time.
@@ -64,11 +59,8 @@ const (
 
 // Errors of the Recorder. Callers branch on them with errors.Is.
 var (
-	ErrRecorderClosed = errors.New("recorder closed")
-	// ErrUnknownChannel: Write on a channel the Recorder did not hand out.
-	ErrUnknownChannel = errors.New("unknown channel")
-	// ErrChannelConflict is returned by AddChannel for a topic that already
-	// has a channel with a different schema or QoS.
+	ErrRecorderClosed  = errors.New("recorder closed")
+	ErrUnknownChannel  = errors.New("unknown channel") // not handed out by this Recorder
 	ErrChannelConflict = errors.New("topic already recorded with a different schema or QoS")
 )
 
@@ -77,25 +69,21 @@ var (
 type RecorderOptions struct {
 	// Compression is the chunk compression; "" means CompressionZstd.
 	Compression Compression
-	// ChunkSize is the uncompressed size in bytes at which the open chunk is
-	// closed; 0 means DefaultChunkSize. A single larger message still makes
-	// one (larger) chunk.
+	// ChunkSize is the uncompressed size at which the open chunk is closed;
+	// 0 means DefaultChunkSize. A single larger message makes one chunk.
 	ChunkSize int64
-	// ChunkSpan is the log-time span at which the open chunk is closed,
-	// checked when a message is written; 0 means DefaultChunkSpan, a negative
-	// value disables the bound.
+	// ChunkSpan is the log-time span at which the open chunk is closed; 0
+	// means DefaultChunkSpan, a negative value disables the bound.
 	ChunkSpan time.Duration
 	// Library is the header's library field; "" means DefaultLibrary. The
 	// MCAP library version is appended either way.
 	Library string
-	// NoSync, for CreateRecording only, skips the fsync after every written
-	// chunk, so that a power loss may lose more than a crash. Close syncs.
+	// NoSync, for CreateRecording, skips the fsync after every chunk (a power
+	// loss may then lose more than a crash). Close syncs.
 	NoSync bool
-	// WaitChunks makes a Write that closes a chunk return only once that
-	// chunk is written (and, for CreateRecording, synced), so a crash loses
-	// at most the open chunk. Otherwise Write never waits for the
-	// compressors, and a crash may also lose the closed chunks still being
-	// compressed.
+	// WaitChunks makes a Write that closes a chunk return once that chunk is
+	// written (and synced), so a crash loses at most the open chunk rather
+	// than also the closed chunks still being compressed.
 	WaitChunks bool
 }
 
@@ -110,25 +98,16 @@ type RecorderStats struct {
 	Bytes    uint64
 }
 
-// Recorder writes a rosbag2-compatible MCAP recording: profile "ros2",
-// ros2msg schemas, CDR messages with offered_qos_profiles metadata, chunked
-// and compressed, with message indexes, chunk indexes, statistics, repeated
-// schemas and channels and summary offsets in the summary section, and CRCs.
+// Recorder writes a rosbag2-compatible MCAP recording, chunked, indexed and
+// with CRCs. Write appends to the open chunk; a closed chunk is compressed on
+// a lane while the next fills, and one output goroutine, the only user of the
+// mcap.Writer, writes the declarations made so far, the chunk and its
+// message indexes, then syncs. A crash loses the open chunk and, without
+// WaitChunks, the closed chunks not yet written (at most five); the rest
+// reads as a stream. Close writes the summary.
 //
-// Write only appends the message to the open chunk. A closed chunk is
-// compressed on a lane, in parallel with the next one; a single output
-// goroutine, the only user of the mcap.Writer, writes the declarations made
-// so far, then the chunk with its message indexes, then (CreateRecording)
-// syncs. An output error surfaces on a later call.
-//
-// A crash loses the open chunk and, unless WaitChunks is set, the closed
-// chunks not yet written (at most five, normally none); the file up to the
-// last written chunk reads with OpenRecording, as a stream. Close writes
-// the summary, so a closed recording is complete and indexed.
-//
-// A Recorder is safe for concurrent use; Close releases its goroutines.
-// After an output error every further call fails with that error: MCAP has
-// no way to resume a damaged stream.
+// A Recorder is safe for concurrent use. After an output error every call
+// fails with it: MCAP has no way to resume a damaged stream.
 type Recorder struct {
 	mu         sync.Mutex // guards the caller side
 	comp       mcap.CompressionFormat
@@ -194,40 +173,29 @@ type batch struct {
 
 // NewRecorder starts a recording on w; the caller closes w after Close.
 func NewRecorder(w io.Writer, opts RecorderOptions) (*Recorder, error) {
-	r, err := newRecorder(w, opts)
-	if err != nil {
-		return nil, err
-	}
-	r.start()
-	return r, nil
+	return newRecorder(w, nil, opts)
 }
 
 // CreateRecording creates the file path (which must not exist: a recording
-// is never overwritten) and starts a recording in it. This bare .mcap file
-// is what `ros2 bag info` and `ros2 bag play` read with MCAP storage; no
-// metadata.yaml or directory is needed. Close syncs and closes the file.
+// is never overwritten) and starts a recording in it, a bare .mcap file that
+// `ros2 bag info` and `ros2 bag play` read. Close syncs and closes the file.
 func CreateRecording(path string, opts RecorderOptions) (*Recorder, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("create recording: %w", err)
 	}
-	r, err := newRecorder(f, opts)
-	if err == nil {
-		// The header is on disk at once, so even an interrupted recording
-		// is recognisable as MCAP.
-		err = f.Sync()
-	}
+	r, err := newRecorder(f, f, opts)
 	if err != nil {
 		_ = f.Close()
 		_ = os.Remove(path)
 		return nil, fmt.Errorf("create recording %s: %w", path, err)
 	}
-	r.file, r.name, r.sync = f, "recording "+path, !opts.NoSync
-	r.start()
 	return r, nil
 }
 
-func newRecorder(out io.Writer, opts RecorderOptions) (*Recorder, error) {
+// newRecorder writes the header to out and starts the lanes and the output
+// goroutine; file, if set, is out, synced after the header and every chunk.
+func newRecorder(out io.Writer, file *os.File, opts RecorderOptions) (*Recorder, error) {
 	r := &Recorder{schemaIDs: make(map[schemaKey]uint16), topics: make(map[string]ChannelID), name: "recording",
 		chunkSize: cmp.Or(opts.ChunkSize, DefaultChunkSize), waitChunks: opts.WaitChunks}
 	comp, ok := map[Compression]mcap.CompressionFormat{"": mcap.CompressionZSTD, CompressionZstd: mcap.CompressionZSTD,
@@ -251,12 +219,14 @@ func newRecorder(out io.Writer, opts RecorderOptions) (*Recorder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("write mcap header: %w", err)
 	}
+	if file != nil {
+		// An interrupted recording is still recognisable as MCAP.
+		if err := file.Sync(); err != nil {
+			return nil, err
+		}
+		r.file, r.name, r.sync = file, "recording "+file.Name(), !opts.NoSync
+	}
 	r.w, r.bytes = w, w.Offset()
-	return r, nil
-}
-
-// start launches the lanes and the output goroutine.
-func (r *Recorder) start() {
 	r.progress = sync.NewCond(&r.progMu)
 	r.queue = make(chan *batch, 2*chunkLanes)
 	r.free = make(chan *batch, 3*chunkLanes+1)
@@ -274,6 +244,7 @@ func (r *Recorder) start() {
 	}
 	r.open = r.newBatch()
 	go r.output()
+	return r, nil
 }
 
 func (r *Recorder) newBatch() *batch {
@@ -284,14 +255,10 @@ func (r *Recorder) newBatch() *batch {
 	}
 }
 
-// AddChannel declares a topic with its message type and returns the channel
-// to Write to. schemaName is the ROS type ("ghost/msg/DecisionRationale",
-// "diagnostic_msgs/msg/DiagnosticArray"), schemaText the complete ros2msg
-// schema text. Each distinct schema gets one schema record however many
-// channels share it (once in the data section, once in the summary). qos
-// are the publishers' offered profiles, recorded as rosbag2 does (none
-// gives "[]"). Adding the same topic again with the same schema and QoS
-// returns the existing channel; with another, ErrChannelConflict.
+// AddChannel declares a topic with its ROS type ("pkg/msg/Type"), complete
+// ros2msg schema text and offered QoS profiles, and returns the channel to
+// Write to. Channels with one schema share its record. The same topic again
+// returns its channel, or ErrChannelConflict if the schema or QoS differ.
 func (r *Recorder) AddChannel(topic, schemaName, schemaText string, qos ...ros2.QoSProfile) (ChannelID, error) {
 	switch {
 	case topic == "":
@@ -332,21 +299,15 @@ func (r *Recorder) AddChannel(topic, schemaName, schemaText string, qos ...ros2.
 		}})
 	}
 	id := ChannelID(len(r.channels) + 1)
-	r.decls = append(r.decls, decl{channel: &mcap.Channel{
-		ID:              uint16(id),
-		SchemaID:        schemaID,
-		Topic:           topic,
-		MessageEncoding: MessageEncodingCDR,
-		Metadata:        map[string]string{MetadataOfferedQoS: qosText},
-	}})
+	r.decls = append(r.decls, decl{channel: &mcap.Channel{ID: uint16(id), SchemaID: schemaID, Topic: topic,
+		MessageEncoding: MessageEncodingCDR, Metadata: map[string]string{MetadataOfferedQoS: qosText}}})
 	r.channels = append(r.channels, recChannel{topic: topic, schemaName: schemaName, schemaText: schemaText, qos: qosText})
 	r.topics[topic] = id
 	return id, nil
 }
 
-// AddMessageChannel is AddChannel for a ghost message type, named "Decision",
-// "ghost/Decision" or "ghost/msg/Decision": the schema name and text come
-// from package msg.
+// AddMessageChannel is AddChannel for a ghost message type ("Decision",
+// "ghost/Decision" or "ghost/msg/Decision"), its schema from package msg.
 func (r *Recorder) AddMessageChannel(topic, msgType string, qos ...ros2.QoSProfile) (ChannelID, error) {
 	text, err := msg.SchemaText(msgType)
 	if err != nil {
@@ -355,12 +316,10 @@ func (r *Recorder) AddMessageChannel(topic, msgType string, qos ...ros2.QoSProfi
 	return r.AddChannel(topic, msg.SchemaName(msgType), text, qos...)
 }
 
-// Write records one serialized (CDR) message on channel ch. logTime is the
-// receive time and publishTime the send time, both in nanoseconds; each
-// channel numbers its messages 1, 2, ... in the sequence field. Write copies
-// data and does not retain it. It allocates nothing per message in steady
-// state; it blocks only when the lanes fall behind. An error from writing
-// an earlier chunk is returned here.
+// Write records one CDR message on channel ch with its receive (log) and
+// send (publish) times in nanoseconds, numbered per channel from 1. It copies
+// data, allocates nothing in steady state, blocks only when the lanes fall
+// behind, and returns an error from writing an earlier chunk.
 func (r *Recorder) Write(ch ChannelID, logTime, publishTime uint64, data []byte) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -390,24 +349,19 @@ func (r *Recorder) Write(ch ChannelID, logTime, publishTime uint64, data []byte)
 	b.recs = le.AppendUint64(b.recs, publishTime)
 	b.recs = append(b.recs, data...)
 
-	if int64(len(b.recs)) >= r.chunkSize || (r.chunkSpan > 0 && b.last-b.first >= r.chunkSpan) {
+	if int64(len(b.recs)) < r.chunkSize && (r.chunkSpan == 0 || b.last-b.first < r.chunkSpan) {
+		return nil
+	}
+	if !r.waitChunks {
 		r.dispatch()
-		if r.waitChunks {
-			target := r.seq
-			r.mu.Unlock()
-			r.waitWritten(target)
-			r.mu.Lock()
-			if err := r.failed(); err != nil {
-				return fmt.Errorf("write on %s: %w", clip(c.topic), err)
-			}
-		}
+	} else if err := r.flushLocked(); err != nil {
+		return fmt.Errorf("write on %s: %w", clip(c.topic), err)
 	}
 	return nil
 }
 
-// dispatch hands the open chunk to lane seq mod chunkLanes and queues it
-// for the output in the same order. It blocks while the pipeline is full.
-// Called with mu held, so the lanes see the batches in dispatch order.
+// dispatch hands the open chunk to a lane and queues it for the output, in
+// the same order since mu is held. It blocks while the pipeline is full.
 func (r *Recorder) dispatch() {
 	b := r.open
 	if len(b.recs) == 0 {
@@ -442,14 +396,8 @@ func (r *Recorder) seal(c *compressor, b *batch) error {
 	if r.comp != mcap.CompressionNone {
 		b.out = records
 	}
-	b.chunk = mcap.Chunk{
-		MessageStartTime: b.first,
-		MessageEndTime:   b.last,
-		UncompressedSize: uint64(len(b.recs)),
-		UncompressedCRC:  crc,
-		Compression:      string(r.comp),
-		Records:          records,
-	}
+	b.chunk = mcap.Chunk{MessageStartTime: b.first, MessageEndTime: b.last, UncompressedSize: uint64(len(b.recs)),
+		UncompressedCRC: crc, Compression: string(r.comp), Records: records}
 	return nil
 }
 
@@ -539,24 +487,26 @@ func (r *Recorder) usable() error {
 // time, what a crash can lose.
 func (r *Recorder) Flush() error {
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.closed {
-		r.mu.Unlock()
 		return ErrRecorderClosed
 	}
+	return r.flushLocked()
+}
+
+// flushLocked dispatches the open chunk and waits, with mu released, until
+// every dispatched chunk is written. Called with mu held.
+func (r *Recorder) flushLocked() error {
 	r.dispatch()
 	target := r.seq
 	r.mu.Unlock()
-	r.waitWritten(target)
-	return r.failed()
-}
-
-// waitWritten waits until the first n dispatched chunks are written.
-func (r *Recorder) waitWritten(n uint64) {
 	r.progMu.Lock()
-	defer r.progMu.Unlock()
-	for r.written < n {
+	for r.written < target {
 		r.progress.Wait()
 	}
+	r.progMu.Unlock()
+	r.mu.Lock()
+	return r.failed()
 }
 
 // Stats returns the Recorder's counters.
