@@ -22,34 +22,30 @@ import (
 
 // Errors of the recording reader. Callers branch on them with errors.Is.
 var (
-	// ErrNotMCAP: the input does not start with the MCAP magic bytes.
-	ErrNotMCAP = errors.New("not an MCAP file")
-	// ErrTruncated is wrapped by every *TruncatedError: the recording cannot
-	// be read past some offset (it ends early, or is damaged there). Every
-	// message before that point has been returned.
+	ErrNotMCAP = errors.New("not an MCAP file") // no MCAP magic at the start
+	// ErrTruncated is matched by every *TruncatedError.
 	ErrTruncated = errors.New("recording truncated or damaged")
-	// ErrReaderLimit is wrapped when a record, chunk or set of overlapping
-	// chunks exceeds ReaderOptions' memory bounds.
+	// ErrReaderLimit: a record, chunk or set of overlapping chunks exceeds
+	// ReaderOptions' memory bounds.
 	ErrReaderLimit = errors.New("exceeds reader limits")
-	// ErrInconsistentSummary is returned at the end of an indexed read when
-	// the chunks held other message counts than the summary's statistics.
+	// ErrInconsistentSummary ends an indexed read whose chunks held other
+	// message counts than the summary's statistics.
 	ErrInconsistentSummary = errors.New("summary statistics disagree with the chunks")
 
-	// ErrUnsupportedEncoding is wrapped by a ChannelProblem whose schema
-	// encoding is not ros2msg or whose message encoding is not cdr.
+	// ErrUnsupportedEncoding: a ChannelProblem's encodings are neither
+	// ros2msg/cdr nor in ReaderOptions.Encodings.
 	ErrUnsupportedEncoding = errors.New("unsupported encoding")
-	// ErrUnexpectedSchema is wrapped by a ChannelProblem whose schema is not
-	// the one the caller expects on its topic.
+	// ErrUnexpectedSchema: a ChannelProblem's schema is not the expected one.
 	ErrUnexpectedSchema = errors.New("unexpected schema")
-	// ErrBadChannel is wrapped by a ChannelProblem for a channel that is
-	// undeclared, redeclared differently, or refers to an unknown schema.
+	// ErrBadChannel: a ChannelProblem's channel is undeclared, redeclared
+	// differently or refers to an unknown schema.
 	ErrBadChannel = errors.New("malformed channel")
 )
 
-// TruncatedError says where reading stopped: at byte Offset (the file size
-// for a file that ends early), where Record ("chunk", "record header",
-// "footer", ...) was expected, because of Err (io.ErrUnexpectedEOF, a CRC or
-// decompression error, ErrReaderLimit, ...). It matches ErrTruncated.
+// TruncatedError says where reading stopped, every message before having
+// been returned: at byte Offset (the file size for a file that ends early),
+// where Record ("chunk", "record header", "footer", ...) was expected,
+// because of Err (io.ErrUnexpectedEOF, a CRC error, ErrReaderLimit, ...).
 type TruncatedError struct {
 	Offset int64
 	Record string
@@ -69,48 +65,37 @@ func (e *TruncatedError) Unwrap() error { return e.Err }
 
 // Defaults of ReaderOptions.
 const (
-	// DefaultMaxChunkSize is the largest decompressed chunk, and the largest
-	// record, a Reader accepts: 64 times the Recorder's default chunk size.
-	DefaultMaxChunkSize = 64 << 20
-	// DefaultMaxBuffered bounds the decompressed chunks an indexed read holds
-	// at once to put chunks that overlap in log time into order.
-	DefaultMaxBuffered = 256 << 20
+	DefaultMaxChunkSize = 64 << 20  // 64 times the Recorder's default chunk
+	DefaultMaxBuffered  = 256 << 20 // for chunks that overlap in log time
 )
 
-// ReaderOptions configure a Reader. The zero value reads every topic with
+// ReaderOptions configure a Reader; the zero value reads every topic with
 // the default memory bounds.
 type ReaderOptions struct {
 	// Topics limits reading to these topics; nil reads all. Channels on other
 	// topics are neither returned nor checked.
 	Topics []string
-	// Schemas maps a topic to the schema name expected on it, as
-	// "pkg/msg/Type" or "pkg/Type". A channel on a listed topic with another
-	// schema is reported as a ChannelProblem and its messages are skipped.
+	// Schemas maps a topic to the schema name expected on it ("pkg/msg/Type"
+	// or "pkg/Type"); another schema there is a ChannelProblem.
 	Schemas map[string]string
-	// CheckSchema, if set, is called with each channel's schema name and
-	// text (e.g. msg.CheckSchema); an error is reported as a ChannelProblem
-	// wrapping ErrUnexpectedSchema.
+	// CheckSchema, if set, checks each channel's schema name and text (e.g.
+	// msg.CheckSchema); an error is a ChannelProblem (ErrUnexpectedSchema).
 	CheckSchema func(schemaName, schemaText string) error
-	// OnProblem, if set, is called once per ChannelProblem when it is found,
-	// before any later message is returned (see also Problems).
+	// OnProblem, if set, is called with each ChannelProblem when found,
+	// before any later message is returned.
 	OnProblem func(ChannelProblem)
-	// MaxChunkSize is the largest record and the largest decompressed chunk
-	// accepted, in bytes, and the most bytes of schemas and channels held;
-	// 0 means DefaultMaxChunkSize. Every decompressor (zstd, lz4) stops at
-	// the smaller of this and the chunk's declared uncompressed size, so a
-	// chunk never costs more, whatever its payload expands to. Attachments
-	// are skipped, never loaded, whatever their size.
+	// MaxChunkSize bounds, in bytes, a record, a decompressed chunk and the
+	// schemas and channels held; 0 means DefaultMaxChunkSize. Decompression
+	// stops at the smaller of this and the chunk's declared size.
 	MaxChunkSize int64
-	// MaxBuffered bounds the decompressed bytes of chunks an indexed read
-	// holds at once; 0 means DefaultMaxBuffered. Files written in log-time
-	// order (rosbag2, Recorder) never hold more than one chunk.
+	// MaxBuffered bounds the decompressed chunks an indexed read holds at
+	// once; 0 means DefaultMaxBuffered. Files written in log-time order
+	// need one chunk.
 	MaxBuffered int64
 	// Stream forces a streaming read in file order even of an indexed file.
 	Stream bool
-	// Encodings are the (schema encoding, message encoding) pairs accepted
-	// besides ROS 2's ("ros2msg", "cdr"), e.g. {"", "json"} for JSON
-	// recordings whose schemas carry only a name. A channel with any other
-	// pair is reported as a ChannelProblem.
+	// Encodings are the (schema, message) encoding pairs accepted besides
+	// ("ros2msg", "cdr"), e.g. {"", "json"} for JSON recordings.
 	Encodings []Encoding
 }
 
@@ -134,10 +119,8 @@ type Channel struct {
 }
 
 // ChannelProblem reports a channel whose messages the Reader does not
-// return: Err, naming the offending value, wraps ErrUnsupportedEncoding,
-// ErrUnexpectedSchema or ErrBadChannel; Skipped counts the messages not
-// returned so far. Of a message on an undeclared channel, only Channel.ID
-// is set.
+// return: Err names the offending value; Skipped counts the messages not
+// returned so far. An undeclared channel has only Channel.ID set.
 type ChannelProblem struct {
 	Channel Channel
 	Err     error
@@ -156,15 +139,10 @@ type Message struct {
 	Data []byte
 }
 
-// Reader reads a ROS 2 MCAP recording message by message, in memory
-// bounded by ReaderOptions (an indexed read also keeps the chunk index, 32
-// bytes a chunk). A file with a summary holding chunk indexes is read
-// through it in log-time order (ties in file order) and its statistics are
-// checked at the end; any other file (unchunked, truncated, from a crashed
-// writer) is read as a stream in file order, up to the damage, then a
-// *TruncatedError. A chunk whose CRC fails returns none of its messages.
-//
-// A Reader is not safe for concurrent use.
+// Reader reads a ROS 2 MCAP recording message by message in bounded memory:
+// through its chunk index in log-time order (ties in file order), then
+// checking the statistics, or, without a usable summary, as a stream in file
+// order up to the damage. A Reader is not safe for concurrent use.
 type Reader struct {
 	opts             ReaderOptions
 	path             string
@@ -303,10 +281,9 @@ func (r *Reader) Library() string { return r.library }
 // order) rather than as a stream (file order).
 func (r *Reader) Indexed() bool { return r.ra != nil }
 
-// MessageCount returns how many messages the read will return, from the
-// file's statistics (for progress reports): the messages of the channels
-// read, those outside ReaderOptions.Topics and those with a reported
-// problem left out. It is 0 when unknown (a stream read).
+// MessageCount returns, for progress reports, how many messages an indexed
+// read will return by the statistics, leaving out the channels not read or
+// with a problem; 0 when unknown (a stream read).
 func (r *Reader) MessageCount() uint64 {
 	var n uint64
 	if r.stats != nil {
@@ -319,9 +296,8 @@ func (r *Reader) MessageCount() uint64 {
 	return n
 }
 
-// Channels returns the channels known so far, by ID: all of them for an
-// indexed read, those met so far for a stream read. Channels outside
-// ReaderOptions.Topics are left out.
+// Channels returns the channels read and known so far (all of them in an
+// indexed read), by ID.
 func (r *Reader) Channels() []Channel {
 	out := make([]Channel, 0, len(r.channels))
 	for _, id := range slices.Sorted(maps.Keys(r.channels)) {
@@ -368,23 +344,15 @@ func (r *Reader) Messages() iter.Seq2[Message, error] {
 }
 
 // Next returns the next message, or io.EOF after the last one. Any other
-// error ends the read: a *TruncatedError (ErrTruncated) says where, after
-// every message before that point was returned. Messages on channels with a
-// ChannelProblem are skipped and counted, not returned.
+// error ends the read; a *TruncatedError says where. Messages on channels
+// with a ChannelProblem are skipped and counted.
 func (r *Reader) Next() (Message, error) {
 	for r.err == nil {
 		ok, err := r.step()
 		if ok {
-			cs := r.channels[r.msg.ChannelID]
-			return Message{
-				Topic:       cs.ch.Topic,
-				SchemaName:  cs.ch.SchemaName,
-				ChannelID:   r.msg.ChannelID,
-				Sequence:    r.msg.Sequence,
-				LogTime:     r.msg.LogTime,
-				PublishTime: r.msg.PublishTime,
-				Data:        r.msg.Data,
-			}, nil
+			m, ch := &r.msg, &r.channels[r.msg.ChannelID].ch
+			return Message{Topic: ch.Topic, SchemaName: ch.SchemaName, ChannelID: m.ChannelID, Sequence: m.Sequence,
+				LogTime: m.LogTime, PublishTime: m.PublishTime, Data: m.Data}, nil
 		}
 		r.err = err
 		if r.path != "" && err != nil && err != io.EOF {
@@ -394,11 +362,9 @@ func (r *Reader) Next() (Message, error) {
 	return Message{}, r.err
 }
 
-// step takes one step of the read: it reports true when r.msg holds a
-// message to return. The next message is the earliest in log time among
-// the loaded chunks (the first loaded on ties), unless the next indexed
-// chunk may hold an earlier one; with no chunk loaded a stream read reads
-// the next record.
+// step reports true when r.msg holds a message to return: the earliest in
+// log time among the loaded chunks (the first loaded on ties), unless the
+// next indexed chunk may hold an earlier one.
 func (r *Reader) step() (bool, error) {
 	var c *loadedChunk
 	for _, a := range r.active {
@@ -439,21 +405,15 @@ func (r *Reader) streamRecord() (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	damaged := func(err error) error { return &TruncatedError{Offset: start, Record: op.String(), Err: err} }
+	deliver := false
 	switch {
 	case op == mcap.OpSchema || op == mcap.OpChannel:
-		// Of the summary, only declarations matter to a stream read:
-		// channels without messages appear nowhere else.
-		if err := r.declare(op, body); err != nil {
-			return false, damaged(err)
-		}
+		// Of the summary, only declarations matter: channels without
+		// messages appear nowhere else.
+		err = r.declare(op, body)
 	case r.dataEnded && op != mcap.OpFooter:
 	case op == mcap.OpMessage:
-		deliver, err := r.account(body)
-		if err != nil {
-			return false, damaged(err)
-		}
-		return deliver, nil
+		deliver, err = r.account(body)
 	case op == mcap.OpChunk:
 		return false, r.load(start, body)
 	case op == mcap.OpDataEnd:
@@ -461,25 +421,27 @@ func (r *Reader) streamRecord() (bool, error) {
 	case op == mcap.OpFooter:
 		return false, r.expectEnd()
 	case op == mcap.OpHeader:
-		return false, damaged(errors.New("second header record"))
+		err = errors.New("second header record")
 	}
-	return false, nil
+	if err != nil {
+		return false, &TruncatedError{start, op.String(), err}
+	}
+	return deliver, nil
 }
 
 // expectEnd checks the closing magic after the footer.
 func (r *Reader) expectEnd() error {
 	magic := make([]byte, len(mcap.Magic))
 	n, err := io.ReadFull(r.rr.br, magic)
-	if err == nil && bytes.Equal(magic, mcap.Magic) {
+	switch {
+	case err == nil && bytes.Equal(magic, mcap.Magic):
 		return io.EOF
-	}
-	switch err {
-	case nil:
+	case err == nil:
 		err = fmt.Errorf("found % x", magic[:n])
-	case io.EOF:
+	case err == io.EOF:
 		err = io.ErrUnexpectedEOF
 	}
-	return &TruncatedError{Offset: r.rr.pos, Record: "closing magic", Err: err}
+	return &TruncatedError{r.rr.pos, "closing magic", err}
 }
 
 // recordReader reads top-level records, bounding their length and skipping
@@ -502,12 +464,11 @@ func (rr *recordReader) next(atEnd string) (mcap.OpCode, []byte, error) {
 			if n > 0 {
 				atEnd = "record header"
 			}
-			return 0, nil, &TruncatedError{Offset: start, Record: atEnd, Err: io.ErrUnexpectedEOF}
+			return 0, nil, &TruncatedError{start, atEnd, io.ErrUnexpectedEOF}
 		}
 		rr.pos += 9
-		op := mcap.OpCode(hdr[0])
-		length := binary.LittleEndian.Uint64(hdr[1:])
-		fail := func(err error) error { return &TruncatedError{Offset: start, Record: op.String(), Err: err} }
+		op, length := mcap.OpCode(hdr[0]), binary.LittleEndian.Uint64(hdr[1:])
+		fail := func(err error) error { return &TruncatedError{start, op.String(), err} }
 		if op == mcap.OpAttachment {
 			var n int64
 			if length <= 1<<62 {
@@ -524,12 +485,11 @@ func (rr *recordReader) next(atEnd string) (mcap.OpCode, []byte, error) {
 		if uint64(cap(rr.buf)) < length {
 			rr.buf = make([]byte, length)
 		}
-		body := rr.buf[:length]
-		n, err = io.ReadFull(rr.br, body)
+		n, err = io.ReadFull(rr.br, rr.buf[:length])
 		if rr.pos += int64(n); err != nil {
 			return 0, nil, fail(fmt.Errorf("%w: %d of %d bytes", io.ErrUnexpectedEOF, n, length))
 		}
-		return op, body, nil
+		return op, rr.buf[:length], nil
 	}
 }
 
@@ -543,7 +503,7 @@ func (r *Reader) load(at int64, body []byte) error {
 	}
 	c.ents, c.next = c.ents[:0], 0
 	if err := r.decodeChunk(body, c); err != nil {
-		return &TruncatedError{Offset: at, Record: "chunk", Err: err}
+		return &TruncatedError{at, "chunk", err}
 	}
 	if len(c.ents) == 0 {
 		r.spare = append(r.spare, c)
@@ -578,17 +538,17 @@ func (r *Reader) decodeChunk(body []byte, c *loadedChunk) error {
 		off += 9 + int(length)
 		switch op {
 		case mcap.OpSchema, mcap.OpChannel:
-			if err := r.declare(op, rec); err != nil {
-				return err
-			}
+			err = r.declare(op, rec)
 		case mcap.OpMessage:
-			if deliver, err := r.account(rec); err != nil {
-				return err
-			} else if deliver {
+			var deliver bool
+			if deliver, err = r.account(rec); deliver {
 				c.ents = append(c.ents, msgEntry{logTime: r.msg.LogTime, off: off - int(length), end: off})
 			}
 		case mcap.OpChunk:
-			return errors.New("nested chunk")
+			err = errors.New("nested chunk")
+		}
+		if err != nil {
+			return err
 		}
 	}
 	return nil
@@ -608,8 +568,7 @@ func (r *Reader) account(body []byte) (bool, error) {
 		if _, ign := r.ignored[id]; ign {
 			return false, nil
 		}
-		cs = &chanState{ch: Channel{ID: id}}
-		r.channels[id] = cs
+		cs = r.addState(Channel{ID: id})
 		r.report(cs, fmt.Errorf("%w: message on undeclared channel %d", ErrBadChannel, id))
 	}
 	if cs.problem != nil {
@@ -619,9 +578,9 @@ func (r *Reader) account(body []byte) (bool, error) {
 	return true, nil
 }
 
-// declare handles a schema or channel record. Declarations are counted
-// against MaxChunkSize, so that a file cannot make the reader hold
-// unbounded schemas and channels.
+// declare handles a schema or channel record, counting the bytes held
+// against MaxChunkSize so that a file cannot make the reader hold unbounded
+// declarations.
 func (r *Reader) declare(op mcap.OpCode, body []byte) error {
 	var n int
 	var err error
@@ -639,20 +598,19 @@ func (r *Reader) declare(op mcap.OpCode, body []byte) error {
 // addSchema returns the bytes it holds anew.
 func (r *Reader) addSchema(body []byte) (int, error) {
 	s, err := mcap.ParseSchema(body)
-	if err != nil {
+	switch {
+	case err != nil:
 		return 0, err
-	}
-	if s.ID == 0 {
+	case s.ID == 0:
 		return 0, errors.New("schema with ID 0")
+	case r.schemas[s.ID] == nil:
+		r.schemas[s.ID] = s
+		return len(s.Name) + len(s.Encoding) + len(s.Data), nil
 	}
-	if old, ok := r.schemas[s.ID]; ok {
-		if old.Name != s.Name || old.Encoding != s.Encoding || !bytes.Equal(old.Data, s.Data) {
-			return 0, fmt.Errorf("schema %d redeclared as %s (was %s)", s.ID, clip(s.Name), clip(old.Name))
-		}
-		return 0, nil
+	if old := r.schemas[s.ID]; old.Name != s.Name || old.Encoding != s.Encoding || !bytes.Equal(old.Data, s.Data) {
+		return 0, fmt.Errorf("schema %d redeclared as %s (was %s)", s.ID, clip(s.Name), clip(old.Name))
 	}
-	r.schemas[s.ID] = s
-	return len(s.Name) + len(s.Encoding) + len(s.Data), nil
+	return 0, nil
 }
 
 // addChannel returns the bytes it holds anew. A channel ID redeclared as
@@ -683,9 +641,7 @@ func (r *Reader) addChannel(body []byte) (int, error) {
 	wanted := r.opts.Topics == nil || slices.Contains(r.opts.Topics, c.Topic)
 	if topic, ok := r.ignored[c.ID]; ok {
 		if topic != c.Topic && wanted {
-			cs := &chanState{ch: ch}
-			r.channels[c.ID] = cs
-			r.report(cs, redeclared(clip(topic)))
+			r.report(r.addState(ch), redeclared(clip(topic)))
 		}
 		return 0, nil
 	}
@@ -700,12 +656,17 @@ func (r *Reader) addChannel(body []byte) (int, error) {
 	if q, ok := c.Metadata[MetadataOfferedQoS]; ok {
 		ch.QoS, ch.QoSErr = ros2.ParseOfferedQoSProfiles(q)
 	}
-	cs := &chanState{ch: ch}
-	r.channels[c.ID] = cs
+	cs := r.addState(ch)
 	if err := r.check(c, s); err != nil {
 		r.report(cs, err)
 	}
 	return n, nil
+}
+
+func (r *Reader) addState(ch Channel) *chanState {
+	cs := &chanState{ch: ch}
+	r.channels[ch.ID] = cs
+	return cs
 }
 
 // check applies the ROS 2 profile rules and the caller's expectations.
@@ -748,10 +709,9 @@ func SameMessageType(a, b string) bool {
 }
 
 func canonicalType(s string) string {
-	if pkg, rest, ok := strings.Cut(s, "/"); ok {
-		if name, ok := strings.CutPrefix(rest, "msg/"); ok && !strings.Contains(name, "/") {
-			return pkg + "/" + name
-		}
+	pkg, rest, _ := strings.Cut(s, "/")
+	if name, ok := strings.CutPrefix(rest, "msg/"); ok && !strings.Contains(name, "/") {
+		return pkg + "/" + name
 	}
 	return s
 }
