@@ -18,10 +18,8 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/ros2"
 )
 
-// Recording format constants of the rosbag2 MCAP storage plugin (and of the
-// MCAP "ros2" profile): the header profile, the encodings of .msg schemas
-// and of serialized messages, and the channel metadata key holding the
-// publishers' QoS profiles (see ros2.OfferedQoSProfilesYAML).
+// Format constants of rosbag2's MCAP storage: header profile, schema and
+// message encodings, and the metadata key of the offered QoS profiles.
 const (
 	ProfileROS2           = "ros2"
 	SchemaEncodingROS2Msg = "ros2msg"
@@ -42,14 +40,13 @@ const (
 
 // Defaults of RecorderOptions.
 const (
-	// DefaultChunkSize (uncompressed): a crash loses little and a reader
-	// needs little memory, yet the index overhead stays below 0.1 %.
+	// DefaultChunkSize (uncompressed) loses little in a crash and costs
+	// readers little memory, with under 0.1 % of index overhead.
 	DefaultChunkSize = 1 << 20
-	// DefaultChunkSpan keeps a low-rate topic such as /decisions from sitting
-	// in memory for minutes before it reaches the disk.
+	// DefaultChunkSpan keeps a low-rate topic (/decisions) off the disk for
+	// no more than a second.
 	DefaultChunkSpan = time.Second
-	// DefaultLibrary is the library string written into the MCAP header.
-	DefaultLibrary = "ghost"
+	DefaultLibrary   = "ghost" // the MCAP header's library string
 	// Chunks are written in dispatch order whatever the lanes' timing.
 	chunkLanes       = 2
 	maxBatchPrealloc = 4 << 20 // bounds the buffer reserved up front for a chunk
@@ -59,13 +56,12 @@ const (
 
 // Errors of the Recorder. Callers branch on them with errors.Is.
 var (
-	ErrRecorderClosed  = errors.New("recorder closed")
+	ErrRecorderClosed  = errors.New("recorder closed") // Close was called
 	ErrUnknownChannel  = errors.New("unknown channel") // not handed out by this Recorder
 	ErrChannelConflict = errors.New("topic already recorded with a different schema or QoS")
 )
 
-// RecorderOptions configure a Recorder. The zero value is a good default:
-// zstd, 1 MiB / 1 s chunks, fsync after every chunk, Write never waits.
+// RecorderOptions configure a Recorder; the zero value is a good default.
 type RecorderOptions struct {
 	// Compression is the chunk compression; "" means CompressionZstd.
 	Compression Compression
@@ -75,11 +71,10 @@ type RecorderOptions struct {
 	// ChunkSpan is the log-time span at which the open chunk is closed; 0
 	// means DefaultChunkSpan, a negative value disables the bound.
 	ChunkSpan time.Duration
-	// Library is the header's library field; "" means DefaultLibrary. The
-	// MCAP library version is appended either way.
+	// Library is the header's library field, before the mcap version; ""
+	// means DefaultLibrary.
 	Library string
-	// NoSync, for CreateRecording, skips the fsync after every chunk (a power
-	// loss may then lose more than a crash). Close syncs.
+	// NoSync skips CreateRecording's fsync after every chunk; Close syncs.
 	NoSync bool
 	// WaitChunks makes a Write that closes a chunk return once that chunk is
 	// written (and synced), so a crash loses at most the open chunk rather
@@ -90,8 +85,8 @@ type RecorderOptions struct {
 // ChannelID identifies a channel of a Recorder. Zero is never a valid ID.
 type ChannelID uint16
 
-// RecorderStats are counters of a Recorder, for diagnostics: messages
-// accepted by Write, chunks and bytes written to the output.
+// RecorderStats count the messages Write accepted and the chunks and bytes
+// written.
 type RecorderStats struct {
 	Messages uint64
 	Chunks   uint32
@@ -117,7 +112,7 @@ type Recorder struct {
 	schemaIDs  map[schemaKey]uint16
 	channels   []recChannel // index = ChannelID-1
 	topics     map[string]ChannelID
-	decls      []decl // schema and channel records, append-only
+	decls      []decl // append-only
 	messages   uint64
 	open       *batch
 	seq        uint64 // batches dispatched
@@ -151,11 +146,8 @@ type recChannel struct {
 	count                              uint64 // messages written; the sequence field wraps
 }
 
-// decl is a schema or a channel record.
-type decl struct {
-	schema  *mcap.Schema
-	channel *mcap.Channel
-}
+// decl writes a schema or a channel record.
+type decl func(*mcap.Writer) error
 
 // batch is one chunk on its way through the pipeline.
 type batch struct {
@@ -193,8 +185,8 @@ func CreateRecording(path string, opts RecorderOptions) (*Recorder, error) {
 	return r, nil
 }
 
-// newRecorder writes the header to out and starts the lanes and the output
-// goroutine; file, if set, is out, synced after the header and every chunk.
+// newRecorder writes the header and starts the lanes and the output; file,
+// if set, is out.
 func newRecorder(out io.Writer, file *os.File, opts RecorderOptions) (*Recorder, error) {
 	r := &Recorder{schemaIDs: make(map[schemaKey]uint16), topics: make(map[string]ChannelID), name: "recording",
 		chunkSize: cmp.Or(opts.ChunkSize, DefaultChunkSize), waitChunks: opts.WaitChunks}
@@ -210,8 +202,7 @@ func newRecorder(out io.Writer, file *os.File, opts RecorderOptions) (*Recorder,
 	if opts.ChunkSpan >= 0 {
 		r.chunkSpan = uint64(cmp.Or(opts.ChunkSpan, DefaultChunkSpan))
 	}
-	// Not Chunked: schema and channel records go straight to the data
-	// section; chunks come whole from the lanes.
+	// Not Chunked: chunks come whole from the lanes.
 	w, err := mcap.NewWriter(out, &mcap.WriterOptions{IncludeCRC: true, OverrideLibrary: true})
 	if err == nil {
 		err = w.WriteHeader(&mcap.Header{Profile: ProfileROS2, Library: cmp.Or(opts.Library, DefaultLibrary) + "; mcap go " + mcap.Version})
@@ -249,10 +240,8 @@ func newRecorder(out io.Writer, file *os.File, opts RecorderOptions) (*Recorder,
 
 func (r *Recorder) newBatch() *batch {
 	// Reserving the chunk's size up front spares the append doublings.
-	return &batch{
-		ready: make(chan struct{}, 1),
-		recs:  make([]byte, 0, min(r.chunkSize, maxBatchPrealloc)+msgRecordHeader+64),
-	}
+	recs := make([]byte, 0, min(r.chunkSize, maxBatchPrealloc)+msgRecordHeader+64)
+	return &batch{ready: make(chan struct{}, 1), recs: recs}
 }
 
 // AddChannel declares a topic with its ROS type ("pkg/msg/Type"), complete
@@ -294,13 +283,13 @@ func (r *Recorder) AddChannel(topic, schemaName, schemaText string, qos ...ros2.
 	if !ok { // a schema per channel at most: the channel bound covers its ID
 		schemaID = uint16(len(r.schemaIDs) + 1)
 		r.schemaIDs[key] = schemaID
-		r.decls = append(r.decls, decl{schema: &mcap.Schema{
-			ID: schemaID, Name: schemaName, Encoding: SchemaEncodingROS2Msg, Data: []byte(schemaText),
-		}})
+		s := &mcap.Schema{ID: schemaID, Name: schemaName, Encoding: SchemaEncodingROS2Msg, Data: []byte(schemaText)}
+		r.decls = append(r.decls, func(w *mcap.Writer) error { return w.WriteSchema(s) })
 	}
 	id := ChannelID(len(r.channels) + 1)
-	r.decls = append(r.decls, decl{channel: &mcap.Channel{ID: uint16(id), SchemaID: schemaID, Topic: topic,
-		MessageEncoding: MessageEncodingCDR, Metadata: map[string]string{MetadataOfferedQoS: qosText}}})
+	c := &mcap.Channel{ID: uint16(id), SchemaID: schemaID, Topic: topic,
+		MessageEncoding: MessageEncodingCDR, Metadata: map[string]string{MetadataOfferedQoS: qosText}}
+	r.decls = append(r.decls, func(w *mcap.Writer) error { return w.WriteChannel(c) })
 	r.channels = append(r.channels, recChannel{topic: topic, schemaName: schemaName, schemaText: schemaText, qos: qosText})
 	r.topics[topic] = id
 	return id, nil
@@ -450,13 +439,7 @@ func (r *Recorder) writeChunk(b *batch) error {
 // declare writes the schema and channel records of decls not yet written.
 func (r *Recorder) declare(decls []decl) error {
 	for ; r.declared < len(decls); r.declared++ {
-		var err error
-		if d := decls[r.declared]; d.schema != nil {
-			err = r.w.WriteSchema(d.schema)
-		} else {
-			err = r.w.WriteChannel(d.channel)
-		}
-		if err != nil {
+		if err := decls[r.declared](r.w); err != nil {
 			return fmt.Errorf("%s: write declarations at byte %d: %w", r.name, r.w.Offset(), err)
 		}
 	}
@@ -472,8 +455,7 @@ func (r *Recorder) failed() error {
 	return nil
 }
 
-// usable reports why the Recorder cannot take records, if it cannot.
-// Called with mu held.
+// usable reports why the Recorder cannot take records. Called with mu held.
 func (r *Recorder) usable() error {
 	if r.closed {
 		return ErrRecorderClosed
@@ -481,10 +463,9 @@ func (r *Recorder) usable() error {
 	return r.failed()
 }
 
-// Flush closes the open chunk and waits until every chunk is written to
-// the output (and, for CreateRecording, synced). It returns the first
-// output error, if any. A host may call it on a timer to bound, in wall
-// time, what a crash can lose.
+// Flush closes the open chunk and waits until every chunk is written (and
+// synced), returning the first output error. A host may call it on a timer
+// to bound, in wall time, what a crash can lose.
 func (r *Recorder) Flush() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -518,11 +499,9 @@ func (r *Recorder) Stats() RecorderStats {
 	return RecorderStats{Messages: r.messages, Chunks: r.chunks, Bytes: r.bytes}
 }
 
-// Close writes the open chunk and the summary section and, for
-// CreateRecording, syncs and closes the file. It is idempotent: later calls
-// return the first call's result. After an output error Close still closes
-// the file and returns that error; the file then ends at the last complete
-// chunk.
+// Close writes the open chunk and the summary, and syncs and closes the file
+// of CreateRecording (also after an output error, which it returns). Later
+// calls return the first call's result.
 func (r *Recorder) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -554,8 +533,8 @@ func (r *Recorder) Close() error {
 	return err
 }
 
-// finish declares the channels no chunk needed, sets the statistics the
-// Writer cannot know (it never saw the messages) and writes the summary.
+// finish declares the channels no chunk needed, sets the statistics of the
+// messages the Writer never saw and writes the summary.
 func (r *Recorder) finish() error {
 	if err := r.declare(r.decls); err != nil {
 		return err
