@@ -14,18 +14,14 @@ import (
 	"github.com/foxglove/mcap/go/mcap"
 )
 
-// Indexed mode: the summary's chunk index, read chunk by chunk in log-time
-// order, merging chunks that overlap within ReaderOptions.MaxBuffered.
-
 // chunkRef is what an indexed read keeps of a chunk index record.
 type chunkRef struct {
 	start, offset, length, size uint64 // message start time, chunk offset, record length, uncompressed size
 }
 
-// tryIndex switches to indexed reading when the file ends with a footer
-// whose summary holds chunk indexes (or says there are no messages). A
-// missing or unreadable summary leaves the Reader streaming: a stream read
-// meets the same damage and says where.
+// tryIndex switches to indexed reading when the summary holds chunk indexes
+// (or says there are no messages). Otherwise the stream read meets the same
+// damage and says where.
 func (r *Reader) tryIndex(ra io.ReaderAt, size int64) {
 	const tail = 9 + 20 + 8 // footer record + closing magic
 	footerAt := size - tail

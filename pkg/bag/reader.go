@@ -42,9 +42,8 @@ var (
 	ErrBadChannel = errors.New("malformed channel")
 )
 
-// TruncatedError says where reading stopped, every message before having
-// been returned: at byte Offset (the file size for a file that ends early),
-// where Record ("chunk", "record header", "footer", ...) was expected,
+// TruncatedError says where reading stopped, after every message before:
+// at byte Offset, where Record ("chunk", "footer", ...) was expected,
 // because of Err (io.ErrUnexpectedEOF, a CRC error, ErrReaderLimit, ...).
 type TruncatedError struct {
 	Offset int64
@@ -72,8 +71,7 @@ const (
 // ReaderOptions configure a Reader; the zero value reads every topic with
 // the default memory bounds.
 type ReaderOptions struct {
-	// Topics limits reading to these topics; nil reads all. Channels on other
-	// topics are neither returned nor checked.
+	// Topics limits reading (and checking) to these topics; nil reads all.
 	Topics []string
 	// Schemas maps a topic to the schema name expected on it ("pkg/msg/Type"
 	// or "pkg/Type"); another schema there is a ChannelProblem.
@@ -89,8 +87,7 @@ type ReaderOptions struct {
 	// stops at the smaller of this and the chunk's declared size.
 	MaxChunkSize int64
 	// MaxBuffered bounds the decompressed chunks an indexed read holds at
-	// once; 0 means DefaultMaxBuffered. Files written in log-time order
-	// need one chunk.
+	// once; 0 means DefaultMaxBuffered.
 	MaxBuffered int64
 	// Stream forces a streaming read in file order even of an indexed file.
 	Stream bool
@@ -111,9 +108,8 @@ type Channel struct {
 	SchemaName, SchemaEncoding string
 	SchemaText                 string // complete, as stored
 	Metadata                   map[string]string
-	// QoS are the offered QoS profiles from the metadata; nil when absent,
-	// empty or unparsable. QoSErr is the parse error, which does not stop
-	// the channel from being read.
+	// QoS are the offered QoS profiles from the metadata, nil when absent or
+	// unparsable (QoSErr, which does not stop the read).
 	QoS    []ros2.QoSProfile
 	QoSErr error
 }
@@ -134,8 +130,7 @@ type Message struct {
 	Sequence          uint32
 	LogTime           uint64
 	PublishTime       uint64
-	// Data is the serialized message. It is valid until the next call of
-	// Next (or the next iteration of Messages); copy it to keep it.
+	// Data is the serialized message, valid until the next message is read.
 	Data []byte
 }
 
@@ -220,12 +215,8 @@ func NewReader(src io.Reader, opts ReaderOptions) (*Reader, error) {
 }
 
 func newReader(src io.Reader, opts ReaderOptions) (*Reader, error) {
-	if opts.MaxChunkSize <= 0 {
-		opts.MaxChunkSize = DefaultMaxChunkSize
-	}
-	if opts.MaxBuffered <= 0 {
-		opts.MaxBuffered = DefaultMaxBuffered
-	}
+	opts.MaxChunkSize = cmp.Or(max(opts.MaxChunkSize, 0), DefaultMaxChunkSize)
+	opts.MaxBuffered = cmp.Or(max(opts.MaxBuffered, 0), DefaultMaxBuffered)
 	r := &Reader{
 		opts:     opts,
 		schemas:  make(map[uint16]*mcap.Schema),
@@ -237,11 +228,10 @@ func newReader(src io.Reader, opts ReaderOptions) (*Reader, error) {
 	size := int64(-1)
 	ra, isRA := src.(io.ReaderAt)
 	if sk, ok := src.(io.Seeker); ok && isRA {
-		end, err := sk.Seek(0, io.SeekEnd)
-		if err != nil {
+		var err error
+		if size, err = sk.Seek(0, io.SeekEnd); err != nil {
 			return nil, fmt.Errorf("find size: %w", err)
 		}
-		size = end
 		src = io.NewSectionReader(ra, 0, size)
 	}
 	r.rr = recordReader{br: bufio.NewReaderSize(src, 64<<10), max: opts.MaxChunkSize}
@@ -277,8 +267,7 @@ func (r *Reader) Profile() string { return r.profile }
 // Library returns the header's library string, naming the writer.
 func (r *Reader) Library() string { return r.library }
 
-// Indexed reports whether the file is read through its index (log-time
-// order) rather than as a stream (file order).
+// Indexed reports whether the file is read through its index.
 func (r *Reader) Indexed() bool { return r.ra != nil }
 
 // MessageCount returns, for progress reports, how many messages an indexed
@@ -306,8 +295,7 @@ func (r *Reader) Channels() []Channel {
 	return out
 }
 
-// Problems returns the channel problems found so far, in the order found,
-// with their current skip counts.
+// Problems returns the channel problems found so far, in order.
 func (r *Reader) Problems() []ChannelProblem {
 	out := make([]ChannelProblem, len(r.problems))
 	for i, p := range r.problems {
@@ -330,8 +318,7 @@ func (r *Reader) Close() error {
 	return nil
 }
 
-// Messages iterates over the messages with Next; a read error is yielded
-// once, with a zero Message, and ends it.
+// Messages iterates with Next; a read error is yielded once and ends it.
 func (r *Reader) Messages() iter.Seq2[Message, error] {
 	return func(yield func(Message, error) bool) {
 		for {
@@ -493,9 +480,8 @@ func (rr *recordReader) next(atEnd string) (mcap.OpCode, []byte, error) {
 	}
 }
 
-// load decodes the chunk record at offset at. Declarations take effect at
-// once; the messages of returned channels are kept, sorted by log time for
-// an indexed read, in a chunk added to r.active.
+// load decodes the chunk record at offset at into a chunk of r.active, its
+// messages sorted by log time for an indexed read.
 func (r *Reader) load(at int64, body []byte) error {
 	c := &loadedChunk{}
 	if n := len(r.spare); n > 0 {
@@ -555,8 +541,7 @@ func (r *Reader) decodeChunk(body []byte, c *loadedChunk) error {
 }
 
 // account parses a message record into r.msg, counts it, and reports
-// whether its channel is returned; it counts the message as skipped on a
-// problem channel.
+// whether its channel is returned.
 func (r *Reader) account(body []byte) (bool, error) {
 	if err := r.msg.PopulateFrom(body, false); err != nil {
 		return false, err
@@ -578,9 +563,8 @@ func (r *Reader) account(body []byte) (bool, error) {
 	return true, nil
 }
 
-// declare handles a schema or channel record, counting the bytes held
-// against MaxChunkSize so that a file cannot make the reader hold unbounded
-// declarations.
+// declare handles a schema or channel record; the bytes held count against
+// MaxChunkSize.
 func (r *Reader) declare(op mcap.OpCode, body []byte) error {
 	var n int
 	var err error
@@ -613,9 +597,8 @@ func (r *Reader) addSchema(body []byte) (int, error) {
 	return 0, nil
 }
 
-// addChannel returns the bytes it holds anew. A channel ID redeclared as
-// another topic, schema or encoding is reported, never silently remapped,
-// whether or not either topic is read.
+// addChannel returns the bytes it holds anew. A channel ID redeclared
+// differently is reported, never remapped, whether or not either is read.
 func (r *Reader) addChannel(body []byte) (int, error) {
 	c, err := mcap.ParseChannel(body)
 	if err != nil {
