@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/foxglove/mcap/go/mcap"
-
 	"github.com/ghost-robotics/ghost/msg"
 	"github.com/ghost-robotics/ghost/pkg/ros2"
 )
@@ -71,9 +70,6 @@ type RecorderOptions struct {
 	// ChunkSpan is the log-time span at which the open chunk is closed; 0
 	// means DefaultChunkSpan, a negative value disables the bound.
 	ChunkSpan time.Duration
-	// Library is the header's library field, before the mcap version; ""
-	// means DefaultLibrary.
-	Library string
 	// NoSync skips CreateRecording's fsync after every chunk; Close syncs.
 	NoSync bool
 	// WaitChunks makes a Write that closes a chunk return once that chunk is
@@ -93,16 +89,9 @@ type RecorderStats struct {
 	Bytes    uint64
 }
 
-// Recorder writes a rosbag2-compatible MCAP recording, chunked, indexed and
-// with CRCs. Write appends to the open chunk; a closed chunk is compressed on
-// a lane while the next fills, and one output goroutine, the only user of the
-// mcap.Writer, writes the declarations made so far, the chunk and its
-// message indexes, then syncs. A crash loses the open chunk and, without
-// WaitChunks, the closed chunks not yet written (at most five); the rest
-// reads as a stream. Close writes the summary.
-//
-// A Recorder is safe for concurrent use. After an output error every call
-// fails with it: MCAP has no way to resume a damaged stream.
+// Recorder writes a rosbag2-compatible MCAP recording; it is safe for
+// concurrent use. After an output error every call fails with it: MCAP has
+// no way to resume a damaged stream.
 type Recorder struct {
 	mu         sync.Mutex // guards the caller side
 	comp       mcap.CompressionFormat
@@ -119,12 +108,12 @@ type Recorder struct {
 	closed     bool
 	closeErr   error
 
-	lanes []chan *batch
+	lanes chan *batch // to the lanes' compressors, in any order
 	queue chan *batch // batches in dispatch order, for the output goroutine
 	free  chan *batch
 	done  chan struct{} // closed when the output goroutine ends
 
-	// output side: the output goroutine's until done, then Close's
+	// the output goroutine's until done, then Close's
 	w        *mcap.Writer
 	file     *os.File
 	name     string // of the output, in errors
@@ -155,10 +144,9 @@ type batch struct {
 	recs        []byte // the chunk's message records, uncompressed
 	first, last uint64 // log-time bounds
 
-	chunk mcap.Chunk // from the lane, Records pointing into out or recs
-	out   []byte     // compressed records
-	// index is by channel ID, reused; the Writer skips the empty ones.
-	index []*mcap.MessageIndex
+	chunk mcap.Chunk           // from the lane, Records pointing into out or recs
+	out   []byte               // compressed records
+	index []*mcap.MessageIndex // by channel ID, reused; the Writer skips the empty ones
 	err   error
 	ready chan struct{} // signalled by the lane
 }
@@ -168,9 +156,8 @@ func NewRecorder(w io.Writer, opts RecorderOptions) (*Recorder, error) {
 	return newRecorder(w, nil, opts)
 }
 
-// CreateRecording creates the file path (which must not exist: a recording
-// is never overwritten) and starts a recording in it, a bare .mcap file that
-// `ros2 bag info` and `ros2 bag play` read. Close syncs and closes the file.
+// CreateRecording starts a recording in a new file path (a recording is
+// never overwritten) that `ros2 bag info` and `ros2 bag play` read.
 func CreateRecording(path string, opts RecorderOptions) (*Recorder, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
@@ -185,8 +172,7 @@ func CreateRecording(path string, opts RecorderOptions) (*Recorder, error) {
 	return r, nil
 }
 
-// newRecorder writes the header and starts the lanes and the output; file,
-// if set, is out.
+// newRecorder writes the header and starts the pipeline; file, if set, is out.
 func newRecorder(out io.Writer, file *os.File, opts RecorderOptions) (*Recorder, error) {
 	r := &Recorder{schemaIDs: make(map[schemaKey]uint16), topics: make(map[string]ChannelID), name: "recording",
 		chunkSize: cmp.Or(opts.ChunkSize, DefaultChunkSize), waitChunks: opts.WaitChunks}
@@ -205,7 +191,7 @@ func newRecorder(out io.Writer, file *os.File, opts RecorderOptions) (*Recorder,
 	// Not Chunked: chunks come whole from the lanes.
 	w, err := mcap.NewWriter(out, &mcap.WriterOptions{IncludeCRC: true, OverrideLibrary: true})
 	if err == nil {
-		err = w.WriteHeader(&mcap.Header{Profile: ProfileROS2, Library: cmp.Or(opts.Library, DefaultLibrary) + "; mcap go " + mcap.Version})
+		err = w.WriteHeader(&mcap.Header{Profile: ProfileROS2, Library: DefaultLibrary + "; mcap go " + mcap.Version})
 	}
 	if err != nil {
 		return nil, fmt.Errorf("write mcap header: %w", err)
@@ -222,12 +208,11 @@ func newRecorder(out io.Writer, file *os.File, opts RecorderOptions) (*Recorder,
 	r.queue = make(chan *batch, 2*chunkLanes)
 	r.free = make(chan *batch, 3*chunkLanes+1)
 	r.done = make(chan struct{})
-	r.lanes = make([]chan *batch, chunkLanes)
-	for i := range r.lanes {
-		r.lanes[i] = make(chan *batch, 1)
+	r.lanes = make(chan *batch, chunkLanes)
+	for range chunkLanes {
 		go func() {
 			var c compressor
-			for b := range r.lanes[i] {
+			for b := range r.lanes {
 				b.err = r.seal(&c, b)
 				b.ready <- struct{}{}
 			}
@@ -244,10 +229,9 @@ func (r *Recorder) newBatch() *batch {
 	return &batch{ready: make(chan struct{}, 1), recs: recs}
 }
 
-// AddChannel declares a topic with its ROS type ("pkg/msg/Type"), complete
-// ros2msg schema text and offered QoS profiles, and returns the channel to
-// Write to. Channels with one schema share its record. The same topic again
-// returns its channel, or ErrChannelConflict if the schema or QoS differ.
+// AddChannel declares a topic with its ROS type ("pkg/msg/Type"), ros2msg
+// schema text and offered QoS profiles. The same topic again returns its
+// channel, or ErrChannelConflict if the schema or QoS differ.
 func (r *Recorder) AddChannel(topic, schemaName, schemaText string, qos ...ros2.QoSProfile) (ChannelID, error) {
 	switch {
 	case topic == "":
@@ -305,10 +289,9 @@ func (r *Recorder) AddMessageChannel(topic, msgType string, qos ...ros2.QoSProfi
 	return r.AddChannel(topic, msg.SchemaName(msgType), text, qos...)
 }
 
-// Write records one CDR message on channel ch with its receive (log) and
-// send (publish) times in nanoseconds, numbered per channel from 1. It copies
-// data, allocates nothing in steady state, blocks only when the lanes fall
-// behind, and returns an error from writing an earlier chunk.
+// Write records a copy of one CDR message on channel ch with its receive
+// (log) and send (publish) times in nanoseconds. It allocates nothing in
+// steady state and returns an error from writing an earlier chunk.
 func (r *Recorder) Write(ch ChannelID, logTime, publishTime uint64, data []byte) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -358,7 +341,7 @@ func (r *Recorder) dispatch() {
 	}
 	b.decls = r.decls[:len(r.decls):len(r.decls)] // append-only: a stable prefix
 	r.queue <- b
-	r.lanes[r.seq%chunkLanes] <- b
+	r.lanes <- b
 	r.seq++
 	select {
 	case r.open = <-r.free:
@@ -463,9 +446,8 @@ func (r *Recorder) usable() error {
 	return r.failed()
 }
 
-// Flush closes the open chunk and waits until every chunk is written (and
-// synced), returning the first output error. A host may call it on a timer
-// to bound, in wall time, what a crash can lose.
+// Flush writes (and syncs) every chunk, returning the first output error:
+// on a timer, it bounds in wall time what a crash can lose.
 func (r *Recorder) Flush() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -476,7 +458,7 @@ func (r *Recorder) Flush() error {
 }
 
 // flushLocked dispatches the open chunk and waits, with mu released, until
-// every dispatched chunk is written. Called with mu held.
+// it is written.
 func (r *Recorder) flushLocked() error {
 	r.dispatch()
 	target := r.seq
@@ -499,9 +481,8 @@ func (r *Recorder) Stats() RecorderStats {
 	return RecorderStats{Messages: r.messages, Chunks: r.chunks, Bytes: r.bytes}
 }
 
-// Close writes the open chunk and the summary, and syncs and closes the file
-// of CreateRecording (also after an output error, which it returns). Later
-// calls return the first call's result.
+// Close writes the open chunk and the summary, then syncs and closes the file
+// of CreateRecording; later calls return the first call's result.
 func (r *Recorder) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -511,9 +492,7 @@ func (r *Recorder) Close() error {
 	r.closed = true
 	r.dispatch()
 	close(r.queue)
-	for _, l := range r.lanes {
-		close(l)
-	}
+	close(r.lanes)
 	<-r.done
 	err := r.failed()
 	if err == nil {
@@ -533,8 +512,8 @@ func (r *Recorder) Close() error {
 	return err
 }
 
-// finish declares the channels no chunk needed, sets the statistics of the
-// messages the Writer never saw and writes the summary.
+// finish declares the channels no chunk needed and writes the summary with
+// the statistics of the messages the Writer never saw.
 func (r *Recorder) finish() error {
 	if err := r.declare(r.decls); err != nil {
 		return err
