@@ -14,16 +14,14 @@ import (
 	"github.com/pierrec/lz4/v4"
 )
 
-// compressor is one lane's chunk compressor: one synchronous call per
-// chunk costs less CPU than feeding a streaming encoder.
+// compressor is one lane's; a call per chunk costs less than streaming.
 type compressor struct {
 	zstd, zstdSmall *zstd.Encoder // for chunks from and below zstdSmallWindow
 	lz4             *lz4.Writer
 }
 
-// zstdSmallWindow is the window of the encoder of the usual chunks. A chunk
-// shorter than the window compresses to the same bytes as with the default
-// (8 MiB) window, whose encoder holds 16 MiB for the whole recording.
+// zstdSmallWindow: a shorter chunk compresses to the same bytes as with the
+// default 8 MiB window, whose encoder holds 16 MiB for the whole recording.
 const zstdSmallWindow = 2 << 20
 
 // compress returns src compressed (appended to dst, or src itself when
@@ -67,8 +65,8 @@ type chunkDecoder struct {
 	src     bytes.Reader
 }
 
-// decode returns the records of a chunk record body, in buf when it is
-// large enough, after checking its framing, its size and its CRC.
+// decode returns the checked records of a chunk record body, in buf if big
+// enough.
 func (d *chunkDecoder) decode(body, buf []byte) ([]byte, error) {
 	// The mcap library's parser and lexer trust the framing: a long
 	// compression field makes them slice out of range. Layout: start and
@@ -166,7 +164,7 @@ func (d *chunkDecoder) unlz4(records, out []byte) ([]byte, error) {
 	return out, nil
 }
 
-// maxQuoted caps the file-provided strings quoted in errors.
+// maxQuoted caps the file-provided strings that errors quote.
 const maxQuoted = 64
 
 // clip quotes s for an error message, cut to maxQuoted bytes.

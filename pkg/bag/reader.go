@@ -97,9 +97,7 @@ type ReaderOptions struct {
 }
 
 // Encoding is a pair of schema and message encodings.
-type Encoding struct {
-	Schema, Message string
-}
+type Encoding struct{ Schema, Message string }
 
 // Channel describes a recorded channel, with its schema from the file.
 type Channel struct {
@@ -114,9 +112,8 @@ type Channel struct {
 	QoSErr error
 }
 
-// ChannelProblem reports a channel whose messages the Reader does not
-// return: Err names the offending value; Skipped counts the messages not
-// returned so far. An undeclared channel has only Channel.ID set.
+// ChannelProblem reports a channel whose messages are skipped (Skipped so
+// far) because of Err. An undeclared channel has only Channel.ID set.
 type ChannelProblem struct {
 	Channel Channel
 	Err     error
@@ -134,14 +131,11 @@ type Message struct {
 	Data []byte
 }
 
-// Reader reads a ROS 2 MCAP recording message by message in bounded memory:
-// through its chunk index in log-time order (ties in file order), then
-// checking the statistics, or, without a usable summary, as a stream in file
-// order up to the damage. A Reader is not safe for concurrent use.
+// Reader reads a ROS 2 MCAP recording in log-time order through its index,
+// else in file order up to the damage. It is not safe for concurrent use.
 type Reader struct {
 	opts             ReaderOptions
-	path             string
-	file             *os.File
+	file             *os.File // of OpenRecording
 	profile, library string
 
 	schemas   map[uint16]*mcap.Schema
@@ -184,8 +178,7 @@ type msgEntry struct {
 	off, end int
 }
 
-// OpenRecording opens the MCAP file at path for reading. A file that is not
-// MCAP gives an error wrapping ErrNotMCAP. Close closes the file.
+// OpenRecording opens the MCAP file at path; Close closes it.
 func OpenRecording(path string, opts ReaderOptions) (*Reader, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -200,12 +193,12 @@ func OpenRecording(path string, opts ReaderOptions) (*Reader, error) {
 		_ = f.Close()
 		return nil, fmt.Errorf("open recording %s: %w", path, err)
 	}
-	r.file, r.path = f, path
+	r.file = f
 	return r, nil
 }
 
 // NewReader reads a recording from src, through its index when src is an
-// io.ReaderAt and io.Seeker. The Reader does not close src.
+// io.ReaderAt and io.Seeker.
 func NewReader(src io.Reader, opts ReaderOptions) (*Reader, error) {
 	r, err := newReader(src, opts)
 	if err != nil {
@@ -270,9 +263,8 @@ func (r *Reader) Library() string { return r.library }
 // Indexed reports whether the file is read through its index.
 func (r *Reader) Indexed() bool { return r.ra != nil }
 
-// MessageCount returns, for progress reports, how many messages an indexed
-// read will return by the statistics, leaving out the channels not read or
-// with a problem; 0 when unknown (a stream read).
+// MessageCount returns how many messages an indexed read will return by the
+// statistics, for progress reports; 0 when unknown.
 func (r *Reader) MessageCount() uint64 {
 	var n uint64
 	if r.stats != nil {
@@ -285,8 +277,7 @@ func (r *Reader) MessageCount() uint64 {
 	return n
 }
 
-// Channels returns the channels read and known so far (all of them in an
-// indexed read), by ID.
+// Channels returns the channels read and known so far, by ID.
 func (r *Reader) Channels() []Channel {
 	out := make([]Channel, 0, len(r.channels))
 	for _, id := range slices.Sorted(maps.Keys(r.channels)) {
@@ -312,7 +303,7 @@ func (r *Reader) Close() error {
 	if f := r.file; f != nil {
 		r.file = nil
 		if err := f.Close(); err != nil {
-			return fmt.Errorf("close recording %s: %w", r.path, err)
+			return fmt.Errorf("close recording %s: %w", f.Name(), err)
 		}
 	}
 	return nil
@@ -330,9 +321,8 @@ func (r *Reader) Messages() iter.Seq2[Message, error] {
 	}
 }
 
-// Next returns the next message, or io.EOF after the last one. Any other
-// error ends the read; a *TruncatedError says where. Messages on channels
-// with a ChannelProblem are skipped and counted.
+// Next returns the next message, or io.EOF after the last one; any other
+// error (a *TruncatedError says where) ends the read.
 func (r *Reader) Next() (Message, error) {
 	for r.err == nil {
 		ok, err := r.step()
@@ -342,16 +332,15 @@ func (r *Reader) Next() (Message, error) {
 				LogTime: m.LogTime, PublishTime: m.PublishTime, Data: m.Data}, nil
 		}
 		r.err = err
-		if r.path != "" && err != nil && err != io.EOF {
-			r.err = fmt.Errorf("recording %s: %w", r.path, err)
+		if r.file != nil && err != nil && err != io.EOF {
+			r.err = fmt.Errorf("recording %s: %w", r.file.Name(), err)
 		}
 	}
 	return Message{}, r.err
 }
 
-// step reports true when r.msg holds a message to return: the earliest in
-// log time among the loaded chunks (the first loaded on ties), unless the
-// next indexed chunk may hold an earlier one.
+// step reports true when r.msg holds the next message: the earliest loaded,
+// unless the next indexed chunk may hold an earlier one.
 func (r *Reader) step() (bool, error) {
 	var c *loadedChunk
 	for _, a := range r.active {
@@ -382,8 +371,7 @@ func (r *Reader) step() (bool, error) {
 // streamRecord reads the next record of a stream read.
 func (r *Reader) streamRecord() (bool, error) {
 	start := r.rr.pos
-	// A file that ends at a record boundary comes from a writer that never
-	// finished (crash, full disk) or a copy cut short.
+	// A file ending at a record boundary comes from a crashed writer.
 	atEnd := "data end or footer"
 	if r.dataEnded {
 		atEnd = "footer"
@@ -395,8 +383,7 @@ func (r *Reader) streamRecord() (bool, error) {
 	deliver := false
 	switch {
 	case op == mcap.OpSchema || op == mcap.OpChannel:
-		// Of the summary, only declarations matter: channels without
-		// messages appear nowhere else.
+		// Of the summary, channels without messages matter.
 		err = r.declare(op, body)
 	case r.dataEnded && op != mcap.OpFooter:
 	case op == mcap.OpMessage:
@@ -431,8 +418,7 @@ func (r *Reader) expectEnd() error {
 	return &TruncatedError{r.rr.pos, "closing magic", err}
 }
 
-// recordReader reads top-level records, bounding their length and skipping
-// attachments without loading them.
+// recordReader reads bounded top-level records, skipping attachments.
 type recordReader struct {
 	br  *bufio.Reader
 	pos int64 // offset of the next record
@@ -540,8 +526,7 @@ func (r *Reader) decodeChunk(body []byte, c *loadedChunk) error {
 	return nil
 }
 
-// account parses a message record into r.msg, counts it, and reports
-// whether its channel is returned.
+// account parses a message into r.msg, counts it, and reports whether it is returned.
 func (r *Reader) account(body []byte) (bool, error) {
 	if err := r.msg.PopulateFrom(body, false); err != nil {
 		return false, err
@@ -563,8 +548,7 @@ func (r *Reader) account(body []byte) (bool, error) {
 	return true, nil
 }
 
-// declare handles a schema or channel record; the bytes held count against
-// MaxChunkSize.
+// declare handles a schema or channel record, bounded by MaxChunkSize.
 func (r *Reader) declare(op mcap.OpCode, body []byte) error {
 	var n int
 	var err error
@@ -685,8 +669,7 @@ func (r *Reader) report(cs *chanState, err error) {
 	}
 }
 
-// SameMessageType reports whether two ROS message type names denote the
-// same type, accepting both "pkg/msg/Type" and "pkg/Type".
+// SameMessageType reports whether "pkg/msg/Type" or "pkg/Type" names match.
 func SameMessageType(a, b string) bool {
 	return canonicalType(a) == canonicalType(b)
 }
@@ -697,4 +680,102 @@ func canonicalType(s string) string {
 		return pkg + "/" + name
 	}
 	return s
+}
+
+// chunkRef is what an indexed read keeps of a chunk index record.
+type chunkRef struct {
+	start, offset, length, size uint64 // message start time, chunk offset, record length, uncompressed size
+}
+
+// tryIndex switches to indexed reading when the summary holds chunk indexes
+// (or says there are no messages); else a stream read says where it breaks.
+func (r *Reader) tryIndex(ra io.ReaderAt, size int64) {
+	const tail = 9 + 20 + 8 // footer record + closing magic
+	footerAt := size - tail
+	buf := make([]byte, tail)
+	if footerAt < r.rr.pos {
+		return
+	}
+	if _, err := ra.ReadAt(buf, footerAt); err != nil || mcap.OpCode(buf[0]) != mcap.OpFooter ||
+		binary.LittleEndian.Uint64(buf[1:9]) != 20 || !bytes.Equal(buf[29:], mcap.Magic) {
+		return
+	}
+	footer, err := mcap.ParseFooter(buf[9:29])
+	if err != nil {
+		return
+	}
+	start := int64(footer.SummaryStart)
+	if start == 0 || start >= footerAt || start < r.rr.pos {
+		return
+	}
+	sum := recordReader{br: bufio.NewReader(io.NewSectionReader(ra, start, footerAt-start)), pos: start, max: r.opts.MaxChunkSize}
+	var chunks []chunkRef
+	var stats *mcap.Statistics
+	for err == nil && sum.pos < footerAt {
+		var op mcap.OpCode
+		var body []byte
+		op, body, err = sum.next("summary record")
+		switch op { // 0 on an error
+		case mcap.OpSchema, mcap.OpChannel:
+			err = r.declare(op, body)
+		case mcap.OpChunkIndex:
+			var ci *mcap.ChunkIndex
+			if ci, err = mcap.ParseChunkIndex(body); err == nil && (ci.ChunkStartOffset < uint64(r.rr.pos) ||
+				ci.ChunkLength > uint64(footerAt) || ci.ChunkStartOffset > uint64(footerAt)-ci.ChunkLength) {
+				err = errors.New("chunk index out of range")
+			}
+			if err == nil {
+				chunks = append(chunks, chunkRef{ci.MessageStartTime, ci.ChunkStartOffset, ci.ChunkLength, ci.UncompressedSize})
+			}
+		case mcap.OpStatistics:
+			stats, err = mcap.ParseStatistics(body)
+		}
+	}
+	if err != nil || len(chunks) == 0 && (stats == nil || stats.MessageCount > 0) {
+		// Unchunked messages or a damaged summary: the stream read redeclares.
+		clear(r.schemas)
+		clear(r.channels)
+		clear(r.ignored)
+		r.problems, r.declBytes = nil, 0
+		return
+	}
+	slices.SortStableFunc(chunks, func(a, b chunkRef) int {
+		return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.offset, b.offset))
+	})
+	r.ra, r.stats, r.chunkIdx = ra, stats, chunks
+}
+
+// loadIndexed reads and loads the chunk ci points at.
+func (r *Reader) loadIndexed(ci chunkRef) error {
+	at := int64(ci.offset)
+	if r.buffered+int64(ci.size) > r.opts.MaxBuffered {
+		return &TruncatedError{at, "chunk",
+			fmt.Errorf("%w: chunks overlapping in log time need more than %d bytes", ErrReaderLimit, r.opts.MaxBuffered)}
+	}
+	r.rr.br.Reset(io.NewSectionReader(r.ra, at, int64(ci.length)))
+	r.rr.pos = at
+	switch op, body, err := r.rr.next("chunk"); {
+	case err != nil:
+		return err
+	case op != mcap.OpChunk:
+		return &TruncatedError{at, "chunk", fmt.Errorf("chunk index points at a %s record", op)}
+	default:
+		return r.load(at, body)
+	}
+}
+
+// checkStatistics compares the chunks' message counts with the summary's.
+func (r *Reader) checkStatistics() error {
+	if r.stats == nil || len(r.stats.ChannelMessageCounts) == 0 {
+		return io.EOF
+	}
+	counts, ids := r.stats.ChannelMessageCounts, maps.Clone(r.seen)
+	maps.Copy(ids, counts)
+	for _, id := range slices.Sorted(maps.Keys(ids)) {
+		if want, got := counts[id], r.seen[id]; want != got {
+			return fmt.Errorf("%w: channel %d: statistics say %d messages, chunks hold %d",
+				ErrInconsistentSummary, id, want, got)
+		}
+	}
+	return io.EOF
 }
