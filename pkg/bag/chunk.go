@@ -24,8 +24,7 @@ type compressor struct {
 // default 8 MiB window, whose encoder holds 16 MiB for the whole recording.
 const zstdSmallWindow = 2 << 20
 
-// compress returns src compressed (appended to dst, or src itself when
-// comp is none) and the CRC of src.
+// compress returns src compressed (appended to dst; src itself for none) and its CRC.
 func (c *compressor) compress(comp mcap.CompressionFormat, src, dst []byte) ([]byte, uint32, error) {
 	crc := crc32.ChecksumIEEE(src)
 	var err error
@@ -65,8 +64,7 @@ type chunkDecoder struct {
 	src     bytes.Reader
 }
 
-// decode returns the checked records of a chunk record body, in buf if big
-// enough.
+// decode returns the checked records of a chunk record body, in buf if big enough.
 func (d *chunkDecoder) decode(body, buf []byte) ([]byte, error) {
 	// The mcap library's parser and lexer trust the framing: a long
 	// compression field makes them slice out of range. Layout: start and
@@ -121,8 +119,7 @@ func (d *chunkDecoder) decode(body, buf []byte) ([]byte, error) {
 	return out, nil
 }
 
-// unzstd decompresses into out's spare capacity and no further; decoding
-// into out, the window costs no memory.
+// unzstd decompresses into out's spare capacity (so the window costs no memory) and no further.
 func (d *chunkDecoder) unzstd(records, out []byte) ([]byte, error) {
 	if d.zstd == nil {
 		dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecodeAllCapLimit(true),
@@ -146,10 +143,9 @@ func (d *chunkDecoder) unzstd(records, out []byte) ([]byte, error) {
 func (d *chunkDecoder) unlz4(records, out []byte) ([]byte, error) {
 	d.src.Reset(records)
 	if d.lz4 == nil {
-		d.lz4 = lz4.NewReader(&d.src)
-	} else {
-		d.lz4.Reset(&d.src)
+		d.lz4 = lz4.NewReader(nil)
 	}
+	d.lz4.Reset(&d.src)
 	if n, err := io.ReadFull(d.lz4, out); err != nil {
 		return nil, fmt.Errorf("lz4 chunk: %d of %d bytes: %w", n, len(out), err)
 	}

@@ -42,9 +42,8 @@ var (
 	ErrBadChannel = errors.New("malformed channel")
 )
 
-// TruncatedError says where reading stopped, after every message before:
-// at byte Offset, where Record ("chunk", "footer", ...) was expected,
-// because of Err (io.ErrUnexpectedEOF, a CRC error, ErrReaderLimit, ...).
+// TruncatedError says where reading stopped, after every message before: at
+// byte Offset, where Record ("chunk", "footer", ...) was expected, for Err.
 type TruncatedError struct {
 	Offset int64
 	Record string
@@ -79,12 +78,10 @@ type ReaderOptions struct {
 	// CheckSchema, if set, checks each channel's schema name and text (e.g.
 	// msg.CheckSchema); an error is a ChannelProblem (ErrUnexpectedSchema).
 	CheckSchema func(schemaName, schemaText string) error
-	// OnProblem, if set, is called with each ChannelProblem when found,
-	// before any later message is returned.
+	// OnProblem, if set, is called with each ChannelProblem when found.
 	OnProblem func(ChannelProblem)
 	// MaxChunkSize bounds, in bytes, a record, a decompressed chunk and the
-	// schemas and channels held; 0 means DefaultMaxChunkSize. Decompression
-	// stops at the smaller of this and the chunk's declared size.
+	// schemas and channels held; 0 means DefaultMaxChunkSize.
 	MaxChunkSize int64
 	// MaxBuffered bounds the decompressed chunks an indexed read holds at
 	// once; 0 means DefaultMaxBuffered.
@@ -197,8 +194,7 @@ func OpenRecording(path string, opts ReaderOptions) (*Reader, error) {
 	return r, nil
 }
 
-// NewReader reads a recording from src, through its index when src is an
-// io.ReaderAt and io.Seeker.
+// NewReader reads src, through its index when src is an io.ReaderAt and io.Seeker.
 func NewReader(src io.Reader, opts ReaderOptions) (*Reader, error) {
 	r, err := newReader(src, opts)
 	if err != nil {
@@ -501,8 +497,7 @@ func (r *Reader) decodeChunk(body []byte, c *loadedChunk) error {
 		if len(records)-off < 9 {
 			return fmt.Errorf("record header cut short at chunk byte %d", off)
 		}
-		op := mcap.OpCode(records[off])
-		length := binary.LittleEndian.Uint64(records[off+1:])
+		op, length := mcap.OpCode(records[off]), binary.LittleEndian.Uint64(records[off+1:])
 		if length > uint64(len(records)-off-9) {
 			return fmt.Errorf("%s record at chunk byte %d claims %d bytes, %d left", op, off, length, len(records)-off-9)
 		}

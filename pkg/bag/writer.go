@@ -72,17 +72,15 @@ type RecorderOptions struct {
 	ChunkSpan time.Duration
 	// NoSync skips CreateRecording's fsync after every chunk; Close syncs.
 	NoSync bool
-	// WaitChunks makes a Write that closes a chunk return once that chunk is
-	// written (and synced), so a crash loses at most the open chunk rather
-	// than also the closed chunks still being compressed.
+	// WaitChunks makes a Write that closes a chunk return once it is written
+	// (and synced): a crash then loses the open chunk only.
 	WaitChunks bool
 }
 
 // ChannelID identifies a channel of a Recorder. Zero is never a valid ID.
 type ChannelID uint16
 
-// RecorderStats count the messages Write accepted and the chunks and bytes
-// written.
+// RecorderStats count the messages Write accepted and the chunks and bytes written.
 type RecorderStats struct {
 	Messages uint64
 	Chunks   uint32
@@ -332,8 +330,7 @@ func (r *Recorder) Write(ch ChannelID, logTime, publishTime uint64, data []byte)
 	return nil
 }
 
-// dispatch hands the open chunk to a lane and queues it for the output, in
-// the same order since mu is held. It blocks while the pipeline is full.
+// dispatch queues the open chunk for a lane and the output; it blocks while the pipeline is full.
 func (r *Recorder) dispatch() {
 	b := r.open
 	if len(b.recs) == 0 {
@@ -457,8 +454,7 @@ func (r *Recorder) Flush() error {
 	return r.flushLocked()
 }
 
-// flushLocked dispatches the open chunk and waits, with mu released, until
-// it is written.
+// flushLocked dispatches the open chunk and waits, unlocked, until it is written.
 func (r *Recorder) flushLocked() error {
 	r.dispatch()
 	target := r.seq
@@ -512,8 +508,7 @@ func (r *Recorder) Close() error {
 	return err
 }
 
-// finish declares the channels no chunk needed and writes the summary with
-// the statistics of the messages the Writer never saw.
+// finish declares the channels no chunk needed and writes the summary.
 func (r *Recorder) finish() error {
 	if err := r.declare(r.decls); err != nil {
 		return err
