@@ -450,7 +450,11 @@ func TestRecorderCrashLosesOnlyOpenChunk(t *testing.T) {
 	if dispatched < 2 || open == 0 {
 		t.Fatalf("%d chunks closed, %d messages open: the case needs both", dispatched, open)
 	}
-	rec.waitWritten(dispatched)
+	rec.progMu.Lock()
+	for rec.written < dispatched {
+		rec.progress.Wait()
+	}
+	rec.progMu.Unlock()
 	crashed := bytes.Clone(buf.Bytes())
 	if err := rec.Close(); err != nil {
 		t.Fatal(err)

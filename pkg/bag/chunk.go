@@ -14,27 +14,20 @@ import (
 	"github.com/pierrec/lz4/v4"
 )
 
-// compressor is one lane's chunk compressor: one synchronous call per
-// chunk, which costs less CPU than feeding a streaming encoder.
+// compressor is one lane's; a call per chunk costs less than streaming.
 type compressor struct {
-	zstd      *zstd.Encoder // for chunks of zstdSmallWindow bytes or more
-	zstdSmall *zstd.Encoder // for the usual chunks, below zstdSmallWindow
-	lz4       *lz4.Writer
-	sink      sliceWriter
+	zstd, zstdSmall *zstd.Encoder // for chunks from and below zstdSmallWindow
+	lz4             *lz4.Writer
 }
 
-// zstdSmallWindow is the window of the encoder of the usual chunks (1 MiB
-// by default, plus one message). The default window (8 MiB) keeps 16 MiB
-// of history per encoder, live for the whole recording; a chunk shorter
-// than the window compresses to the same bytes with either (every match
-// offset and the frame header depend only on the chunk's length then), so
-// the small encoder changes no output and holds 4 MiB.
+// zstdSmallWindow: a shorter chunk compresses to the same bytes as with the
+// default 8 MiB window, whose encoder holds 16 MiB for the whole recording.
 const zstdSmallWindow = 2 << 20
 
-// compress returns src compressed (appended to dst, or src itself when
-// comp is none) and the CRC of src.
+// compress returns src compressed (appended to dst; src itself for none) and its CRC.
 func (c *compressor) compress(comp mcap.CompressionFormat, src, dst []byte) ([]byte, uint32, error) {
 	crc := crc32.ChecksumIEEE(src)
+	var err error
 	switch comp {
 	case mcap.CompressionZSTD:
 		enc, opts := &c.zstd, []zstd.EOption{zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1)}
@@ -42,42 +35,28 @@ func (c *compressor) compress(comp mcap.CompressionFormat, src, dst []byte) ([]b
 			enc, opts = &c.zstdSmall, append(opts, zstd.WithWindowSize(zstdSmallWindow))
 		}
 		if *enc == nil {
-			e, err := zstd.NewWriter(nil, opts...)
-			if err != nil {
-				return nil, 0, err
-			}
-			*enc = e
+			*enc, err = zstd.NewWriter(nil, opts...)
+		}
+		if err != nil {
+			return nil, 0, err
 		}
 		return (*enc).EncodeAll(src, dst), crc, nil
 	case mcap.CompressionLZ4:
 		if c.lz4 == nil {
 			c.lz4 = lz4.NewWriter(nil) // at its fastest level
 		}
-		c.sink.b = dst
-		c.lz4.Reset(&c.sink)
-		if _, err := c.lz4.Write(src); err != nil {
-			return nil, 0, err
+		out := bytes.NewBuffer(dst)
+		c.lz4.Reset(out)
+		if _, err = c.lz4.Write(src); err == nil {
+			err = c.lz4.Close()
 		}
-		if err := c.lz4.Close(); err != nil {
-			return nil, 0, err
-		}
-		return c.sink.b, crc, nil
+		return out.Bytes(), crc, err
 	}
 	return src, crc, nil
 }
 
-// sliceWriter appends to a byte slice that its owner swaps per chunk.
-type sliceWriter struct{ b []byte }
-
-func (s *sliceWriter) Write(p []byte) (int, error) {
-	s.b = append(s.b, p...)
-	return len(p), nil
-}
-
-// chunkDecoder verifies and decompresses chunk records. Every decompressor
-// is bounded twice: by the chunk's declared uncompressed size and by
-// maxSize, so a chunk costs at most min(declared, maxSize) bytes of output
-// plus the decoder's fixed state, whatever its payload claims.
+// chunkDecoder verifies and decompresses chunk records, each to at most
+// min(declared size, maxSize) bytes whatever its payload claims.
 type chunkDecoder struct {
 	maxSize int64
 	zstd    *zstd.Decoder
@@ -85,13 +64,11 @@ type chunkDecoder struct {
 	src     bytes.Reader
 }
 
-// decode returns the records of a chunk record body, in buf when it is
-// large enough, after checking its framing, its size and its CRC.
+// decode returns the checked records of a chunk record body, in buf if big enough.
 func (d *chunkDecoder) decode(body, buf []byte) ([]byte, error) {
-	// The framing is checked here because the mcap library's parser and
-	// lexer trust it: a long compression field makes them slice out of
-	// range. Layout: start time, end time, uncompressed size, CRC,
-	// compression, records length, records.
+	// The mcap library's parser and lexer trust the framing: a long
+	// compression field makes them slice out of range. Layout: start and
+	// end time, uncompressed size, CRC, compression, records length, records.
 	const fixed = 8 + 8 + 8 + 4
 	le := binary.LittleEndian
 	if len(body) < fixed+4+8 {
@@ -142,9 +119,7 @@ func (d *chunkDecoder) decode(body, buf []byte) ([]byte, error) {
 	return out, nil
 }
 
-// unzstd decompresses into out's spare capacity and no further. DecodeAll
-// decodes into out, so the window costs no memory; the frame's declared
-// content size is checked before anything is allocated.
+// unzstd decompresses into out's spare capacity (so the window costs no memory) and no further.
 func (d *chunkDecoder) unzstd(records, out []byte) ([]byte, error) {
 	if d.zstd == nil {
 		dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecodeAllCapLimit(true),
@@ -168,15 +143,14 @@ func (d *chunkDecoder) unzstd(records, out []byte) ([]byte, error) {
 func (d *chunkDecoder) unlz4(records, out []byte) ([]byte, error) {
 	d.src.Reset(records)
 	if d.lz4 == nil {
-		d.lz4 = lz4.NewReader(&d.src)
-	} else {
-		d.lz4.Reset(&d.src)
+		d.lz4 = lz4.NewReader(nil)
 	}
+	d.lz4.Reset(&d.src)
 	if n, err := io.ReadFull(d.lz4, out); err != nil {
 		return nil, fmt.Errorf("lz4 chunk: %d of %d bytes: %w", n, len(out), err)
 	}
-	// One more byte decodes at most one more block (4 MiB): a frame that
-	// goes on is rejected without being decoded to its end.
+	// One more byte decodes at most one more block: a longer frame is
+	// rejected without being decoded to its end.
 	switch n, err := io.ReadFull(d.lz4, make([]byte, 1)); {
 	case n > 0:
 		return nil, fmt.Errorf("lz4 chunk exceeds its declared %d bytes", len(out))
@@ -186,7 +160,7 @@ func (d *chunkDecoder) unlz4(records, out []byte) ([]byte, error) {
 	return out, nil
 }
 
-// maxQuoted caps the file-provided strings quoted in errors.
+// maxQuoted caps the file-provided strings that errors quote.
 const maxQuoted = 64
 
 // clip quotes s for an error message, cut to maxQuoted bytes.

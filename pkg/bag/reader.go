@@ -22,34 +22,28 @@ import (
 
 // Errors of the recording reader. Callers branch on them with errors.Is.
 var (
-	// ErrNotMCAP: the input does not start with the MCAP magic bytes.
-	ErrNotMCAP = errors.New("not an MCAP file")
-	// ErrTruncated is wrapped by every *TruncatedError: the recording cannot
-	// be read past some offset (it ends early, or is damaged there). Every
-	// message before that point has been returned.
+	ErrNotMCAP = errors.New("not an MCAP file") // no MCAP magic at the start
+	// ErrTruncated is matched by every *TruncatedError.
 	ErrTruncated = errors.New("recording truncated or damaged")
-	// ErrReaderLimit is wrapped when a record, chunk or set of overlapping
-	// chunks exceeds ReaderOptions' memory bounds.
+	// ErrReaderLimit: a record, chunk or set of overlapping chunks exceeds
+	// ReaderOptions' memory bounds.
 	ErrReaderLimit = errors.New("exceeds reader limits")
-	// ErrInconsistentSummary is returned at the end of an indexed read when
-	// the chunks held other message counts than the summary's statistics.
+	// ErrInconsistentSummary ends an indexed read whose chunks held other
+	// message counts than the summary's statistics.
 	ErrInconsistentSummary = errors.New("summary statistics disagree with the chunks")
 
-	// ErrUnsupportedEncoding is wrapped by a ChannelProblem whose schema
-	// encoding is not ros2msg or whose message encoding is not cdr.
+	// ErrUnsupportedEncoding: a ChannelProblem's encodings are neither
+	// ros2msg/cdr nor in ReaderOptions.Encodings.
 	ErrUnsupportedEncoding = errors.New("unsupported encoding")
-	// ErrUnexpectedSchema is wrapped by a ChannelProblem whose schema is not
-	// the one the caller expects on its topic.
+	// ErrUnexpectedSchema: a ChannelProblem's schema is not the expected one.
 	ErrUnexpectedSchema = errors.New("unexpected schema")
-	// ErrBadChannel is wrapped by a ChannelProblem for a channel that is
-	// undeclared, redeclared differently, or refers to an unknown schema.
+	// ErrBadChannel: a ChannelProblem's channel is undeclared, redeclared
+	// differently or refers to an unknown schema.
 	ErrBadChannel = errors.New("malformed channel")
 )
 
-// TruncatedError says where reading stopped: at byte Offset (the file size
-// for a file that ends early), where Record ("chunk", "record header",
-// "footer", ...) was expected, because of Err (io.ErrUnexpectedEOF, a CRC or
-// decompression error, ErrReaderLimit, ...). It matches ErrTruncated.
+// TruncatedError says where reading stopped, after every message before: at
+// byte Offset, where Record ("chunk", "footer", ...) was expected, for Err.
 type TruncatedError struct {
 	Offset int64
 	Record string
@@ -69,55 +63,38 @@ func (e *TruncatedError) Unwrap() error { return e.Err }
 
 // Defaults of ReaderOptions.
 const (
-	// DefaultMaxChunkSize is the largest decompressed chunk, and the largest
-	// record, a Reader accepts: 64 times the Recorder's default chunk size.
-	DefaultMaxChunkSize = 64 << 20
-	// DefaultMaxBuffered bounds the decompressed chunks an indexed read holds
-	// at once to put chunks that overlap in log time into order.
-	DefaultMaxBuffered = 256 << 20
+	DefaultMaxChunkSize = 64 << 20  // 64 times the Recorder's default chunk
+	DefaultMaxBuffered  = 256 << 20 // for chunks that overlap in log time
 )
 
-// ReaderOptions configure a Reader. The zero value reads every topic with
+// ReaderOptions configure a Reader; the zero value reads every topic with
 // the default memory bounds.
 type ReaderOptions struct {
-	// Topics limits reading to these topics; nil reads all. Channels on other
-	// topics are neither returned nor checked.
+	// Topics limits reading (and checking) to these topics; nil reads all.
 	Topics []string
-	// Schemas maps a topic to the schema name expected on it, as
-	// "pkg/msg/Type" or "pkg/Type". A channel on a listed topic with another
-	// schema is reported as a ChannelProblem and its messages are skipped.
+	// Schemas maps a topic to the schema name expected on it ("pkg/msg/Type"
+	// or "pkg/Type"); another schema there is a ChannelProblem.
 	Schemas map[string]string
-	// CheckSchema, if set, is called with each channel's schema name and
-	// text (e.g. msg.CheckSchema); an error is reported as a ChannelProblem
-	// wrapping ErrUnexpectedSchema.
+	// CheckSchema, if set, checks each channel's schema name and text (e.g.
+	// msg.CheckSchema); an error is a ChannelProblem (ErrUnexpectedSchema).
 	CheckSchema func(schemaName, schemaText string) error
-	// OnProblem, if set, is called once per ChannelProblem when it is found,
-	// before any later message is returned (see also Problems).
+	// OnProblem, if set, is called with each ChannelProblem when found.
 	OnProblem func(ChannelProblem)
-	// MaxChunkSize is the largest record and the largest decompressed chunk
-	// accepted, in bytes, and the most bytes of schemas and channels held;
-	// 0 means DefaultMaxChunkSize. Every decompressor (zstd, lz4) stops at
-	// the smaller of this and the chunk's declared uncompressed size, so a
-	// chunk never costs more, whatever its payload expands to. Attachments
-	// are skipped, never loaded, whatever their size.
+	// MaxChunkSize bounds, in bytes, a record, a decompressed chunk and the
+	// schemas and channels held; 0 means DefaultMaxChunkSize.
 	MaxChunkSize int64
-	// MaxBuffered bounds the decompressed bytes of chunks an indexed read
-	// holds at once; 0 means DefaultMaxBuffered. Files written in log-time
-	// order (rosbag2, Recorder) never hold more than one chunk.
+	// MaxBuffered bounds the decompressed chunks an indexed read holds at
+	// once; 0 means DefaultMaxBuffered.
 	MaxBuffered int64
 	// Stream forces a streaming read in file order even of an indexed file.
 	Stream bool
-	// Encodings are the (schema encoding, message encoding) pairs accepted
-	// besides ROS 2's ("ros2msg", "cdr"), e.g. {"", "json"} for JSON
-	// recordings whose schemas carry only a name. A channel with any other
-	// pair is reported as a ChannelProblem.
+	// Encodings are the (schema, message) encoding pairs accepted besides
+	// ("ros2msg", "cdr"), e.g. {"", "json"} for JSON recordings.
 	Encodings []Encoding
 }
 
 // Encoding is a pair of schema and message encodings.
-type Encoding struct {
-	Schema, Message string
-}
+type Encoding struct{ Schema, Message string }
 
 // Channel describes a recorded channel, with its schema from the file.
 type Channel struct {
@@ -126,18 +103,14 @@ type Channel struct {
 	SchemaName, SchemaEncoding string
 	SchemaText                 string // complete, as stored
 	Metadata                   map[string]string
-	// QoS are the offered QoS profiles from the metadata; nil when absent,
-	// empty or unparsable. QoSErr is the parse error, which does not stop
-	// the channel from being read.
+	// QoS are the offered QoS profiles from the metadata, nil when absent or
+	// unparsable (QoSErr, which does not stop the read).
 	QoS    []ros2.QoSProfile
 	QoSErr error
 }
 
-// ChannelProblem reports a channel whose messages the Reader does not
-// return: Err, naming the offending value, wraps ErrUnsupportedEncoding,
-// ErrUnexpectedSchema or ErrBadChannel; Skipped counts the messages not
-// returned so far. Of a message on an undeclared channel, only Channel.ID
-// is set.
+// ChannelProblem reports a channel whose messages are skipped (Skipped so
+// far) because of Err. An undeclared channel has only Channel.ID set.
 type ChannelProblem struct {
 	Channel Channel
 	Err     error
@@ -151,24 +124,15 @@ type Message struct {
 	Sequence          uint32
 	LogTime           uint64
 	PublishTime       uint64
-	// Data is the serialized message. It is valid until the next call of
-	// Next (or the next iteration of Messages); copy it to keep it.
+	// Data is the serialized message, valid until the next message is read.
 	Data []byte
 }
 
-// Reader reads a ROS 2 MCAP recording message by message, in memory
-// bounded by ReaderOptions (an indexed read also keeps the chunk index, 32
-// bytes a chunk). A file with a summary holding chunk indexes is read
-// through it in log-time order (ties in file order) and its statistics are
-// checked at the end; any other file (unchunked, truncated, from a crashed
-// writer) is read as a stream in file order, up to the damage, then a
-// *TruncatedError. A chunk whose CRC fails returns none of its messages.
-//
-// A Reader is not safe for concurrent use.
+// Reader reads a ROS 2 MCAP recording in log-time order through its index,
+// else in file order up to the damage. It is not safe for concurrent use.
 type Reader struct {
 	opts             ReaderOptions
-	path             string
-	file             *os.File
+	file             *os.File // of OpenRecording
 	profile, library string
 
 	schemas   map[uint16]*mcap.Schema
@@ -211,8 +175,7 @@ type msgEntry struct {
 	off, end int
 }
 
-// OpenRecording opens the MCAP file at path for reading. A file that is not
-// MCAP gives an error wrapping ErrNotMCAP. Close closes the file.
+// OpenRecording opens the MCAP file at path; Close closes it.
 func OpenRecording(path string, opts ReaderOptions) (*Reader, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -227,12 +190,11 @@ func OpenRecording(path string, opts ReaderOptions) (*Reader, error) {
 		_ = f.Close()
 		return nil, fmt.Errorf("open recording %s: %w", path, err)
 	}
-	r.file, r.path = f, path
+	r.file = f
 	return r, nil
 }
 
-// NewReader reads a recording from src, through its index when src is an
-// io.ReaderAt and io.Seeker. The Reader does not close src.
+// NewReader reads src, through its index when src is an io.ReaderAt and io.Seeker.
 func NewReader(src io.Reader, opts ReaderOptions) (*Reader, error) {
 	r, err := newReader(src, opts)
 	if err != nil {
@@ -242,12 +204,8 @@ func NewReader(src io.Reader, opts ReaderOptions) (*Reader, error) {
 }
 
 func newReader(src io.Reader, opts ReaderOptions) (*Reader, error) {
-	if opts.MaxChunkSize <= 0 {
-		opts.MaxChunkSize = DefaultMaxChunkSize
-	}
-	if opts.MaxBuffered <= 0 {
-		opts.MaxBuffered = DefaultMaxBuffered
-	}
+	opts.MaxChunkSize = cmp.Or(max(opts.MaxChunkSize, 0), DefaultMaxChunkSize)
+	opts.MaxBuffered = cmp.Or(max(opts.MaxBuffered, 0), DefaultMaxBuffered)
 	r := &Reader{
 		opts:     opts,
 		schemas:  make(map[uint16]*mcap.Schema),
@@ -259,11 +217,10 @@ func newReader(src io.Reader, opts ReaderOptions) (*Reader, error) {
 	size := int64(-1)
 	ra, isRA := src.(io.ReaderAt)
 	if sk, ok := src.(io.Seeker); ok && isRA {
-		end, err := sk.Seek(0, io.SeekEnd)
-		if err != nil {
+		var err error
+		if size, err = sk.Seek(0, io.SeekEnd); err != nil {
 			return nil, fmt.Errorf("find size: %w", err)
 		}
-		size = end
 		src = io.NewSectionReader(ra, 0, size)
 	}
 	r.rr = recordReader{br: bufio.NewReaderSize(src, 64<<10), max: opts.MaxChunkSize}
@@ -299,14 +256,11 @@ func (r *Reader) Profile() string { return r.profile }
 // Library returns the header's library string, naming the writer.
 func (r *Reader) Library() string { return r.library }
 
-// Indexed reports whether the file is read through its index (log-time
-// order) rather than as a stream (file order).
+// Indexed reports whether the file is read through its index.
 func (r *Reader) Indexed() bool { return r.ra != nil }
 
-// MessageCount returns how many messages the read will return, from the
-// file's statistics (for progress reports): the messages of the channels
-// read, those outside ReaderOptions.Topics and those with a reported
-// problem left out. It is 0 when unknown (a stream read).
+// MessageCount returns how many messages an indexed read will return by the
+// statistics, for progress reports; 0 when unknown.
 func (r *Reader) MessageCount() uint64 {
 	var n uint64
 	if r.stats != nil {
@@ -319,9 +273,7 @@ func (r *Reader) MessageCount() uint64 {
 	return n
 }
 
-// Channels returns the channels known so far, by ID: all of them for an
-// indexed read, those met so far for a stream read. Channels outside
-// ReaderOptions.Topics are left out.
+// Channels returns the channels read and known so far, by ID.
 func (r *Reader) Channels() []Channel {
 	out := make([]Channel, 0, len(r.channels))
 	for _, id := range slices.Sorted(maps.Keys(r.channels)) {
@@ -330,8 +282,7 @@ func (r *Reader) Channels() []Channel {
 	return out
 }
 
-// Problems returns the channel problems found so far, in the order found,
-// with their current skip counts.
+// Problems returns the channel problems found so far, in order.
 func (r *Reader) Problems() []ChannelProblem {
 	out := make([]ChannelProblem, len(r.problems))
 	for i, p := range r.problems {
@@ -348,14 +299,13 @@ func (r *Reader) Close() error {
 	if f := r.file; f != nil {
 		r.file = nil
 		if err := f.Close(); err != nil {
-			return fmt.Errorf("close recording %s: %w", r.path, err)
+			return fmt.Errorf("close recording %s: %w", f.Name(), err)
 		}
 	}
 	return nil
 }
 
-// Messages iterates over the messages with Next; a read error is yielded
-// once, with a zero Message, and ends it.
+// Messages iterates with Next; a read error is yielded once and ends it.
 func (r *Reader) Messages() iter.Seq2[Message, error] {
 	return func(yield func(Message, error) bool) {
 		for {
@@ -367,38 +317,26 @@ func (r *Reader) Messages() iter.Seq2[Message, error] {
 	}
 }
 
-// Next returns the next message, or io.EOF after the last one. Any other
-// error ends the read: a *TruncatedError (ErrTruncated) says where, after
-// every message before that point was returned. Messages on channels with a
-// ChannelProblem are skipped and counted, not returned.
+// Next returns the next message, or io.EOF after the last one; any other
+// error (a *TruncatedError says where) ends the read.
 func (r *Reader) Next() (Message, error) {
 	for r.err == nil {
 		ok, err := r.step()
 		if ok {
-			cs := r.channels[r.msg.ChannelID]
-			return Message{
-				Topic:       cs.ch.Topic,
-				SchemaName:  cs.ch.SchemaName,
-				ChannelID:   r.msg.ChannelID,
-				Sequence:    r.msg.Sequence,
-				LogTime:     r.msg.LogTime,
-				PublishTime: r.msg.PublishTime,
-				Data:        r.msg.Data,
-			}, nil
+			m, ch := &r.msg, &r.channels[r.msg.ChannelID].ch
+			return Message{Topic: ch.Topic, SchemaName: ch.SchemaName, ChannelID: m.ChannelID, Sequence: m.Sequence,
+				LogTime: m.LogTime, PublishTime: m.PublishTime, Data: m.Data}, nil
 		}
 		r.err = err
-		if r.path != "" && err != nil && err != io.EOF {
-			r.err = fmt.Errorf("recording %s: %w", r.path, err)
+		if r.file != nil && err != nil && err != io.EOF {
+			r.err = fmt.Errorf("recording %s: %w", r.file.Name(), err)
 		}
 	}
 	return Message{}, r.err
 }
 
-// step takes one step of the read: it reports true when r.msg holds a
-// message to return. The next message is the earliest in log time among
-// the loaded chunks (the first loaded on ties), unless the next indexed
-// chunk may hold an earlier one; with no chunk loaded a stream read reads
-// the next record.
+// step reports true when r.msg holds the next message: the earliest loaded,
+// unless the next indexed chunk may hold an earlier one.
 func (r *Reader) step() (bool, error) {
 	var c *loadedChunk
 	for _, a := range r.active {
@@ -429,8 +367,7 @@ func (r *Reader) step() (bool, error) {
 // streamRecord reads the next record of a stream read.
 func (r *Reader) streamRecord() (bool, error) {
 	start := r.rr.pos
-	// A file that ends at a record boundary comes from a writer that never
-	// finished (crash, full disk) or a copy cut short.
+	// A file ending at a record boundary comes from a crashed writer.
 	atEnd := "data end or footer"
 	if r.dataEnded {
 		atEnd = "footer"
@@ -439,21 +376,14 @@ func (r *Reader) streamRecord() (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	damaged := func(err error) error { return &TruncatedError{Offset: start, Record: op.String(), Err: err} }
+	deliver := false
 	switch {
 	case op == mcap.OpSchema || op == mcap.OpChannel:
-		// Of the summary, only declarations matter to a stream read:
-		// channels without messages appear nowhere else.
-		if err := r.declare(op, body); err != nil {
-			return false, damaged(err)
-		}
+		// Of the summary, channels without messages matter.
+		err = r.declare(op, body)
 	case r.dataEnded && op != mcap.OpFooter:
 	case op == mcap.OpMessage:
-		deliver, err := r.account(body)
-		if err != nil {
-			return false, damaged(err)
-		}
-		return deliver, nil
+		deliver, err = r.account(body)
 	case op == mcap.OpChunk:
 		return false, r.load(start, body)
 	case op == mcap.OpDataEnd:
@@ -461,29 +391,30 @@ func (r *Reader) streamRecord() (bool, error) {
 	case op == mcap.OpFooter:
 		return false, r.expectEnd()
 	case op == mcap.OpHeader:
-		return false, damaged(errors.New("second header record"))
+		err = errors.New("second header record")
 	}
-	return false, nil
+	if err != nil {
+		return false, &TruncatedError{start, op.String(), err}
+	}
+	return deliver, nil
 }
 
 // expectEnd checks the closing magic after the footer.
 func (r *Reader) expectEnd() error {
 	magic := make([]byte, len(mcap.Magic))
 	n, err := io.ReadFull(r.rr.br, magic)
-	if err == nil && bytes.Equal(magic, mcap.Magic) {
+	switch {
+	case err == nil && bytes.Equal(magic, mcap.Magic):
 		return io.EOF
-	}
-	switch err {
-	case nil:
+	case err == nil:
 		err = fmt.Errorf("found % x", magic[:n])
-	case io.EOF:
+	case err == io.EOF:
 		err = io.ErrUnexpectedEOF
 	}
-	return &TruncatedError{Offset: r.rr.pos, Record: "closing magic", Err: err}
+	return &TruncatedError{r.rr.pos, "closing magic", err}
 }
 
-// recordReader reads top-level records, bounding their length and skipping
-// attachments without loading them.
+// recordReader reads bounded top-level records, skipping attachments.
 type recordReader struct {
 	br  *bufio.Reader
 	pos int64 // offset of the next record
@@ -502,12 +433,11 @@ func (rr *recordReader) next(atEnd string) (mcap.OpCode, []byte, error) {
 			if n > 0 {
 				atEnd = "record header"
 			}
-			return 0, nil, &TruncatedError{Offset: start, Record: atEnd, Err: io.ErrUnexpectedEOF}
+			return 0, nil, &TruncatedError{start, atEnd, io.ErrUnexpectedEOF}
 		}
 		rr.pos += 9
-		op := mcap.OpCode(hdr[0])
-		length := binary.LittleEndian.Uint64(hdr[1:])
-		fail := func(err error) error { return &TruncatedError{Offset: start, Record: op.String(), Err: err} }
+		op, length := mcap.OpCode(hdr[0]), binary.LittleEndian.Uint64(hdr[1:])
+		fail := func(err error) error { return &TruncatedError{start, op.String(), err} }
 		if op == mcap.OpAttachment {
 			var n int64
 			if length <= 1<<62 {
@@ -524,18 +454,16 @@ func (rr *recordReader) next(atEnd string) (mcap.OpCode, []byte, error) {
 		if uint64(cap(rr.buf)) < length {
 			rr.buf = make([]byte, length)
 		}
-		body := rr.buf[:length]
-		n, err = io.ReadFull(rr.br, body)
+		n, err = io.ReadFull(rr.br, rr.buf[:length])
 		if rr.pos += int64(n); err != nil {
 			return 0, nil, fail(fmt.Errorf("%w: %d of %d bytes", io.ErrUnexpectedEOF, n, length))
 		}
-		return op, body, nil
+		return op, rr.buf[:length], nil
 	}
 }
 
-// load decodes the chunk record at offset at. Declarations take effect at
-// once; the messages of returned channels are kept, sorted by log time for
-// an indexed read, in a chunk added to r.active.
+// load decodes the chunk record at offset at into a chunk of r.active, its
+// messages sorted by log time for an indexed read.
 func (r *Reader) load(at int64, body []byte) error {
 	c := &loadedChunk{}
 	if n := len(r.spare); n > 0 {
@@ -543,7 +471,7 @@ func (r *Reader) load(at int64, body []byte) error {
 	}
 	c.ents, c.next = c.ents[:0], 0
 	if err := r.decodeChunk(body, c); err != nil {
-		return &TruncatedError{Offset: at, Record: "chunk", Err: err}
+		return &TruncatedError{at, "chunk", err}
 	}
 	if len(c.ents) == 0 {
 		r.spare = append(r.spare, c)
@@ -569,8 +497,7 @@ func (r *Reader) decodeChunk(body []byte, c *loadedChunk) error {
 		if len(records)-off < 9 {
 			return fmt.Errorf("record header cut short at chunk byte %d", off)
 		}
-		op := mcap.OpCode(records[off])
-		length := binary.LittleEndian.Uint64(records[off+1:])
+		op, length := mcap.OpCode(records[off]), binary.LittleEndian.Uint64(records[off+1:])
 		if length > uint64(len(records)-off-9) {
 			return fmt.Errorf("%s record at chunk byte %d claims %d bytes, %d left", op, off, length, len(records)-off-9)
 		}
@@ -578,25 +505,23 @@ func (r *Reader) decodeChunk(body []byte, c *loadedChunk) error {
 		off += 9 + int(length)
 		switch op {
 		case mcap.OpSchema, mcap.OpChannel:
-			if err := r.declare(op, rec); err != nil {
-				return err
-			}
+			err = r.declare(op, rec)
 		case mcap.OpMessage:
-			if deliver, err := r.account(rec); err != nil {
-				return err
-			} else if deliver {
+			var deliver bool
+			if deliver, err = r.account(rec); deliver {
 				c.ents = append(c.ents, msgEntry{logTime: r.msg.LogTime, off: off - int(length), end: off})
 			}
 		case mcap.OpChunk:
-			return errors.New("nested chunk")
+			err = errors.New("nested chunk")
+		}
+		if err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// account parses a message record into r.msg, counts it, and reports
-// whether its channel is returned; it counts the message as skipped on a
-// problem channel.
+// account parses a message into r.msg, counts it, and reports whether it is returned.
 func (r *Reader) account(body []byte) (bool, error) {
 	if err := r.msg.PopulateFrom(body, false); err != nil {
 		return false, err
@@ -608,8 +533,7 @@ func (r *Reader) account(body []byte) (bool, error) {
 		if _, ign := r.ignored[id]; ign {
 			return false, nil
 		}
-		cs = &chanState{ch: Channel{ID: id}}
-		r.channels[id] = cs
+		cs = r.addState(Channel{ID: id})
 		r.report(cs, fmt.Errorf("%w: message on undeclared channel %d", ErrBadChannel, id))
 	}
 	if cs.problem != nil {
@@ -619,9 +543,7 @@ func (r *Reader) account(body []byte) (bool, error) {
 	return true, nil
 }
 
-// declare handles a schema or channel record. Declarations are counted
-// against MaxChunkSize, so that a file cannot make the reader hold
-// unbounded schemas and channels.
+// declare handles a schema or channel record, bounded by MaxChunkSize.
 func (r *Reader) declare(op mcap.OpCode, body []byte) error {
 	var n int
 	var err error
@@ -639,25 +561,23 @@ func (r *Reader) declare(op mcap.OpCode, body []byte) error {
 // addSchema returns the bytes it holds anew.
 func (r *Reader) addSchema(body []byte) (int, error) {
 	s, err := mcap.ParseSchema(body)
-	if err != nil {
+	switch {
+	case err != nil:
 		return 0, err
-	}
-	if s.ID == 0 {
+	case s.ID == 0:
 		return 0, errors.New("schema with ID 0")
+	case r.schemas[s.ID] == nil:
+		r.schemas[s.ID] = s
+		return len(s.Name) + len(s.Encoding) + len(s.Data), nil
 	}
-	if old, ok := r.schemas[s.ID]; ok {
-		if old.Name != s.Name || old.Encoding != s.Encoding || !bytes.Equal(old.Data, s.Data) {
-			return 0, fmt.Errorf("schema %d redeclared as %s (was %s)", s.ID, clip(s.Name), clip(old.Name))
-		}
-		return 0, nil
+	if old := r.schemas[s.ID]; old.Name != s.Name || old.Encoding != s.Encoding || !bytes.Equal(old.Data, s.Data) {
+		return 0, fmt.Errorf("schema %d redeclared as %s (was %s)", s.ID, clip(s.Name), clip(old.Name))
 	}
-	r.schemas[s.ID] = s
-	return len(s.Name) + len(s.Encoding) + len(s.Data), nil
+	return 0, nil
 }
 
-// addChannel returns the bytes it holds anew. A channel ID redeclared as
-// another topic, schema or encoding is reported, never silently remapped,
-// whether or not either topic is read.
+// addChannel returns the bytes it holds anew. A channel ID redeclared
+// differently is reported, never remapped, whether or not either is read.
 func (r *Reader) addChannel(body []byte) (int, error) {
 	c, err := mcap.ParseChannel(body)
 	if err != nil {
@@ -683,9 +603,7 @@ func (r *Reader) addChannel(body []byte) (int, error) {
 	wanted := r.opts.Topics == nil || slices.Contains(r.opts.Topics, c.Topic)
 	if topic, ok := r.ignored[c.ID]; ok {
 		if topic != c.Topic && wanted {
-			cs := &chanState{ch: ch}
-			r.channels[c.ID] = cs
-			r.report(cs, redeclared(clip(topic)))
+			r.report(r.addState(ch), redeclared(clip(topic)))
 		}
 		return 0, nil
 	}
@@ -700,12 +618,17 @@ func (r *Reader) addChannel(body []byte) (int, error) {
 	if q, ok := c.Metadata[MetadataOfferedQoS]; ok {
 		ch.QoS, ch.QoSErr = ros2.ParseOfferedQoSProfiles(q)
 	}
-	cs := &chanState{ch: ch}
-	r.channels[c.ID] = cs
+	cs := r.addState(ch)
 	if err := r.check(c, s); err != nil {
 		r.report(cs, err)
 	}
 	return n, nil
+}
+
+func (r *Reader) addState(ch Channel) *chanState {
+	cs := &chanState{ch: ch}
+	r.channels[ch.ID] = cs
+	return cs
 }
 
 // check applies the ROS 2 profile rules and the caller's expectations.
@@ -741,17 +664,113 @@ func (r *Reader) report(cs *chanState, err error) {
 	}
 }
 
-// SameMessageType reports whether two ROS message type names denote the
-// same type, accepting both "pkg/msg/Type" and "pkg/Type".
+// SameMessageType reports whether "pkg/msg/Type" or "pkg/Type" names match.
 func SameMessageType(a, b string) bool {
 	return canonicalType(a) == canonicalType(b)
 }
 
 func canonicalType(s string) string {
-	if pkg, rest, ok := strings.Cut(s, "/"); ok {
-		if name, ok := strings.CutPrefix(rest, "msg/"); ok && !strings.Contains(name, "/") {
-			return pkg + "/" + name
-		}
+	pkg, rest, _ := strings.Cut(s, "/")
+	if name, ok := strings.CutPrefix(rest, "msg/"); ok && !strings.Contains(name, "/") {
+		return pkg + "/" + name
 	}
 	return s
+}
+
+// chunkRef is what an indexed read keeps of a chunk index record.
+type chunkRef struct {
+	start, offset, length, size uint64 // message start time, chunk offset, record length, uncompressed size
+}
+
+// tryIndex switches to indexed reading when the summary holds chunk indexes
+// (or says there are no messages); else a stream read says where it breaks.
+func (r *Reader) tryIndex(ra io.ReaderAt, size int64) {
+	const tail = 9 + 20 + 8 // footer record + closing magic
+	footerAt := size - tail
+	buf := make([]byte, tail)
+	if footerAt < r.rr.pos {
+		return
+	}
+	if _, err := ra.ReadAt(buf, footerAt); err != nil || mcap.OpCode(buf[0]) != mcap.OpFooter ||
+		binary.LittleEndian.Uint64(buf[1:9]) != 20 || !bytes.Equal(buf[29:], mcap.Magic) {
+		return
+	}
+	footer, err := mcap.ParseFooter(buf[9:29])
+	if err != nil {
+		return
+	}
+	start := int64(footer.SummaryStart)
+	if start == 0 || start >= footerAt || start < r.rr.pos {
+		return
+	}
+	sum := recordReader{br: bufio.NewReader(io.NewSectionReader(ra, start, footerAt-start)), pos: start, max: r.opts.MaxChunkSize}
+	var chunks []chunkRef
+	var stats *mcap.Statistics
+	for err == nil && sum.pos < footerAt {
+		var op mcap.OpCode
+		var body []byte
+		op, body, err = sum.next("summary record")
+		switch op { // 0 on an error
+		case mcap.OpSchema, mcap.OpChannel:
+			err = r.declare(op, body)
+		case mcap.OpChunkIndex:
+			var ci *mcap.ChunkIndex
+			if ci, err = mcap.ParseChunkIndex(body); err == nil && (ci.ChunkStartOffset < uint64(r.rr.pos) ||
+				ci.ChunkLength > uint64(footerAt) || ci.ChunkStartOffset > uint64(footerAt)-ci.ChunkLength) {
+				err = errors.New("chunk index out of range")
+			}
+			if err == nil {
+				chunks = append(chunks, chunkRef{ci.MessageStartTime, ci.ChunkStartOffset, ci.ChunkLength, ci.UncompressedSize})
+			}
+		case mcap.OpStatistics:
+			stats, err = mcap.ParseStatistics(body)
+		}
+	}
+	if err != nil || len(chunks) == 0 && (stats == nil || stats.MessageCount > 0) {
+		// Unchunked messages or a damaged summary: the stream read redeclares.
+		clear(r.schemas)
+		clear(r.channels)
+		clear(r.ignored)
+		r.problems, r.declBytes = nil, 0
+		return
+	}
+	slices.SortStableFunc(chunks, func(a, b chunkRef) int {
+		return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.offset, b.offset))
+	})
+	r.ra, r.stats, r.chunkIdx = ra, stats, chunks
+}
+
+// loadIndexed reads and loads the chunk ci points at.
+func (r *Reader) loadIndexed(ci chunkRef) error {
+	at := int64(ci.offset)
+	if r.buffered+int64(ci.size) > r.opts.MaxBuffered {
+		return &TruncatedError{at, "chunk",
+			fmt.Errorf("%w: chunks overlapping in log time need more than %d bytes", ErrReaderLimit, r.opts.MaxBuffered)}
+	}
+	r.rr.br.Reset(io.NewSectionReader(r.ra, at, int64(ci.length)))
+	r.rr.pos = at
+	switch op, body, err := r.rr.next("chunk"); {
+	case err != nil:
+		return err
+	case op != mcap.OpChunk:
+		return &TruncatedError{at, "chunk", fmt.Errorf("chunk index points at a %s record", op)}
+	default:
+		return r.load(at, body)
+	}
+}
+
+// checkStatistics compares the chunks' message counts with the summary's.
+func (r *Reader) checkStatistics() error {
+	if r.stats == nil || len(r.stats.ChannelMessageCounts) == 0 {
+		return io.EOF
+	}
+	counts, ids := r.stats.ChannelMessageCounts, maps.Clone(r.seen)
+	maps.Copy(ids, counts)
+	for _, id := range slices.Sorted(maps.Keys(ids)) {
+		if want, got := counts[id], r.seen[id]; want != got {
+			return fmt.Errorf("%w: channel %d: statistics say %d messages, chunks hold %d",
+				ErrInconsistentSummary, id, want, got)
+		}
+	}
+	return io.EOF
 }

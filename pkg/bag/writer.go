@@ -13,15 +13,12 @@ import (
 	"time"
 
 	"github.com/foxglove/mcap/go/mcap"
-
 	"github.com/ghost-robotics/ghost/msg"
 	"github.com/ghost-robotics/ghost/pkg/ros2"
 )
 
-// Recording format constants of the rosbag2 MCAP storage plugin (and of the
-// MCAP "ros2" profile): the header profile, the encodings of .msg schemas
-// and of serialized messages, and the channel metadata key holding the
-// publishers' QoS profiles (see ros2.OfferedQoSProfilesYAML).
+// Format constants of rosbag2's MCAP storage: header profile, schema and
+// message encodings, and the metadata key of the offered QoS profiles.
 const (
 	ProfileROS2           = "ros2"
 	SchemaEncodingROS2Msg = "ros2msg"
@@ -32,30 +29,24 @@ const (
 // Compression selects how a Recorder compresses chunks.
 type Compression string
 
-// Chunk compressions.
+// Chunk compressions. Zstd runs at its fastest level: on ghost's messages
+// it compresses about as well as the default level at a fraction of the CPU.
 const (
-	// CompressionZstd is zstd at its fastest level: on ghost's messages it
-	// compresses about as well as the default level at a fraction of the CPU.
 	CompressionZstd Compression = "zstd"
-	CompressionLZ4  Compression = "lz4" // LZ4 frames
-	// CompressionNone stores chunks uncompressed (an empty compression field).
-	CompressionNone Compression = "none"
+	CompressionLZ4  Compression = "lz4"  // LZ4 frames
+	CompressionNone Compression = "none" // an empty compression field
 )
 
 // Defaults of RecorderOptions.
 const (
-	// DefaultChunkSize bounds a chunk to 1 MiB of uncompressed records:
-	// small enough that a crash loses little and a reader needs little memory,
-	// large enough that per-chunk index overhead stays below 0.1 %.
+	// DefaultChunkSize (uncompressed) loses little in a crash and costs
+	// readers little memory, with under 0.1 % of index overhead.
 	DefaultChunkSize = 1 << 20
-	// DefaultChunkSpan closes a chunk once it covers one second of log time,
-	// so that a low-rate topic such as /decisions does not sit in memory for
-	// minutes before it reaches the disk.
+	// DefaultChunkSpan keeps a low-rate topic (/decisions) off the disk for
+	// no more than a second.
 	DefaultChunkSpan = time.Second
-	// DefaultLibrary is the library string written into the MCAP header.
-	DefaultLibrary = "ghost"
-	// chunkLanes is the number of chunk compressors. Chunks are written in
-	// dispatch order: the file depends only on the calls made.
+	DefaultLibrary   = "ghost" // the MCAP header's library string
+	// Chunks are written in dispatch order whatever the lanes' timing.
 	chunkLanes       = 2
 	maxBatchPrealloc = 4 << 20 // bounds the buffer reserved up front for a chunk
 	// msgRecordHeader: opcode, length, channel ID, sequence, log and publish time.
@@ -64,70 +55,40 @@ const (
 
 // Errors of the Recorder. Callers branch on them with errors.Is.
 var (
-	ErrRecorderClosed = errors.New("recorder closed")
-	// ErrUnknownChannel: Write on a channel the Recorder did not hand out.
-	ErrUnknownChannel = errors.New("unknown channel")
-	// ErrChannelConflict is returned by AddChannel for a topic that already
-	// has a channel with a different schema or QoS.
+	ErrRecorderClosed  = errors.New("recorder closed") // Close was called
+	ErrUnknownChannel  = errors.New("unknown channel") // not handed out by this Recorder
 	ErrChannelConflict = errors.New("topic already recorded with a different schema or QoS")
 )
 
-// RecorderOptions configure a Recorder. The zero value is a good default:
-// zstd, 1 MiB / 1 s chunks, fsync after every chunk, Write never waits.
+// RecorderOptions configure a Recorder; the zero value is a good default.
 type RecorderOptions struct {
 	// Compression is the chunk compression; "" means CompressionZstd.
 	Compression Compression
-	// ChunkSize is the uncompressed size in bytes at which the open chunk is
-	// closed; 0 means DefaultChunkSize. A single larger message still makes
-	// one (larger) chunk.
+	// ChunkSize is the uncompressed size at which the open chunk is closed;
+	// 0 means DefaultChunkSize. A single larger message makes one chunk.
 	ChunkSize int64
-	// ChunkSpan is the log-time span at which the open chunk is closed,
-	// checked when a message is written; 0 means DefaultChunkSpan, a negative
-	// value disables the bound.
+	// ChunkSpan is the log-time span at which the open chunk is closed; 0
+	// means DefaultChunkSpan, a negative value disables the bound.
 	ChunkSpan time.Duration
-	// Library is the header's library field; "" means DefaultLibrary. The
-	// MCAP library version is appended either way.
-	Library string
-	// NoSync, for CreateRecording only, skips the fsync after every written
-	// chunk, so that a power loss may lose more than a crash. Close syncs.
+	// NoSync skips CreateRecording's fsync after every chunk; Close syncs.
 	NoSync bool
-	// WaitChunks makes a Write that closes a chunk return only once that
-	// chunk is written (and, for CreateRecording, synced), so a crash loses
-	// at most the open chunk. Otherwise Write never waits for the
-	// compressors, and a crash may also lose the closed chunks still being
-	// compressed.
+	// WaitChunks makes a Write that closes a chunk return once it is written
+	// (and synced): a crash then loses the open chunk only.
 	WaitChunks bool
 }
 
 // ChannelID identifies a channel of a Recorder. Zero is never a valid ID.
 type ChannelID uint16
 
-// RecorderStats are counters of a Recorder, for diagnostics: messages
-// accepted by Write, chunks and bytes written to the output.
+// RecorderStats count the messages Write accepted and the chunks and bytes written.
 type RecorderStats struct {
 	Messages uint64
 	Chunks   uint32
 	Bytes    uint64
 }
 
-// Recorder writes a rosbag2-compatible MCAP recording: profile "ros2",
-// ros2msg schemas, CDR messages with offered_qos_profiles metadata, chunked
-// and compressed, with message indexes, chunk indexes, statistics, repeated
-// schemas and channels and summary offsets in the summary section, and CRCs.
-//
-// Write only appends the message to the open chunk. A closed chunk is
-// compressed on a lane, in parallel with the next one; a single output
-// goroutine, the only user of the mcap.Writer, writes the declarations made
-// so far, then the chunk with its message indexes, then (CreateRecording)
-// syncs. An output error surfaces on a later call.
-//
-// A crash loses the open chunk and, unless WaitChunks is set, the closed
-// chunks not yet written (at most five, normally none); the file up to the
-// last written chunk reads with OpenRecording, as a stream. Close writes
-// the summary, so a closed recording is complete and indexed.
-//
-// A Recorder is safe for concurrent use; Close releases its goroutines.
-// After an output error every further call fails with that error: MCAP has
+// Recorder writes a rosbag2-compatible MCAP recording; it is safe for
+// concurrent use. After an output error every call fails with it: MCAP has
 // no way to resume a damaged stream.
 type Recorder struct {
 	mu         sync.Mutex // guards the caller side
@@ -138,19 +99,19 @@ type Recorder struct {
 	schemaIDs  map[schemaKey]uint16
 	channels   []recChannel // index = ChannelID-1
 	topics     map[string]ChannelID
-	decls      []decl // schema and channel records, append-only
+	decls      []decl // append-only
 	messages   uint64
 	open       *batch
 	seq        uint64 // batches dispatched
 	closed     bool
 	closeErr   error
 
-	lanes []chan *batch
+	lanes chan *batch // to the lanes' compressors, in any order
 	queue chan *batch // batches in dispatch order, for the output goroutine
 	free  chan *batch
 	done  chan struct{} // closed when the output goroutine ends
 
-	// output side: the output goroutine's until done, then Close's
+	// the output goroutine's until done, then Close's
 	w        *mcap.Writer
 	file     *os.File
 	name     string // of the output, in errors
@@ -172,11 +133,8 @@ type recChannel struct {
 	count                              uint64 // messages written; the sequence field wraps
 }
 
-// decl is a schema or a channel record.
-type decl struct {
-	schema  *mcap.Schema
-	channel *mcap.Channel
-}
+// decl writes a schema or a channel record.
+type decl func(*mcap.Writer) error
 
 // batch is one chunk on its way through the pipeline.
 type batch struct {
@@ -184,50 +142,36 @@ type batch struct {
 	recs        []byte // the chunk's message records, uncompressed
 	first, last uint64 // log-time bounds
 
-	chunk mcap.Chunk // from the lane, Records pointing into out or recs
-	out   []byte     // compressed records
-	// index is by channel ID, reused; the Writer skips the empty ones.
-	index []*mcap.MessageIndex
+	chunk mcap.Chunk           // from the lane, Records pointing into out or recs
+	out   []byte               // compressed records
+	index []*mcap.MessageIndex // by channel ID, reused; the Writer skips the empty ones
 	err   error
 	ready chan struct{} // signalled by the lane
 }
 
 // NewRecorder starts a recording on w; the caller closes w after Close.
 func NewRecorder(w io.Writer, opts RecorderOptions) (*Recorder, error) {
-	r, err := newRecorder(w, opts)
-	if err != nil {
-		return nil, err
-	}
-	r.start()
-	return r, nil
+	return newRecorder(w, nil, opts)
 }
 
-// CreateRecording creates the file path (which must not exist: a recording
-// is never overwritten) and starts a recording in it. This bare .mcap file
-// is what `ros2 bag info` and `ros2 bag play` read with MCAP storage; no
-// metadata.yaml or directory is needed. Close syncs and closes the file.
+// CreateRecording starts a recording in a new file path (a recording is
+// never overwritten) that `ros2 bag info` and `ros2 bag play` read.
 func CreateRecording(path string, opts RecorderOptions) (*Recorder, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("create recording: %w", err)
 	}
-	r, err := newRecorder(f, opts)
-	if err == nil {
-		// The header is on disk at once, so even an interrupted recording
-		// is recognisable as MCAP.
-		err = f.Sync()
-	}
+	r, err := newRecorder(f, f, opts)
 	if err != nil {
 		_ = f.Close()
 		_ = os.Remove(path)
 		return nil, fmt.Errorf("create recording %s: %w", path, err)
 	}
-	r.file, r.name, r.sync = f, "recording "+path, !opts.NoSync
-	r.start()
 	return r, nil
 }
 
-func newRecorder(out io.Writer, opts RecorderOptions) (*Recorder, error) {
+// newRecorder writes the header and starts the pipeline; file, if set, is out.
+func newRecorder(out io.Writer, file *os.File, opts RecorderOptions) (*Recorder, error) {
 	r := &Recorder{schemaIDs: make(map[schemaKey]uint16), topics: make(map[string]ChannelID), name: "recording",
 		chunkSize: cmp.Or(opts.ChunkSize, DefaultChunkSize), waitChunks: opts.WaitChunks}
 	comp, ok := map[Compression]mcap.CompressionFormat{"": mcap.CompressionZSTD, CompressionZstd: mcap.CompressionZSTD,
@@ -242,31 +186,31 @@ func newRecorder(out io.Writer, opts RecorderOptions) (*Recorder, error) {
 	if opts.ChunkSpan >= 0 {
 		r.chunkSpan = uint64(cmp.Or(opts.ChunkSpan, DefaultChunkSpan))
 	}
-	// Not Chunked: schema and channel records go straight to the data
-	// section; chunks come whole from the lanes.
+	// Not Chunked: chunks come whole from the lanes.
 	w, err := mcap.NewWriter(out, &mcap.WriterOptions{IncludeCRC: true, OverrideLibrary: true})
 	if err == nil {
-		err = w.WriteHeader(&mcap.Header{Profile: ProfileROS2, Library: cmp.Or(opts.Library, DefaultLibrary) + "; mcap go " + mcap.Version})
+		err = w.WriteHeader(&mcap.Header{Profile: ProfileROS2, Library: DefaultLibrary + "; mcap go " + mcap.Version})
 	}
 	if err != nil {
 		return nil, fmt.Errorf("write mcap header: %w", err)
 	}
+	if file != nil {
+		// An interrupted recording is still recognisable as MCAP.
+		if err := file.Sync(); err != nil {
+			return nil, err
+		}
+		r.file, r.name, r.sync = file, "recording "+file.Name(), !opts.NoSync
+	}
 	r.w, r.bytes = w, w.Offset()
-	return r, nil
-}
-
-// start launches the lanes and the output goroutine.
-func (r *Recorder) start() {
 	r.progress = sync.NewCond(&r.progMu)
 	r.queue = make(chan *batch, 2*chunkLanes)
 	r.free = make(chan *batch, 3*chunkLanes+1)
 	r.done = make(chan struct{})
-	r.lanes = make([]chan *batch, chunkLanes)
-	for i := range r.lanes {
-		r.lanes[i] = make(chan *batch, 1)
+	r.lanes = make(chan *batch, chunkLanes)
+	for range chunkLanes {
 		go func() {
 			var c compressor
-			for b := range r.lanes[i] {
+			for b := range r.lanes {
 				b.err = r.seal(&c, b)
 				b.ready <- struct{}{}
 			}
@@ -274,24 +218,18 @@ func (r *Recorder) start() {
 	}
 	r.open = r.newBatch()
 	go r.output()
+	return r, nil
 }
 
 func (r *Recorder) newBatch() *batch {
 	// Reserving the chunk's size up front spares the append doublings.
-	return &batch{
-		ready: make(chan struct{}, 1),
-		recs:  make([]byte, 0, min(r.chunkSize, maxBatchPrealloc)+msgRecordHeader+64),
-	}
+	recs := make([]byte, 0, min(r.chunkSize, maxBatchPrealloc)+msgRecordHeader+64)
+	return &batch{ready: make(chan struct{}, 1), recs: recs}
 }
 
-// AddChannel declares a topic with its message type and returns the channel
-// to Write to. schemaName is the ROS type ("ghost/msg/DecisionRationale",
-// "diagnostic_msgs/msg/DiagnosticArray"), schemaText the complete ros2msg
-// schema text. Each distinct schema gets one schema record however many
-// channels share it (once in the data section, once in the summary). qos
-// are the publishers' offered profiles, recorded as rosbag2 does (none
-// gives "[]"). Adding the same topic again with the same schema and QoS
-// returns the existing channel; with another, ErrChannelConflict.
+// AddChannel declares a topic with its ROS type ("pkg/msg/Type"), ros2msg
+// schema text and offered QoS profiles. The same topic again returns its
+// channel, or ErrChannelConflict if the schema or QoS differ.
 func (r *Recorder) AddChannel(topic, schemaName, schemaText string, qos ...ros2.QoSProfile) (ChannelID, error) {
 	switch {
 	case topic == "":
@@ -327,26 +265,20 @@ func (r *Recorder) AddChannel(topic, schemaName, schemaText string, qos ...ros2.
 	if !ok { // a schema per channel at most: the channel bound covers its ID
 		schemaID = uint16(len(r.schemaIDs) + 1)
 		r.schemaIDs[key] = schemaID
-		r.decls = append(r.decls, decl{schema: &mcap.Schema{
-			ID: schemaID, Name: schemaName, Encoding: SchemaEncodingROS2Msg, Data: []byte(schemaText),
-		}})
+		s := &mcap.Schema{ID: schemaID, Name: schemaName, Encoding: SchemaEncodingROS2Msg, Data: []byte(schemaText)}
+		r.decls = append(r.decls, func(w *mcap.Writer) error { return w.WriteSchema(s) })
 	}
 	id := ChannelID(len(r.channels) + 1)
-	r.decls = append(r.decls, decl{channel: &mcap.Channel{
-		ID:              uint16(id),
-		SchemaID:        schemaID,
-		Topic:           topic,
-		MessageEncoding: MessageEncodingCDR,
-		Metadata:        map[string]string{MetadataOfferedQoS: qosText},
-	}})
+	c := &mcap.Channel{ID: uint16(id), SchemaID: schemaID, Topic: topic,
+		MessageEncoding: MessageEncodingCDR, Metadata: map[string]string{MetadataOfferedQoS: qosText}}
+	r.decls = append(r.decls, func(w *mcap.Writer) error { return w.WriteChannel(c) })
 	r.channels = append(r.channels, recChannel{topic: topic, schemaName: schemaName, schemaText: schemaText, qos: qosText})
 	r.topics[topic] = id
 	return id, nil
 }
 
-// AddMessageChannel is AddChannel for a ghost message type, named "Decision",
-// "ghost/Decision" or "ghost/msg/Decision": the schema name and text come
-// from package msg.
+// AddMessageChannel is AddChannel for a ghost message type ("Decision",
+// "ghost/Decision" or "ghost/msg/Decision"), its schema from package msg.
 func (r *Recorder) AddMessageChannel(topic, msgType string, qos ...ros2.QoSProfile) (ChannelID, error) {
 	text, err := msg.SchemaText(msgType)
 	if err != nil {
@@ -355,12 +287,9 @@ func (r *Recorder) AddMessageChannel(topic, msgType string, qos ...ros2.QoSProfi
 	return r.AddChannel(topic, msg.SchemaName(msgType), text, qos...)
 }
 
-// Write records one serialized (CDR) message on channel ch. logTime is the
-// receive time and publishTime the send time, both in nanoseconds; each
-// channel numbers its messages 1, 2, ... in the sequence field. Write copies
-// data and does not retain it. It allocates nothing per message in steady
-// state; it blocks only when the lanes fall behind. An error from writing
-// an earlier chunk is returned here.
+// Write records a copy of one CDR message on channel ch with its receive
+// (log) and send (publish) times in nanoseconds. It allocates nothing in
+// steady state and returns an error from writing an earlier chunk.
 func (r *Recorder) Write(ch ChannelID, logTime, publishTime uint64, data []byte) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -390,24 +319,18 @@ func (r *Recorder) Write(ch ChannelID, logTime, publishTime uint64, data []byte)
 	b.recs = le.AppendUint64(b.recs, publishTime)
 	b.recs = append(b.recs, data...)
 
-	if int64(len(b.recs)) >= r.chunkSize || (r.chunkSpan > 0 && b.last-b.first >= r.chunkSpan) {
+	if int64(len(b.recs)) < r.chunkSize && (r.chunkSpan == 0 || b.last-b.first < r.chunkSpan) {
+		return nil
+	}
+	if !r.waitChunks {
 		r.dispatch()
-		if r.waitChunks {
-			target := r.seq
-			r.mu.Unlock()
-			r.waitWritten(target)
-			r.mu.Lock()
-			if err := r.failed(); err != nil {
-				return fmt.Errorf("write on %s: %w", clip(c.topic), err)
-			}
-		}
+	} else if err := r.flushLocked(); err != nil {
+		return fmt.Errorf("write on %s: %w", clip(c.topic), err)
 	}
 	return nil
 }
 
-// dispatch hands the open chunk to lane seq mod chunkLanes and queues it
-// for the output in the same order. It blocks while the pipeline is full.
-// Called with mu held, so the lanes see the batches in dispatch order.
+// dispatch queues the open chunk for a lane and the output; it blocks while the pipeline is full.
 func (r *Recorder) dispatch() {
 	b := r.open
 	if len(b.recs) == 0 {
@@ -415,7 +338,7 @@ func (r *Recorder) dispatch() {
 	}
 	b.decls = r.decls[:len(r.decls):len(r.decls)] // append-only: a stable prefix
 	r.queue <- b
-	r.lanes[r.seq%chunkLanes] <- b
+	r.lanes <- b
 	r.seq++
 	select {
 	case r.open = <-r.free:
@@ -442,14 +365,8 @@ func (r *Recorder) seal(c *compressor, b *batch) error {
 	if r.comp != mcap.CompressionNone {
 		b.out = records
 	}
-	b.chunk = mcap.Chunk{
-		MessageStartTime: b.first,
-		MessageEndTime:   b.last,
-		UncompressedSize: uint64(len(b.recs)),
-		UncompressedCRC:  crc,
-		Compression:      string(r.comp),
-		Records:          records,
-	}
+	b.chunk = mcap.Chunk{MessageStartTime: b.first, MessageEndTime: b.last, UncompressedSize: uint64(len(b.recs)),
+		UncompressedCRC: crc, Compression: string(r.comp), Records: records}
 	return nil
 }
 
@@ -502,13 +419,7 @@ func (r *Recorder) writeChunk(b *batch) error {
 // declare writes the schema and channel records of decls not yet written.
 func (r *Recorder) declare(decls []decl) error {
 	for ; r.declared < len(decls); r.declared++ {
-		var err error
-		if d := decls[r.declared]; d.schema != nil {
-			err = r.w.WriteSchema(d.schema)
-		} else {
-			err = r.w.WriteChannel(d.channel)
-		}
-		if err != nil {
+		if err := decls[r.declared](r.w); err != nil {
 			return fmt.Errorf("%s: write declarations at byte %d: %w", r.name, r.w.Offset(), err)
 		}
 	}
@@ -524,8 +435,7 @@ func (r *Recorder) failed() error {
 	return nil
 }
 
-// usable reports why the Recorder cannot take records, if it cannot.
-// Called with mu held.
+// usable reports why the Recorder cannot take records. Called with mu held.
 func (r *Recorder) usable() error {
 	if r.closed {
 		return ErrRecorderClosed
@@ -533,30 +443,29 @@ func (r *Recorder) usable() error {
 	return r.failed()
 }
 
-// Flush closes the open chunk and waits until every chunk is written to
-// the output (and, for CreateRecording, synced). It returns the first
-// output error, if any. A host may call it on a timer to bound, in wall
-// time, what a crash can lose.
+// Flush writes (and syncs) every chunk, returning the first output error:
+// on a timer, it bounds in wall time what a crash can lose.
 func (r *Recorder) Flush() error {
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.closed {
-		r.mu.Unlock()
 		return ErrRecorderClosed
 	}
+	return r.flushLocked()
+}
+
+// flushLocked dispatches the open chunk and waits, unlocked, until it is written.
+func (r *Recorder) flushLocked() error {
 	r.dispatch()
 	target := r.seq
 	r.mu.Unlock()
-	r.waitWritten(target)
-	return r.failed()
-}
-
-// waitWritten waits until the first n dispatched chunks are written.
-func (r *Recorder) waitWritten(n uint64) {
 	r.progMu.Lock()
-	defer r.progMu.Unlock()
-	for r.written < n {
+	for r.written < target {
 		r.progress.Wait()
 	}
+	r.progMu.Unlock()
+	r.mu.Lock()
+	return r.failed()
 }
 
 // Stats returns the Recorder's counters.
@@ -568,11 +477,8 @@ func (r *Recorder) Stats() RecorderStats {
 	return RecorderStats{Messages: r.messages, Chunks: r.chunks, Bytes: r.bytes}
 }
 
-// Close writes the open chunk and the summary section and, for
-// CreateRecording, syncs and closes the file. It is idempotent: later calls
-// return the first call's result. After an output error Close still closes
-// the file and returns that error; the file then ends at the last complete
-// chunk.
+// Close writes the open chunk and the summary, then syncs and closes the file
+// of CreateRecording; later calls return the first call's result.
 func (r *Recorder) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -582,9 +488,7 @@ func (r *Recorder) Close() error {
 	r.closed = true
 	r.dispatch()
 	close(r.queue)
-	for _, l := range r.lanes {
-		close(l)
-	}
+	close(r.lanes)
 	<-r.done
 	err := r.failed()
 	if err == nil {
@@ -604,8 +508,7 @@ func (r *Recorder) Close() error {
 	return err
 }
 
-// finish declares the channels no chunk needed, sets the statistics the
-// Writer cannot know (it never saw the messages) and writes the summary.
+// finish declares the channels no chunk needed and writes the summary.
 func (r *Recorder) finish() error {
 	if err := r.declare(r.decls); err != nil {
 		return err
