@@ -477,3 +477,31 @@ func TestVehicleCommandEqual(t *testing.T) {
 		t.Fatal("Equal")
 	}
 }
+
+// TestEvidenceReceiptsCarryTheEvidenceArrival: a receipt made on evidence
+// is stamped with the evidence's arrival, not the last input's.
+func TestEvidenceReceiptsCarryTheEvidenceArrival(t *testing.T) {
+	h := newHarness(t, hold, decisions.KindHold)
+	h.queue(150, ack(1, 176, ResultAccepted))
+	h.queue(250, state(1, 4, true))
+	for s := int64(100); s <= 400; s += 100 {
+		h.belief(s)
+	}
+	want := map[string]int64{"1 evidence_accepted/150": 150, "1 accepted": 150, "1 evidence_accepted/250": 250, "1 reached": 250}
+	seen := 0
+	for _, rc := range h.sink.Receipts() {
+		key := fmt.Sprintf("%d %s", rc.ActionID, rc.Event)
+		if rc.Event == ReceiptEvidenceAccepted {
+			key += fmt.Sprintf("/%d", rc.TimeNs/ms)
+		}
+		if at, ok := want[key]; ok {
+			seen++
+			if rc.TimeNs != at*ms {
+				t.Errorf("%s at %d ms, want %d ms\n%s", key, rc.TimeNs/ms, at, h.dump())
+			}
+		}
+	}
+	if seen != len(want) {
+		t.Fatalf("%d of the %d receipts made on evidence found\n%s", seen, len(want), h.dump())
+	}
+}

@@ -366,6 +366,8 @@ func arrival(ev Event) int64 {
 		return e.ArrivalNs
 	case LifecycleEvent:
 		return e.ArrivalNs
+	case EvidenceEvent:
+		return e.ArrivalNs
 	case *BeliefEvent:
 		return e.ArrivalNs
 	case *AssessmentEvent:
