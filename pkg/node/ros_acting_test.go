@@ -1,0 +1,154 @@
+//go:build rclgo
+
+package node_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ghost-robotics/ghost/pkg/audit"
+	"github.com/ghost-robotics/ghost/pkg/bag"
+	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/node"
+	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
+	"github.com/ghost-robotics/ghost/pkg/px4"
+	"github.com/ghost-robotics/ghost/pkg/px4standin"
+	"github.com/ghost-robotics/ghost/pkg/ros2"
+	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/sim"
+)
+
+// TestActingOverROS2 runs the acting node on a real ROS 2 graph beside the
+// PX4 stand-in: a simulated flight decided by the PX4-like policy becomes
+// VehicleCommands, the stand-in acknowledges them and changes mode, and the
+// node's own recording re-verifies with the same executor configuration.
+// It needs a sourced ROS 2 Humble with this package's interfaces and
+// px4_msgs; without them it skips.
+//
+//	source <workspace>/install/setup.bash
+//	go test -tags rclgo -run ActingOverROS2 ./pkg/node
+func TestActingOverROS2(t *testing.T) {
+	ament := os.Getenv("AMENT_PREFIX_PATH")
+	if ament == "" {
+		t.Skip("ROS 2 is not sourced (AMENT_PREFIX_PATH is empty)")
+	}
+	defs, err := px4.LoadFromAmentIndex(ament)
+	if err != nil {
+		t.Skipf("no px4_msgs in the workspace: %v", err)
+	}
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	prefix := fmt.Sprintf("/ghost_act_%d", os.Getpid()) // keeps parallel runs apart
+	cfg := nodeconfig.Default()
+	for _, k := range []string{runner.KeyState, runner.KeySelfAssessment, runner.KeyPerceptionMode, runner.KeyDecisions,
+		runner.KeyDiagnostics, runner.KeyActions, runner.KeyActionEvidence} {
+		cfg.Topics[k] = prefix + cfg.Topics[k]
+	}
+	cfg.Input.PX4Namespace = prefix
+	cfg.PolicyFile = filepath.Join("..", "..", "config", "policies", "px4_failsafe_like.yaml")
+	cfg.Executors.Executor = nodeconfig.ExecutorPX4
+	cfg.Recording.Path = filepath.Join(t.TempDir(), "node.mcap")
+
+	peer, err := ros2.NewRCLTransport(nil, "ghost_test_vehicle", "", logger)
+	if err != nil {
+		t.Skipf("no ROS 2 context: %v", err)
+	}
+	defer peer.Close()
+	standin, err := px4standin.New(peer, px4standin.Options{Definitions: defs, Namespace: prefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pubs := map[string]ros2.Publisher{}
+	for _, in := range cfg.Inputs() {
+		if in.Kind != runner.InputBelief && in.Kind != runner.InputAssessment && in.Kind != runner.InputPerception {
+			continue
+		}
+		p, err := peer.Advertise(in.Topic, in.Type, ros2.DefaultInputQoS())
+		if err != nil {
+			if strings.Contains(err.Error(), "type support") {
+				t.Skipf("ghost interfaces not built or not sourced: %v", err)
+			}
+			t.Fatal(err)
+		}
+		pubs[in.Topic] = p
+	}
+
+	nodeT, err := ros2.NewRCLTransport(nil, nodeconfig.DefaultNodeName, "", logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nodeT.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	nodeCtx, stopNode := context.WithCancel(ctx)
+	nodeDone := make(chan error, 1)
+	go func() { nodeDone <- node.Run(nodeCtx, cfg, nodeT, logger) }()
+	peerDone := make(chan error, 1)
+	go func() { peerDone <- peer.Run(ctx) }()
+	time.Sleep(time.Second) // discovery
+
+	v, err := sim.NewVehicle(sim.Options{Duration: 40 * time.Second, RateHz: 10, Thresholds: cfg.Thresholds})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := sim.NewPublisher(v, cfg.Inputs())
+	for {
+		m, err := src.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, ok := pubs[m.Topic]
+		if !ok {
+			continue
+		}
+		if err := p.Publish(m.Data); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(5 * time.Millisecond) // commands and acks go back and forth meanwhile
+	}
+	time.Sleep(2 * time.Second) // the last acknowledgements and statuses
+	stopNode()
+	if err := <-nodeDone; err != nil {
+		t.Fatalf("node.Run: %v", err)
+	}
+	cancel()
+	<-peerDone
+
+	st := standin.Stats()
+	if st.Commands == 0 || st.Accepted == 0 {
+		t.Fatalf("the stand-in answered no command: %+v", st)
+	}
+	so, err := cfg.SessionOptions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := bag.OpenRecording(cfg.Recording.Path, bag.ReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	loop := so.Loop
+	loop.Policy = nil
+	rep, err := audit.Verify(r, audit.VerifyOptions{Inputs: so.Inputs, Loop: loop, Policies: []decisions.Policy{so.Loop.Policy},
+		DecisionsTopic: cfg.Topics[runner.KeyDecisions], ActionsTopic: cfg.Topics[runner.KeyActions],
+		Executors: so.Executors, Enable: so.Enable, TargetVehicle: so.TargetVehicle})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Passed() || rep.Actions["sent"] == 0 || rep.Actions["reached"] == 0 {
+		t.Fatalf("the node's recording: verdict %s, actions %v, findings %v, notes %v", rep.Verdict, rep.Actions, rep.Findings, rep.Notes)
+	}
+	if rep.Actions["sent"] != st.Commands {
+		t.Errorf("%d commands recorded as sent, the stand-in read %d", rep.Actions["sent"], st.Commands)
+	}
+}
