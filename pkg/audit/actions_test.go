@@ -4,14 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/executor"
-	"github.com/ghost-robotics/ghost/pkg/ros2"
 	"github.com/ghost-robotics/ghost/pkg/ros2msg"
 	"github.com/ghost-robotics/ghost/pkg/rules"
 	"github.com/ghost-robotics/ghost/pkg/runner"
@@ -54,6 +52,35 @@ func verifyActions(t *testing.T, data []byte, execs []runner.Executor) *AuditRep
 // (false drops it).
 func rewrite(t *testing.T, data []byte, edit func(i int, rc *runner.ActionReceipt) bool) []byte {
 	t.Helper()
+	n := 0
+	return rewriteMessages(t, data, func(m *bag.Message) bool {
+		if m.Topic != "/decisions/actions" {
+			return true
+		}
+		var w ros2msg.ActionReceipt
+		if err := w.UnmarshalCDR(m.Data); err != nil {
+			t.Fatal(err)
+		}
+		rc := runner.ReceiptFromWire(&w)
+		keep := edit(n, &rc)
+		n++
+		if !keep {
+			return false
+		}
+		w = runner.ReceiptToWire(&rc)
+		payload, err := w.AppendCDR(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Data = payload
+		return true
+	})
+}
+
+// rewriteMessages copies a recording message by message through keep,
+// which may change a message or drop it (false).
+func rewriteMessages(t *testing.T, data []byte, keep func(m *bag.Message) bool) []byte {
+	t.Helper()
 	r := openBytes(t, data)
 	var buf bytes.Buffer
 	rec, err := bag.NewRecorder(&buf, bag.RecorderOptions{})
@@ -61,7 +88,6 @@ func rewrite(t *testing.T, data []byte, edit func(i int, rc *runner.ActionReceip
 		t.Fatal(err)
 	}
 	chans := map[string]bag.ChannelID{}
-	n := 0
 	for {
 		m, err := r.Next()
 		if errors.Is(err, io.EOF) {
@@ -72,30 +98,15 @@ func rewrite(t *testing.T, data []byte, edit func(i int, rc *runner.ActionReceip
 		}
 		ch, ok := chans[m.Topic]
 		if !ok {
-			name := m.SchemaName[strings.LastIndexByte(m.SchemaName, '/')+1:]
-			if ch, err = rec.AddMessageChannel(m.Topic, name, ros2.DefaultInputQoS()); err != nil {
+			if ch, err = copyChannel(rec, r, &m); err != nil {
 				t.Fatal(err)
 			}
 			chans[m.Topic] = ch
 		}
-		payload := m.Data
-		if m.Topic == "/decisions/actions" {
-			var w ros2msg.ActionReceipt
-			if err := w.UnmarshalCDR(m.Data); err != nil {
-				t.Fatal(err)
-			}
-			rc := runner.ReceiptFromWire(&w)
-			keep := edit(n, &rc)
-			n++
-			if !keep {
-				continue
-			}
-			w = runner.ReceiptToWire(&rc)
-			if payload, err = w.AppendCDR(nil); err != nil {
-				t.Fatal(err)
-			}
+		if !keep(&m) {
+			continue
 		}
-		if err := rec.Write(ch, m.LogTime, m.PublishTime, payload); err != nil {
+		if err := rec.Write(ch, m.LogTime, m.PublishTime, m.Data); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -5,43 +5,71 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
+	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/executor"
 	"github.com/ghost-robotics/ghost/pkg/ros2msg"
 	"github.com/ghost-robotics/ghost/pkg/ros2msg/stdmsgs"
+	"github.com/ghost-robotics/ghost/pkg/rules"
 	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/sim"
 )
 
 const (
-	transitionTopic   = "/decision_node/transition_event"
+	testNode          = "/decision_node"
+	transitionTopic   = testNode + "/transition_event"
 	transitionType    = "lifecycle_msgs/msg/TransitionEvent"
-	transitionChannel = 999
+	parameterType     = "rcl_interfaces/msg/ParameterEvent"
+	firstExtraChannel = 900
 )
 
-// withTransitions adds the node's transition events (goal state ids) at
-// the given log times to a source.
-type withTransitions struct {
-	src    Source
-	at     []int64
-	goals  []uint8
-	queued *bag.Message
+// extra is a message a test adds to a source at its log time.
+type extra struct {
+	at          int64
+	topic, typ  string
+	marshalData func() ([]byte, error)
 }
 
-func (w *withTransitions) Next() (bag.Message, error) {
+// withExtra adds messages of standard ROS 2 types to a source, each before
+// the first source message logged at or after its time.
+type withExtra struct {
+	t      *testing.T
+	src    Source
+	extra  []extra
+	queued *bag.Message
+	chans  []bag.Channel // one per topic of extra, made at the first Next
+}
+
+func (w *withExtra) channel(topic string) uint16 {
+	for _, c := range w.chans {
+		if c.Topic == topic {
+			return c.ID
+		}
+	}
+	return 0
+}
+
+func (w *withExtra) Next() (bag.Message, error) {
+	if w.chans == nil {
+		w.declare()
+	}
 	if w.queued == nil {
 		m, err := w.src.Next()
-		if err != nil {
+		if err != nil && len(w.extra) == 0 {
 			return m, err
 		}
-		w.queued = &m
+		if err == nil {
+			w.queued = &m
+		}
 	}
-	if len(w.at) > 0 && w.at[0] <= int64(w.queued.LogTime) {
-		e := ros2msg.LifecycleTransitionEvent{GoalState: ros2msg.LifecycleState{ID: w.goals[0]}}
-		data, err := e.MarshalCDR()
+	if len(w.extra) > 0 && (w.queued == nil || w.extra[0].at <= int64(w.queued.LogTime)) {
+		e := w.extra[0]
+		data, err := e.marshalData()
 		if err != nil {
 			return bag.Message{}, err
 		}
-		m := bag.Message{Topic: transitionTopic, SchemaName: transitionType, ChannelID: transitionChannel,
-			LogTime: uint64(w.at[0]), PublishTime: uint64(w.at[0]), Data: data}
-		w.at, w.goals = w.at[1:], w.goals[1:]
+		m := bag.Message{Topic: e.topic, SchemaName: e.typ, ChannelID: w.channel(e.topic),
+			LogTime: uint64(e.at), PublishTime: uint64(e.at), Data: data}
+		w.extra = w.extra[1:]
 		return m, nil
 	}
 	m := *w.queued
@@ -49,17 +77,41 @@ func (w *withTransitions) Next() (bag.Message, error) {
 	return m, nil
 }
 
-// Channels gives replay the standard definition of the transition events.
-func (w *withTransitions) Channels() []bag.Channel {
+// declare makes the channels of the added messages, with their standard
+// definitions.
+func (w *withExtra) declare() {
 	set, err := stdmsgs.Set()
 	if err != nil {
-		return nil
+		w.t.Fatal(err)
 	}
-	text, err := set.SchemaText(transitionType)
-	if err != nil {
-		return nil
+	w.chans = []bag.Channel{}
+	for _, e := range w.extra {
+		if w.channel(e.topic) != 0 {
+			continue
+		}
+		text, err := set.SchemaText(e.typ)
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		w.chans = append(w.chans, bag.Channel{ID: uint16(firstExtraChannel + len(w.chans)), Topic: e.topic, SchemaName: e.typ, SchemaText: text})
 	}
-	return []bag.Channel{{ID: transitionChannel, Topic: transitionTopic, SchemaName: transitionType, SchemaText: text}}
+}
+
+// Channels gives replay the standard definitions of the added messages.
+func (w *withExtra) Channels() []bag.Channel { return w.chans }
+
+func transition(at int64, goal uint8) extra {
+	return extra{at: at, topic: transitionTopic, typ: transitionType, marshalData: func() ([]byte, error) {
+		e := ros2msg.LifecycleTransitionEvent{GoalState: ros2msg.LifecycleState{ID: goal}}
+		return e.MarshalCDR()
+	}}
+}
+
+func parameterSet(at int64, node string, p ros2msg.Parameter) extra {
+	return extra{at: at, topic: "/parameter_events", typ: parameterType, marshalData: func() ([]byte, error) {
+		e := ros2msg.ParameterEvent{Node: node, ChangedParameters: []ros2msg.Parameter{p}}
+		return e.MarshalCDR()
+	}}
 }
 
 func lifecycleInputs() []runner.InputSpec {
@@ -78,9 +130,8 @@ func lifecycleInputs() []runner.InputSpec {
 // finds the beliefs between the windows undecided.
 func TestVerifyFollowsTransitionEvents(t *testing.T) {
 	const s = int64(time.Second)
-	// Log times of the sim source start at its first stamp.
-	src := &withTransitions{src: simSource(t, 30*time.Second, 20),
-		at: []int64{2 * s, 3 * s, 10 * s, 11 * s, 20 * s, 21 * s}, goals: []uint8{13, 3, 14, 2, 13, 3}}
+	src := &withExtra{t: t, src: simSource(t, 30*time.Second, 20), extra: []extra{
+		transition(2*s, 13), transition(3*s, 3), transition(10*s, 14), transition(11*s, 2), transition(20*s, 13), transition(21*s, 3)}}
 	data, res, err := replayBytes(t, src, ReplayOptions{Session: runner.SessionOptions{Inputs: lifecycleInputs(), Lifecycle: true}})
 	if err != nil {
 		t.Fatal(err)
@@ -108,6 +159,52 @@ func TestVerifyFollowsTransitionEvents(t *testing.T) {
 			}
 			if !tc.pass && r.FindingCount(FindingMissingDecision) == 0 {
 				t.Fatalf("findings %v, want %s", r.Findings, FindingMissingDecision)
+			}
+		})
+	}
+}
+
+// TestVerifyFollowsRecordedEnables: executor enables changed while the
+// node ran are recorded parameter events; the trail re-derives with them,
+// and without the event it diverges.
+func TestVerifyFollowsRecordedEnables(t *testing.T) {
+	policy, err := rules.ParseFile("../../config/policies/px4_failsafe_like.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const s = int64(time.Second)
+	enableAll := parameterSet(20*s, testNode, ros2msg.Parameter{Name: runner.ParameterEnable,
+		Value: ros2msg.ParameterValue{Type: runner.ParameterString, StringValue: "hold,yield_to_pilot,engage_rtl,engage_land"}})
+	ex := executor.NewPX4(executor.PX4Options{Transport: sim.NewPX4(sim.PX4Options{})})
+	loop := runner.LoopOptions{Policy: policy, Node: testNode}
+	data, res, err := replayBytes(t, &withExtra{t: t, src: simSource(t, 60*time.Second, 10), extra: []extra{enableAll}},
+		ReplayOptions{Session: runner.SessionOptions{Loop: loop, Executors: []runner.Executor{ex}, TargetVehicle: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := res.Counters.Actions; a.Sent == 0 || a.Failures[runner.FailBlockedByPolicy] == 0 {
+		t.Fatalf("want actions blocked before the event and sent after it: %+v", a)
+	}
+	withoutEvent := rewriteMessages(t, data, func(m *bag.Message) bool { return m.Topic != "/parameter_events" })
+	execs := []runner.Executor{executor.NewPX4(executor.PX4Options{})}
+	for _, tc := range []struct {
+		name string
+		data []byte
+		pass bool
+	}{{"as recorded", data, true}, {"the event removed", withoutEvent, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			loop := loop
+			loop.Policy = nil
+			r, err := Verify(openBytes(t, tc.data), VerifyOptions{Loop: loop, Policies: []decisions.Policy{policy},
+				Executors: execs, TargetVehicle: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Passed() != tc.pass {
+				t.Fatalf("passed %v, want %v: %v %v", r.Passed(), tc.pass, r.Findings, r.Notes)
+			}
+			if !tc.pass && r.FindingCount(FindingActionDiverged) == 0 {
+				t.Fatalf("findings %v, want %s", r.Findings, FindingActionDiverged)
 			}
 		})
 	}

@@ -25,10 +25,12 @@ const (
 )
 
 // writable are the parameters that may change while the node runs.
-// assessment_timeout_s is followed by the Loop through the recorded event;
-// log_level changes only what is logged.
+// assessment_timeout_s and the executor enables are followed by the Loop
+// through the recorded event; log_level changes only what is logged.
 var writable = map[string]bool{
 	runner.ParameterAssessmentTimeout: true,
+	runner.ParameterEnable:            true,
+	runner.ParameterEnableKill:        true,
 	"log_level":                       true,
 }
 

@@ -168,6 +168,10 @@ func TestSetParameters(t *testing.T) {
 		{"array", param("assessment_timeout_s", ros2msg.ParameterValue{Type: 8, DoubleArrayValue: []float64{1}}), false, "scalar", 100 * time.Millisecond},
 		{"log level", param("log_level", str("debug")), true, "", 100 * time.Millisecond},
 		{"bad log level", param("log_level", str("loud")), false, "want debug", 100 * time.Millisecond},
+		{"enables", param("executors.enable", str("hold,engage_rtl")), true, "", 100 * time.Millisecond},
+		{"kill through enables", param("executors.enable", str("engage_kill")), false, "enable_kill", 100 * time.Millisecond},
+		{"kill's own enable", param("executors.enable_kill", ros2msg.ParameterValue{Type: runner.ParameterBool, BoolValue: true}), true, "", 100 * time.Millisecond},
+		{"executor", param("executors.executor", str("log")), false, "read-only", 100 * time.Millisecond},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -272,8 +276,10 @@ func TestWritable(t *testing.T) {
 			t.Errorf("%s: writable %v with reason %q", p.Name, ok, why)
 		}
 	}
-	if ok, _ := Writable("assessment_timeout_s"); !ok {
-		t.Error("assessment_timeout_s is read-only")
+	for _, name := range []string{"assessment_timeout_s", "log_level", "executors.enable", "executors.enable_kill"} {
+		if ok, _ := Writable(name); !ok {
+			t.Errorf("%s is read-only", name)
+		}
 	}
 }
 

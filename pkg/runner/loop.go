@@ -324,11 +324,18 @@ func (l *Loop) Step(ev Event, out *Output) error {
 	}
 	// A parameter change applies before this step's decisions: a shorter
 	// timeout releases, at this arrival time, the beliefs that waited
-	// longer. A failed step restores the old value with the rest.
+	// longer; an enable applies to this step's decided kinds. A failed step
+	// restores the old values with the rest.
 	oldTimeout := l.timeout
+	var oldRoutes *[decisions.NumKinds]ActionRoute // saved only when an enable changes
 	if e, ok := ev.(ParameterEvent); ok {
 		if d, ok := l.timeoutChange(&e); ok {
 			l.timeout = d
+		}
+		if r, ok := l.enableChange(&e); ok {
+			saved := l.actions.routes
+			oldRoutes = &saved
+			l.actions.routes = r
 		}
 	}
 	switch e := ev.(type) {
@@ -363,6 +370,9 @@ func (l *Loop) Step(ev Event, out *Output) error {
 			l.stateful.Rollback()
 		}
 		l.timeout = oldTimeout
+		if oldRoutes != nil {
+			l.actions.routes = *oldRoutes
+		}
 		out.Reset()
 		return err
 	}

@@ -3,8 +3,10 @@ package runner
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
+	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/ros2"
 	"github.com/ghost-robotics/ghost/pkg/ros2msg"
 )
@@ -16,6 +18,15 @@ const KeyParameterEvents = "parameter_events"
 // ParameterAssessmentTimeout is the name of the one parameter the Loop
 // itself follows at run time: assessment_timeout_s, a double in seconds.
 const ParameterAssessmentTimeout = "assessment_timeout_s"
+
+// The executor enables the Loop follows at run time: executors.enable, a
+// comma-separated list of kinds (engage_kill never among them), and
+// executors.enable_kill, a bool. A change applies from the next decided
+// kind on; an action already outstanding runs its course.
+const (
+	ParameterEnable     = "executors.enable"
+	ParameterEnableKill = "executors.enable_kill"
+)
 
 // Parameter value types, rcl_interfaces/msg/ParameterType.
 const (
@@ -142,4 +153,55 @@ func (c ParameterChange) Text() string {
 		return fmt.Sprintf("%s=%q", c.Name, c.String)
 	}
 	return c.Name + "=(type " + fmt.Sprint(c.Type) + ")"
+}
+
+// enableChange returns the routes with the enables of e applied, and
+// whether e names an enable. A change that would enable a kind no executor
+// serves, or kill through executors.enable, is ignored whole: the node
+// validated it before publishing, so such an event did not come from it.
+func (l *Loop) enableChange(e *ParameterEvent) ([decisions.NumKinds]ActionRoute, bool) {
+	routes := l.actions.routes
+	if e.Node != l.node || l.node == "" {
+		return routes, false
+	}
+	changed := false
+	for _, c := range e.Changes {
+		switch {
+		case c.Name == ParameterEnable && c.Type == ParameterString:
+			var want [decisions.NumKinds]bool
+			valid := true
+			for f := range strings.SplitSeq(c.String, ",") {
+				if f = strings.TrimSpace(f); f == "" {
+					continue
+				}
+				k, err := decisions.ParseKind(f)
+				if err != nil || k == decisions.KindEngageKill || routes[k].Executor == "" {
+					valid = false
+					break
+				}
+				want[k] = true
+			}
+			if !valid {
+				continue
+			}
+			for k := range routes {
+				if decisions.Kind(k) != decisions.KindEngageKill && routes[k].Executor != "" {
+					routes[k].Enabled = want[k]
+				}
+			}
+			changed = true
+		case c.Name == ParameterEnableKill && c.Type == ParameterBool:
+			if routes[decisions.KindEngageKill].Executor != "" {
+				routes[decisions.KindEngageKill].Enabled = c.Bool
+				changed = true
+			}
+		}
+	}
+	return routes, changed
+}
+
+// Enabled reports whether the operator's enable for kind is in force: the
+// LoopOptions' until a ParameterEvent changed it.
+func (l *Loop) Enabled(kind decisions.Kind) bool {
+	return kind < decisions.NumKinds && l.actions.routes[kind].Enabled
 }

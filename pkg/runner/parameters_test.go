@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/ros2msg"
 )
 
@@ -237,4 +238,54 @@ func TestSessionLifecycleFromEvents(t *testing.T) {
 	if n := decisionsOf(s); n != 2 {
 		t.Fatalf("active again: %d decided, want 2", n)
 	}
+}
+
+// TestEnablesChangeAtRunTime: the executor enables follow the node's own
+// parameter events from the next decided kind on; another node's events,
+// and enables no executor can honour, change nothing.
+func TestEnablesChangeAtRunTime(t *testing.T) {
+	const node = "/decision_node"
+	kinds := map[int64]decisions.Kind{100: decisions.KindHold, 300: decisions.KindHold, 500: decisions.KindHold,
+		700: decisions.KindEngageKill, 900: decisions.KindEngageKill}
+	ex := &fakeExec{id: "fake", kinds: []decisions.Kind{decisions.KindHold, decisions.KindEngageRTL, decisions.KindEngageLand, decisions.KindEngageKill}}
+	s, err := NewSession(SessionOptions{
+		Loop: LoopOptions{Policy: scriptPolicy{kinds}, Node: node,
+			Actions: ActionOptions{AckTimeout: 300 * time.Millisecond, MaxRetries: 2, ReachTimeout: time.Second}},
+		Executors: []Executor{ex}, TargetVehicle: vehicle, Enable: []decisions.Kind{decisions.KindEngageRTL},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink := &MemoryActionSink{}
+	if err := s.Runner().RegisterActionSink("memory", sink); err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{t: t, s: s, ex: ex, sink: sink}
+	change := func(atMs int64, from string, c ParameterChange) {
+		t.Helper()
+		if err := s.Step(ParameterEvent{ArrivalNs: atMs * ms, Node: from, Changes: []ParameterChange{c}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	enable := func(v string) ParameterChange {
+		return ParameterChange{Name: ParameterEnable, Type: ParameterString, String: v}
+	}
+	h.belief(100) // hold, not enabled: blocked
+	change(150, "/other_node", enable("hold"))
+	change(160, node, enable("hold,engage_kill")) // kill through enable: ignored whole
+	h.belief(200)
+	h.belief(300) // still blocked
+	change(350, node, enable("hold, engage_rtl"))
+	if !s.Loop().Enabled(decisions.KindHold) || !s.Loop().Enabled(decisions.KindEngageRTL) {
+		t.Fatal("hold and engage_rtl not enabled after the node's event")
+	}
+	h.belief(400)
+	h.belief(500) // sent
+	h.belief(600)
+	h.belief(700) // kill: blocked
+	change(750, node, ParameterChange{Name: ParameterEnableKill, Type: ParameterBool, Bool: true})
+	h.belief(800)
+	h.belief(900) // kill: sent
+	h.want("1 failed/blocked_by_policy", "2 failed/blocked_by_policy", "3 sent", "3 superseded",
+		"4 failed/blocked_by_policy", "5 sent")
 }
