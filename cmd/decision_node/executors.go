@@ -25,7 +25,7 @@ type executorFlags struct {
 func (f *executorFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.executor, "executor", "", "executor the decisions act through: px4 or log (default none: every decision is advisory); "+
 		"sim answers px4 with a simulated PX4, replay and verify re-check the recorded evidence")
-	fs.StringVar(&f.enable, "enable", "", "comma-separated decision `kinds` the executor may act on (default with --executor: hold,yield_to_pilot,engage_rtl,engage_land); "+
+	fs.StringVar(&f.enable, "enable", "", "comma-separated decision `kinds` the executor may act on, or none (default with --executor: hold,yield_to_pilot,engage_rtl,engage_land); "+
 		"a kind it serves that is not enabled fails as blocked_by_policy")
 	fs.BoolVar(&f.enableKill, "enable-kill", false, "also enable engage_kill (a forced disarm): it is never enabled otherwise")
 	fs.UintVar(&f.vehicle, "target-vehicle", 1, "the vehicle's system `id` (PX4 MAV_SYS_ID); evidence from any other is rejected")
@@ -83,7 +83,9 @@ func (f *executorFlags) apply(sopts *runner.SessionOptions, simulated bool, logT
 		return fail(exitUsage, "--executor %q: want px4 or log", capText(f.executor, 40))
 	}
 	enable := []decisions.Kind{decisions.KindHold, decisions.KindYieldToPilot, decisions.KindEngageRTL, decisions.KindEngageLand}
-	if f.enable != "" {
+	if f.enable == "none" {
+		enable = nil
+	} else if f.enable != "" {
 		enable = nil
 		for _, s := range strings.Split(f.enable, ",") {
 			k, err := decisions.ParseKind(strings.TrimSpace(s))

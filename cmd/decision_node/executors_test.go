@@ -86,3 +86,32 @@ func TestExecutorFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestEnableNone: --enable none enables no kind, so every action the
+// executor serves fails as blocked_by_policy and none is sent.
+func TestEnableNone(t *testing.T) {
+	dir := t.TempDir()
+	flight := filepath.Join(dir, "flight.mcap")
+	if code, _, stderr := cli(t, "sim", "--out", flight, "--rate", "10", "--duration", "60s", "--quiet", "--policy-file", px4Policy,
+		"--executor", "px4", "--enable", "none"); code != exitOK {
+		t.Fatalf("sim exit %d: %s", code, stderr)
+	}
+	report := filepath.Join(dir, "report.json")
+	if code, stdout, stderr := cli(t, "verify", flight, "--quiet", "--json", report, "--policy-file", px4Policy,
+		"--executor", "px4", "--enable", "none"); code != exitOK {
+		t.Fatalf("verify exit %d: %s %s", code, stdout, stderr)
+	}
+	var r struct {
+		Actions map[string]uint64 `json:"actions"`
+	}
+	data, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Actions["sent"] != 0 || r.Actions["failed_blocked_by_policy"] == 0 {
+		t.Fatalf("actions with --enable none: %v", r.Actions)
+	}
+}
