@@ -20,25 +20,11 @@ func TestSimExecutorPX4(t *testing.T) {
 	if code, _, stderr := cli(t, "sim", "--out", flight, "--rate", "20", "--quiet", "--policy-file", px4Policy, "--executor", "px4"); code != exitOK {
 		t.Fatalf("sim exit %d: %s", code, stderr)
 	}
-	report := filepath.Join(dir, "report.json")
-	code, stdout, stderr := cli(t, "verify", flight, "--quiet", "--json", report, "--policy-file", px4Policy, "--executor", "px4")
-	if code != exitOK {
-		t.Fatalf("verify exit %d: %s %s", code, stdout, stderr)
-	}
-	var r struct {
-		Actions map[string]uint64 `json:"actions"`
-	}
-	data, err := os.ReadFile(report)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(data, &r); err != nil {
-		t.Fatal(err)
-	}
+	actions := verifiedActions(t, flight, "--policy-file", px4Policy, "--executor", "px4")
 	for _, ev := range []string{"sent", "retried", "evidence_accepted", "evidence_rejected", "accepted", "reached",
 		"failed_not_applicable", "failed_blocked_by_policy", "failed_transport", "failed_executor"} {
-		if r.Actions[ev] == 0 {
-			t.Errorf("no %s receipt: %v", ev, r.Actions)
+		if actions[ev] == 0 {
+			t.Errorf("no %s receipt: %v", ev, actions)
 		}
 	}
 	if code, _, _ := cli(t, "verify", flight, "--quiet", "--policy-file", px4Policy); code != exitFindings {
@@ -62,11 +48,8 @@ func TestSimExecutorPX4(t *testing.T) {
 	if code, _, stderr := cli(t, "sim", "--out", plain, "--rate", "20", "--quiet", "--policy-file", px4Policy); code != exitOK {
 		t.Fatalf("sim exit %d: %s", code, stderr)
 	}
-	code, _, _ = cli(t, "verify", plain, "--quiet", "--json", report, "--policy-file", px4Policy)
-	data, _ = os.ReadFile(report)
-	r.Actions = nil
-	if err := json.Unmarshal(data, &r); err != nil || code != exitOK || len(r.Actions) != 0 {
-		t.Fatalf("without --executor: exit %d, actions %v (%v)", code, r.Actions, err)
+	if actions := verifiedActions(t, plain, "--policy-file", px4Policy); len(actions) != 0 {
+		t.Fatalf("without --executor: actions %v", actions)
 	}
 }
 
@@ -96,9 +79,19 @@ func TestEnableNone(t *testing.T) {
 		"--executor", "px4", "--enable", "none"); code != exitOK {
 		t.Fatalf("sim exit %d: %s", code, stderr)
 	}
-	report := filepath.Join(dir, "report.json")
-	if code, stdout, stderr := cli(t, "verify", flight, "--quiet", "--json", report, "--policy-file", px4Policy,
-		"--executor", "px4", "--enable", "none"); code != exitOK {
+	actions := verifiedActions(t, flight, "--policy-file", px4Policy, "--executor", "px4", "--enable", "none")
+	if actions["sent"] != 0 || actions["failed_blocked_by_policy"] == 0 {
+		t.Fatalf("actions with --enable none: %v", actions)
+	}
+}
+
+// verifiedActions verifies flight with the flags, which must pass, and
+// returns the report's receipt counts.
+func verifiedActions(t *testing.T, flight string, flags ...string) map[string]uint64 {
+	t.Helper()
+	report := filepath.Join(t.TempDir(), "report.json")
+	args := append([]string{"verify", flight, "--quiet", "--json", report}, flags...)
+	if code, stdout, stderr := cli(t, args...); code != exitOK {
 		t.Fatalf("verify exit %d: %s %s", code, stdout, stderr)
 	}
 	var r struct {
@@ -111,7 +104,5 @@ func TestEnableNone(t *testing.T) {
 	if err := json.Unmarshal(data, &r); err != nil {
 		t.Fatal(err)
 	}
-	if r.Actions["sent"] != 0 || r.Actions["failed_blocked_by_policy"] == 0 {
-		t.Fatalf("actions with --enable none: %v", r.Actions)
-	}
+	return r.Actions
 }
