@@ -351,3 +351,30 @@ type Note struct {
 	Field  string
 	Detail string
 }
+
+// arrival returns the arrival time of an event the Loop takes, and false
+// for any other (nil, a pointer, a foreign type). It is the one list of the
+// Loop's events: the Loop's clock and the Session's advance by it. Times
+// are read per type, not through the interface, so ev does not escape and
+// an event converted to Event at the call stays on the caller's stack.
+func arrival(ev Event) (int64, bool) {
+	switch e := ev.(type) {
+	case BeliefEvent:
+		return e.ArrivalNs, true
+	case AssessmentEvent:
+		return e.ArrivalNs, true
+	case PerceptionEvent:
+		return e.ArrivalNs, true
+	case TickEvent:
+		return e.ArrivalNs, true
+	case EndEvent:
+		return e.ArrivalNs, true
+	case EvidenceEvent:
+		return e.ArrivalNs, true
+	case ParameterEvent:
+		return e.ArrivalNs, true
+	case LifecycleEvent:
+		return e.ArrivalNs, true
+	}
+	return 0, false
+}

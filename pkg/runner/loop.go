@@ -295,30 +295,11 @@ type candidate struct {
 func (l *Loop) Step(ev Event, out *Output) error {
 	out.Reset()
 	var c candidate
-	var now int64
-	end := false
-	// Arrival times are read per case, never through the interface, and ev
-	// is never passed on: events then stay on the caller's stack.
-	switch e := ev.(type) {
-	case BeliefEvent:
-		now = e.ArrivalNs
-	case AssessmentEvent:
-		now = e.ArrivalNs
-	case PerceptionEvent:
-		now = e.ArrivalNs
-	case TickEvent:
-		now = e.ArrivalNs
-	case EndEvent:
-		now, end = e.ArrivalNs, true
-	case EvidenceEvent:
-		now = e.ArrivalNs
-	case ParameterEvent:
-		now = e.ArrivalNs
-	case LifecycleEvent:
-		now = e.ArrivalNs
-	default:
+	now, ok := arrival(ev)
+	if !ok {
 		return fmt.Errorf("%w: %s", ErrUnsupportedEvent, eventTypeName(ev))
 	}
+	_, end := ev.(EndEvent)
 	if l.started && now < l.now {
 		now = l.now
 	}

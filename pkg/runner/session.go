@@ -296,7 +296,7 @@ func (s *Session) End(arrivalNs int64) error {
 // items (none when it was rejected or only repeated; the step still lets
 // time pass).
 func (s *Session) Step(ev Event) error {
-	if t := arrival(ev); t > s.now {
+	if t, _ := arrival(ev); t > s.now {
 		s.now = t
 	}
 	var admitErr error
@@ -343,41 +343,4 @@ func (s *Session) Pump(upToNs int64, record func(EvidenceEvent) error) error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// arrival reads an event's arrival time per type, not through the
-// interface: ev then does not escape, and an event converted to Event at
-// the call stays on the caller's stack.
-func arrival(ev Event) int64 {
-	switch e := ev.(type) {
-	case nil:
-		return 0
-	case BeliefEvent:
-		return e.ArrivalNs
-	case AssessmentEvent:
-		return e.ArrivalNs
-	case PerceptionEvent:
-		return e.ArrivalNs
-	case TickEvent:
-		return e.ArrivalNs
-	case EndEvent:
-		return e.ArrivalNs
-	case ParameterEvent:
-		return e.ArrivalNs
-	case LifecycleEvent:
-		return e.ArrivalNs
-	case EvidenceEvent:
-		return e.ArrivalNs
-	case *BeliefEvent:
-		return e.ArrivalNs
-	case *AssessmentEvent:
-		return e.ArrivalNs
-	case *PerceptionEvent:
-		return e.ArrivalNs
-	case *TickEvent:
-		return e.ArrivalNs
-	case *EndEvent:
-		return e.ArrivalNs
-	}
-	return 0 // nil: the set of events is closed
 }
