@@ -59,12 +59,10 @@ func NewFakeTransport() *FakeTransport {
 func (t *FakeTransport) Subscribe(topic, typeName string, qos QoSProfile, h Handler) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	switch {
-	case t.closed:
-		return ErrTransportClosed
-	case t.running:
-		return ErrTransportRunning
-	case h == nil:
+	if err := t.ready(); err != nil {
+		return err
+	}
+	if h == nil {
 		return fmt.Errorf("subscribe %s: nil handler", topic)
 	}
 	if _, _, err := SplitTypeName(typeName); err != nil {
@@ -77,15 +75,23 @@ func (t *FakeTransport) Subscribe(topic, typeName string, qos QoSProfile, h Hand
 	return nil
 }
 
+// ready reports why entities cannot be added now. The caller holds t.mu.
+func (t *FakeTransport) ready() error {
+	switch {
+	case t.closed:
+		return ErrTransportClosed
+	case t.running:
+		return ErrTransportRunning
+	}
+	return nil
+}
+
 // Advertise creates the publisher for topic; one publisher per topic.
 func (t *FakeTransport) Advertise(topic, typeName string, qos QoSProfile) (Publisher, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	switch {
-	case t.closed:
-		return nil, ErrTransportClosed
-	case t.running:
-		return nil, ErrTransportRunning
+	if err := t.ready(); err != nil {
+		return nil, err
 	}
 	if _, _, err := SplitTypeName(typeName); err != nil {
 		return nil, fmt.Errorf("advertise %s: %w", topic, err)
@@ -156,12 +162,10 @@ func (t *FakeTransport) Deliver(ctx context.Context, topic string, data []byte, 
 func (t *FakeTransport) Serve(name, typeName string, qos QoSProfile, h ServiceHandler) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	switch {
-	case t.closed:
-		return ErrTransportClosed
-	case t.running:
-		return ErrTransportRunning
-	case h == nil:
+	if err := t.ready(); err != nil {
+		return err
+	}
+	if h == nil {
 		return fmt.Errorf("serve %s: nil handler", name)
 	}
 	if _, _, err := SplitServiceTypeName(typeName); err != nil {

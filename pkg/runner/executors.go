@@ -3,6 +3,7 @@ package runner
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -349,18 +350,8 @@ func (r *Runner) checkEvidence(items []Evidence) *ProvenanceError {
 
 // RegisterActionSink adds s, which receives every action receipt, under id.
 func (r *Runner) RegisterActionSink(id string, s ActionSink) error {
-	switch {
-	case id == "":
-		return fmt.Errorf("%w: register: empty action sink id", ErrRunner)
-	case s == nil:
-		return fmt.Errorf("%w: register action sink %q: nil sink", ErrRunner, id)
-	case r.closed:
-		return fmt.Errorf("%w: register action sink %q: %w", ErrRunner, id, ErrSinkClosed)
-	}
-	for _, g := range r.actionSinks {
-		if g.id == id {
-			return fmt.Errorf("%w: register action sink %q: id already registered", ErrRunner, id)
-		}
+	if err := r.checkRegister("action sink", id, s == nil, slices.ContainsFunc(r.actionSinks, func(g registeredActionSink) bool { return g.id == id })); err != nil {
+		return err
 	}
 	r.actionSinks = append(r.actionSinks, registeredActionSink{id, s})
 	return nil

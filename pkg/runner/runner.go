@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 )
@@ -89,21 +90,28 @@ func NewRunner(opts RunnerOptions) *Runner {
 	return &Runner{opts: opts, hashBuf: make([]byte, 0, 1536)}
 }
 
+// checkRegister says why a sink of the kind ("sink", "action sink") cannot
+// be registered under id: an empty id, a nil sink, a closed Runner or an id
+// taken.
+func (r *Runner) checkRegister(kind, id string, isNil, taken bool) error {
+	switch {
+	case id == "":
+		return fmt.Errorf("%w: register: empty %s id", ErrRunner, kind)
+	case isNil:
+		return fmt.Errorf("%w: register %s %q: nil sink", ErrRunner, kind, id)
+	case r.closed:
+		return fmt.Errorf("%w: register %s %q: %w", ErrRunner, kind, id, ErrSinkClosed)
+	case taken:
+		return fmt.Errorf("%w: register %s %q: id already registered", ErrRunner, kind, id)
+	}
+	return nil
+}
+
 // Register adds s under id. Ids are unique and non-empty; a closed Runner
 // accepts no sinks.
 func (r *Runner) Register(id string, s Sink) error {
-	switch {
-	case id == "":
-		return fmt.Errorf("%w: register: empty sink id", ErrRunner)
-	case s == nil:
-		return fmt.Errorf("%w: register sink %q: nil sink", ErrRunner, id)
-	case r.closed:
-		return fmt.Errorf("%w: register sink %q: %w", ErrRunner, id, ErrSinkClosed)
-	}
-	for _, g := range r.sinks {
-		if g.id == id {
-			return fmt.Errorf("%w: register sink %q: id already registered", ErrRunner, id)
-		}
+	if err := r.checkRegister("sink", id, s == nil, slices.ContainsFunc(r.sinks, func(g registered) bool { return g.id == id })); err != nil {
+		return err
 	}
 	r.sinks = append(r.sinks, registered{id, s})
 	r.counters.mu.Lock()
