@@ -3,7 +3,6 @@
 package node_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -17,7 +16,6 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/audit"
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/node"
 	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
 	"github.com/ghost-robotics/ghost/pkg/px4"
 	"github.com/ghost-robotics/ghost/pkg/px4standin"
@@ -80,19 +78,7 @@ func TestActingOverROS2(t *testing.T) {
 		pubs[in.Topic] = p
 	}
 
-	nodeT, err := ros2.NewRCLTransport(nil, nodeconfig.DefaultNodeName, "", logger)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nodeT.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	nodeCtx, stopNode := context.WithCancel(ctx)
-	nodeDone := make(chan error, 1)
-	go func() { nodeDone <- node.Run(nodeCtx, cfg, nodeT, logger) }()
-	peerDone := make(chan error, 1)
-	go func() { peerDone <- peer.Run(ctx) }()
-	time.Sleep(time.Second) // discovery
+	stopNode, stopPeer := startLive(t, nil, cfg, peer, logger, 2*time.Minute)
 
 	v, err := sim.NewVehicle(sim.Options{Duration: 40 * time.Second, RateHz: 10, Thresholds: cfg.Thresholds})
 	if err != nil {
@@ -117,12 +103,10 @@ func TestActingOverROS2(t *testing.T) {
 		time.Sleep(5 * time.Millisecond) // commands and acks go back and forth meanwhile
 	}
 	time.Sleep(2 * time.Second) // the last acknowledgements and statuses
-	stopNode()
-	if err := <-nodeDone; err != nil {
+	if err := stopNode(); err != nil {
 		t.Fatalf("node.Run: %v", err)
 	}
-	cancel()
-	<-peerDone
+	stopPeer()
 
 	st := standin.Stats()
 	if st.Commands == 0 || st.Accepted == 0 {

@@ -3,7 +3,6 @@
 package node_test
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -94,19 +93,7 @@ func TestSimTimeOverROS2(t *testing.T) {
 	args := []string{"--ros-args", "-r", rosclock.Topic + ":=" + clockTopic, "-r", rosout.Topic + ":=" + rosoutTopic}
 	ro := rosout.New(rosout.Options{Name: cfg.LoggerName(), Level: slog.LevelInfo})
 	logger := slog.New(ro)
-	nodeT, err := ros2.NewRCLTransport(args, nodeconfig.DefaultNodeName, "", logger)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nodeT.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	nodeCtx, stopNode := context.WithCancel(ctx)
-	nodeDone := make(chan error, 1)
-	go func() { nodeDone <- node.Run(nodeCtx, cfg, nodeT, logger, node.WithRosout(ro)) }()
-	peerDone := make(chan error, 1)
-	go func() { peerDone <- peer.Run(ctx) }()
-	time.Sleep(time.Second) // discovery
+	stopNode, stopPeer := startLive(t, args, cfg, peer, logger, time.Minute, node.WithRosout(ro))
 
 	publish := func(p ros2.Publisher, m interface{ MarshalCDR() ([]byte, error) }) {
 		t.Helper()
@@ -177,13 +164,11 @@ func TestSimTimeOverROS2(t *testing.T) {
 	}
 	mu.Unlock()
 
-	stopNode()
-	if err := <-nodeDone; err != nil {
+	if err := stopNode(); err != nil {
 		t.Fatalf("node.Run: %v", err)
 	}
 	time.Sleep(300 * time.Millisecond)
-	cancel()
-	<-peerDone
+	stopPeer()
 
 	mu.Lock()
 	defer mu.Unlock()

@@ -3,7 +3,6 @@
 package node_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -15,7 +14,6 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/node"
 	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
 	"github.com/ghost-robotics/ghost/pkg/ros2"
 	"github.com/ghost-robotics/ghost/pkg/ros2msg"
@@ -82,19 +80,7 @@ func TestLiveOverROS2(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	nodeT, err := ros2.NewRCLTransport(nil, nodeconfig.DefaultNodeName, "", logger)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nodeT.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	nodeCtx, stopNode := context.WithCancel(ctx)
-	nodeDone := make(chan error, 1)
-	go func() { nodeDone <- node.Run(nodeCtx, cfg, nodeT, logger) }()
-	peerDone := make(chan error, 1)
-	go func() { peerDone <- peer.Run(ctx) }()
-	time.Sleep(time.Second) // discovery
+	stopNode, stopPeer := startLive(t, nil, cfg, peer, logger, time.Minute)
 
 	// The flight, and what replay decides for it.
 	vehicle, err := sim.NewVehicle(sim.Options{Duration: 10 * time.Second, RateHz: 20, Thresholds: cfg.Thresholds})
@@ -142,13 +128,11 @@ func TestLiveOverROS2(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	stopNode()
-	if err := <-nodeDone; err != nil {
+	if err := stopNode(); err != nil {
 		t.Fatalf("node.Run: %v", err)
 	}
 	time.Sleep(200 * time.Millisecond)
-	cancel()
-	<-peerDone
+	stopPeer()
 
 	mu.Lock()
 	defer mu.Unlock()
