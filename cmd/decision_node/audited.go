@@ -62,9 +62,9 @@ func openAudit(path string, cfg nodeconfig.Config, sopts runner.SessionOptions, 
 		if err != nil {
 			return nil, audit.VerifyOptions{}, "", err
 		}
-		vopts := audit.VerifyOptions{Inputs: inputs, DecisionsTopic: decisionsT, Loop: loop, ActionsTopic: actionsT,
-			Executors: sopts.Executors, Enable: sopts.Enable, TargetVehicle: sopts.TargetVehicle,
-			Lifecycle: sopts.Lifecycle, LifecycleFromEvents: sopts.LifecycleFromEvents}
+		so := sopts
+		so.Inputs, so.Loop = inputs, loop
+		vopts := audit.VerifyOptions{DecisionsTopic: decisionsT, ActionsTopic: actionsT, Session: so}
 		if lib != bag.DefaultLibrary && !strings.HasPrefix(lib, bag.DefaultLibrary+";") {
 			// Another recorder (rosbag2) logged at its own receive times.
 			vopts.ReceiptTimeSkew = audit.RecorderTimeSkew
@@ -77,7 +77,8 @@ func openAudit(path string, cfg nodeconfig.Config, sopts runner.SessionOptions, 
 		probe.Close()
 		return nil, audit.VerifyOptions{}, "", fail(exitIO, "%s: %w", path, err)
 	}
-	return probe, audit.VerifyOptions{Inputs: rr.Inputs, DecisionsTopic: rr.DecisionsTopic, Loop: loop, Format: rr.Format},
+	return probe, audit.VerifyOptions{DecisionsTopic: rr.DecisionsTopic, Format: rr.Format,
+			Session: runner.SessionOptions{Inputs: rr.Inputs, Loop: loop}},
 		fmt.Sprintf("%s, %d channels not audited", formatReference, len(rr.Ignored)), nil
 }
 

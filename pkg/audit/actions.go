@@ -123,8 +123,8 @@ func (v *verifier) checkReceipt(rc *runner.ActionReceipt) {
 			why = fmt.Sprintf("names action %d", e.ActionID)
 		case e.Executor != rc.Executor:
 			why = fmt.Sprintf("comes from executor %q", capText(e.Executor, 64))
-		case e.Vehicle != rc.Vehicle || e.Vehicle != v.opts.TargetVehicle:
-			why = fmt.Sprintf("comes from vehicle %d (target %d)", e.Vehicle, v.opts.TargetVehicle)
+		case e.Vehicle != rc.Vehicle || e.Vehicle != v.opts.Session.TargetVehicle:
+			why = fmt.Sprintf("comes from vehicle %d (target %d)", e.Vehicle, v.opts.Session.TargetVehicle)
 		case e.Kind == runner.EvidenceAck && e.Command != rc.Command.ID:
 			why = fmt.Sprintf("acknowledges command %d", e.Command)
 		case e.Kind != runner.EvidenceAck && e.Kind != runner.EvidenceState:

@@ -37,9 +37,9 @@ func actionFlight(t *testing.T) []byte {
 
 func verifyActions(t *testing.T, data []byte, execs []runner.Executor) *AuditReport {
 	t.Helper()
-	opts := VerifyOptions{Executors: execs, TargetVehicle: 1}
+	opts := VerifyOptions{Session: runner.SessionOptions{Executors: execs, TargetVehicle: 1}}
 	if execs != nil {
-		opts.Enable = enabled
+		opts.Session.Enable = enabled
 	}
 	r, err := Verify(openBytes(t, data), opts)
 	if err != nil {
@@ -193,7 +193,8 @@ func TestVerifyReceiptTimeSkew(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := Verify(openBytes(t, tc.data), VerifyOptions{Executors: execs, Enable: enabled, TargetVehicle: 1, ReceiptTimeSkew: tc.skew})
+			r, err := Verify(openBytes(t, tc.data), VerifyOptions{ReceiptTimeSkew: tc.skew,
+				Session: runner.SessionOptions{Executors: execs, Enable: enabled, TargetVehicle: 1}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -243,8 +244,8 @@ func TestVerifyEvidenceWithNoActionOutstanding(t *testing.T) {
 	}
 	execs := []runner.Executor{executor.NewPX4(executor.PX4Options{})}
 	verify := func(data []byte) *AuditReport {
-		r, err := Verify(openBytes(t, data), VerifyOptions{Executors: execs, Enable: enabled, TargetVehicle: 1,
-			Policies: []decisions.Policy{policy}})
+		r, err := Verify(openBytes(t, data), VerifyOptions{Policies: []decisions.Policy{policy},
+			Session: runner.SessionOptions{Executors: execs, Enable: enabled, TargetVehicle: 1}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -88,7 +88,7 @@ func TestVerifyRepeatedBeliefAfterStorageReuse(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := append(append(append([]bag.Message(nil), msgs[:later]...), tc.add...), msgs[later:]...)
-			rep, err := Verify(&sliceSource{msgs: in}, VerifyOptions{Loop: runner.LoopOptions{MaxDecidedMemory: 8192}})
+			rep, err := Verify(&sliceSource{msgs: in}, VerifyOptions{Session: runner.SessionOptions{Loop: runner.LoopOptions{MaxDecidedMemory: 8192}}})
 			if err != nil {
 				t.Fatal(err)
 			}

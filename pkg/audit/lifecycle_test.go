@@ -150,7 +150,8 @@ func TestVerifyFollowsTransitionEvents(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := Verify(openBytes(t, data), VerifyOptions{Inputs: lifecycleInputs(), Lifecycle: tc.lifecycle, LifecycleFromEvents: tc.fromEvts})
+			r, err := Verify(openBytes(t, data), VerifyOptions{Session: runner.SessionOptions{
+				Inputs: lifecycleInputs(), Lifecycle: tc.lifecycle, LifecycleFromEvents: tc.fromEvts}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -195,8 +196,8 @@ func TestVerifyFollowsRecordedEnables(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			loop := loop
 			loop.Policy = nil
-			r, err := Verify(openBytes(t, tc.data), VerifyOptions{Loop: loop, Policies: []decisions.Policy{policy},
-				Executors: execs, TargetVehicle: 1})
+			r, err := Verify(openBytes(t, tc.data), VerifyOptions{Policies: []decisions.Policy{policy},
+				Session: runner.SessionOptions{Loop: loop, Executors: execs, TargetVehicle: 1}})
 			if err != nil {
 				t.Fatal(err)
 			}

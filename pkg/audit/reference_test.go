@@ -13,6 +13,7 @@ import (
 	"github.com/ghost-robotics/ghost/internal/golden"
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/pyref"
+	"github.com/ghost-robotics/ghost/pkg/runner"
 )
 
 // referenceRecordings are the Python reference's own recordings: the one
@@ -59,10 +60,8 @@ func TestVerifyReferenceRecordings(t *testing.T) {
 			defer r.Close()
 			var records []pyref.TraceRecord
 			var audits []DecisionAudit
-			report, err := Verify(r, VerifyOptions{
-				Inputs: rr.Inputs, DecisionsTopic: rr.DecisionsTopic, Format: rr.Format,
-				OnAudit: func(a DecisionAudit) { audits = append(audits, a); records = append(records, TraceRecord(a)) },
-			})
+			report, err := Verify(r, VerifyOptions{DecisionsTopic: rr.DecisionsTopic, Format: rr.Format, OnAudit: func(a DecisionAudit) { audits = append(audits, a); records = append(records, TraceRecord(a)) },
+				Session: runner.SessionOptions{Inputs: rr.Inputs}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -158,7 +157,8 @@ func TestVerifyReferenceTamperedAssessment(t *testing.T) {
 	if stamp < 0 {
 		t.Fatal("no assessment to tamper with")
 	}
-	report, err := Verify(&sliceSource{msgs: msgs}, VerifyOptions{Inputs: rr.Inputs, DecisionsTopic: rr.DecisionsTopic, Format: rr.Format})
+	report, err := Verify(&sliceSource{msgs: msgs}, VerifyOptions{DecisionsTopic: rr.DecisionsTopic, Format: rr.Format,
+		Session: runner.SessionOptions{Inputs: rr.Inputs}})
 	if err != nil {
 		t.Fatal(err)
 	}

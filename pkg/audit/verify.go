@@ -23,15 +23,18 @@ const (
 
 // VerifyOptions configure Verify.
 type VerifyOptions struct {
-	// Inputs are the recording's inputs with their topics (default
-	// runner.DefaultInputs()).
-	Inputs []runner.InputSpec
+	// Session is the recording host's session configuration, supplied by
+	// this host (never taken from the recording), that every candidate
+	// policy's Session re-decides the recording with: its inputs with
+	// their topics (default runner.DefaultInputs()), its Loop (the timeout
+	// and bounds must be the recording host's; the Loop's Policy is
+	// ignored: see Policies), its executors, enables and target vehicle
+	// (the action trail is re-derived with them; executors must send
+	// nothing, and they may be shared by the Sessions) and its lifecycle.
+	Session runner.SessionOptions
 	// DecisionsTopic is the topic of the recorded decisions (default
 	// "/decisions").
 	DecisionsTopic string
-	// Loop configures the Loop that re-decides the recording (its timeout
-	// and bounds must be the recording host's); its Policy is ignored.
-	Loop runner.LoopOptions
 	// Policies are the policies the host supplies; a recorded decision is
 	// re-run with the one whose ID it names. Default: the built-in policies.
 	Policies []decisions.Policy
@@ -61,23 +64,12 @@ type VerifyOptions struct {
 	// ActionsTopic is the topic of the recorded action receipts (default
 	// "/decisions/actions").
 	ActionsTopic string
-	// Executors, Enable and TargetVehicle are the recording host's
-	// executor configuration, supplied by this host (never taken from the
-	// recording): the action trail is re-derived with them. Executors must
-	// send nothing (replay executors); they may be shared by the Loops.
-	Executors     []runner.Executor
-	Enable        []decisions.Kind
-	TargetVehicle uint32
 	// ReceiptTimeSkew is the largest difference accepted between a
 	// recorded receipt's time and the time re-derived from the log times.
 	// Zero (exact) suits a recording the node wrote itself, whose log
 	// times are its arrival times; a recorder such as rosbag2 logs at its
 	// own receive time, later by its latency (RecorderTimeSkew).
 	ReceiptTimeSkew time.Duration
-	// Lifecycle and LifecycleFromEvents are the recording host's managed
-	// lifecycle, as runner.SessionOptions takes them: the re-decision
-	// follows the recorded transition events as the node did.
-	Lifecycle, LifecycleFromEvents bool
 }
 
 // RecorderTimeSkew is the receipt time skew accepted for recordings
@@ -220,8 +212,8 @@ type verifier struct {
 }
 
 func newVerifier(opts VerifyOptions) (*verifier, error) {
-	if opts.Inputs == nil {
-		opts.Inputs = runner.DefaultInputs()
+	if opts.Session.Inputs == nil {
+		opts.Session.Inputs = runner.DefaultInputs()
 	}
 	if opts.DecisionsTopic == "" {
 		opts.DecisionsTopic = runner.DefaultTopics().Decisions()
@@ -238,12 +230,12 @@ func newVerifier(opts VerifyOptions) (*verifier, error) {
 	if opts.ActionsTopic == "" {
 		opts.ActionsTopic = runner.DefaultTopics().Actions()
 	}
-	if err := runner.CheckTopics(opts.Inputs, runner.Topics{runner.KeyDecisions: opts.DecisionsTopic, runner.KeyActions: opts.ActionsTopic}); err != nil {
+	if err := runner.CheckTopics(opts.Session.Inputs, runner.Topics{runner.KeyDecisions: opts.DecisionsTopic, runner.KeyActions: opts.ActionsTopic}); err != nil {
 		return nil, fmt.Errorf("verify: %w", err)
 	}
-	opts.Inputs = runner.Enabled(opts.Inputs)
+	opts.Session.Inputs = runner.Enabled(opts.Session.Inputs)
 	if opts.Format.ChainTopic == "" {
-		opts.Format.ChainTopic, opts.Format.DecodeChain = chainOnlyInput(opts.Inputs)
+		opts.Format.ChainTopic, opts.Format.DecodeChain = chainOnlyInput(opts.Session.Inputs)
 	}
 	policies := opts.Policies
 	if policies == nil {
@@ -253,13 +245,13 @@ func newVerifier(opts VerifyOptions) (*verifier, error) {
 		}
 	}
 	v := &verifier{
-		opts: opts, inputs: opts.Inputs, decisionsT: opts.DecisionsTopic,
-		counts: inputCounts{inputs: make([]uint64, len(opts.Inputs))},
+		opts: opts, inputs: opts.Session.Inputs, decisionsT: opts.DecisionsTopic,
+		counts: inputCounts{inputs: make([]uint64, len(opts.Session.Inputs))},
 		report: newReport(opts.Relax), lastStamp: -1, firstStamp: -1,
 		chain:       newChainIndex(opts.MaxHeld),
 		badChannels: map[uint16]bool{},
 		actionsT:    opts.ActionsTopic,
-		acts:        actionAudit{decided: map[int64]decidedVerdict{}, execs: opts.Executors},
+		acts:        actionAudit{decided: map[int64]decidedVerdict{}, execs: opts.Session.Executors},
 	}
 	seen := map[string]bool{}
 	for _, p := range policies {
@@ -267,11 +259,9 @@ func newVerifier(opts VerifyOptions) (*verifier, error) {
 			return nil, fmt.Errorf("verify: two supplied policies have the id %q", p.ID())
 		}
 		seen[p.ID()] = true
-		lo := opts.Loop
-		lo.Policy = p
-		s, err := runner.NewSession(runner.SessionOptions{Inputs: opts.Inputs, Loop: lo,
-			Executors: opts.Executors, Enable: opts.Enable, TargetVehicle: opts.TargetVehicle,
-			Lifecycle: opts.Lifecycle, LifecycleFromEvents: opts.LifecycleFromEvents})
+		so := opts.Session
+		so.Loop.Policy = p
+		s, err := runner.NewSession(so)
 		if err != nil {
 			return nil, fmt.Errorf("verify: policy %s: %w", p.ID(), err)
 		}

@@ -222,10 +222,8 @@ func verify(t *testing.T, path string, cfg nodeconfig.Config) *audit.AuditReport
 		t.Fatal(err)
 	}
 	defer r.Close()
-	loop := so.Loop
-	loop.Policy = nil
-	rep, err := audit.Verify(r, audit.VerifyOptions{Inputs: so.Inputs, Loop: loop, Policies: []decisions.Policy{so.Loop.Policy},
-		Executors: so.Executors, Enable: so.Enable, TargetVehicle: so.TargetVehicle})
+	rep, err := audit.Verify(r, audit.VerifyOptions{Policies: []decisions.Policy{so.Loop.Policy},
+		Session: so}) // its Loop's Policy is ignored: Policies are supplied
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -110,7 +110,7 @@ func TestRunParameterChangeIsARecordedInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	verify := func(msgs []bag.Message) *audit.AuditReport {
-		r, err := audit.Verify(&listSource{msgs: msgs}, audit.VerifyOptions{Inputs: sopts.Inputs, Loop: sopts.Loop})
+		r, err := audit.Verify(&listSource{msgs: msgs}, audit.VerifyOptions{Session: runner.SessionOptions{Inputs: sopts.Inputs, Loop: sopts.Loop}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -121,11 +121,9 @@ func TestActingOverROS2(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	loop := so.Loop
-	loop.Policy = nil
-	rep, err := audit.Verify(r, audit.VerifyOptions{Inputs: so.Inputs, Loop: loop, Policies: []decisions.Policy{so.Loop.Policy},
+	rep, err := audit.Verify(r, audit.VerifyOptions{Policies: []decisions.Policy{so.Loop.Policy},
 		DecisionsTopic: cfg.Topics[runner.KeyDecisions], ActionsTopic: cfg.Topics[runner.KeyActions],
-		Executors: so.Executors, Enable: so.Enable, TargetVehicle: so.TargetVehicle})
+		Session: so}) // its Loop's Policy is ignored: Policies are supplied
 	if err != nil {
 		t.Fatal(err)
 	}

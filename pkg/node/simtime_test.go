@@ -218,7 +218,7 @@ func TestSimTimeJumpBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r2.Close()
-	rep, err := audit.Verify(r2, audit.VerifyOptions{Loop: runner.LoopOptions{AssessmentTimeout: cfg.AssessmentTimeout}})
+	rep, err := audit.Verify(r2, audit.VerifyOptions{Session: runner.SessionOptions{Loop: runner.LoopOptions{AssessmentTimeout: cfg.AssessmentTimeout}}})
 	if err != nil {
 		t.Fatal(err)
 	}
