@@ -2,6 +2,7 @@ package decisions
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -136,6 +137,19 @@ func TestIdentifierAndHexForms(t *testing.T) {
 	for _, tt := range hexes {
 		if got := isSHA256Hex(tt.in); got != tt.want {
 			t.Errorf("isSHA256Hex(%q) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+	// Every byte value at every position of a valid hash, against the
+	// definition one byte at a time.
+	valid := []byte(strings.Repeat("0123456789abcdef", 4))
+	for pos := range valid {
+		for c := range 256 {
+			s := slices.Clone(valid)
+			s[pos] = byte(c)
+			want := '0' <= c && c <= '9' || 'a' <= c && c <= 'f'
+			if got := isSHA256Hex(string(s)); got != want {
+				t.Fatalf("isSHA256Hex with byte %#x at %d = %v, want %v", c, pos, got, want)
+			}
 		}
 	}
 }
