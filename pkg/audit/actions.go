@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"time"
@@ -32,25 +33,67 @@ import (
 // of a pair are known, and the verdicts on decisions the receipts name.
 type actionAudit struct {
 	recorded fifo[runner.ActionReceipt]
-	// decided are the audited decisions by stamp: kind, and whether their
-	// chain and re-run hold.
-	decided map[int64]decidedVerdict
-	order   fifo[int64] // stamps of decided, oldest first, to bound it
+	// decided are the audited decisions, oldest first: kind, and whether
+	// their chain and re-run hold. Their stamps rise in every recording
+	// ghost writes, so a lookup is a binary search; the first stamp out of
+	// order moves them to decidedMap for good.
+	decided    fifo[decidedAt]
+	decidedMap map[int64]decidedVerdict
+	order      fifo[int64] // stamps of decidedMap, oldest first, to bound it
 	// waiting are recorded receipts whose decision is not audited yet.
 	waiting fifo[runner.ActionReceipt]
 	execs   []runner.Executor
 }
 
+type decidedAt struct {
+	stamp int64
+	v     decidedVerdict
+}
+
 // remember keeps the verdict on the decision at stamp, forgetting the
 // oldest beyond max.
 func (a *actionAudit) remember(stamp int64, d decidedVerdict, max int) {
-	if _, ok := a.decided[stamp]; !ok {
+	if a.decidedMap == nil {
+		n := a.decided.len()
+		switch {
+		case n == 0 || a.decided.items[len(a.decided.items)-1].stamp < stamp:
+			a.decided.push(decidedAt{stamp, d})
+			if n+1 > max {
+				a.decided.pop()
+			}
+			return
+		case a.decided.items[len(a.decided.items)-1].stamp == stamp:
+			a.decided.items[len(a.decided.items)-1].v = d
+			return
+		}
+		a.decidedMap = make(map[int64]decidedVerdict, n)
+		for a.decided.len() > 0 {
+			e := a.decided.pop()
+			a.decidedMap[e.stamp] = e.v
+			a.order.push(e.stamp)
+		}
+	}
+	if _, ok := a.decidedMap[stamp]; !ok {
 		a.order.push(stamp)
 	}
-	a.decided[stamp] = d
+	a.decidedMap[stamp] = d
 	for a.order.len() > max {
-		delete(a.decided, a.order.pop())
+		delete(a.decidedMap, a.order.pop())
 	}
+}
+
+// verdict returns the remembered verdict on the decision at stamp.
+func (a *actionAudit) verdict(stamp int64) (decidedVerdict, bool) {
+	if a.decidedMap != nil {
+		d, ok := a.decidedMap[stamp]
+		return d, ok
+	}
+	es := a.decided.items[a.decided.head:]
+	i, ok := slices.BinarySearchFunc(es, stamp, func(e decidedAt, s int64) int { return cmp.Compare(e.stamp, s) })
+	if !ok {
+		return decidedVerdict{}, false
+	}
+	return es[i].v, true
 }
 
 type decidedVerdict struct {
@@ -145,7 +188,7 @@ func (v *verifier) traceWaiting(end bool) {
 		if !end && rc.Stamp > v.lastStamp {
 			return
 		}
-		d, ok := v.acts.decided[rc.Stamp]
+		d, ok := v.acts.verdict(rc.Stamp)
 		switch {
 		case !ok:
 			v.actionProblem(FindingActionUntraced, rc, "no recorded decision at stamp %d", rc.Stamp)

@@ -264,3 +264,48 @@ func TestVerifyEvidenceWithNoActionOutstanding(t *testing.T) {
 		t.Fatalf("a forged receipt verified: %v", r.Findings)
 	}
 }
+
+// The remembered verdicts answer as a map bounded to the newest max stamps
+// would, whether the stamps rise (the ordered fast path), repeat, or go back
+// (the map it falls back to).
+func TestActionAuditRemembersLikeABoundedMap(t *testing.T) {
+	tests := []struct {
+		name   string
+		stamps []int64
+		max    int
+	}{
+		{"rising", []int64{1, 2, 3, 5, 8, 13}, 10},
+		{"rising beyond the bound", []int64{1, 2, 3, 5, 8, 13}, 3},
+		{"a repeat", []int64{1, 2, 2, 3}, 10},
+		{"a repeat at the bound", []int64{1, 2, 3, 3, 4}, 2},
+		{"back in time", []int64{1, 5, 3, 7}, 10},
+		{"back in time beyond the bound", []int64{10, 20, 30, 15, 40, 50}, 3},
+		{"back to a known stamp", []int64{1, 2, 3, 2, 4}, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var a actionAudit
+			want := map[int64]decidedVerdict{}
+			var order []int64
+			for i, s := range tt.stamps {
+				d := decidedVerdict{kind: decisions.Kind(i % 3), ok: i%2 == 0}
+				a.remember(s, d, tt.max)
+				if _, ok := want[s]; !ok {
+					order = append(order, s)
+				}
+				want[s] = d
+				for len(order) > tt.max {
+					delete(want, order[0])
+					order = order[1:]
+				}
+				for probe := int64(0); probe <= 60; probe++ {
+					got, ok := a.verdict(probe)
+					w, wok := want[probe]
+					if ok != wok || got != w {
+						t.Fatalf("after %v: verdict(%d) = %v, %v; want %v, %v", tt.stamps[:i+1], probe, got, ok, w, wok)
+					}
+				}
+			}
+		})
+	}
+}
