@@ -58,6 +58,9 @@ type verifySetup struct {
 	sopts    runner.SessionOptions
 	policies []decisions.Policy
 	allow    []audit.Finding
+	// decodeWorkers is audit.VerifyOptions.DecodeWorkers: the cores
+	// left to each file by the files audited side by side.
+	decodeWorkers int
 }
 
 // expandRecordings replaces each directory by the .mcap files below it, in
@@ -95,6 +98,9 @@ func verifyMany(paths []string, setup verifySetup, jsonOut string, stdout, stder
 	results := make([]fileAudit, len(paths))
 	errw := &lockedWriter{w: stderr}
 	workers := min(runtime.GOMAXPROCS(0), len(paths))
+	if setup.decodeWorkers = runtime.GOMAXPROCS(0)/workers - 1; setup.decodeWorkers == 0 {
+		setup.decodeWorkers = -1 // the reading goroutine decodes
+	}
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range workers {
@@ -165,7 +171,7 @@ func verifyOne(path string, setup verifySetup, stderr io.Writer) fileAudit {
 		return res
 	}
 	defer reader.Close()
-	vopts.Policies, vopts.Relax = setup.policies, setup.allow
+	vopts.Policies, vopts.Relax, vopts.DecodeWorkers = setup.policies, setup.allow, setup.decodeWorkers
 	vopts.OnCorrupt = func(err error) { fmt.Fprintf(stderr, "decision_node: verify: %s: skipped: %v\n", path, err) }
 	src, reportOrder := inLogTimeOrder(reader, path, stderr)
 	report, verr := audit.Verify(src, vopts)

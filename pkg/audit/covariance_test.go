@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -41,15 +42,19 @@ func TestVerifyRepeatedBeliefAfterStorageReuse(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// With up to 2 decode workers, every batch there is has been reused
+	// between first and later, and before first.
+	const workers = 2
+	inFlight := prefetchBatches + workers + 1
 	first, later := -1, -1
 	for i, m := range msgs {
 		if m.Topic != state {
 			continue
 		}
 		switch {
-		case first < 0 && i > (2*prefetchBatches+2)*prefetchBatch:
+		case first < 0 && i > 2*inFlight*prefetchBatch:
 			first = i
-		case first >= 0 && i > first+(prefetchBatches+2)*prefetchBatch:
+		case first >= 0 && i > first+(inFlight+1)*prefetchBatch:
 			later = i
 		}
 		if later >= 0 {
@@ -86,18 +91,21 @@ func TestVerifyRepeatedBeliefAfterStorageReuse(t *testing.T) {
 		{"one bit of the covariance changed", []bag.Message{repeat(changed)}, 1},
 		{"changed, then identical", []bag.Message{repeat(changed), repeat(msgs[first].Data)}, 1},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			in := append(append(append([]bag.Message(nil), msgs[:later]...), tc.add...), msgs[later:]...)
-			rep, err := Verify(&sliceSource{msgs: in}, VerifyOptions{Session: runner.SessionOptions{Loop: runner.LoopOptions{MaxDecidedMemory: 8192}}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if rep.Verdict != VerdictPass {
-				t.Fatalf("verdict %s: %v", rep.Verdict, rep.Reasons)
-			}
-			if got := rep.Rejected[runner.RejectConflictingBelief.String()]; got != tc.conflicts {
-				t.Fatalf("%d conflicting beliefs, want %d (rejected %v)", got, tc.conflicts, rep.Rejected)
-			}
-		})
+		for _, w := range []int{-1, workers} {
+			t.Run(fmt.Sprintf("%s, %d decode workers", tc.name, max(w, 0)), func(t *testing.T) {
+				in := append(append(append([]bag.Message(nil), msgs[:later]...), tc.add...), msgs[later:]...)
+				rep, err := Verify(&sliceSource{msgs: in}, VerifyOptions{DecodeWorkers: w,
+					Session: runner.SessionOptions{Loop: runner.LoopOptions{MaxDecidedMemory: 8192}}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if rep.Verdict != VerdictPass {
+					t.Fatalf("verdict %s: %v", rep.Verdict, rep.Reasons)
+				}
+				if got := rep.Rejected[runner.RejectConflictingBelief.String()]; got != tc.conflicts {
+					t.Fatalf("%d conflicting beliefs, want %d (rejected %v)", got, tc.conflicts, rep.Rejected)
+				}
+			})
+		}
 	}
 }

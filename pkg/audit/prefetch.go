@@ -1,33 +1,36 @@
 package audit
 
 import (
+	"sync"
+
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 )
 
 // Reading and decoding a recording is about half the work of a replay or a
-// verification and does not depend on the session's state, so it runs one
-// goroutine ahead: the prefetcher reads messages in batches, copies their
-// bytes (a Source's Data is valid only until its next call), decodes them,
-// and hands the batches over in order. Order is all the Loop depends on, so
-// the output stays identical to a sequential run.
+// verification and does not depend on the session's state, so it runs
+// ahead of the Loop: the prefetcher reads messages in batches, copies their
+// bytes (a Source's Data is valid only until its next call), decodes them
+// (on the reading goroutine, or on workers of their own), and hands the
+// batches over in read order. Order is all the Loop depends on, so the
+// output stays identical to a sequential run.
 
 // A batch closes at prefetchBatch messages or once it holds
 // prefetchBatchBytes of message data, whichever comes first, so the
 // read-ahead is bounded in bytes whatever the messages' size: at most
-// prefetchBatches+1 batches exist, each within prefetchBatchBytes plus one
-// message (a recording of large messages, or of small compressed chunks
-// that inflate to large ones, cannot make it hold more).
+// prefetchBatches+workers+1 batches exist, each within prefetchBatchBytes
+// plus one message (a recording of large messages, or of small compressed
+// chunks that inflate to large ones, cannot make it hold more).
 const (
 	prefetchBatch      = 512     // messages per batch, at most
 	prefetchBatchBytes = 2 << 20 // message bytes per batch, at most (plus one message)
-	prefetchBatches    = 2       // batches in flight
+	prefetchBatches    = 2       // batches in flight besides those being decoded
 )
 
 // maxPrefetchBytes bounds the message bytes the prefetcher holds at once
 // when no message is larger than maxMessage.
-func maxPrefetchBytes(maxMessage int) int {
-	return (prefetchBatches + 1) * (prefetchBatchBytes + maxMessage)
+func maxPrefetchBytes(maxMessage, workers int) int {
+	return (prefetchBatches + workers + 1) * (prefetchBatchBytes + maxMessage)
 }
 
 // fetched is one message with what decode made of it.
@@ -44,44 +47,73 @@ type fetchBatch[T any] struct {
 	// covariances), reused with the batch: the Loop copies what it keeps.
 	scratch runner.Scratch
 	err     error // the source's error after items (io.EOF at the end)
+	// decoded receives once when a worker has decoded the batch; nil when
+	// the reading goroutine decodes.
+	decoded chan struct{}
 }
 
 type prefetcher[T any] struct {
-	out  chan *fetchBatch[T]
+	out  chan *fetchBatch[T] // in read order
+	work chan *fetchBatch[T] // to the workers, if any
 	free chan *fetchBatch[T]
 	quit chan struct{}
-	done chan struct{}
+	done sync.WaitGroup
 }
 
-// startPrefetch reads src and decodes each message on a new goroutine.
+// startPrefetch reads src and decodes each message on a new goroutine (or
+// on workers, see startPrefetchInto).
 // The caller takes batches with next, gives each back with release, and
 // calls stop before it returns (which waits for the goroutine, so src is
 // free again).
-func startPrefetch[T any](src Source, decode func(*bag.Message) T) *prefetcher[T] {
-	return startPrefetchInto(src, func(m *bag.Message, _ *runner.Scratch, out *T) { *out = decode(m) })
+func startPrefetch[T any](src Source, workers int, decode func(*bag.Message) T) *prefetcher[T] {
+	return startPrefetchInto(src, workers, func() func(*bag.Message, *runner.Scratch, *T) {
+		return func(m *bag.Message, _ *runner.Scratch, out *T) { *out = decode(m) }
+	})
 }
 
 // startPrefetchInto is startPrefetch with decode writing into the batch's
 // zeroed item (a value returned through a function value would be built on
 // the heap, one allocation per message) and the batch's Scratch handed to
-// it: what decode puts there is valid until the batch is released.
-func startPrefetchInto[T any](src Source, decode func(*bag.Message, *runner.Scratch, *T)) *prefetcher[T] {
+// it: what decode puts there is valid until the batch is released. With
+// workers > 0, batches are decoded on that many goroutines while the
+// reading one reads on; each goroutine that decodes calls newDecode once
+// for its own decode (decoders keep caches and are not shared).
+func startPrefetchInto[T any](src Source, workers int, newDecode func() func(*bag.Message, *runner.Scratch, *T)) *prefetcher[T] {
+	n := prefetchBatches + workers + 1
 	p := &prefetcher[T]{
-		out:  make(chan *fetchBatch[T], prefetchBatches),
-		free: make(chan *fetchBatch[T], prefetchBatches+1),
+		out:  make(chan *fetchBatch[T], n),
+		free: make(chan *fetchBatch[T], n),
 		quit: make(chan struct{}),
-		done: make(chan struct{}),
 	}
-	for range prefetchBatches + 1 {
-		p.free <- &fetchBatch[T]{}
+	for range n {
+		b := &fetchBatch[T]{}
+		if workers > 0 {
+			b.decoded = make(chan struct{}, 1)
+		}
+		p.free <- b
 	}
+	var decode func(*bag.Message, *runner.Scratch, *T)
+	if workers > 0 {
+		p.work = make(chan *fetchBatch[T], n)
+		p.done.Add(workers)
+		for range workers {
+			go p.decodeBatches(newDecode())
+		}
+	} else {
+		decode = newDecode()
+	}
+	p.done.Add(1)
 	go p.run(src, decode)
 	return p
 }
 
+// run reads batches; decode is nil when workers decode them.
 func (p *prefetcher[T]) run(src Source, decode func(*bag.Message, *runner.Scratch, *T)) {
-	defer close(p.done)
+	defer p.done.Done()
 	defer close(p.out)
+	if p.work != nil {
+		defer close(p.work)
+	}
 	for {
 		var b *fetchBatch[T]
 		select {
@@ -111,23 +143,42 @@ func (p *prefetcher[T]) run(src Source, decode func(*bag.Message, *runner.Scratc
 		for i := range b.items {
 			it := &b.items[i]
 			it.msg.Data = b.slab[b.spans[i][0]:b.spans[i][1]:b.spans[i][1]]
-			decode(&it.msg, &b.scratch, &it.val)
 		}
-		select {
-		case p.out <- b:
-		case <-p.quit:
-			return
+		if decode != nil {
+			b.decodeWith(decode)
+		} else {
+			// Both channels hold every batch there is: neither blocks.
+			p.work <- b
 		}
+		p.out <- b
 		if b.err != nil {
 			return
 		}
 	}
 }
 
-// next returns the next batch; ok is false after the batch carrying the
-// source's error.
+// decodeBatches is a worker: it decodes the batches it is given, in any
+// order, and signals each.
+func (p *prefetcher[T]) decodeBatches(decode func(*bag.Message, *runner.Scratch, *T)) {
+	defer p.done.Done()
+	for b := range p.work {
+		b.decodeWith(decode)
+		b.decoded <- struct{}{}
+	}
+}
+
+func (b *fetchBatch[T]) decodeWith(decode func(*bag.Message, *runner.Scratch, *T)) {
+	for i := range b.items {
+		decode(&b.items[i].msg, &b.scratch, &b.items[i].val)
+	}
+}
+
+// next returns the next batch, decoded; ok is false after the batch
+// carrying the source's error.
 func (p *prefetcher[T]) next() (b *fetchBatch[T], ok bool) {
-	b, ok = <-p.out
+	if b, ok = <-p.out; ok && b.decoded != nil {
+		<-b.decoded
+	}
 	return b, ok
 }
 
@@ -139,8 +190,8 @@ func (p *prefetcher[T]) release(b *fetchBatch[T]) {
 	}
 }
 
-// stop ends the goroutine, whether or not the source was read to its end,
-// and waits for it.
+// stop ends the goroutines, whether or not the source was read to its end,
+// and waits for them.
 func (p *prefetcher[T]) stop() {
 	select {
 	case <-p.quit:
@@ -149,5 +200,5 @@ func (p *prefetcher[T]) stop() {
 	}
 	for range p.out {
 	}
-	<-p.done
+	p.done.Wait()
 }

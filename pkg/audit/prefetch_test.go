@@ -39,11 +39,14 @@ func (s *countingSource) Next() (bag.Message, error) {
 func TestPrefetchKeepsOrderAndData(t *testing.T) {
 	damage := errors.New("damaged at byte 99")
 	for _, tc := range []struct {
-		n   int
-		err error
-	}{{0, nil}, {1, nil}, {prefetchBatch, nil}, {3*prefetchBatch + 7, nil}, {1000, damage}} {
+		n, workers int
+		err        error
+	}{
+		{0, 0, nil}, {1, 0, nil}, {prefetchBatch, 0, nil}, {3*prefetchBatch + 7, 0, nil}, {1000, 0, damage},
+		{0, 1, nil}, {1, 2, nil}, {prefetchBatch, 1, nil}, {20*prefetchBatch + 7, 3, nil}, {1000, 2, damage},
+	} {
 		src := &countingSource{n: tc.n, err: tc.err}
-		pf := startPrefetch(src, func(m *bag.Message) int {
+		pf := startPrefetch(src, tc.workers, func(m *bag.Message) int {
 			v, _ := strconv.Atoi(string(m.Data))
 			return v
 		})
@@ -57,7 +60,7 @@ func TestPrefetchKeepsOrderAndData(t *testing.T) {
 			for i := range b.items {
 				it := &b.items[i]
 				if it.val != want || string(it.msg.Data) != strconv.Itoa(want) {
-					t.Fatalf("n=%d: item %d holds %d / %q", tc.n, want, it.val, it.msg.Data)
+					t.Fatalf("n=%d, %d workers: item %d holds %d / %q", tc.n, tc.workers, want, it.val, it.msg.Data)
 				}
 				want++
 			}
@@ -70,27 +73,29 @@ func TestPrefetchKeepsOrderAndData(t *testing.T) {
 			wantErr = io.EOF
 		}
 		if want != tc.n || !errors.Is(end, wantErr) {
-			t.Fatalf("n=%d: %d items, end %v", tc.n, want, end)
+			t.Fatalf("n=%d, %d workers: %d items, end %v", tc.n, tc.workers, want, end)
 		}
 	}
 }
 
 func TestPrefetchStopsEarly(t *testing.T) {
-	var stopped atomic.Bool
-	src := &countingSource{n: 100 * prefetchBatch, stopped: &stopped}
-	pf := startPrefetch(src, func(*bag.Message) struct{} { return struct{}{} })
-	b, ok := pf.next()
-	if !ok || len(b.items) != prefetchBatch {
-		t.Fatalf("first batch: %v %d", ok, len(b.items))
-	}
-	pf.stop()
-	stopped.Store(true)
-	pf.stop() // idempotent
-	if n := src.late.Load(); n != 0 {
-		t.Fatalf("the source was read %d times after stop returned", n)
-	}
-	if src.next >= src.n {
-		t.Fatal("stop did not stop the reading")
+	for _, workers := range []int{0, 1, 3} {
+		var stopped atomic.Bool
+		src := &countingSource{n: 100 * prefetchBatch, stopped: &stopped}
+		pf := startPrefetch(src, workers, func(*bag.Message) struct{} { return struct{}{} })
+		b, ok := pf.next()
+		if !ok || len(b.items) != prefetchBatch {
+			t.Fatalf("%d workers: first batch: %v %d", workers, ok, len(b.items))
+		}
+		pf.stop()
+		stopped.Store(true)
+		pf.stop() // idempotent
+		if n := src.late.Load(); n != 0 {
+			t.Fatalf("%d workers: the source was read %d times after stop returned", workers, n)
+		}
+		if src.next >= src.n {
+			t.Fatalf("%d workers: stop did not stop the reading", workers)
+		}
 	}
 }
 
@@ -114,9 +119,10 @@ func (s *bigSource) Next() (bag.Message, error) {
 }
 
 func TestPrefetchReadAheadIsBoundedInBytes(t *testing.T) {
-	for _, size := range []int{1 << 20, 300 << 10, 4 << 20} {
+	for _, tc := range []struct{ size, workers int }{{1 << 20, 0}, {300 << 10, 0}, {4 << 20, 0}, {1 << 20, 2}} {
+		size := tc.size
 		src := &bigSource{size: size}
-		pf := startPrefetch(src, func(*bag.Message) struct{} { return struct{}{} })
+		pf := startPrefetch(src, tc.workers, func(*bag.Message) struct{} { return struct{}{} })
 		// Hold the first batch and never release it: the reader runs
 		// ahead until every batch is full, and must then stop.
 		if _, ok := pf.next(); !ok {
@@ -138,7 +144,7 @@ func TestPrefetchReadAheadIsBoundedInBytes(t *testing.T) {
 		held := int(last) * size
 		// The bound is by bytes: a fixed count of messages (the whole
 		// batch count times 512) would hold hundreds of them.
-		if max := maxPrefetchBytes(size); held > max {
+		if max := maxPrefetchBytes(size, tc.workers); held > max {
 			t.Errorf("messages of %d bytes: %d read ahead (%d bytes), bound %d", size, last, held, max)
 		}
 		if last < prefetchBatches {

@@ -69,7 +69,7 @@ func NewReferenceRecording(channels []pyref.ChannelInfo) (ReferenceRecording, er
 			Kind: runner.InputAssessment, Role: "calibrated self-assessment (reference, JSON)", NewDecode: decodeWith(calibratedEvent),
 		})
 		rr.Format.ChainTopic = topic[pyref.RoleAssessment]
-		rr.Format.DecodeChain = pyref.DecodeAssessment
+		rr.Format.NewDecodeChain = func() func([]byte) (decisions.SelfAssessment, error) { return pyref.DecodeAssessment }
 	case topic[pyref.RoleAssessment] != "":
 		rr.Inputs = append(rr.Inputs, runner.InputSpec{
 			Key: runner.KeySelfAssessment, Topic: topic[pyref.RoleAssessment], Type: schemaOf(pyref.RoleAssessment), QoS: qos,

@@ -216,11 +216,14 @@ func Replay(src Source, out *bag.Recorder, opts ReplayOptions) (*ReplayResult, e
 		ev  runner.Decoded
 		err error
 	}
-	dec := runner.NewDecoder(s.Inputs())
 	// Beliefs' covariances go to the batch's scratch: the Loop copies the
-	// ones it keeps before the batch is released.
-	pf := startPrefetchInto(src, func(m *bag.Message, sc *runner.Scratch, d *decodedInput) {
-		d.err = dec.DecodeInto(m.Topic, int64(m.LogTime), m.Data, sc, &d.ev)
+	// ones it keeps before the batch is released. The reading goroutine
+	// decodes: replay's other core compresses.
+	pf := startPrefetchInto(src, 0, func() func(*bag.Message, *runner.Scratch, *decodedInput) {
+		dec := runner.NewDecoder(s.Inputs())
+		return func(m *bag.Message, sc *runner.Scratch, d *decodedInput) {
+			d.err = dec.DecodeInto(m.Topic, int64(m.LogTime), m.Data, sc, &d.ev)
+		}
 	})
 	defer pf.stop()
 	for {

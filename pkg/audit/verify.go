@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"sort"
 	"time"
 
@@ -70,6 +71,22 @@ type VerifyOptions struct {
 	// times are its arrival times; a recorder such as rosbag2 logs at its
 	// own receive time, later by its latency (RecorderTimeSkew).
 	ReceiptTimeSkew time.Duration
+	// DecodeWorkers is how many goroutines decode the recording (and seal
+	// its assessments) ahead of the Loop, besides the one reading it. Zero
+	// means one per core beyond the first (none on one core); negative
+	// means none: the reading goroutine decodes, as suits several
+	// verifications running side by side.
+	DecodeWorkers int
+}
+
+func (o *VerifyOptions) decodeWorkers() int {
+	switch {
+	case o.DecodeWorkers < 0:
+		return 0
+	case o.DecodeWorkers == 0:
+		return runtime.GOMAXPROCS(0) - 1
+	}
+	return o.DecodeWorkers
 }
 
 // RecorderTimeSkew is the receipt time skew accepted for recordings
@@ -86,12 +103,12 @@ type Format struct {
 	// goroutine).
 	NewDecodeDecision func() func(data []byte) (decisions.Rationale, error)
 	// ChainTopic, when set, is the topic of the recorded self-assessments
-	// the chain check hashes, decoded by DecodeChain; when empty it is the
-	// ChainOnly assessment input's (a calibrated input replaces it), and
-	// without one the chain check hashes the assessments the Loop's inputs
-	// deliver.
-	ChainTopic  string
-	DecodeChain func(data []byte) (decisions.SelfAssessment, error)
+	// the chain check hashes, decoded by a decoder from NewDecodeChain (one
+	// per goroutine); when empty it is the ChainOnly assessment input's (a
+	// calibrated input replaces it), and without one the chain check hashes
+	// the assessments the Loop's inputs deliver.
+	ChainTopic     string
+	NewDecodeChain func() func(data []byte) (decisions.SelfAssessment, error)
 }
 
 // CDRFormat is ghost's own: ghost/msg/DecisionRationale in CDR, the chain
@@ -112,26 +129,28 @@ func CDRFormat() Format {
 	}
 }
 
-// chainOnlyInput returns the topic and decoder of the ChainOnly assessment
+// chainOnlyInput returns the topic and decoders of the ChainOnly assessment
 // input, when a calibrated input replaces it: the raw assessments the
 // chain check hashes are then on their own topic, as in a reference
 // recording. It returns "", nil when there is none.
-func chainOnlyInput(inputs []runner.InputSpec) (string, func([]byte) (decisions.SelfAssessment, error)) {
+func chainOnlyInput(inputs []runner.InputSpec) (string, func() func([]byte) (decisions.SelfAssessment, error)) {
 	for _, in := range inputs {
 		if !in.ChainOnly || in.Kind != runner.InputAssessment {
 			continue
 		}
-		decode := in.NewDecode() // the prefetching goroutine is its only user
-		return in.Topic, func(data []byte) (decisions.SelfAssessment, error) {
-			ev, err := decode(data, 0)
-			if err != nil {
-				return decisions.SelfAssessment{}, err
+		return in.Topic, func() func([]byte) (decisions.SelfAssessment, error) {
+			decode := in.NewDecode()
+			return func(data []byte) (decisions.SelfAssessment, error) {
+				ev, err := decode(data, 0)
+				if err != nil {
+					return decisions.SelfAssessment{}, err
+				}
+				a, ok := ev.(runner.AssessmentEvent)
+				if !ok {
+					return decisions.SelfAssessment{}, fmt.Errorf("input %s decodes to %T, not an assessment", in.Key, ev)
+				}
+				return a.Assessment, nil
 			}
-			a, ok := ev.(runner.AssessmentEvent)
-			if !ok {
-				return decisions.SelfAssessment{}, fmt.Errorf("input %s decodes to %T, not an assessment", in.Key, ev)
-			}
-			return a.Assessment, nil
 		}
 	}
 	return "", nil
@@ -235,7 +254,7 @@ func newVerifier(opts VerifyOptions) (*verifier, error) {
 	}
 	opts.Session.Inputs = runner.Enabled(opts.Session.Inputs)
 	if opts.Format.ChainTopic == "" {
-		opts.Format.ChainTopic, opts.Format.DecodeChain = chainOnlyInput(opts.Session.Inputs)
+		opts.Format.ChainTopic, opts.Format.NewDecodeChain = chainOnlyInput(opts.Session.Inputs)
 	}
 	policies := opts.Policies
 	if policies == nil {
@@ -251,7 +270,7 @@ func newVerifier(opts VerifyOptions) (*verifier, error) {
 		chain:       newChainIndex(opts.MaxHeld),
 		badChannels: map[uint16]bool{},
 		actionsT:    opts.ActionsTopic,
-		acts:        actionAudit{decided: map[int64]decidedVerdict{}, execs: opts.Session.Executors},
+		acts:        actionAudit{execs: opts.Session.Executors},
 	}
 	seen := map[string]bool{}
 	for _, p := range policies {
@@ -321,23 +340,30 @@ func (v *verifier) run(src Source) (*AuditReport, error) {
 		a   decisions.SelfAssessment // on the chain topic
 		err error
 	}
-	// Decoding runs on the prefetching goroutine; the Loops, the chain
-	// check and the comparison stay here, in recorded order.
-	dec := runner.NewDecoder(v.inputs)
-	decodeDecision := v.opts.Format.NewDecodeDecision()
+	// Decoding (and sealing each assessment: its canonical text and hash)
+	// runs on the prefetcher's workers; the Loops, the chain check and the
+	// comparison stay here, in recorded order.
 	chainT := v.opts.Format.ChainTopic
 	// Beliefs' covariances go to the batch's scratch: every candidate's
 	// Loop copies the ones it keeps before the batch is released.
-	pf := startPrefetchInto(src, func(m *bag.Message, sc *runner.Scratch, d *decoded) {
-		switch {
-		case m.Topic == v.actionsT:
-			// Decoded in order, on the main goroutine.
-		case m.Topic == v.decisionsT:
-			d.r, d.err = decodeDecision(m.Data)
-		case chainT != "" && m.Topic == chainT:
-			d.a, d.err = v.opts.Format.DecodeChain(m.Data)
-		default:
-			d.err = dec.DecodeInto(m.Topic, int64(m.LogTime), m.Data, sc, &d.ev)
+	pf := startPrefetchInto(src, v.opts.decodeWorkers(), func() func(*bag.Message, *runner.Scratch, *decoded) {
+		dec := runner.NewDecoder(v.inputs)
+		decodeDecision := v.opts.Format.NewDecodeDecision()
+		var decodeChain func([]byte) (decisions.SelfAssessment, error)
+		if chainT != "" {
+			decodeChain = v.opts.Format.NewDecodeChain()
+		}
+		return func(m *bag.Message, sc *runner.Scratch, d *decoded) {
+			switch {
+			case m.Topic == v.actionsT:
+				// Decoded in order, on the main goroutine.
+			case m.Topic == v.decisionsT:
+				d.r, d.err = decodeDecision(m.Data)
+			case chainT != "" && m.Topic == chainT:
+				d.a, d.err = decodeChain(m.Data)
+			default:
+				d.err = dec.DecodeInto(m.Topic, int64(m.LogTime), m.Data, sc, &d.ev)
+			}
 		}
 	})
 	defer pf.stop()

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -297,5 +298,54 @@ func TestVerifyMemoryIsBounded(t *testing.T) {
 	r, _ := v.finish(nil)
 	if r.Decisions < 6000 || r.ProblemsOmitted == 0 || len(r.Problems) != 100 {
 		t.Fatalf("decisions %d problems %d omitted %d", r.Decisions, len(r.Problems), r.ProblemsOmitted)
+	}
+}
+
+// How many goroutines decode ahead of the Loop changes nothing verify
+// reports, nor the order of its verdicts: a recording with every kind of
+// damage, over many batches, gives one report whatever the workers.
+func TestVerifyReportIsTheSameWithAnyDecodeWorkers(t *testing.T) {
+	out, _, err := replayBytes(t, simSource(t, 60*time.Second, 50), ReplayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := drainSource(t, openBytes(t, out))
+	n := 0
+	for i := range msgs {
+		switch msgs[i].Topic {
+		case "/decisions":
+			n++
+		case "/self_assessment":
+			if i%97 == 0 {
+				msgs[i].Data = msgs[i].Data[:len(msgs[i].Data)/2] // corrupt
+			}
+		}
+	}
+	for k := 100; k < n; k += 500 {
+		editDecision(t, msgs, k, func(w *ros2msg.DecisionRationale) { w.SelfAssessmentSHA256 = strings.Repeat("0", 64) })
+		editDecision(t, msgs, k+7, func(w *ros2msg.DecisionRationale) { w.Decision.Reason = "felt_like_it" })
+	}
+	type result struct {
+		report *AuditReport
+		audits []DecisionAudit
+	}
+	var want *result
+	for _, w := range []int{-1, 1, 3} {
+		got := &result{}
+		got.report, err = Verify(&sliceSource{msgs: msgs}, VerifyOptions{DecodeWorkers: w,
+			OnAudit: func(a DecisionAudit) { got.audits = append(got.audits, a) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.report.Passed() || len(got.audits) < n/2 {
+			t.Fatalf("%d workers: verdict %s after %d audits: the damage was not seen", w, got.report.Verdict, len(got.audits))
+		}
+		if want == nil {
+			want = got
+			continue
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%d workers: the report differs from one decoding goroutine's:\n%+v\nwant\n%+v", w, got.report, want.report)
+		}
 	}
 }
