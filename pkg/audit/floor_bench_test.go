@@ -158,10 +158,7 @@ func medianOf(ms []measured) measured {
 }
 
 func BenchmarkFloorRatios(b *testing.B) {
-	path := os.Getenv("GHOST_BENCH_FILE")
-	if path == "" {
-		path, _ = benchInput(b)
-	}
+	path, _ := benchInput(b)
 	rounds := 5
 	if s := os.Getenv("GHOST_BENCH_ROUNDS"); s != "" {
 		n, err := strconv.Atoi(s)
