@@ -58,10 +58,10 @@ func (c *compressor) compress(comp mcap.CompressionFormat, src, dst []byte) ([]b
 // chunkDecoder verifies and decompresses chunk records, each to at most
 // min(declared size, maxSize) bytes whatever its payload claims.
 type chunkDecoder struct {
-	maxSize int64
-	zstd    *zstd.Decoder
-	lz4     *lz4.Reader
-	src     bytes.Reader
+	maxSize         int64
+	zstd, zstdNoSum *zstd.Decoder // the second skips frame checksums, for chunks with a CRC
+	lz4             *lz4.Reader
+	src             bytes.Reader
 }
 
 // decode returns the checked records of a chunk record body, in buf if big enough.
@@ -103,7 +103,7 @@ func (d *chunkDecoder) decode(body, buf []byte) ([]byte, error) {
 		return nil, fmt.Errorf("unsupported chunk compression %s", clip(string(comp)))
 	case size == 0:
 	case comp == mcap.CompressionZSTD:
-		out, err = d.unzstd(records, out)
+		out, err = d.unzstd(records, out, crc != 0)
 	default:
 		out, err = d.unlz4(records, out[:size])
 	}
@@ -119,18 +119,23 @@ func (d *chunkDecoder) decode(body, buf []byte) ([]byte, error) {
 	return out, nil
 }
 
-// unzstd decompresses into out's spare capacity (so the window costs no memory) and no further.
-func (d *chunkDecoder) unzstd(records, out []byte) ([]byte, error) {
-	if d.zstd == nil {
-		dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecodeAllCapLimit(true),
-			zstd.WithDecoderMaxMemory(uint64(max(d.maxSize, 1))),
+// unzstd decompresses into out's spare capacity (so the window costs no memory) and no further;
+// with crc, the chunk's CRC covers the bytes the frame's checksum would.
+func (d *chunkDecoder) unzstd(records, out []byte, crc bool) ([]byte, error) {
+	dec := &d.zstd
+	if crc {
+		dec = &d.zstdNoSum
+	}
+	if *dec == nil {
+		z, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecodeAllCapLimit(true),
+			zstd.WithDecoderMaxMemory(uint64(max(d.maxSize, 1))), zstd.IgnoreChecksum(crc),
 			zstd.WithDecoderMaxWindow(uint64(max(d.maxSize, zstd.MinWindowSize))))
 		if err != nil {
 			return nil, fmt.Errorf("start zstd decoder: %w", err)
 		}
-		d.zstd = dec
+		*dec = z
 	}
-	out, err := d.zstd.DecodeAll(records, out)
+	out, err := (*dec).DecodeAll(records, out)
 	if errors.Is(err, zstd.ErrDecoderSizeExceeded) || errors.Is(err, zstd.ErrWindowSizeExceeded) {
 		return nil, fmt.Errorf("zstd chunk exceeds its declared %d bytes: %w", cap(out), err)
 	} else if err != nil {

@@ -6,10 +6,12 @@ import (
 	"errors"
 	"hash/crc32"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/foxglove/mcap/go/mcap"
+	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
 )
 
@@ -342,5 +344,44 @@ func TestClip(t *testing.T) {
 		if got := clip(c.in); got != c.want {
 			t.Errorf("clip(%.20q) = %.80q, want %.80q", c.in, got, c.want)
 		}
+	}
+}
+
+// A zstd chunk's bytes are checked once: by the chunk's CRC when it has
+// one, else by the frame's own checksum, which then must not be skipped.
+func TestZstdChunkIntegrity(t *testing.T) {
+	msgs := testMessages(t, 0, 3)
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderCRC(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	frame := enc.EncodeAll(msgs, nil)
+	badSum := slices.Clone(frame)
+	badSum[len(badSum)-1] ^= 1 // the frame checksum's last byte
+	good := crc32.ChecksumIEEE(msgs)
+	for _, tc := range []struct {
+		name    string
+		crc     uint32
+		payload []byte
+		want    string // "" when accepted
+	}{
+		{"crc, frame checksum intact", good, frame, ""},
+		{"crc, frame checksum damaged", good, badSum, ""},
+		{"wrong crc", good ^ 1, frame, "CRC mismatch"},
+		{"no crc, frame checksum intact", 0, frame, ""},
+		{"no crc, frame checksum damaged", 0, badSum, "zstd chunk: CRC check failed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file, at := chunkedFile(t, testChunk{compression: "zstd", size: uint64(len(msgs)), crc: tc.crc, payload: tc.payload})
+			body := file[at[0]+9 : int(at[0])+9+28+4+len("zstd")+8+len(tc.payload)]
+			dec := chunkDecoder{maxSize: 1 << 20}
+			out, err := dec.decode(body, nil)
+			switch {
+			case tc.want == "" && (err != nil || !bytes.Equal(out, msgs)):
+				t.Fatalf("got %d bytes, %v; want the records", len(out), err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("error %v, want one naming %q", err, tc.want)
+			}
+		})
 	}
 }
