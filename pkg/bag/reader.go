@@ -136,7 +136,7 @@ type Reader struct {
 	profile, library string
 
 	schemas   map[uint16]*mcap.Schema
-	channels  map[uint16]*chanState
+	channels  []*chanState      // by ID, nil where none: a lookup per message
 	ignored   map[uint16]string // topics of channels outside opts.Topics
 	problems  []*ChannelProblem
 	declBytes int64 // declarations held, against MaxChunkSize
@@ -151,7 +151,7 @@ type Reader struct {
 	stats     *mcap.Statistics
 	chunkIdx  []chunkRef
 	nextChunk int
-	seen      map[uint16]uint64 // messages per channel
+	seen      []uint64 // messages per channel, by ID
 
 	dec chunkDecoder
 	msg mcap.Message
@@ -207,12 +207,10 @@ func newReader(src io.Reader, opts ReaderOptions) (*Reader, error) {
 	opts.MaxChunkSize = cmp.Or(max(opts.MaxChunkSize, 0), DefaultMaxChunkSize)
 	opts.MaxBuffered = cmp.Or(max(opts.MaxBuffered, 0), DefaultMaxBuffered)
 	r := &Reader{
-		opts:     opts,
-		schemas:  make(map[uint16]*mcap.Schema),
-		channels: make(map[uint16]*chanState),
-		ignored:  make(map[uint16]string),
-		seen:     make(map[uint16]uint64),
-		dec:      chunkDecoder{maxSize: opts.MaxChunkSize},
+		opts:    opts,
+		schemas: make(map[uint16]*mcap.Schema),
+		ignored: make(map[uint16]string),
+		dec:     chunkDecoder{maxSize: opts.MaxChunkSize},
 	}
 	size := int64(-1)
 	ra, isRA := src.(io.ReaderAt)
@@ -265,7 +263,7 @@ func (r *Reader) MessageCount() uint64 {
 	var n uint64
 	if r.stats != nil {
 		for id, c := range r.stats.ChannelMessageCounts {
-			if cs, ok := r.channels[id]; ok && cs.problem == nil {
+			if cs := r.channel(id); cs != nil && cs.problem == nil {
 				n += c
 			}
 		}
@@ -275,9 +273,11 @@ func (r *Reader) MessageCount() uint64 {
 
 // Channels returns the channels read and known so far, by ID.
 func (r *Reader) Channels() []Channel {
-	out := make([]Channel, 0, len(r.channels))
-	for _, id := range slices.Sorted(maps.Keys(r.channels)) {
-		out = append(out, r.channels[id].ch)
+	out := make([]Channel, 0, 8)
+	for _, cs := range r.channels {
+		if cs != nil {
+			out = append(out, cs.ch)
+		}
 	}
 	return out
 }
@@ -527,9 +527,10 @@ func (r *Reader) account(body []byte) (bool, error) {
 		return false, err
 	}
 	id := r.msg.ChannelID
+	r.seen = grown(r.seen, id)
 	r.seen[id]++
-	cs, ok := r.channels[id]
-	if !ok {
+	cs := r.channel(id)
+	if cs == nil {
 		if _, ign := r.ignored[id]; ign {
 			return false, nil
 		}
@@ -592,7 +593,7 @@ func (r *Reader) addChannel(body []byte) (int, error) {
 		return fmt.Errorf("%w: channel %d redeclared as %s (%s), was %s",
 			ErrBadChannel, c.ID, clip(ch.Topic), clip(ch.SchemaName), was)
 	}
-	if old, ok := r.channels[c.ID]; ok {
+	if old := r.channel(c.ID); old != nil {
 		o := old.ch
 		if old.problem == nil && (o.Topic != ch.Topic || o.SchemaName != ch.SchemaName ||
 			o.MessageEncoding != ch.MessageEncoding || o.SchemaText != ch.SchemaText) {
@@ -627,8 +628,21 @@ func (r *Reader) addChannel(body []byte) (int, error) {
 
 func (r *Reader) addState(ch Channel) *chanState {
 	cs := &chanState{ch: ch}
+	r.channels = grown(r.channels, ch.ID)
 	r.channels[ch.ID] = cs
 	return cs
+}
+
+func (r *Reader) channel(id uint16) *chanState {
+	if int(id) < len(r.channels) {
+		return r.channels[id]
+	}
+	return nil
+}
+
+// grown returns s long enough to index with id.
+func grown[T any](s []T, id uint16) []T {
+	return append(s, make([]T, max(int(id)+1-len(s), 0))...)
 }
 
 // check applies the ROS 2 profile rules and the caller's expectations.
@@ -764,10 +778,10 @@ func (r *Reader) checkStatistics() error {
 	if r.stats == nil || len(r.stats.ChannelMessageCounts) == 0 {
 		return io.EOF
 	}
-	counts, ids := r.stats.ChannelMessageCounts, maps.Clone(r.seen)
-	maps.Copy(ids, counts)
-	for _, id := range slices.Sorted(maps.Keys(ids)) {
-		if want, got := counts[id], r.seen[id]; want != got {
+	counts := r.stats.ChannelMessageCounts
+	r.seen = grown(r.seen, slices.Max(slices.Collect(maps.Keys(counts))))
+	for id, got := range r.seen {
+		if want := counts[uint16(id)]; want != got {
 			return fmt.Errorf("%w: channel %d: statistics say %d messages, chunks hold %d",
 				ErrInconsistentSummary, id, want, got)
 		}
