@@ -72,9 +72,12 @@ func startPrefetch[T any](src Source, workers int, decode func(*bag.Message) T) 
 }
 
 // startPrefetchInto is startPrefetch with decode writing into the batch's
-// zeroed item (a value returned through a function value would be built on
-// the heap, one allocation per message) and the batch's Scratch handed to
-// it: what decode puts there is valid until the batch is released. With
+// item (a value returned through a function value would be built on the
+// heap, one allocation per message) and the batch's Scratch handed to it:
+// what decode puts there is valid until the batch is released. The item
+// still holds what an earlier message left there (clearing items of
+// several hundred bytes cost more than decoding some of them), so decode
+// must set every field the batch's reader reads for that message. With
 // workers > 0, batches are decoded on that many goroutines while the
 // reading one reads on; each goroutine that decodes calls newDecode once
 // for its own decode (decoders keep caches and are not shared).
@@ -135,7 +138,11 @@ func (p *prefetcher[T]) run(src Source, decode func(*bag.Message, *runner.Scratc
 			start := len(b.slab)
 			b.slab = append(b.slab, m.Data...)
 			m.Data = nil
-			b.items = append(b.items, fetched[T]{}) // zeroed: decode writes into it
+			if n := len(b.items); n < cap(b.items) {
+				b.items = b.items[:n+1] // decode overwrites what it sets
+			} else {
+				b.items = append(b.items, fetched[T]{})
+			}
 			b.items[len(b.items)-1].msg = m
 			b.spans = append(b.spans, [2]int{start, len(b.slab)})
 		}
