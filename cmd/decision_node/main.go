@@ -68,7 +68,19 @@ func main() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(gcPercent(os.Args[1:]))
 	}
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	stop := func() {}
+	if readsRecordings(os.Args[1:]) {
+		stop = startHeapCeiling(os.Getenv)
+	}
+	code := run(os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// readsRecordings is whether the command line replays or verifies
+// recordings: the commands whose memory must not grow with their input.
+func readsRecordings(args []string) bool {
+	return len(args) > 0 && (args[0] == "replay" || args[0] == "verify")
 }
 
 // gcPercent is the collector's target for a command line. The recording
@@ -79,7 +91,7 @@ func main() {
 // their peak memory near twice the live heap, however long the recording
 // (400 let a long run reach five times it).
 func gcPercent(args []string) int {
-	if len(args) > 0 && (args[0] == "replay" || args[0] == "verify") {
+	if readsRecordings(args) {
 		return 100
 	}
 	return 400

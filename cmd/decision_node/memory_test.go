@@ -1,0 +1,89 @@
+package main
+
+import (
+	"math"
+	"runtime/debug"
+	"testing"
+)
+
+func TestHeapCeiling(t *testing.T) {
+	const MB = 1 << 20
+	type step struct {
+		s     heapSample
+		limit int64 // 0: none set by this sample
+	}
+	warm := func(from uint64) []step { // five cycles of a steady 16 MB live heap
+		var st []step
+		for i := range uint64(5) {
+			st = append(st, step{s: heapSample{cycles: from + i, live: 16 * MB, inUse: 30 * MB}})
+		}
+		return st
+	}
+	tests := []struct {
+		name  string
+		steps []step
+	}{
+		{"too few cycles", []step{
+			{s: heapSample{cycles: 1, live: 16 * MB, inUse: 30 * MB}},
+			{s: heapSample{cycles: 2, live: 16 * MB, inUse: 30 * MB}},
+			{s: heapSample{cycles: 3, live: 16 * MB, inUse: 30 * MB}},
+		}},
+		{"steady after six cycles", append(warm(1), step{s: heapSample{cycles: 6, live: 16 * MB, inUse: 34 * MB}, limit: 34 * MB})},
+		{"the highest use so far", append(append([]step{{s: heapSample{cycles: 0, live: 1 * MB, inUse: 40 * MB}}}, warm(1)...),
+			step{s: heapSample{cycles: 6, live: 16 * MB, inUse: 30 * MB}, limit: 40 * MB})},
+		{"samples within one cycle count once", []step{
+			{s: heapSample{cycles: 6, live: 16 * MB, inUse: 30 * MB}},
+			{s: heapSample{cycles: 6, live: 16 * MB, inUse: 30 * MB}},
+			{s: heapSample{cycles: 6, live: 16 * MB, inUse: 30 * MB}},
+			{s: heapSample{cycles: 7, live: 16 * MB, inUse: 30 * MB}},
+			{s: heapSample{cycles: 8, live: 16 * MB, inUse: 30 * MB}, limit: 30 * MB},
+		}},
+		{"growing live heap", []step{
+			{s: heapSample{cycles: 6, live: 10 * MB, inUse: 30 * MB}},
+			{s: heapSample{cycles: 7, live: 12 * MB, inUse: 30 * MB}},
+			{s: heapSample{cycles: 8, live: 14 * MB, inUse: 30 * MB}},
+			{s: heapSample{cycles: 9, live: 16 * MB, inUse: 30 * MB}},
+		}},
+		{"lifted when the live heap outgrows it, for good", append(warm(1), []step{
+			{s: heapSample{cycles: 6, live: 16 * MB, inUse: 32 * MB}, limit: 32 * MB},
+			{s: heapSample{cycles: 8, live: 24 * MB, inUse: 32 * MB}},
+			{s: heapSample{cycles: 9, live: 25 * MB, inUse: 40 * MB}, limit: math.MaxInt64},
+			{s: heapSample{cycles: 10, live: 16 * MB, inUse: 40 * MB}},
+			{s: heapSample{cycles: 11, live: 16 * MB, inUse: 40 * MB}},
+			{s: heapSample{cycles: 12, live: 16 * MB, inUse: 40 * MB}},
+		}...)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var c ceiling
+			for i, st := range tt.steps {
+				limit, ok := c.observe(st.s)
+				if ok != (st.limit != 0) || limit != st.limit {
+					t.Fatalf("sample %d %+v: limit %d, %v; want %d", i, st.s, limit, ok, st.limit)
+				}
+			}
+		})
+	}
+}
+
+// The watcher leaves the runtime's limit as it found it: untouched when
+// GOMEMLIMIT is set, lifted again when it stops.
+func TestHeapCeilingLeavesTheLimit(t *testing.T) {
+	before := debug.SetMemoryLimit(-1)
+	for _, env := range []string{"1GiB", ""} {
+		stop := startHeapCeiling(func(k string) string {
+			if k == "GOMEMLIMIT" {
+				return env
+			}
+			return ""
+		})
+		garbage := make([][]byte, 0, 64)
+		for i := range 4096 {
+			garbage = append(garbage[:i%64], make([]byte, 64<<10))
+		}
+		stop()
+		if after := debug.SetMemoryLimit(-1); after != before {
+			t.Fatalf("GOMEMLIMIT=%q: memory limit %d after stop, was %d", env, after, before)
+		}
+	}
+}
