@@ -74,7 +74,7 @@ func appendJSONString(b []byte, s string) []byte {
 	const hexDigits = "0123456789abcdef"
 	b = append(b, '"')
 	// Fast path: hashes and identifiers need no escaping at all.
-	plain := 0
+	plain := plainPrefix(s)
 	for plain < len(s) {
 		c := s[plain]
 		if c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
@@ -137,6 +137,26 @@ func hashHex(data []byte) string {
 	var out [64]byte
 	hex.Encode(out[:], sum[:])
 	return string(out[:])
+}
+
+// plainPrefix returns the length of s's longest prefix of whole 8-byte
+// words in which no byte needs escaping in JSON (a control character, '"',
+// '\\' or a byte of a multi-byte rune): per word, a byte below 0x20 or
+// equal to '"' or '\\' sets its top bit in one of three subtractions
+// (other bytes may too, which only ends the prefix early).
+func plainPrefix(s string) int {
+	const ones, top = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		b := s[i : i+8]
+		x := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+		q, bs := x^(ones*'"'), x^(ones*'\\')
+		if (x|(x-ones*0x20)|(q-ones)|(bs-ones))&top != 0 {
+			break
+		}
+	}
+	return i
 }
 
 // isSHA256Hex reports whether s is 64 lowercase hexadecimal characters.

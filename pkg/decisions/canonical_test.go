@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestFormatFloatMatchesPythonRepr(t *testing.T) {
@@ -149,6 +150,29 @@ func TestIdentifierAndHexForms(t *testing.T) {
 			want := '0' <= c && c <= '9' || 'a' <= c && c <= 'f'
 			if got := isSHA256Hex(string(s)); got != want {
 				t.Fatalf("isSHA256Hex with byte %#x at %d = %v, want %v", c, pos, got, want)
+			}
+		}
+	}
+}
+
+// plainPrefix never passes a byte that JSON escapes or that begins a
+// multi-byte rune, wherever it stands and whatever surrounds it.
+func TestPlainPrefix(t *testing.T) {
+	needsEscape := func(c byte) bool { return c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf }
+	for _, fill := range []byte{'a', ' ', '~', '0', '!', '#', '[', ']'} {
+		for n := 0; n <= 24; n++ {
+			for pos := 0; pos < n; pos++ {
+				for c := range 256 {
+					s := []byte(strings.Repeat(string(fill), n))
+					s[pos] = byte(c)
+					got := plainPrefix(string(s))
+					if got%8 != 0 || got > n || needsEscape(byte(c)) && got > pos {
+						t.Fatalf("plainPrefix(%q) = %d", s, got)
+					}
+					if !needsEscape(byte(c)) && got != n/8*8 {
+						t.Fatalf("plainPrefix(%q) = %d, want %d: nothing to escape", s, got, n/8*8)
+					}
+				}
 			}
 		}
 	}
