@@ -255,6 +255,8 @@ func newVerifier(opts VerifyOptions) (*verifier, error) {
 	opts.Session.Inputs = runner.Enabled(opts.Session.Inputs)
 	if opts.Format.ChainTopic == "" {
 		opts.Format.ChainTopic, opts.Format.NewDecodeChain = chainOnlyInput(opts.Session.Inputs)
+	} else if opts.Format.NewDecodeChain == nil {
+		return nil, fmt.Errorf("verify: Format.ChainTopic %q without NewDecodeChain", opts.Format.ChainTopic)
 	}
 	policies := opts.Policies
 	if policies == nil {

@@ -349,3 +349,30 @@ func TestVerifyReportIsTheSameWithAnyDecodeWorkers(t *testing.T) {
 		}
 	}
 }
+
+// Options verify cannot run with are refused before anything is read.
+func TestVerifyRefusesUnusableOptions(t *testing.T) {
+	reference, err := decisions.LookupPolicy(decisions.ReferencePolicyID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		opts VerifyOptions
+		want string
+	}{
+		{"chain topic without its decoder", VerifyOptions{Format: Format{ChainTopic: "/raw",
+			DecisionSchemas: CDRFormat().DecisionSchemas, NewDecodeDecision: CDRFormat().NewDecodeDecision}},
+			`Format.ChainTopic "/raw" without NewDecodeChain`},
+		{"two policies with one id", VerifyOptions{Policies: []decisions.Policy{reference, reference}},
+			"two supplied policies have the id"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := &sliceSource{}
+			if _, err := Verify(src, tt.opts); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want one naming %q", err, tt.want)
+			}
+		})
+	}
+}
