@@ -928,23 +928,30 @@ func (c *chainIndex) find(stamp int64) chainHashes {
 	return chainHashes{first: c.entry(i).first, more: c.more[stamp], found: true}
 }
 
-// fifo is a queue whose storage is reused once its consumed head dominates.
+// fifo is a queue whose storage is reused once its consumed head is at
+// least half of it: a queue bounded to n items settles at 2n of storage
+// instead of growing by doubling while its head moves.
 type fifo[T any] struct {
 	items []T
 	head  int
 }
 
-func (q *fifo[T]) len() int  { return len(q.items) - q.head }
-func (q *fifo[T]) push(x T)  { q.items = append(q.items, x) }
+func (q *fifo[T]) len() int { return len(q.items) - q.head }
+func (q *fifo[T]) push(x T) {
+	if len(q.items) == cap(q.items) && q.head > 0 && q.head*2 >= len(q.items) {
+		n := copy(q.items, q.items[q.head:])
+		clear(q.items[n:])
+		q.items, q.head = q.items[:n], 0
+	}
+	q.items = append(q.items, x)
+}
 func (q *fifo[T]) front() *T { return &q.items[q.head] }
 func (q *fifo[T]) pop() T {
 	x := q.items[q.head]
 	var zero T
 	q.items[q.head] = zero
-	q.head++
-	if q.head > 1024 && q.head*2 > len(q.items) {
-		q.items = append(q.items[:0], q.items[q.head:]...)
-		q.head = 0
+	if q.head++; q.head == len(q.items) {
+		q.items, q.head = q.items[:0], 0
 	}
 	return x
 }

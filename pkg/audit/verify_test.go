@@ -376,3 +376,32 @@ func TestVerifyRefusesUnusableOptions(t *testing.T) {
 		})
 	}
 }
+
+// A fifo hands items back in order, and a queue held at a bound settles at
+// a few times that bound of storage, however long it runs.
+func TestFifoOrderAndStorage(t *testing.T) {
+	for _, bound := range []int{1, 3, 100, 5000} {
+		var q fifo[int]
+		var model []int
+		next := 0
+		for step := range 20 * bound {
+			switch {
+			case len(model) < bound && step%7 != 3:
+				q.push(next)
+				model = append(model, next)
+				next++
+			case len(model) > 0:
+				if got := q.pop(); got != model[0] {
+					t.Fatalf("bound %d, step %d: popped %d, want %d", bound, step, got, model[0])
+				}
+				model = model[1:]
+			}
+			if q.len() != len(model) || len(model) > 0 && *q.front() != model[0] {
+				t.Fatalf("bound %d, step %d: length %d, want %d", bound, step, q.len(), len(model))
+			}
+			if cap(q.items) > 4*bound+8 {
+				t.Fatalf("bound %d, step %d: storage of %d items", bound, step, cap(q.items))
+			}
+		}
+	}
+}
