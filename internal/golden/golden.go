@@ -164,10 +164,10 @@ type CDRVector struct {
 }
 
 // NoCDRVectors are the ghost message types the shared golden set has no CDR
-// vectors for: they were added after it was made, and no independent
-// implementation has serialized them. Tests that need an independent vector
-// per type cover the other types (CDRVectorNames) and say which they skip;
-// their own round trips cover these.
+// vectors for: they were added after it was made. Their vectors were
+// serialized by ROS 2 itself (rclpy) and live in pkg/ros2msg/testdata/rclpy,
+// where the codec's golden tests read them; tests that read only the shared
+// set cover the other types (CDRVectorNames) and say which they skip.
 var NoCDRVectors = []string{"ActionEvidence", "ActionEvidenceItem", "ActionReceipt", "CalibratedSelfAssessment", "CalibrationHistory"}
 
 // CDRVectorNames returns names without the NoCDRVectors types.

@@ -5,9 +5,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -38,51 +36,62 @@ type goldenVector struct {
 	cdr  []byte
 }
 
-// loadGolden reads every golden CDR vector, message decoded from JSON.
+// rclpyVectors holds vectors of the types the shared golden set lacks
+// (golden.NoCDRVectors), serialized by ROS 2 itself: rclpy through the type
+// support colcon builds from msg/ (see its generate.py).
+const rclpyVectors = "testdata/rclpy"
+
+// loadGolden reads every golden CDR vector, message decoded from JSON: the
+// shared set's, and ROS 2's own for the types the shared set lacks.
 func loadGolden(t testing.TB) []goldenVector {
 	t.Helper()
 	dir := filepath.Join(goldenDir(t), "cdr")
 	var out []goldenVector
-	// Types without an independent vector are covered by the hand-made
-	// cases and the round trips only.
 	for _, name := range golden.CDRVectorNames(msg.Names()) {
-		f, err := os.Open(filepath.Join(dir, name+".jsonl"))
-		if errors.Is(err, fs.ErrNotExist) {
-			// No independent implementation has produced vectors for
-			// this type yet; its codec is covered by the round-trip and
-			// fuzz tests only.
-			t.Logf("no golden CDR vectors for %s: skipped", name)
-			continue
-		}
-		if err != nil {
-			t.Fatalf("golden vectors of %s: %v", name, err)
-		}
-		sc := bufio.NewScanner(f)
-		sc.Buffer(nil, 1<<22)
-		for line := 1; sc.Scan(); line++ {
-			var v goldenVector
-			if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
-				t.Fatalf("%s line %d: %v", name, line, err)
-			}
-			if v.Type != msg.SchemaName(name) {
-				t.Fatalf("%s line %d: type %q", name, line, v.Type)
-			}
-			v.name = fmt.Sprintf("%s#%d", name, line)
-			if v.msg, err = messageFromJSON(v.Type, v.Message); err != nil {
-				t.Fatalf("%s: %v", v.name, err)
-			}
-			if v.cdr, err = hex.DecodeString(v.CDRHex); err != nil {
-				t.Fatalf("%s: cdr_hex: %v", v.name, err)
-			}
-			out = append(out, v)
-		}
-		f.Close()
-		if err := sc.Err(); err != nil {
-			t.Fatal(err)
-		}
+		out = append(out, readVectors(t, filepath.Join(dir, name+".jsonl"), name, "")...)
+	}
+	for _, name := range golden.NoCDRVectors {
+		out = append(out, readVectors(t, filepath.Join(rclpyVectors, name+".jsonl"), name, " (rclpy)")...)
 	}
 	if len(out) == 0 {
 		t.Fatal("no golden vectors")
+	}
+	return out
+}
+
+// readVectors reads one type's vectors file; every type must have one.
+func readVectors(t testing.TB, path, name, label string) []goldenVector {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatalf("golden vectors of %s: %v", name, err)
+	}
+	defer f.Close()
+	var out []goldenVector
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<22)
+	for line := 1; sc.Scan(); line++ {
+		var v goldenVector
+		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
+			t.Fatalf("%s line %d: %v", path, line, err)
+		}
+		if v.Type != msg.SchemaName(name) {
+			t.Fatalf("%s line %d: type %q", path, line, v.Type)
+		}
+		v.name = fmt.Sprintf("%s#%d%s", name, line, label)
+		if v.msg, err = messageFromJSON(v.Type, v.Message); err != nil {
+			t.Fatalf("%s: %v", v.name, err)
+		}
+		if v.cdr, err = hex.DecodeString(v.CDRHex); err != nil {
+			t.Fatalf("%s: cdr_hex: %v", v.name, err)
+		}
+		out = append(out, v)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	if len(out) == 0 {
+		t.Fatalf("%s: no vectors", path)
 	}
 	return out
 }
