@@ -8,6 +8,7 @@ package golden
 import (
 	"bufio"
 	"bytes"
+	"embed"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -165,12 +166,16 @@ type CDRVector struct {
 
 // NoCDRVectors are the ghost message types the shared golden set has no CDR
 // vectors for: they were added after it was made. Their vectors were
-// serialized by ROS 2 itself (rclpy) and live in pkg/ros2msg/testdata/rclpy,
-// where the codec's golden tests read them; tests that read only the shared
-// set cover the other types (CDRVectorNames) and say which they skip.
+// serialized by ROS 2 itself (rclpy through the type support colcon builds
+// from msg/; rclpy/generate.py) and are embedded here: CDRVectors reads
+// them like the shared ones.
 var NoCDRVectors = []string{"ActionEvidence", "ActionEvidenceItem", "ActionReceipt", "CalibratedSelfAssessment", "CalibrationHistory"}
 
-// CDRVectorNames returns names without the NoCDRVectors types.
+//go:embed rclpy/*.jsonl
+var rclpyVectors embed.FS
+
+// CDRVectorNames returns names without the NoCDRVectors types: the types
+// the shared set has vectors for.
 func CDRVectorNames(names []string) []string {
 	var out []string
 	for _, n := range names {
@@ -181,14 +186,23 @@ func CDRVectorNames(names []string) []string {
 	return out
 }
 
-// CDRVectors reads cdr/<name>.jsonl for each of names (type names without
-// package, as msg.Names gives them), failing t on a missing file or a
-// malformed line.
+// CDRVectors reads the vectors of each of names (type names without
+// package, as msg.Names gives them): the shared set's cdr/<name>.jsonl, or
+// ROS 2's own for the NoCDRVectors types (named "<Type>#<line> (rclpy)"),
+// failing t on a missing file or a malformed line.
 func CDRVectors(t testing.TB, names []string) []CDRVector {
 	t.Helper()
 	var out []CDRVector
 	for _, name := range names {
-		data, err := os.ReadFile(Path(t, "cdr", name+".jsonl"))
+		var data []byte
+		var err error
+		label := ""
+		if slices.Contains(NoCDRVectors, name) {
+			data, err = rclpyVectors.ReadFile("rclpy/" + name + ".jsonl")
+			label = " (rclpy)"
+		} else {
+			data, err = os.ReadFile(Path(t, "cdr", name+".jsonl"))
+		}
 		if err != nil {
 			t.Fatalf("golden vectors of %s: %v", name, err)
 		}
@@ -205,7 +219,7 @@ func CDRVectors(t testing.TB, names []string) []CDRVector {
 			if err != nil {
 				t.Fatalf("%s line %d: cdr_hex: %v", name, i+1, err)
 			}
-			out = append(out, CDRVector{Name: fmt.Sprintf("%s#%d", name, i+1), Type: v.Type, Message: v.Message, CDR: b})
+			out = append(out, CDRVector{Name: fmt.Sprintf("%s#%d%s", name, i+1, label), Type: v.Type, Message: v.Message, CDR: b})
 		}
 	}
 	if len(out) == 0 {

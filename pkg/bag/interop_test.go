@@ -54,12 +54,10 @@ func TestInteropRecording(t *testing.T) {
 	if dir == "" {
 		dir = t.TempDir()
 	}
-	// Only types with a golden vector from an independent implementation
-	// are in the fixture: a vector ghost made itself would prove nothing.
-	names := golden.CDRVectorNames(msg.Names())
-	if skipped := len(msg.Names()) - len(names); skipped > 0 {
-		t.Logf("%d ghost types have no golden CDR vector and are not in the interop fixture: %v", skipped, golden.NoCDRVectors)
-	}
+	// Every type's vectors come from an independent implementation (the
+	// shared set, or ROS 2's own for the types it lacks): a vector ghost
+	// made itself would prove nothing.
+	names := msg.Names()
 	vectors := golden.CDRVectors(t, names)
 	exp := interopExpected{Profile: ProfileROS2}
 	types := map[string]bool{}
@@ -129,21 +127,4 @@ func TestInteropRecording(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("wrote %d messages of %d types to %s", len(exp.Messages), len(types), dir)
-}
-
-// namesWithVectors returns the ghost message types that have golden CDR
-// vectors from an independent implementation; the others are left out of
-// the interop recording (and named in the log) until such vectors exist:
-// vectors made by ghost's own codec would prove nothing.
-func namesWithVectors(t *testing.T) []string {
-	t.Helper()
-	var names []string
-	for _, name := range msg.Names() {
-		if _, err := os.Stat(golden.Path(t, "cdr", name+".jsonl")); err != nil {
-			t.Logf("no golden CDR vectors for %s: not in the interop recording", name)
-			continue
-		}
-		names = append(names, name)
-	}
-	return names
 }

@@ -1,14 +1,11 @@
 package ros2msg
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -25,73 +22,31 @@ func goldenDir(t testing.TB) string { return golden.Dir(t) }
 // goldenNaN is the NaN bit pattern of the golden vectors.
 const goldenNaN = 0x7ff8000000000000
 
-// goldenVector is one line of shared/golden/cdr/<Type>.jsonl.
+// goldenVector is one golden CDR vector with its message built from JSON.
 type goldenVector struct {
-	Type    string          `json:"type"`
-	Message json.RawMessage `json:"message"`
-	CDRHex  string          `json:"cdr_hex"`
-
-	name string // "<Type>#<line>"
-	msg  CDRMessage
-	cdr  []byte
+	Type    string
+	Message json.RawMessage
+	name    string // "<Type>#<line>", " (rclpy)" for ROS 2's own vectors
+	msg     CDRMessage
+	cdr     []byte
 }
-
-// rclpyVectors holds vectors of the types the shared golden set lacks
-// (golden.NoCDRVectors), serialized by ROS 2 itself: rclpy through the type
-// support colcon builds from msg/ (see its generate.py).
-const rclpyVectors = "testdata/rclpy"
 
 // loadGolden reads every golden CDR vector, message decoded from JSON: the
 // shared set's, and ROS 2's own for the types the shared set lacks.
 func loadGolden(t testing.TB) []goldenVector {
 	t.Helper()
-	dir := filepath.Join(goldenDir(t), "cdr")
+	goldenDir(t) // skips without the shared set
 	var out []goldenVector
-	for _, name := range golden.CDRVectorNames(msg.Names()) {
-		out = append(out, readVectors(t, filepath.Join(dir, name+".jsonl"), name, "")...)
-	}
-	for _, name := range golden.NoCDRVectors {
-		out = append(out, readVectors(t, filepath.Join(rclpyVectors, name+".jsonl"), name, " (rclpy)")...)
-	}
-	if len(out) == 0 {
-		t.Fatal("no golden vectors")
-	}
-	return out
-}
-
-// readVectors reads one type's vectors file; every type must have one.
-func readVectors(t testing.TB, path, name, label string) []goldenVector {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatalf("golden vectors of %s: %v", name, err)
-	}
-	defer f.Close()
-	var out []goldenVector
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<22)
-	for line := 1; sc.Scan(); line++ {
-		var v goldenVector
-		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
-			t.Fatalf("%s line %d: %v", path, line, err)
+	for _, g := range golden.CDRVectors(t, msg.Names()) {
+		v := goldenVector{Type: g.Type, Message: g.Message, name: g.Name, cdr: g.CDR}
+		if v.Type != msg.SchemaName(strings.SplitN(g.Name, "#", 2)[0]) {
+			t.Fatalf("%s: type %q", v.name, v.Type)
 		}
-		if v.Type != msg.SchemaName(name) {
-			t.Fatalf("%s line %d: type %q", path, line, v.Type)
-		}
-		v.name = fmt.Sprintf("%s#%d%s", name, line, label)
+		var err error
 		if v.msg, err = messageFromJSON(v.Type, v.Message); err != nil {
 			t.Fatalf("%s: %v", v.name, err)
 		}
-		if v.cdr, err = hex.DecodeString(v.CDRHex); err != nil {
-			t.Fatalf("%s: cdr_hex: %v", v.name, err)
-		}
 		out = append(out, v)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	if len(out) == 0 {
-		t.Fatalf("%s: no vectors", path)
 	}
 	return out
 }

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Interop check: the Go recorder writes recordings of every ghost message
-# type that has a golden CDR vector from an independent implementation (the
-# types without one are listed by TestInteropRecording), and the TypeScript
-# MCAP and ROS 2 CDR libraries must read back exactly the values Go wrote.
+# type, from golden CDR vectors of independent implementations (the shared
+# set, and ROS 2's own for the types it lacks), and the TypeScript MCAP and
+# ROS 2 CDR libraries must read back exactly the values Go wrote.
 # Run from anywhere; needs go, node and npm.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
