@@ -1,6 +1,7 @@
 // Package golden finds, for tests, the vectors that independent
-// implementations computed (shared/golden beside the repository root) and
-// reads the ones several packages use. Tests skip, with a message saying
+// implementations computed (shared/golden beside the repository root, and
+// the CDR vectors ROS 2 serialized for the types that set lacks, embedded
+// here) and reads the ones several packages use. Tests skip, with a message saying
 // where they looked, when the folder is absent. It is for tests only and
 // never changes the vectors.
 package golden
@@ -164,31 +165,19 @@ type CDRVector struct {
 	CDR     []byte
 }
 
-// NoCDRVectors are the ghost message types the shared golden set has no CDR
+// rclpyTypes are the ghost message types the shared golden set has no CDR
 // vectors for: they were added after it was made. Their vectors were
 // serialized by ROS 2 itself (rclpy through the type support colcon builds
 // from msg/; rclpy/generate.py) and are embedded here: CDRVectors reads
 // them like the shared ones.
-var NoCDRVectors = []string{"ActionEvidence", "ActionEvidenceItem", "ActionReceipt", "CalibratedSelfAssessment", "CalibrationHistory"}
+var rclpyTypes = []string{"ActionEvidence", "ActionEvidenceItem", "ActionReceipt", "CalibratedSelfAssessment", "CalibrationHistory"}
 
 //go:embed rclpy/*.jsonl
 var rclpyVectors embed.FS
 
-// CDRVectorNames returns names without the NoCDRVectors types: the types
-// the shared set has vectors for.
-func CDRVectorNames(names []string) []string {
-	var out []string
-	for _, n := range names {
-		if !slices.Contains(NoCDRVectors, n) {
-			out = append(out, n)
-		}
-	}
-	return out
-}
-
 // CDRVectors reads the vectors of each of names (type names without
 // package, as msg.Names gives them): the shared set's cdr/<name>.jsonl, or
-// ROS 2's own for the NoCDRVectors types (named "<Type>#<line> (rclpy)"),
+// ROS 2's own for the types it lacks (named "<Type>#<line> (rclpy)"),
 // failing t on a missing file or a malformed line.
 func CDRVectors(t testing.TB, names []string) []CDRVector {
 	t.Helper()
@@ -197,7 +186,7 @@ func CDRVectors(t testing.TB, names []string) []CDRVector {
 		var data []byte
 		var err error
 		label := ""
-		if slices.Contains(NoCDRVectors, name) {
+		if slices.Contains(rclpyTypes, name) {
 			data, err = rclpyVectors.ReadFile("rclpy/" + name + ".jsonl")
 			label = " (rclpy)"
 		} else {
