@@ -98,7 +98,7 @@ func verifyMany(paths []string, setup verifySetup, jsonOut string, stdout, stder
 	results := make([]fileAudit, len(paths))
 	errw := &lockedWriter{w: stderr}
 	workers := min(runtime.GOMAXPROCS(0), len(paths))
-	if setup.decodeWorkers = runtime.GOMAXPROCS(0)/workers - 1; setup.decodeWorkers == 0 {
+	if setup.decodeWorkers = min(runtime.GOMAXPROCS(0)/workers-1, audit.MaxDecodeWorkers); setup.decodeWorkers == 0 {
 		setup.decodeWorkers = -1 // the reading goroutine decodes
 	}
 	next := make(chan int)

@@ -73,18 +73,23 @@ type VerifyOptions struct {
 	ReceiptTimeSkew time.Duration
 	// DecodeWorkers is how many goroutines decode the recording (and seal
 	// its assessments) ahead of the Loop, besides the one reading it. Zero
-	// means one per core beyond the first (none on one core); negative
-	// means none: the reading goroutine decodes, as suits several
-	// verifications running side by side.
+	// means one per core beyond the first, at most MaxDecodeWorkers (none
+	// on one core); negative means none: the reading goroutine decodes, as
+	// suits several verifications running side by side.
 	DecodeWorkers int
 }
+
+// MaxDecodeWorkers bounds the default decode workers: decoding is about
+// two thirds of verify's work and the Loop's goroutine the rest, so more
+// workers would wait for the Loop while their batches held memory.
+const MaxDecodeWorkers = 3
 
 func (o *VerifyOptions) decodeWorkers() int {
 	switch {
 	case o.DecodeWorkers < 0:
 		return 0
 	case o.DecodeWorkers == 0:
-		return runtime.GOMAXPROCS(0) - 1
+		return min(runtime.GOMAXPROCS(0)-1, MaxDecodeWorkers)
 	}
 	return o.DecodeWorkers
 }

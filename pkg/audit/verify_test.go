@@ -2,6 +2,7 @@ package audit
 
 import (
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -402,6 +403,21 @@ func TestFifoOrderAndStorage(t *testing.T) {
 			if cap(q.items) > 4*bound+8 {
 				t.Fatalf("bound %d, step %d: storage of %d items", bound, step, cap(q.items))
 			}
+		}
+	}
+}
+
+func TestDecodeWorkers(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	tests := []struct{ option, procs, want int }{
+		{0, 1, 0}, {0, 2, 1}, {0, 4, 3}, {0, 16, MaxDecodeWorkers},
+		{-1, 8, 0}, {5, 2, 5},
+	}
+	for _, tt := range tests {
+		runtime.GOMAXPROCS(tt.procs)
+		o := VerifyOptions{DecodeWorkers: tt.option}
+		if got := o.decodeWorkers(); got != tt.want {
+			t.Errorf("DecodeWorkers %d on %d cores: %d workers, want %d", tt.option, tt.procs, got, tt.want)
 		}
 	}
 }
