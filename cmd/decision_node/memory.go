@@ -14,7 +14,7 @@ import (
 // depends on the live heap at each collection: the longer the run, the
 // more collections, the higher the highest of them, and every byte of
 // index costs two of peak memory. A ten times longer recording needed
-// about 1.1 to 1.2 times the memory. heapCeiling holds the peak where it
+// about 1.1 to 1.2 times the memory. startHeapCeiling holds the peak where it
 // was once the run was warm (its live heap steady over a few collections):
 // it sets the runtime's soft memory limit to the memory in use so far, so
 // later growth is collected against instead of doubled. A live heap that
@@ -22,7 +22,7 @@ import (
 // index than usual) lifts the limit for good, so no run collects more
 // often than at the GC target alone. GOMEMLIMIT, when set, decides instead.
 
-// heapSample is what heapCeiling reads of the runtime.
+// heapSample is what startHeapCeiling reads of the runtime.
 type heapSample struct {
 	cycles uint64 // completed GC cycles
 	live   uint64 // heap marked live by the last cycle
@@ -37,9 +37,9 @@ const (
 	ceilingSpread    = 10
 )
 
-// ceiling is heapCeiling's state; observe is its whole policy.
+// ceiling is startHeapCeiling's state; observe is its whole policy.
 type ceiling struct {
-	lives    []uint64 // live heap after each cycle seen, newest last
+	lives    []uint64 // live heap after the last cycles seen, newest last
 	cycles   uint64
 	maxInUse uint64
 	limit    uint64 // set, 0 before
@@ -64,7 +64,9 @@ func (c *ceiling) observe(s heapSample) (int64, bool) {
 		return 0, false
 	}
 	c.cycles = s.cycles
-	c.lives = append(c.lives, s.live)
+	if c.lives = append(c.lives, s.live); len(c.lives) > ceilingStable {
+		c.lives = append(c.lives[:0], c.lives[1:]...)
+	}
 	if s.cycles < ceilingMinCycles || len(c.lives) < ceilingStable {
 		return 0, false
 	}
