@@ -3,12 +3,11 @@ package main
 import (
 	"context"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ghost-robotics/ghost/internal/px4fixture"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/executor"
 	"github.com/ghost-robotics/ghost/pkg/px4"
@@ -44,17 +43,7 @@ func TestStandinUsage(t *testing.T) {
 // The command's loop answers on its transport and publishes the status
 // every period.
 func TestServeStandin(t *testing.T) {
-	dir := filepath.Join("..", "..", "pkg", "px4", "testdata", "px4_msgs", "1.15")
-	files, _ := filepath.Glob(filepath.Join(dir, "*.msg"))
-	texts := map[string]string{}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		texts[strings.TrimSuffix(filepath.Base(f), ".msg")] = string(b)
-	}
-	defs, err := px4.NewDefinitions("1.15", texts)
+	defs, err := px4.NewDefinitions("1.15", px4fixture.Texts(t, "1.15"))
 	if err != nil {
 		t.Fatal(err)
 	}

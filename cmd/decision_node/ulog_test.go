@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ghost-robotics/ghost/internal/golden"
+	"github.com/ghost-robotics/ghost/internal/px4fixture"
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/ros2msg"
 	"github.com/ghost-robotics/ghost/pkg/ulog"
@@ -117,13 +118,8 @@ func TestULogAsPX4TopicsReplaysToTheSameDecisions(t *testing.T) {
 	if err := os.MkdirAll(msgs, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	files, _ := filepath.Glob("../../pkg/px4/testdata/px4_msgs/1.15/*.msg")
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(msgs, filepath.Base(f)), data, 0o644); err != nil {
+	for name, text := range px4fixture.Texts(t, "1.15") {
+		if err := os.WriteFile(filepath.Join(msgs, name+".msg"), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ghost-robotics/ghost/internal/px4fixture"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/px4"
 	"github.com/ghost-robotics/ghost/pkg/ros2msg"
@@ -32,20 +33,7 @@ func newBridge(t *testing.T) *Bridge {
 // px4Defs reads the test layouts of a PX4 release.
 func px4Defs(t *testing.T, rel px4.Release) *px4.Definitions {
 	t.Helper()
-	dir := filepath.Join("..", "px4", "testdata", "px4_msgs", string(rel))
-	texts := map[string]string{}
-	files, err := filepath.Glob(filepath.Join(dir, "*.msg"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("px4 test layouts in %s: %v", dir, err)
-	}
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		texts[strings.TrimSuffix(filepath.Base(f), ".msg")] = string(data)
-	}
-	d, err := px4.NewDefinitions(rel, texts)
+	d, err := px4.NewDefinitions(rel, px4fixture.Texts(t, string(rel)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,12 +4,10 @@ import (
 	"encoding/binary"
 	"hash/fnv"
 	"math"
-	"os"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 
+	"github.com/ghost-robotics/ghost/internal/px4fixture"
 	"github.com/ghost-robotics/ghost/msg"
 )
 
@@ -17,19 +15,7 @@ import (
 // and the constants ghost uses, per px4_msgs release branch.
 func fixtureTexts(t testing.TB, rel Release) map[string]string {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join("testdata", "px4_msgs", string(rel), "*.msg"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no fixtures for %s: %v", rel, err)
-	}
-	texts := make(map[string]string)
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		texts[strings.TrimSuffix(filepath.Base(f), ".msg")] = string(data)
-	}
-	return texts
+	return px4fixture.Texts(t, string(rel))
 }
 
 func fixtureDefs(t testing.TB, rel Release) *Definitions {

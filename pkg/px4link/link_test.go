@@ -3,13 +3,12 @@ package px4link
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/ghost-robotics/ghost/internal/px4fixture"
 	"github.com/ghost-robotics/ghost/pkg/executor"
 	"github.com/ghost-robotics/ghost/pkg/px4"
 	"github.com/ghost-robotics/ghost/pkg/ros2"
@@ -18,20 +17,7 @@ import (
 // definitions reads the test layouts of a release.
 func definitions(t testing.TB, rel px4.Release) *px4.Definitions {
 	t.Helper()
-	dir := filepath.Join("..", "px4", "testdata", "px4_msgs", string(rel))
-	files, err := filepath.Glob(filepath.Join(dir, "*.msg"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no definitions in %s: %v", dir, err)
-	}
-	texts := map[string]string{}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		texts[strings.TrimSuffix(filepath.Base(f), ".msg")] = string(b)
-	}
-	d, err := px4.NewDefinitions(rel, texts)
+	d, err := px4.NewDefinitions(rel, px4fixture.Texts(t, string(rel)))
 	if err != nil {
 		t.Fatal(err)
 	}

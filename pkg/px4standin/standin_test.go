@@ -2,12 +2,10 @@ package px4standin
 
 import (
 	"context"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/ghost-robotics/ghost/internal/px4fixture"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/executor"
 	"github.com/ghost-robotics/ghost/pkg/px4"
@@ -17,20 +15,7 @@ import (
 
 func definitions(t testing.TB, rel px4.Release) *px4.Definitions {
 	t.Helper()
-	dir := filepath.Join("..", "px4", "testdata", "px4_msgs", string(rel))
-	files, _ := filepath.Glob(filepath.Join(dir, "*.msg"))
-	if len(files) == 0 {
-		t.Fatalf("no definitions in %s", dir)
-	}
-	texts := map[string]string{}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		texts[strings.TrimSuffix(filepath.Base(f), ".msg")] = string(b)
-	}
-	d, err := px4.NewDefinitions(rel, texts)
+	d, err := px4.NewDefinitions(rel, px4fixture.Texts(t, string(rel)))
 	if err != nil {
 		t.Fatal(err)
 	}
