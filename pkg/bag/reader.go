@@ -642,7 +642,10 @@ func (r *Reader) channel(id uint16) *chanState {
 
 // grown returns s long enough to index with id.
 func grown[T any](s []T, id uint16) []T {
-	return append(s, make([]T, max(int(id)+1-len(s), 0))...)
+	if int(id) < len(s) {
+		return s
+	}
+	return append(s, make([]T, int(id)+1-len(s))...)
 }
 
 // check applies the ROS 2 profile rules and the caller's expectations.

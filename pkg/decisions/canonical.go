@@ -148,15 +148,21 @@ func plainPrefix(s string) int {
 	const ones, top = 0x0101010101010101, 0x8080808080808080
 	i := 0
 	for ; i+8 <= len(s); i += 8 {
-		b := s[i : i+8]
-		x := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+		x := le64(s[i:])
 		q, bs := x^(ones*'"'), x^(ones*'\\')
 		if (x|(x-ones*0x20)|(q-ones)|(bs-ones))&top != 0 {
 			break
 		}
 	}
 	return i
+}
+
+// le64 reads s's first eight bytes as a little-endian word (one load: the
+// compiler combines the shifts).
+func le64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // isSHA256Hex reports whether s is 64 lowercase hexadecimal characters.
@@ -170,9 +176,7 @@ func isSHA256Hex(s string) bool {
 	}
 	const top = 0x8080808080808080
 	for i := 0; i < 64; i += 8 {
-		b := s[i : i+8]
-		x := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+		x := le64(s[i:])
 		if x&top != 0 {
 			return false
 		}
