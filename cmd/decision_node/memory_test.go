@@ -4,6 +4,7 @@ import (
 	"math"
 	"runtime/debug"
 	"testing"
+	"time"
 )
 
 func TestHeapCeiling(t *testing.T) {
@@ -66,9 +67,9 @@ func TestHeapCeiling(t *testing.T) {
 	}
 }
 
-// The watcher leaves the runtime's limit as it found it: untouched when
-// GOMEMLIMIT is set, lifted again when it stops.
-func TestHeapCeilingLeavesTheLimit(t *testing.T) {
+// On a steady heap the watcher sets a limit, and stop lifts it again; with
+// GOMEMLIMIT set it never sets one.
+func TestHeapCeilingSetsAndLiftsTheLimit(t *testing.T) {
 	before := debug.SetMemoryLimit(-1)
 	for _, env := range []string{"1GiB", ""} {
 		stop := startHeapCeiling(func(k string) string {
@@ -77,11 +78,23 @@ func TestHeapCeilingLeavesTheLimit(t *testing.T) {
 			}
 			return ""
 		})
-		garbage := make([][]byte, 0, 64)
-		for i := range 4096 {
-			garbage = append(garbage[:i%64], make([]byte, 64<<10))
+		// A small steady live heap (8 blocks) and steady churn: warm
+		// within a few collections, the live heap far below the limit.
+		// The bound only ends a run that never warms.
+		garbage := make([][]byte, 8)
+		engaged := false
+		bound := 10 * time.Second // warm in well under a second here
+		if env != "" {
+			bound = time.Second // nothing to wait for
+		}
+		for i, deadline := 0, time.Now().Add(bound); !engaged && time.Now().Before(deadline); i++ {
+			garbage[i%8] = make([]byte, 64<<10)
+			engaged = i%1024 == 0 && debug.SetMemoryLimit(-1) != before
 		}
 		stop()
+		if want := env == ""; engaged != want {
+			t.Errorf("GOMEMLIMIT=%q: limit set while running: %v, want %v", env, engaged, want)
+		}
 		if after := debug.SetMemoryLimit(-1); after != before {
 			t.Fatalf("GOMEMLIMIT=%q: memory limit %d after stop, was %d", env, after, before)
 		}
