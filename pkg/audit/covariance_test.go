@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
+	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/ros2msg"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 )
@@ -107,5 +108,37 @@ func TestVerifyRepeatedBeliefAfterStorageReuse(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// A belief's donated covariance goes to one Loop only: while several
+// candidates re-decide the recording, each Loop must keep a copy, or two
+// of them would give one storage back to the pool twice.
+func TestVerifyDonatesCovariancesToOneLoopOnly(t *testing.T) {
+	v, err := newVerifier(VerifyOptions{Policies: []decisions.Policy{decisions.ReferencePolicy{}, perceptionPolicy{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := runner.DefaultTopics()[runner.KeyState]
+	var pool runner.CovariancePool
+	stamp := int64(0)
+	donated := func() bool {
+		stamp += 10_000_000
+		b := decisions.Belief{StampSimNs: stamp, OrientationQ: [4]float64{1, 0, 0, 0},
+			Covariance: make([]float64, decisions.CovarianceLen),
+			Mission:    decisions.MissionStatus{StartedSimNs: decisions.NotStarted}}
+		ev := runner.DecodedOf(runner.BeliefEvent{ArrivalNs: stamp, Belief: b, Donor: &pool})
+		v.input(&bag.Message{Topic: state, LogTime: uint64(stamp)}, &ev, nil)
+		return ev.Event().(runner.BeliefEvent).Donor != nil
+	}
+	if donated() {
+		t.Errorf("with %d candidates, the covariance was donated", len(v.cands))
+	}
+	v.retireOthers(v.cands[0].id)
+	if v.active != 1 {
+		t.Fatalf("%d candidates active after retiring the others", v.active)
+	}
+	if !donated() {
+		t.Error("with one candidate, the covariance was not donated")
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"sync"
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
-	"github.com/ghost-robotics/ghost/pkg/runner"
 )
 
 // Reading and decoding a recording is about half the work of a replay or a
@@ -43,10 +42,7 @@ type fetchBatch[T any] struct {
 	items []fetched[T]
 	spans [][2]int // Data of items[i] is slab[spans[i][0]:spans[i][1]]
 	slab  []byte
-	// scratch holds what decoding put aside for the batch (beliefs'
-	// covariances), reused with the batch: the Loop copies what it keeps.
-	scratch runner.Scratch
-	err     error // the source's error after items (io.EOF at the end)
+	err   error // the source's error after items (io.EOF at the end)
 	// decoded receives once when a worker has decoded the batch; nil when
 	// the reading goroutine decodes.
 	decoded chan struct{}
@@ -66,22 +62,22 @@ type prefetcher[T any] struct {
 // calls stop before it returns (which waits for the goroutine, so src is
 // free again).
 func startPrefetch[T any](src Source, workers int, decode func(*bag.Message) T) *prefetcher[T] {
-	return startPrefetchInto(src, workers, func() func(*bag.Message, *runner.Scratch, *T) {
-		return func(m *bag.Message, _ *runner.Scratch, out *T) { *out = decode(m) }
+	return startPrefetchInto(src, workers, func() func(*bag.Message, *T) {
+		return func(m *bag.Message, out *T) { *out = decode(m) }
 	})
 }
 
 // startPrefetchInto is startPrefetch with decode writing into the batch's
 // item (a value returned through a function value would be built on the
-// heap, one allocation per message) and the batch's Scratch handed to it:
-// what decode puts there is valid until the batch is released. The item
-// still holds what an earlier message left there (clearing items of
-// several hundred bytes cost more than decoding some of them), so decode
-// must set every field the batch's reader reads for that message. With
+// heap, one allocation per message). The item still holds what an earlier
+// message left there (clearing items of several hundred bytes cost more
+// than decoding some of them), so decode must set every field the batch's
+// reader reads for that message. What decode keeps for longer than the
+// batch (beliefs' covariances) is its own to provide. With
 // workers > 0, batches are decoded on that many goroutines while the
 // reading one reads on; each goroutine that decodes calls newDecode once
 // for its own decode (decoders keep caches and are not shared).
-func startPrefetchInto[T any](src Source, workers int, newDecode func() func(*bag.Message, *runner.Scratch, *T)) *prefetcher[T] {
+func startPrefetchInto[T any](src Source, workers int, newDecode func() func(*bag.Message, *T)) *prefetcher[T] {
 	n := prefetchBatches + workers + 1
 	p := &prefetcher[T]{
 		out:  make(chan *fetchBatch[T], n),
@@ -95,7 +91,7 @@ func startPrefetchInto[T any](src Source, workers int, newDecode func() func(*ba
 		}
 		p.free <- b
 	}
-	var decode func(*bag.Message, *runner.Scratch, *T)
+	var decode func(*bag.Message, *T)
 	if workers > 0 {
 		p.work = make(chan *fetchBatch[T], n)
 		p.done.Add(workers)
@@ -111,7 +107,7 @@ func startPrefetchInto[T any](src Source, workers int, newDecode func() func(*ba
 }
 
 // run reads batches; decode is nil when workers decode them.
-func (p *prefetcher[T]) run(src Source, decode func(*bag.Message, *runner.Scratch, *T)) {
+func (p *prefetcher[T]) run(src Source, decode func(*bag.Message, *T)) {
 	defer p.done.Done()
 	defer close(p.out)
 	if p.work != nil {
@@ -128,7 +124,6 @@ func (p *prefetcher[T]) run(src Source, decode func(*bag.Message, *runner.Scratc
 			b.slab = nil // a batch of one huge message: do not keep its storage
 		}
 		b.items, b.spans, b.slab, b.err = b.items[:0], b.spans[:0], b.slab[:0], nil
-		b.scratch.Reset()
 		for len(b.items) < prefetchBatch && len(b.slab) < prefetchBatchBytes {
 			m, err := src.Next()
 			if err != nil {
@@ -166,7 +161,7 @@ func (p *prefetcher[T]) run(src Source, decode func(*bag.Message, *runner.Scratc
 
 // decodeBatches is a worker: it decodes the batches it is given, in any
 // order, and signals each.
-func (p *prefetcher[T]) decodeBatches(decode func(*bag.Message, *runner.Scratch, *T)) {
+func (p *prefetcher[T]) decodeBatches(decode func(*bag.Message, *T)) {
 	defer p.done.Done()
 	for b := range p.work {
 		b.decodeWith(decode)
@@ -174,9 +169,9 @@ func (p *prefetcher[T]) decodeBatches(decode func(*bag.Message, *runner.Scratch,
 	}
 }
 
-func (b *fetchBatch[T]) decodeWith(decode func(*bag.Message, *runner.Scratch, *T)) {
+func (b *fetchBatch[T]) decodeWith(decode func(*bag.Message, *T)) {
 	for i := range b.items {
-		decode(&b.items[i].msg, &b.scratch, &b.items[i].val)
+		decode(&b.items[i].msg, &b.items[i].val)
 	}
 }
 

@@ -216,13 +216,16 @@ func Replay(src Source, out *bag.Recorder, opts ReplayOptions) (*ReplayResult, e
 		ev  runner.Decoded
 		err error
 	}
-	// Beliefs' covariances go to the batch's scratch: the Loop copies the
-	// ones it keeps before the batch is released. The reading goroutine
-	// decodes: replay's other core compresses.
-	pf := startPrefetchInto(src, 0, func() func(*bag.Message, *runner.Scratch, *decodedInput) {
+	// Beliefs' covariances are drawn from a pool and donated to the Loop,
+	// which keeps them without a copy. The reading goroutine decodes:
+	// replay's other core compresses.
+	var covs runner.CovariancePool
+	pf := startPrefetchInto(src, 0, func() func(*bag.Message, *decodedInput) {
 		dec := runner.NewDecoder(s.Inputs())
-		return func(m *bag.Message, sc *runner.Scratch, d *decodedInput) {
-			d.err = dec.DecodeInto(m.Topic, int64(m.LogTime), m.Data, sc, &d.ev)
+		var sc runner.Scratch
+		sc.DrawFrom(&covs)
+		return func(m *bag.Message, d *decodedInput) {
+			d.err = dec.DecodeInto(m.Topic, int64(m.LogTime), m.Data, &sc, &d.ev)
 		}
 	})
 	defer pf.stop()

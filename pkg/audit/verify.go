@@ -217,6 +217,7 @@ type verifier struct {
 	inputs      []runner.InputSpec
 	decisionsT  string
 	cands       []*candidate
+	active      int // candidates not retired
 	pending     fifo[recorded]
 	chain       chainIndex
 	report      AuditReport
@@ -316,6 +317,7 @@ func newVerifier(opts VerifyOptions) (*verifier, error) {
 		}
 		v.cands = append(v.cands, c)
 	}
+	v.active = len(v.cands)
 	return v, nil
 }
 
@@ -351,16 +353,21 @@ func (v *verifier) run(src Source) (*AuditReport, error) {
 	// runs on the prefetcher's workers; the Loops, the chain check and the
 	// comparison stay here, in recorded order.
 	chainT := v.opts.Format.ChainTopic
-	// Beliefs' covariances go to the batch's scratch: every candidate's
-	// Loop copies the ones it keeps before the batch is released.
-	pf := startPrefetchInto(src, v.opts.decodeWorkers(), func() func(*bag.Message, *runner.Scratch, *decoded) {
+	// Beliefs' covariances are drawn from a pool and donated to the Loop
+	// that keeps them, so that it need not copy them from a batch decoded
+	// on another core; with several candidates, each Loop copies them
+	// (input).
+	var covs runner.CovariancePool
+	pf := startPrefetchInto(src, v.opts.decodeWorkers(), func() func(*bag.Message, *decoded) {
 		dec := runner.NewDecoder(v.inputs)
+		var sc runner.Scratch
+		sc.DrawFrom(&covs)
 		decodeDecision := v.opts.Format.NewDecodeDecision()
 		var decodeChain func([]byte) (decisions.SelfAssessment, error)
 		if chainT != "" {
 			decodeChain = v.opts.Format.NewDecodeChain()
 		}
-		return func(m *bag.Message, sc *runner.Scratch, d *decoded) {
+		return func(m *bag.Message, d *decoded) {
 			switch {
 			case m.Topic == v.actionsT:
 				// Decoded in order, on the main goroutine.
@@ -369,7 +376,7 @@ func (v *verifier) run(src Source) (*AuditReport, error) {
 			case chainT != "" && m.Topic == chainT:
 				d.a, d.err = decodeChain(m.Data)
 			default:
-				d.err = dec.DecodeInto(m.Topic, int64(m.LogTime), m.Data, sc, &d.ev)
+				d.err = dec.DecodeInto(m.Topic, int64(m.LogTime), m.Data, &sc, &d.ev)
 			}
 		}
 	})
@@ -452,6 +459,9 @@ func (v *verifier) input(m *bag.Message, ev *runner.Decoded, decodeErr error) {
 		}
 	} else if a, ok := ev.Assessment(); ok && v.opts.Format.ChainTopic == "" {
 		v.chain.add(a)
+	}
+	if v.active > 1 {
+		ev.DropDonor()
 	}
 	for _, c := range v.cands {
 		if c.retired {
@@ -542,8 +552,9 @@ func (v *verifier) decision(m *bag.Message, r decisions.Rationale, decodeErr err
 // its first decision: a decision naming another policy later is not re-run.
 func (v *verifier) retireOthers(id string) {
 	for _, c := range v.cands {
-		if c.id != id {
+		if c.id != id && !c.retired {
 			c.retired = true
+			v.active--
 			c.decided = fifo[redecision]{}
 			c.receipts = fifo[runner.ActionReceipt]{}
 		}

@@ -149,3 +149,104 @@ func TestDecodeIntoMatchesDecode(t *testing.T) {
 		t.Errorf("another topic: error %v, event %v", err, d.Event())
 	}
 }
+
+// A donated covariance is kept as it is, given back to its pool once the
+// belief is forgotten, and drawn again by the decoder: storage circulates
+// instead of being copied or allocated, and what a remembered belief holds
+// never changes.
+func TestLoopKeepsDonatedCovariance(t *testing.T) {
+	l, err := NewLoop(LoopOptions{MaxDecidedMemory: 8, MaxPendingBeliefs: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pool CovariancePool
+	var sc Scratch
+	sc.DrawFrom(&pool)
+	const ms = int64(1_000_000)
+	belief := func(stamp int64) decisions.Belief {
+		cov := sc.Floats(decisions.CovarianceLen)
+		for i := range cov {
+			cov[i] = float64(stamp) + float64(i)
+		}
+		return decisions.Belief{StampSimNs: stamp, OrientationQ: [4]float64{1, 0, 0, 0}, Covariance: cov,
+			Mission: decisions.MissionStatus{StartedSimNs: decisions.NotStarted}}
+	}
+	var out Output
+	storage := map[*float64]bool{}
+	const n = 2000
+	var last *float64
+	for s := int64(1); s <= n; s++ {
+		b := belief(s * ms)
+		storage[&b.Covariance[0]] = true
+		last = &b.Covariance[0]
+		if err := l.Step(BeliefEvent{ArrivalNs: s * 200 * ms, Belief: b, Donor: &pool}, &out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if p := l.pending.items(); len(p) != 1 || &p[0].belief.Covariance[0] != last {
+		t.Fatal("the newest belief's donated covariance was copied, not kept")
+	}
+	// The Loop holds at most 13 covariances and gives back a bulk once it
+	// has two spare: the decoder never needs more than a few blocks.
+	if len(storage) > 4*covPoolBulk {
+		t.Errorf("%d beliefs used %d storages: donated storage does not come back", n, len(storage))
+	}
+	now := int64(n+1) * 200 * ms
+	for _, tc := range []struct {
+		name     string
+		edit     func(*decisions.Belief)
+		conflict bool
+	}{
+		{"identical", func(*decisions.Belief) {}, false},
+		{"one value differs", func(b *decisions.Belief) { b.Covariance[224]++ }, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := belief((n - 3) * ms) // remembered, decided
+			tc.edit(&b)
+			now += ms
+			if err := l.Step(BeliefEvent{ArrivalNs: now, Belief: b, Donor: &pool}, &out); err != nil {
+				t.Fatal(err)
+			}
+			conflict := len(out.Rejections) == 1 && out.Rejections[0].Reason == RejectConflictingBelief
+			dup := len(out.Duplicates) == 1 && len(out.Rejections) == 0
+			if conflict != tc.conflict || dup == tc.conflict {
+				t.Fatalf("rejections %+v, duplicates %+v; want conflict %v", out.Rejections, out.Duplicates, tc.conflict)
+			}
+		})
+	}
+}
+
+// A pool hands out at most a bulk at a time and keeps at most
+// covPoolMax; a Scratch drawing from it gives each covariance storage of
+// its own that Reset does not take back.
+func TestCovariancePoolBounds(t *testing.T) {
+	var p CovariancePool
+	spare := make([][]float64, covPoolMax+10)
+	for i := range spare {
+		spare[i] = make([]float64, decisions.CovarianceLen)
+	}
+	p.give(spare)
+	if got := p.size(); got != covPoolMax {
+		t.Fatalf("pool holds %d, want %d", got, covPoolMax)
+	}
+	if got := len(p.take(nil)); got != covPoolBulk {
+		t.Fatalf("took %d, want %d", got, covPoolBulk)
+	}
+
+	var sc Scratch
+	sc.DrawFrom(new(CovariancePool))
+	seen := map[*float64]bool{}
+	for range 3 {
+		for range covPoolBulk + 1 {
+			c := sc.Floats(decisions.CovarianceLen)
+			if len(c) != decisions.CovarianceLen || cap(c) != decisions.CovarianceLen || seen[&c[0]] {
+				t.Fatalf("len %d cap %d, seen before %v", len(c), cap(c), seen[&c[0]])
+			}
+			seen[&c[0]] = true
+		}
+		sc.Reset()
+	}
+	if c := sc.Floats(7); len(c) != 7 || seen[&c[0]] {
+		t.Fatalf("another length: len %d, from the pool %v", len(c), seen[&c[0]])
+	}
+}

@@ -23,11 +23,17 @@ type Event interface {
 
 // BeliefEvent delivers a belief (VehicleState). The Loop copies the
 // Covariance of a belief it keeps, so the caller may reuse that storage
-// once Step returns (a Decoder's Scratch does); Mission.Goal is kept by
-// reference: callers must not modify it after Step.
+// once Step returns (a Decoder's Scratch does), unless Donor is set;
+// Mission.Goal is kept by reference: callers must not modify it after Step.
 type BeliefEvent struct {
 	ArrivalNs int64
 	Belief    decisions.Belief
+	// Donor, when set, is the pool Belief.Covariance was drawn from, and
+	// the storage is handed over: a Loop that keeps the belief keeps that
+	// storage instead of a copy and gives it back to Donor once it forgets
+	// the belief. The caller must not touch the storage after Step, nor
+	// step a second Loop with the event (Decoded.DropDonor).
+	Donor *CovariancePool
 }
 
 // AssessmentEvent delivers the self-assessment of one belief stamp and,

@@ -151,6 +151,11 @@ func (d *Decoded) Assessment() (*decisions.SelfAssessment, bool) {
 	return nil, false
 }
 
+// DropDonor makes a donated belief's covariance lent instead (see
+// BeliefEvent.Donor): for a caller that steps several Loops with d, each
+// of which must then keep a copy.
+func (d *Decoded) DropDonor() { d.belief.Donor = nil }
+
 // DecodedOf holds ev in a Decoded.
 func DecodedOf(ev Event) Decoded {
 	var d Decoded
@@ -182,13 +187,28 @@ func (d *Decoded) set(ev Event) {
 type Scratch struct {
 	buf  []float64
 	used int // floats handed out since Reset, across blocks
+
+	pool *CovariancePool // see DrawFrom
+	own  [][]float64     // taken from pool, not handed out yet
 }
+
+// DrawFrom makes s hand out every 225-value covariance from p, for good:
+// the events decoded with s donate that storage to the Loop that keeps
+// them (BeliefEvent.Donor), and Reset does not reclaim it. Other lengths
+// (which the Loop rejects) get storage of their own.
+func (s *Scratch) DrawFrom(p *CovariancePool) { s.pool = p }
 
 // scratchBlock is the smallest block a Scratch allocates: 64 covariances.
 const scratchBlock = 64 * 225
 
 // Floats returns n float64s of s's storage, valid until Reset.
 func (s *Scratch) Floats(n int) []float64 {
+	if s.pool != nil {
+		if n == decisions.CovarianceLen {
+			return s.drawCovariance()
+		}
+		return make([]float64, n)
+	}
 	if n > cap(s.buf)-len(s.buf) {
 		// The old block stays alive for the slices already handed out
 		// and is left to the collector.
@@ -323,6 +343,9 @@ func decodeBeliefInto() DecodeIntoFunc {
 			return err
 		}
 		out.kind, out.belief = decodedBelief, BeliefEvent{ArrivalNs: arrivalNs, Belief: b}
+		if s != nil && s.pool != nil && len(b.Covariance) == decisions.CovarianceLen {
+			out.belief.Donor = s.pool
+		}
 		return nil
 	}
 }

@@ -138,8 +138,10 @@ type Loop struct {
 	scratchA, scratchB []byte
 
 	// covFree recycles the covariance storage of beliefs that left both
-	// the pending buffer and the decided memory (see keepCovariance).
+	// the pending buffer and the decided memory (see keepCovariance);
+	// covPool, once a belief donated its storage, takes the surplus back.
 	covFree [][]float64
+	covPool *CovariancePool
 }
 
 type pendingBelief struct {
@@ -276,6 +278,7 @@ type candidate struct {
 	implausible   bool
 	rejectedStamp int64
 	belief        pendingBelief
+	donor         *CovariancePool // of belief's covariance
 	assessment    heldAssessment
 	perception    decisions.PerceptionReport
 }
@@ -323,7 +326,7 @@ func (l *Loop) Step(ev Event, out *Output) error {
 	case BeliefEvent:
 		if l.admitBelief(&e.Belief, now, &c, out) {
 			c.kind, c.ok = InputBelief, true
-			c.belief = pendingBelief{belief: e.Belief}
+			c.belief, c.donor = pendingBelief{belief: e.Belief}, e.Donor
 		}
 	case AssessmentEvent:
 		h := heldAssessment{a: e.Assessment}
@@ -501,7 +504,7 @@ func (l *Loop) commit(now int64, c *candidate, anchor anchorPlan, n int, out *Ou
 	if c.ok && c.kind == InputBelief {
 		// Before the view below: a belief decided in its own step goes
 		// to the decided memory with the Loop's copy too.
-		c.belief.belief.Covariance = l.keepCovariance(c.belief.belief.Covariance)
+		c.belief.belief.Covariance = l.keepCovariance(c.belief.belief.Covariance, c.donor)
 	}
 	if !l.started {
 		l.firstArrival = now
@@ -607,7 +610,8 @@ func (l *Loop) prunePerception(out *Output) {
 }
 
 // keepCovariance returns the Loop's own copy of an admitted belief's
-// covariance, in recycled storage.
+// covariance, in recycled storage, or the covariance itself when its
+// storage was donated from the pool the Loop gives storage back to.
 //
 // The Loop keeps every admitted belief, by value, in the pending buffer and
 // then in the decided memory, and compares a repeat of its stamp with it
@@ -620,9 +624,21 @@ func (l *Loop) prunePerception(out *Output) {
 // owns its copy until it leaves both buffers (releaseCovariance), so the
 // storage in use is bounded by MaxPendingBeliefs + MaxDecidedMemory + 1
 // covariances and is not allocated again in steady state.
-func (l *Loop) keepCovariance(cov []float64) []float64 {
+//
+// A donated covariance (BeliefEvent.Donor) is the Loop's already: it is
+// kept as it is, which saves the memmove and, when the decoder ran on
+// another core, the cache misses of reading its storage there.
+func (l *Loop) keepCovariance(cov []float64, donor *CovariancePool) []float64 {
 	if len(cov) == 0 {
 		return cov
+	}
+	if donor != nil && len(cov) == decisions.CovarianceLen {
+		if l.covPool == nil {
+			l.covPool = donor
+		}
+		if l.covPool == donor {
+			return cov
+		}
 	}
 	var c []float64
 	if n := len(l.covFree); n > 0 && cap(l.covFree[n-1]) >= len(cov) {
@@ -639,7 +655,19 @@ func (l *Loop) keepCovariance(cov []float64) []float64 {
 // releaseCovariance takes back the storage of a kept belief that left the
 // Loop's buffers for good.
 func (l *Loop) releaseCovariance(c []float64) {
-	if cap(c) > 0 {
-		l.covFree = append(l.covFree, c[:0])
+	if cap(c) == 0 {
+		return
+	}
+	l.covFree = append(l.covFree, c[:0])
+	// With a pool, what the Loop's own copies do not need goes back to
+	// the decoders, a bulk at a time.
+	if n := len(l.covFree); l.covPool != nil && n >= 2*covPoolBulk {
+		give := l.covFree[n-covPoolBulk:]
+		for i := range give {
+			give[i] = give[i][:decisions.CovarianceLen]
+		}
+		l.covPool.give(give)
+		clear(give)
+		l.covFree = l.covFree[:n-covPoolBulk]
 	}
 }
