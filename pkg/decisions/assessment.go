@@ -75,6 +75,15 @@ func levelField(i int) string { return levelFields[i] }
 // the levels to follow from the standard deviations, nor the claimed
 // thresholds hash to match the thresholds: Consistency reports those.
 func (a *SelfAssessment) Validate() error {
+	// A seal records whether its content was valid: the Loop validates an
+	// assessment when it admits it and again in its decision's context.
+	if s := a.seal; s != nil && s.valid && s.of.sameContent(a) {
+		return nil
+	}
+	return a.validate()
+}
+
+func (a *SelfAssessment) validate() error {
 	if a.BeliefStampSimNs < 0 {
 		return invalid("BeliefSelfAssessment", "belief_stamp_sim_ns", a.BeliefStampSimNs, "must be >= 0")
 	}

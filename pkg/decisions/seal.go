@@ -23,21 +23,23 @@ import (
 
 // assessmentSeal is the canonical identity of one assessment content.
 type assessmentSeal struct {
-	of   SelfAssessment // the content hashed; its own seal is nil
-	hash string         // lowercase hex SHA-256 of of's canonical JSON, in hex
-	hex  [64]byte       // hash's bytes: one allocation holds the seal and its hash
+	of    SelfAssessment // the content hashed; its own seal is nil
+	hash  string         // lowercase hex SHA-256 of of's canonical JSON, in hex
+	hex   [64]byte       // hash's bytes: one allocation holds the seal and its hash
+	valid bool           // of passes Validate
 }
 
 // Seal computes a's canonical JSON and its SHA-256 once and keeps the hash
 // with a, so that SHA256, the rationale binding and the Runner's provenance
-// check need not format and hash it again. Sealing changes no output: a
-// sealed value hashes, prints and validates exactly like an unsealed one.
+// check need not format and hash it again; it validates a once too. Sealing
+// changes no output: a sealed value hashes, prints and validates exactly
+// like an unsealed one.
 // Sealing an already sealed, unchanged value does nothing.
 func (a *SelfAssessment) Seal() {
 	if _, ok := a.SealedSHA256(); ok {
 		return
 	}
-	s := &assessmentSeal{of: *a}
+	s := &assessmentSeal{of: *a, valid: a.validate() == nil}
 	s.of.seal = nil
 	var buf [1536]byte
 	sum := sha256.Sum256(a.AppendCanonicalJSON(buf[:0]))

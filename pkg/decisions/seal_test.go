@@ -37,6 +37,9 @@ func TestSealCoversEveryField(t *testing.T) {
 			if got, want := a.SHA256(), hashHex(fresh.CanonicalJSON()); got != want {
 				t.Fatalf("SHA256 = %s, want the changed content's %s", got, want)
 			}
+			if got, want := errText(a.Validate()), errText(fresh.Validate()); got != want {
+				t.Fatalf("Validate = %q, want the changed content's %q", got, want)
+			}
 			if _, ok := base.SealedSHA256(); !ok {
 				t.Fatal("changing a copy broke the original's seal")
 			}
@@ -118,11 +121,14 @@ func FuzzSeal(f *testing.F) {
 		a := validAssessment(t, 1, LevelKnown)
 		a.BeliefStampSimNs = stamp
 		a.Std[int(lvl)%9] = std
-		a.AxisLevel[int(lvl)%9] = Level(lvl % 3)
-		want := a.SHA256()
+		a.AxisLevel[int(lvl)%9] = Level(lvl % 5) // 3 and 4 are invalid
+		want, wantErr := a.SHA256(), errText(a.Validate())
 		a.Seal()
 		if got := a.SHA256(); got != want {
 			t.Fatalf("sealed %s, unsealed %s", got, want)
+		}
+		if got := errText(a.Validate()); got != wantErr {
+			t.Fatalf("sealed: Validate = %q, unsealed %q", got, wantErr)
 		}
 		if flip == 0 {
 			return
@@ -135,5 +141,16 @@ func FuzzSeal(f *testing.F) {
 		if got, want := b.SHA256(), hashHex(fresh.CanonicalJSON()); got != want {
 			t.Fatalf("after a change: %s, want %s", got, want)
 		}
+		b.BeliefStampSimNs = -1 - int64(flip>>2) // invalid, whatever the seal says
+		if b.Validate() == nil {
+			t.Fatal("a sealed value changed to an invalid stamp validates")
+		}
 	})
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }

@@ -140,6 +140,9 @@ func (l *Loop) admitStamp(reason RejectReason, field string, s, now int64, c *ca
 func (l *Loop) admitAssessment(h *heldAssessment, now int64, c *candidate, out *Output) bool {
 	a := &h.a
 	s := a.BeliefStampSimNs
+	// Hashed and validated once per assessment (a no-op if decoded
+	// sealed): the decision's context validates it again through the seal.
+	a.Seal()
 	if err := a.Validate(); err != nil {
 		reject(out, RejectInvalidAssessment, s, "%s", err.Error())
 		return false
@@ -150,7 +153,6 @@ func (l *Loop) admitAssessment(h *heldAssessment, now int64, c *candidate, out *
 			return false
 		}
 	}
-	a.Seal() // hashed once per admitted assessment (a no-op if decoded sealed)
 	if s <= l.lastDecided {
 		rec := l.decided.get(s)
 		switch {
