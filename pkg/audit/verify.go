@@ -372,7 +372,10 @@ func (v *verifier) run(src Source) (*AuditReport, error) {
 			case m.Topic == v.actionsT:
 				// Decoded in order, on the main goroutine.
 			case m.Topic == v.decisionsT:
-				d.r, d.err = decodeDecision(m.Data)
+				// Validated here too, off the Loop's goroutine.
+				if d.r, d.err = decodeDecision(m.Data); d.err == nil {
+					d.err = d.r.Validate()
+				}
 			case chainT != "" && m.Topic == chainT:
 				d.a, d.err = decodeChain(m.Data)
 			default:
@@ -507,7 +510,8 @@ type inputCounts struct {
 	other, corrupt, chain uint64
 }
 
-// decision takes one recorded decision.
+// decision takes one recorded decision; decodeErr is its decoding's or
+// its validation's error.
 func (v *verifier) decision(m *bag.Message, r decisions.Rationale, decodeErr error) {
 	if !v.isRationaleSchema(m.SchemaName) {
 		if !v.badChannels[m.ChannelID] {
@@ -517,9 +521,6 @@ func (v *verifier) decision(m *bag.Message, r decisions.Rationale, decodeErr err
 				m.Topic, m.ChannelID, m.SchemaName)
 		}
 		decodeErr = fmt.Errorf("schema %q", m.SchemaName)
-	}
-	if decodeErr == nil {
-		decodeErr = r.Validate()
 	}
 	if decodeErr != nil {
 		v.report.find(FindingUndecodableDecision, 1)
