@@ -38,8 +38,17 @@ func TestLoopKeepsItsOwnCovariance(t *testing.T) {
 	if n := len(l.covFree); n > 16 {
 		t.Errorf("%d covariances in the free list: storage is not recycled", n)
 	}
-	stamp := int64(97) * ms // remembered, decided
 	now := int64(101) * 200 * ms
+	checkRepeats(t, l, func() BeliefEvent {
+		now += ms
+		return BeliefEvent{ArrivalNs: now, Belief: belief(97 * ms)} // remembered, decided
+	})
+}
+
+// checkRepeats steps l with repeats of a remembered belief: identical, it
+// is a duplicate; with one covariance value changed, or none, a conflict.
+func checkRepeats(t *testing.T, l *Loop, repeat func() BeliefEvent) {
+	t.Helper()
 	for _, tc := range []struct {
 		name     string
 		edit     func(*decisions.Belief)
@@ -50,10 +59,10 @@ func TestLoopKeepsItsOwnCovariance(t *testing.T) {
 		{"no covariance", func(b *decisions.Belief) { b.Covariance = nil }, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := belief(stamp)
-			tc.edit(&b)
-			now += ms
-			if err := l.Step(BeliefEvent{ArrivalNs: now, Belief: b}, &out); err != nil {
+			ev := repeat()
+			tc.edit(&ev.Belief)
+			var out Output
+			if err := l.Step(ev, &out); err != nil {
 				t.Fatal(err)
 			}
 			conflict := len(out.Rejections) == 1 && out.Rejections[0].Reason == RejectConflictingBelief
@@ -192,28 +201,10 @@ func TestLoopKeepsDonatedCovariance(t *testing.T) {
 		t.Errorf("%d beliefs used %d storages: donated storage does not come back", n, len(storage))
 	}
 	now := int64(n+1) * 200 * ms
-	for _, tc := range []struct {
-		name     string
-		edit     func(*decisions.Belief)
-		conflict bool
-	}{
-		{"identical", func(*decisions.Belief) {}, false},
-		{"one value differs", func(b *decisions.Belief) { b.Covariance[224]++ }, true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			b := belief((n - 3) * ms) // remembered, decided
-			tc.edit(&b)
-			now += ms
-			if err := l.Step(BeliefEvent{ArrivalNs: now, Belief: b, Donor: &pool}, &out); err != nil {
-				t.Fatal(err)
-			}
-			conflict := len(out.Rejections) == 1 && out.Rejections[0].Reason == RejectConflictingBelief
-			dup := len(out.Duplicates) == 1 && len(out.Rejections) == 0
-			if conflict != tc.conflict || dup == tc.conflict {
-				t.Fatalf("rejections %+v, duplicates %+v; want conflict %v", out.Rejections, out.Duplicates, tc.conflict)
-			}
-		})
-	}
+	checkRepeats(t, l, func() BeliefEvent {
+		now += ms
+		return BeliefEvent{ArrivalNs: now, Belief: belief((n - 3) * ms), Donor: &pool} // remembered, decided
+	})
 }
 
 // A pool hands out at most a bulk at a time and keeps at most
