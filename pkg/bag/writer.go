@@ -116,7 +116,8 @@ type Recorder struct {
 	file     *os.File
 	name     string // of the output, in errors
 	sync     bool
-	declared int // decls written
+	declared int          // decls written
+	index    chunkIndexes // the written chunks' entries, until the summary
 
 	progMu   sync.Mutex
 	progress *sync.Cond // signalled when a batch is written
@@ -404,9 +405,14 @@ func (r *Recorder) writeChunk(b *batch) error {
 	if err := r.declare(b.decls); err != nil {
 		return err
 	}
-	at := r.w.Offset()
+	at, n := r.w.Offset(), len(r.w.ChunkIndexes)
 	if err := r.w.WriteChunkWithIndexes(&b.chunk, b.index); err != nil {
 		return fmt.Errorf("%s: write chunk at byte %d: %w", r.name, at, err)
+	}
+	if len(r.w.ChunkIndexes) > n {
+		r.index.add(r.w.ChunkIndexes[n])
+		r.w.ChunkIndexes[n] = nil
+		r.w.ChunkIndexes = r.w.ChunkIndexes[:n]
 	}
 	if r.file != nil && r.sync {
 		if err := r.file.Sync(); err != nil {
@@ -516,9 +522,9 @@ func (r *Recorder) finish() error {
 	// The Writer takes a zero start time for unset.
 	st := r.w.Statistics
 	st.MessageCount = r.messages
-	for i, ci := range r.w.ChunkIndexes {
-		if i == 0 || ci.MessageStartTime < st.MessageStartTime {
-			st.MessageStartTime = ci.MessageStartTime
+	for i, e := range r.index.entries {
+		if i == 0 || e.start < st.MessageStartTime {
+			st.MessageStartTime = e.start
 		}
 	}
 	for i, c := range r.channels {
@@ -526,6 +532,13 @@ func (r *Recorder) finish() error {
 			st.ChannelMessageCounts[uint16(i+1)] = c.count
 		}
 	}
+	// The chunks' buffers are no longer needed: the collector may give
+	// their memory to the writer's index entries.
+	r.open = nil
+	for len(r.free) > 0 {
+		<-r.free
+	}
+	r.w.ChunkIndexes, r.index = r.index.writerIndexes(), chunkIndexes{}
 	err := r.w.Close()
 	r.progMu.Lock()
 	r.bytes = r.w.Offset()
