@@ -55,6 +55,20 @@ type testWrite struct {
 	data    []byte
 }
 
+// summaryOf reads file's summary with the mcap library's own reader.
+func summaryOf(t *testing.T, file []byte) *mcap.Info {
+	t.Helper()
+	mr, err := mcap.NewReader(bytes.NewReader(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := mr.Info()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info
+}
+
 func payload(i int, n int) []byte {
 	b := make([]byte, n)
 	for j := range b {
@@ -538,14 +552,7 @@ func TestReaderDamage(t *testing.T) {
 		c.writes = append(c.writes, testWrite{0, uint64(i), payload(i, 60)})
 	}
 	file, want := c.write(t)
-	mr, err := mcap.NewReader(bytes.NewReader(file))
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := mr.Info()
-	if err != nil {
-		t.Fatal(err)
-	}
+	info := summaryOf(t, file)
 	second := info.ChunkIndexes[1]
 	// Messages before the damaged chunk, in either mode.
 	before := 0

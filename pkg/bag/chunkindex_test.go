@@ -37,14 +37,7 @@ func TestRecorderChunkIndexesPointAtTheirRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	file := buf.Bytes()
-	mr, err := mcap.NewReader(bytes.NewReader(file))
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := mr.Info()
-	if err != nil {
-		t.Fatal(err)
-	}
+	info := summaryOf(t, file)
 	if len(info.ChunkIndexes) < kept {
 		t.Fatalf("summary holds %d chunk indexes, %d were kept before the last chunk", len(info.ChunkIndexes), kept)
 	}
