@@ -4,9 +4,7 @@ package node_test
 
 import (
 	"errors"
-	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,23 +40,11 @@ func TestActingOverROS2(t *testing.T) {
 	if err != nil {
 		t.Skipf("no px4_msgs in the workspace: %v", err)
 	}
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	prefix := fmt.Sprintf("/ghost_act_%d", os.Getpid()) // keeps parallel runs apart
-	cfg := nodeconfig.Default()
-	for _, k := range []string{runner.KeyState, runner.KeySelfAssessment, runner.KeyPerceptionMode, runner.KeyDecisions,
-		runner.KeyDiagnostics, runner.KeyActions, runner.KeyActionEvidence} {
-		cfg.Topics[k] = prefix + cfg.Topics[k]
-	}
+	cfg, prefix, peer, logger := liveGraph(t, "act", "ghost_test_vehicle")
 	cfg.Input.PX4Namespace = prefix
 	cfg.PolicyFile = filepath.Join("..", "..", "config", "policies", "px4_failsafe_like.yaml")
 	cfg.Executors.Executor = nodeconfig.ExecutorPX4
 	cfg.Recording.Path = filepath.Join(t.TempDir(), "node.mcap")
-
-	peer, err := ros2.NewRCLTransport(nil, "ghost_test_vehicle", "", logger)
-	if err != nil {
-		t.Skipf("no ROS 2 context: %v", err)
-	}
-	defer peer.Close()
 	standin, err := px4standin.New(peer, px4standin.Options{Definitions: defs, Namespace: prefix})
 	if err != nil {
 		t.Fatal(err)

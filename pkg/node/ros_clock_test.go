@@ -3,10 +3,7 @@
 package node_test
 
 import (
-	"fmt"
-	"io"
 	"log/slog"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -14,7 +11,6 @@ import (
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/node"
-	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
 	"github.com/ghost-robotics/ghost/pkg/ros2"
 	"github.com/ghost-robotics/ghost/pkg/ros2msg"
 	"github.com/ghost-robotics/ghost/pkg/rosclock"
@@ -29,24 +25,10 @@ import (
 // stamped with the sim time. It skips without a sourced ROS 2 and ghost's
 // built interfaces, like TestLiveOverROS2.
 func TestSimTimeOverROS2(t *testing.T) {
-	if os.Getenv("AMENT_PREFIX_PATH") == "" {
-		t.Skip("ROS 2 is not sourced (AMENT_PREFIX_PATH is empty)")
-	}
-	discard := slog.New(slog.NewTextHandler(io.Discard, nil))
-	prefix := fmt.Sprintf("/ghost_clock_test_%d", os.Getpid()) // keeps parallel runs apart
-	cfg := nodeconfig.Default()
+	cfg, prefix, peer, _ := liveGraph(t, "clock", "ghost_clock_test_peer")
 	cfg.UseSimTime = true
 	cfg.AssessmentTimeout = 200 * time.Millisecond
-	for _, k := range []string{runner.KeyState, runner.KeySelfAssessment, runner.KeyPerceptionMode, runner.KeyDecisions, runner.KeyDiagnostics} {
-		cfg.Topics[k] = prefix + cfg.Topics[k]
-	}
 	clockTopic, rosoutTopic := prefix+rosclock.Topic, prefix+rosout.Topic
-
-	peer, err := ros2.NewRCLTransport(nil, "ghost_clock_test_peer", "", discard)
-	if err != nil {
-		t.Skipf("no ROS 2 context: %v", err)
-	}
-	defer peer.Close()
 	advertise := func(topic, typ string, qos ros2.QoSProfile) ros2.Publisher {
 		p, err := peer.Advertise(topic, typ, qos)
 		if err != nil {

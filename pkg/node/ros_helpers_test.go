@@ -4,7 +4,11 @@ package node_test
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"log/slog"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,6 +16,32 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
 	"github.com/ghost-robotics/ghost/pkg/ros2"
 )
+
+// liveGraph skips without a sourced ROS 2 and otherwise returns the
+// default configuration with every topic under prefix, which names this
+// test and process so that parallel runs stay apart, a peer transport
+// named peerName (closed when the test ends; the test skips without a ROS 2
+// context), and a logger that discards.
+func liveGraph(t *testing.T, test, peerName string) (cfg nodeconfig.Config, prefix string, peer *ros2.RCLTransport, logger *slog.Logger) {
+	t.Helper()
+	if os.Getenv("AMENT_PREFIX_PATH") == "" {
+		t.Skip("ROS 2 is not sourced (AMENT_PREFIX_PATH is empty)")
+	}
+	logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	prefix = fmt.Sprintf("/ghost_%s_%d", test, os.Getpid())
+	cfg = nodeconfig.Default()
+	for k, v := range cfg.Topics {
+		if strings.HasPrefix(v, "/") {
+			cfg.Topics[k] = prefix + v
+		}
+	}
+	peer, err := ros2.NewRCLTransport(nil, peerName, "", logger)
+	if err != nil {
+		t.Skipf("no ROS 2 context: %v", err)
+	}
+	t.Cleanup(func() { peer.Close() })
+	return cfg, prefix, peer, logger
+}
 
 // startLive runs the node with cfg on its own rcl transport (args are ROS
 // arguments) beside peer, which it also runs, both under a context of

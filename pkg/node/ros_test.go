@@ -4,17 +4,13 @@ package node_test
 
 import (
 	"errors"
-	"fmt"
 	"io"
-	"log/slog"
-	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
 	"github.com/ghost-robotics/ghost/pkg/ros2"
 	"github.com/ghost-robotics/ghost/pkg/ros2msg"
 	"github.com/ghost-robotics/ghost/pkg/runner"
@@ -30,23 +26,7 @@ import (
 //	source <workspace>/install/setup.bash
 //	go test -tags rclgo -run LiveOverROS2 ./pkg/node
 func TestLiveOverROS2(t *testing.T) {
-	if os.Getenv("AMENT_PREFIX_PATH") == "" {
-		t.Skip("ROS 2 is not sourced (AMENT_PREFIX_PATH is empty)")
-	}
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	prefix := fmt.Sprintf("/ghost_test_%d", os.Getpid()) // keeps parallel runs apart
-	cfg := nodeconfig.Default()
-	cfg.Topics[runner.KeyState] = prefix + "/state/nav"
-	cfg.Topics[runner.KeySelfAssessment] = prefix + "/self_assessment"
-	cfg.Topics[runner.KeyPerceptionMode] = prefix + "/perception/mode"
-	cfg.Topics[runner.KeyDecisions] = prefix + "/decisions"
-	cfg.Topics[runner.KeyDiagnostics] = prefix + "/diagnostics"
-
-	peer, err := ros2.NewRCLTransport(nil, "ghost_test_peer", "", logger)
-	if err != nil {
-		t.Skipf("no ROS 2 context: %v", err)
-	}
-	defer peer.Close()
+	cfg, _, peer, logger := liveGraph(t, "live", "ghost_test_peer")
 	pubs := map[string]ros2.Publisher{}
 	for topic, typ := range map[string]string{
 		cfg.Topics[runner.KeyState]:          "ghost/msg/VehicleState",
@@ -66,7 +46,7 @@ func TestLiveOverROS2(t *testing.T) {
 	var got []decisions.Rationale
 	recvQoS := ros2.DefaultDecisionsQoS()
 	recvQoS.Depth = 10000
-	err = peer.Subscribe(cfg.Topics[runner.KeyDecisions], "ghost/msg/DecisionRationale", recvQoS, func(data []byte, _ time.Time) {
+	err := peer.Subscribe(cfg.Topics[runner.KeyDecisions], "ghost/msg/DecisionRationale", recvQoS, func(data []byte, _ time.Time) {
 		var w ros2msg.DecisionRationale
 		if err := w.UnmarshalCDR(data); err != nil {
 			t.Errorf("published decision does not decode: %v", err)
