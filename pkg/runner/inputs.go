@@ -201,7 +201,8 @@ func (s *Scratch) DrawFrom(p *CovariancePool) { s.pool = p }
 // scratchBlock is the smallest block a Scratch allocates: 64 covariances.
 const scratchBlock = 64 * 225
 
-// Floats returns n float64s of s's storage, valid until Reset.
+// Floats returns n float64s of s's storage, valid until Reset (for good
+// after DrawFrom).
 func (s *Scratch) Floats(n int) []float64 {
 	if s.pool != nil {
 		if n == decisions.CovarianceLen {
