@@ -3,6 +3,7 @@ package runner
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
@@ -191,6 +192,7 @@ func TestLoopKeepsDonatedCovariance(t *testing.T) {
 		if err := l.Step(BeliefEvent{ArrivalNs: s * 200 * ms, Belief: b, Donor: &pool}, &out); err != nil {
 			t.Fatal(err)
 		}
+		checkCovarianceOwners(t, l, &pool, &sc)
 	}
 	if p := l.pending.items(); len(p) != 1 || &p[0].belief.Covariance[0] != last {
 		t.Fatal("the newest belief's donated covariance was copied, not kept")
@@ -205,6 +207,42 @@ func TestLoopKeepsDonatedCovariance(t *testing.T) {
 		now += ms
 		return BeliefEvent{ArrivalNs: now, Belief: belief((n - 3) * ms), Donor: &pool} // remembered, decided
 	})
+}
+
+// checkCovarianceOwners fails unless every covariance storage has one
+// owner: a belief the Loop keeps, the Loop's free list, the pool, or the
+// Scratch's stock.
+func checkCovarianceOwners(t *testing.T, l *Loop, pool *CovariancePool, sc *Scratch) {
+	t.Helper()
+	owner := map[*float64]string{}
+	own := func(c []float64, who string) {
+		if cap(c) == 0 {
+			return
+		}
+		p := &c[:1][0]
+		if o, ok := owner[p]; ok {
+			t.Fatalf("a covariance storage is owned by %s and by %s", o, who)
+		}
+		owner[p] = who
+	}
+	for _, p := range l.pending.items() {
+		own(p.belief.Covariance, "a pending belief")
+	}
+	for _, d := range l.decided.items() {
+		own(d.belief.Covariance, "a decided belief")
+	}
+	for _, c := range l.covFree {
+		own(c, "the Loop's free list")
+	}
+	pool.mu.Lock()
+	free := slices.Clone(pool.free)
+	pool.mu.Unlock()
+	for _, c := range free {
+		own(c, "the pool")
+	}
+	for _, c := range sc.own {
+		own(c, "the Scratch")
+	}
 }
 
 // A pool hands out at most a bulk at a time and keeps at most

@@ -18,7 +18,8 @@ import (
 //	b1: stamp (a small window, so stamps repeat)
 //	b2: arrival step as a signed byte in ms (negative goes backwards)
 //	b3: level or perception mode, an invalid field (b3>>5 == 7), a
-//	    variant of the content (bit 4) that makes conflicting repeats
+//	    variant of the content (bit 4) that makes conflicting repeats; for
+//	    a belief, bit 0 varies its covariance alone
 func decodeFuzzEvents(t testing.TB, data []byte, levels *[3]decisions.SelfAssessment) (LoopOptions, []Event) {
 	var opts LoopOptions
 	if len(data) >= 2 {
@@ -51,6 +52,10 @@ func decodeFuzzEvents(t testing.TB, data []byte, levels *[3]decisions.SelfAssess
 			if invalid {
 				b.Flight.Mode = decisions.FlightMode(7 + b3%4)
 			}
+			b.Covariance = make([]float64, decisions.CovarianceLen)
+			for k := range b.Covariance {
+				b.Covariance[k] = float64(b1) + float64(k) + float64(b3&1)/2
+			}
 			evs = append(evs, BeliefEvent{ArrivalNs: at, Belief: b})
 		case 3, 4:
 			a := levels[b3%3]
@@ -78,6 +83,11 @@ func decodeFuzzEvents(t testing.TB, data []byte, levels *[3]decisions.SelfAssess
 // the reference policy; decisions strictly increasing in stamp (so at most
 // one per stamp); every buffer within its bound; every Command accepted by
 // the Runner's provenance checks; and the same output from a second run.
+// The first run hands every belief's covariance in one storage the caller
+// reuses (the Loop must copy what it keeps), the second donates storage
+// drawn from a pool (BeliefEvent.Donor): a Loop that kept reused storage,
+// or a pool that gave out storage still kept, would tell repeats from
+// conflicts differently in the two.
 func FuzzLoop(f *testing.F) {
 	f.Add([]byte{0x00, 0x00})
 	f.Add([]byte{0xff, 0x08, 0, 1, 0, 0, 3, 1, 1, 0, 1, 2, 1, 0, 4, 2, 1, 1, 7, 0, 1, 0})
@@ -95,7 +105,20 @@ func FuzzLoop(f *testing.F) {
 			l := mustLoop(t, opts)
 			inv := newInvariants(l)
 			var out Output
+			reused := make([]float64, decisions.CovarianceLen)
+			var pool CovariancePool
+			var drawn Scratch
+			drawn.DrawFrom(&pool)
 			for i, ev := range evs {
+				if b, ok := ev.(BeliefEvent); ok {
+					cov := reused
+					if pass == 1 {
+						cov, b.Donor = drawn.Floats(decisions.CovarianceLen), &pool
+					}
+					copy(cov, b.Belief.Covariance)
+					b.Belief.Covariance = cov
+					ev = b
+				}
 				if err := l.Step(ev, &out); err != nil {
 					t.Fatalf("event %d (%T): %v", i, ev, err)
 				}
