@@ -255,7 +255,7 @@ func TestCovariancePoolBounds(t *testing.T) {
 		spare[i] = make([]float64, decisions.CovarianceLen)
 	}
 	p.give(spare)
-	if got := p.size(); got != covPoolMax {
+	if got := len(p.free); got != covPoolMax {
 		t.Fatalf("pool holds %d, want %d", got, covPoolMax)
 	}
 	if got := len(p.take(nil)); got != covPoolBulk {

@@ -47,13 +47,6 @@ func (p *CovariancePool) give(cs [][]float64) {
 	p.mu.Unlock()
 }
 
-// size is the number of covariances p holds.
-func (p *CovariancePool) size() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return len(p.free)
-}
-
 // drawCovariance returns storage for one covariance from s's pool: from
 // what s took before, else from the pool, else a new block.
 func (s *Scratch) drawCovariance() []float64 {
