@@ -95,7 +95,7 @@ func TestVerifyRepeatedBeliefAfterStorageReuse(t *testing.T) {
 		for _, w := range []int{-1, workers} {
 			t.Run(fmt.Sprintf("%s, %d decode workers", tc.name, max(w, 0)), func(t *testing.T) {
 				in := append(append(append([]bag.Message(nil), msgs[:later]...), tc.add...), msgs[later:]...)
-				rep, err := Verify(&sliceSource{msgs: in}, VerifyOptions{DecodeWorkers: w,
+				rep, err := Verify(&reusingSource{msgs: in}, VerifyOptions{DecodeWorkers: w,
 					Session: runner.SessionOptions{Loop: runner.LoopOptions{MaxDecidedMemory: 8192}}})
 				if err != nil {
 					t.Fatal(err)

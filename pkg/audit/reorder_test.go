@@ -13,7 +13,9 @@ import (
 )
 
 // reusingSource serves msgs through one reused Data buffer, as a recording
-// reader does, then err (or io.EOF).
+// reader does, then err (or io.EOF). It fills the previous message's bytes
+// with 0xa5 first, so that whoever kept Data past the next call reads
+// garbage even when the buffer had to grow.
 type reusingSource struct {
 	msgs []bag.Message
 	err  error
@@ -21,6 +23,9 @@ type reusingSource struct {
 }
 
 func (s *reusingSource) Next() (bag.Message, error) {
+	for i := range s.buf {
+		s.buf[i] = 0xa5
+	}
 	if len(s.msgs) == 0 {
 		if s.err != nil {
 			return bag.Message{}, s.err

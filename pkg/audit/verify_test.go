@@ -304,7 +304,10 @@ func TestVerifyMemoryIsBounded(t *testing.T) {
 
 // How many goroutines decode ahead of the Loop changes nothing verify
 // reports, nor the order of its verdicts: a recording with every kind of
-// damage, over many batches, gives one report whatever the workers.
+// damage, over many batches, gives one report whatever the workers, also
+// with none (one goroutine decoding and auditing each message before it
+// reads the next) from a source that overwrites each message's Data at
+// its next call, as a recording's reader does.
 func TestVerifyReportIsTheSameWithAnyDecodeWorkers(t *testing.T) {
 	out, _, err := replayBytes(t, simSource(t, 60*time.Second, 50), ReplayOptions{})
 	if err != nil {
@@ -333,7 +336,7 @@ func TestVerifyReportIsTheSameWithAnyDecodeWorkers(t *testing.T) {
 	var want *result
 	for _, w := range []int{-1, 1, 3} {
 		got := &result{}
-		got.report, err = Verify(&sliceSource{msgs: msgs}, VerifyOptions{DecodeWorkers: w,
+		got.report, err = Verify(&reusingSource{msgs: msgs}, VerifyOptions{DecodeWorkers: w,
 			OnAudit: func(a DecisionAudit) { got.audits = append(got.audits, a) }})
 		if err != nil {
 			t.Fatal(err)
