@@ -24,7 +24,9 @@ import (
 // floors, Verify and Replay on one recording, interleaved round by round in
 // one process, and reports the medians and their ratios (and the ratios of
 // the least of each), in CPU time (user + system, every goroutine) and in
-// wall time.
+// wall time. Verify runs twice a round: as the command line runs it on one
+// recording (decode workers on the other cores), and on one goroutine, as
+// it runs beside other verifications ("verify-1g").
 //
 //	GHOST_BENCH_FILE=flight.mcap go test -run '^$' -bench FloorRatios -benchtime 1x ./pkg/audit
 //
@@ -175,7 +177,7 @@ func BenchmarkFloorRatios(b *testing.B) {
 	// The command line's GC target for replay and verify, for all four.
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	decisionsTopic := runner.DefaultTopics().Decisions()
-	var read, verify, readWrite, replay []measured
+	var read, verify, verifyAlone, readWrite, replay []measured
 	var msgs, decided uint64
 	b.ReportAllocs()
 	for b.Loop() {
@@ -186,17 +188,8 @@ func BenchmarkFloorRatios(b *testing.B) {
 					b.Fatal(err)
 				}
 			}))
-			verify = append(verify, measure(b, func() {
-				in, err := bag.OpenRecording(path, bag.ReaderOptions{})
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer in.Close()
-				r, err := Verify(in, VerifyOptions{})
-				if err != nil || !r.Passed() || r.Decisions != decided {
-					b.Fatal(err, r.Decisions, decided, r.Problems)
-				}
-			}))
+			verify = append(verify, measure(b, func() { floorVerify(b, path, decided, 0) }))
+			verifyAlone = append(verifyAlone, measure(b, func() { floorVerify(b, path, decided, -1) }))
 			readWrite = append(readWrite, measure(b, func() {
 				if _, err := floorReadWrite(path); err != nil {
 					b.Fatal(err)
@@ -222,7 +215,7 @@ func BenchmarkFloorRatios(b *testing.B) {
 			}))
 		}
 	}
-	fr, v, frw, rp := medianOf(read), medianOf(verify), medianOf(readWrite), medianOf(replay)
+	fr, v, v1, frw, rp := medianOf(read), medianOf(verify), medianOf(verifyAlone), medianOf(readWrite), medianOf(replay)
 	per := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(msgs) }
 	b.ReportMetric(per(fr.cpu), "floor-read-cpu-ns/msg")
 	b.ReportMetric(per(v.cpu), "verify-cpu-ns/msg")
@@ -231,12 +224,28 @@ func BenchmarkFloorRatios(b *testing.B) {
 	b.ReportMetric(float64(v.cpu)/float64(fr.cpu), "verify/floor-cpu")
 	b.ReportMetric(float64(rp.cpu)/float64(frw.cpu), "replay/floor-cpu")
 	b.ReportMetric(float64(v.wall)/float64(fr.wall), "verify/floor-wall")
+	b.ReportMetric(float64(v1.cpu)/float64(fr.cpu), "verify-1g/floor-cpu")
+	b.ReportMetric(float64(v1.wall)/float64(fr.wall), "verify-1g/floor-wall")
 	b.ReportMetric(float64(rp.wall)/float64(frw.wall), "replay/floor-wall")
 	mfr, mv, mfrw, mrp := minOf(read), minOf(verify), minOf(readWrite), minOf(replay)
 	b.ReportMetric(float64(mv.cpu)/float64(mfr.cpu), "verify/floor-cpu-min")
 	b.ReportMetric(float64(mv.wall)/float64(mfr.wall), "verify/floor-wall-min")
 	b.ReportMetric(float64(mrp.cpu)/float64(mfrw.cpu), "replay/floor-cpu-min")
 	b.ReportMetric(float64(mrp.wall)/float64(mfrw.wall), "replay/floor-wall-min")
-	b.Logf("%d messages, %d decisions, %d rounds; medians cpu/wall: floor-read %v/%v verify %v/%v floor-rw %v/%v replay %v/%v",
-		msgs, decided, rounds, fr.cpu, fr.wall, v.cpu, v.wall, frw.cpu, frw.wall, rp.cpu, rp.wall)
+	b.Logf("%d messages, %d decisions, %d rounds; medians cpu/wall: floor-read %v/%v verify %v/%v verify-1g %v/%v floor-rw %v/%v replay %v/%v",
+		msgs, decided, rounds, fr.cpu, fr.wall, v.cpu, v.wall, v1.cpu, v1.wall, frw.cpu, frw.wall, rp.cpu, rp.wall)
+}
+
+// floorVerify verifies path with decodeWorkers (VerifyOptions), which must
+// pass with decided decisions.
+func floorVerify(b *testing.B, path string, decided uint64, decodeWorkers int) {
+	in, err := bag.OpenRecording(path, bag.ReaderOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer in.Close()
+	r, err := Verify(in, VerifyOptions{DecodeWorkers: decodeWorkers})
+	if err != nil || !r.Passed() || r.Decisions != decided {
+		b.Fatal(err, r.Decisions, decided, r.Problems)
+	}
 }
