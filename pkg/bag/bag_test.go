@@ -509,8 +509,12 @@ func TestReaderTruncatedPrefixes(t *testing.T) {
 	for n := 0; n < len(file); n++ {
 		r, err := NewReader(bytes.NewReader(file[:n]), ReaderOptions{})
 		if n < len(mcap.Magic) {
-			if !errors.Is(err, ErrNotMCAP) {
-				t.Fatalf("cut at %d: err = %v, want ErrNotMCAP", n, err)
+			want := "bytes long, shorter than the magic"
+			if n == 0 {
+				want = "not an MCAP file: empty"
+			}
+			if !errors.Is(err, ErrNotMCAP) || !strings.Contains(err.Error(), want) {
+				t.Fatalf("cut at %d: err = %v, want ErrNotMCAP saying %q", n, err, want)
 			}
 			continue
 		}

@@ -225,6 +225,12 @@ func newReader(src io.Reader, opts ReaderOptions) (*Reader, error) {
 
 	magic := make([]byte, len(mcap.Magic))
 	if n, err := io.ReadFull(r.rr.br, magic); err != nil || !bytes.Equal(magic, mcap.Magic) {
+		switch {
+		case n == 0:
+			return nil, fmt.Errorf("%w: empty", ErrNotMCAP)
+		case n < len(magic):
+			return nil, fmt.Errorf("%w: %d bytes long, shorter than the magic: % x", ErrNotMCAP, n, magic[:n])
+		}
 		return nil, fmt.Errorf("%w: starts with % x", ErrNotMCAP, magic[:n])
 	}
 	r.rr.pos = int64(len(mcap.Magic))
