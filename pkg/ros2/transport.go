@@ -59,6 +59,24 @@ var (
 	ErrTypeName = errors.New("invalid ROS type name")
 )
 
+// lifetime is where a transport is in its life, guarded by its mutex:
+// entities are added only before Run starts and Close ends it.
+type lifetime struct {
+	running bool
+	closed  bool
+}
+
+// ready reports why entities cannot be added now.
+func (l *lifetime) ready() error {
+	switch {
+	case l.closed:
+		return ErrTransportClosed
+	case l.running:
+		return ErrTransportRunning
+	}
+	return nil
+}
+
 // SplitTypeName splits a full message type name "pkg/msg/Name" into the
 // package and message names that type support libraries are looked up by.
 func SplitTypeName(typeName string) (pkg, msg string, err error) {

@@ -18,8 +18,7 @@ type FakeTransport struct {
 	pubs       map[string]*FakePublisher
 	services   map[string]fakeService
 	deliveries chan delivery
-	running    bool
-	closed     bool
+	lifetime   // guarded by mu
 	closeCount int
 	changed    chan struct{} // closed and replaced on every publish
 }
@@ -72,17 +71,6 @@ func (t *FakeTransport) Subscribe(topic, typeName string, qos QoSProfile, h Hand
 		return fmt.Errorf("subscribe %s: already subscribed", topic)
 	}
 	t.subs[topic] = fakeSub{typeName: typeName, qos: qos, h: h}
-	return nil
-}
-
-// ready reports why entities cannot be added now. The caller holds t.mu.
-func (t *FakeTransport) ready() error {
-	switch {
-	case t.closed:
-		return ErrTransportClosed
-	case t.running:
-		return ErrTransportRunning
-	}
 	return nil
 }
 

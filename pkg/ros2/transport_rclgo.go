@@ -25,14 +25,13 @@ type RCLTransport struct {
 
 	// mu guards the fields below and keeps Publish out of Close: rcl
 	// entities must not be used while or after they are finalized.
-	mu      sync.RWMutex
-	subs    []*rclgo.Subscription
-	srvs    []*rclgo.Service
-	types   map[string]types.MessageTypeSupport // keeps the dlopen'ed libraries loaded
-	closed  bool
-	running bool
-	cancel  context.CancelFunc
-	done    chan struct{}
+	mu    sync.RWMutex
+	subs  []*rclgo.Subscription
+	srvs  []*rclgo.Service
+	types map[string]types.MessageTypeSupport // keeps the dlopen'ed libraries loaded
+	lifetime
+	cancel context.CancelFunc
+	done   chan struct{}
 }
 
 var _ Transport = (*RCLTransport)(nil)
@@ -101,17 +100,6 @@ func rclQoS(p QoSProfile) (rclgo.QosProfile, error) {
 		LivelinessLeaseDuration:      r.LivelinessLeaseDuration,
 		AvoidRosNamespaceConventions: r.AvoidROSNamespaceConventions,
 	}, nil
-}
-
-// ready reports why entities cannot be added now. The caller holds t.mu.
-func (t *RCLTransport) ready() error {
-	switch {
-	case t.closed:
-		return ErrTransportClosed
-	case t.running:
-		return ErrTransportRunning
-	}
-	return nil
 }
 
 // Subscribe creates a subscription that takes serialized messages and
