@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/ghost-robotics/ghost/pkg/node"
@@ -30,7 +31,8 @@ func runNode(args []string, stderr io.Writer) error {
 		return fail(exitUsage, "%w", err)
 	}
 	if len(rest) > 0 {
-		return fail(exitUsage, "unexpected arguments %q outside --ros-args\n\n%s", rest, usage)
+		return fail(exitUsage, "%q is not a command, and the node takes its arguments after --ros-args\n\n%s",
+			strings.Join(rest, " "), usage)
 	}
 	// Log lines go to stderr and, once the node runs, to /rosout, both
 	// filtered by one LevelVar: --log-level or log_level sets it, the
