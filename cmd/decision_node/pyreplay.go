@@ -60,7 +60,7 @@ func replayReference(df *decisionFlags, in, out string, cfg nodeconfig.Config, s
 			t.topic[pyref.RolePerception] = i.Topic
 		}
 	}
-	src, reportOrder := inLogTimeOrder(reader, in, stderr)
+	src, reportOrder := inLogTimeOrder(reader, reader.Indexed(), in, stderr)
 	defer reportOrder()
 	t.in = src
 	if err := df.decideInto("replay", t, 0, in, out, cfg, sopts, stderr); err != nil {

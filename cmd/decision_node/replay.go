@@ -77,7 +77,7 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer reader.Close()
-	src, reportOrder := inLogTimeOrder(reader, *in, stderr)
+	src, reportOrder := inLogTimeOrder(reader, reader.Indexed(), *in, stderr)
 	defer reportOrder()
 	return df.decideInto("replay", src, reader.MessageCount(), *in, *out, cfg, sopts, stderr)
 }

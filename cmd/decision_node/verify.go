@@ -47,15 +47,20 @@ with the verdict, its reasons and whether the read was complete.
 Exit status 0 on PASS, 1 on FAIL; the printed verdict and the exit status
 always agree.
 
-Several recordings, or directories (searched for *.mcap), are audited at
-once on all cores, each exactly as alone; the summary is then one row per
-file (decisions, verdict, reasons) in argument order and a total, --json
-writes an object {"files": [{path, exit_status, error, report}], "total":
-{...}}, and the exit status is the worst of the files' (3 when one could not
-be read).`
+A rosbag2 bag directory (metadata.yaml, MCAP storage) is one recording,
+however many files ros2 bag record split it into: its files are read one
+after the other, in the order metadata.yaml lists them.
+
+Several recordings, or directories (searched for rosbag2 bags and other
+*.mcap files), are audited at once on all cores, each exactly as alone; the
+summary is then one row per recording (decisions, verdict, reasons) in
+argument order and a total, --json writes an object {"files": [{path,
+exit_status, error, report}], "total": {...}}, and the exit status is the
+worst of the recordings' (3 when one could not be read).`
 
 const verifyExample = `  decision_node sim --out flight.mcap
   decision_node verify flight.mcap --json report.json
+  decision_node verify rosbag2_2026_12_01-10_00_00/      # a rosbag2 bag, split or not
   decision_node verify fleet/ --json fleet.json`
 
 func runVerify(args []string, stdout, stderr io.Writer) error {
@@ -95,15 +100,19 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	if *format != "ghost" && *format != "reference" {
 		return fail(exitUsage, "--format %q: want ghost or reference", *format)
 	}
-	if st, err := os.Stat(path); len(paths) > 1 || (err == nil && st.IsDir()) {
+	rec, one := recordingAt(path)
+	if len(paths) > 1 || !one {
 		if *format != "ghost" {
 			return fail(exitUsage, "--format reference writes one recording's trace: give one recording")
 		}
-		files, err := expandRecordings(paths)
+		recs, err := expandRecordings(paths)
 		if err != nil {
 			return err
 		}
-		return verifyMany(files, verifySetup{cfg: cfg, sopts: sopts, policies: policies, allow: allow}, *jsonOut, stdout, stderr)
+		return verifyMany(recs, verifySetup{cfg: cfg, sopts: sopts, policies: policies, allow: allow}, *jsonOut, stdout, stderr)
+	}
+	if *format == "reference" && len(rec.files) > 1 {
+		return fail(exitUsage, "--format reference writes one file's trace, with its SHA-256: %s is a bag of %d files", path, len(rec.files))
 	}
 	if *jsonOut != "" && *jsonOut != "-" {
 		// Refuse a report path that is the recording or not a regular
@@ -112,33 +121,33 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	reader, vopts, source, err := openAudit(path, cfg, sopts, stderr)
+	in, err := openAuditOf(rec, cfg, sopts, stderr)
 	if err != nil {
 		return err
 	}
-	defer reader.Close()
+	defer in.Close()
 	progress := newProgress(stderr, "verify", *quiet)
 	var trace []pyref.TraceRecord
+	vopts := in.vopts
 	vopts.Policies = policies
 	vopts.Relax = allow
-	vopts.Total = reader.MessageCount()
+	vopts.Total = in.total
 	vopts.OnProgress = progress.update
 	vopts.OnCorrupt = func(err error) { fmt.Fprintf(stderr, "decision_node: verify: skipped: %v\n", err) }
 	if *format == "reference" {
 		vopts.OnAudit = func(a audit.DecisionAudit) { trace = append(trace, audit.TraceRecord(a)) }
 	}
-	src, reportOrder := inLogTimeOrder(reader, path, stderr)
-	report, verr := audit.Verify(src, vopts)
-	reportOrder()
+	report, verr := audit.Verify(in.src, vopts)
+	in.reportOrder()
 	if report == nil {
 		return fail(exitIO, "%s: %w", path, verr)
 	}
-	fmt.Fprintf(stdout, "format\t%s\n", source)
+	fmt.Fprintf(stdout, "format\t%s\n", in.format)
 	printAuditSummary(stdout, path, report)
 	if *jsonOut != "" {
 		var err error
 		if *format == "reference" {
-			err = writeTrace(*jsonOut, path, stdout, trace)
+			err = writeTrace(*jsonOut, rec.files[0], stdout, trace)
 		} else {
 			err = writeJSON(*jsonOut, path, stdout, report)
 		}

@@ -3,9 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -63,41 +60,11 @@ type verifySetup struct {
 	decodeWorkers int
 }
 
-// expandRecordings replaces each directory by the .mcap files below it, in
-// lexical order; files named explicitly are kept whatever their name.
-func expandRecordings(args []string) ([]string, error) {
-	var paths []string
-	for _, a := range args {
-		st, err := os.Stat(a)
-		if err != nil || !st.IsDir() {
-			paths = append(paths, a) // the audit reports a missing file
-			continue
-		}
-		n := len(paths)
-		err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if !d.IsDir() && strings.EqualFold(filepath.Ext(p), ".mcap") {
-				paths = append(paths, p)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, fail(exitIO, "%s: %w", a, err)
-		}
-		if len(paths) == n {
-			return nil, fail(exitIO, "%s: no .mcap recordings in this directory", a)
-		}
-	}
-	return paths, nil
-}
-
-// verifyMany audits paths concurrently and prints the table (and --json).
-func verifyMany(paths []string, setup verifySetup, jsonOut string, stdout, stderr io.Writer) error {
-	results := make([]fileAudit, len(paths))
+// verifyMany audits recs concurrently and prints the table (and --json).
+func verifyMany(recs []recording, setup verifySetup, jsonOut string, stdout, stderr io.Writer) error {
+	results := make([]fileAudit, len(recs))
 	errw := &lockedWriter{w: stderr}
-	workers := min(runtime.GOMAXPROCS(0), len(paths))
+	workers := min(runtime.GOMAXPROCS(0), len(recs))
 	if setup.decodeWorkers = min(runtime.GOMAXPROCS(0)/workers-1, audit.MaxDecodeWorkers); setup.decodeWorkers == 0 {
 		setup.decodeWorkers = -1 // the reading goroutine decodes
 	}
@@ -108,17 +75,17 @@ func verifyMany(paths []string, setup verifySetup, jsonOut string, stdout, stder
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				results[i] = verifyOne(paths[i], setup, errw)
+				results[i] = verifyOne(recs[i], setup, errw)
 			}
 		}()
 	}
-	for i := range paths {
+	for i := range recs {
 		next <- i
 	}
 	close(next)
 	wg.Wait()
 
-	total := manyTotal{Files: len(paths), Verdict: audit.VerdictPass}
+	total := manyTotal{Files: len(recs), Verdict: audit.VerdictPass}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "recording\tdecisions\tverdict\treasons")
 	for _, r := range results {
@@ -163,19 +130,19 @@ func verifyMany(paths []string, setup verifySetup, jsonOut string, stdout, stder
 }
 
 // verifyOne audits one recording of a many-file verify, without progress.
-func verifyOne(path string, setup verifySetup, stderr io.Writer) fileAudit {
-	res := fileAudit{Path: path}
-	reader, vopts, _, err := openAudit(path, setup.cfg, setup.sopts, stderr)
+func verifyOne(rec recording, setup verifySetup, stderr io.Writer) fileAudit {
+	res := fileAudit{Path: rec.name}
+	in, err := openAuditOf(rec, setup.cfg, setup.sopts, stderr)
 	if err != nil {
 		res.ExitStatus, res.Error = exitIO, capText(err.Error(), 300)
 		return res
 	}
-	defer reader.Close()
+	defer in.Close()
+	vopts := in.vopts
 	vopts.Policies, vopts.Relax, vopts.DecodeWorkers = setup.policies, setup.allow, setup.decodeWorkers
-	vopts.OnCorrupt = func(err error) { fmt.Fprintf(stderr, "decision_node: verify: %s: skipped: %v\n", path, err) }
-	src, reportOrder := inLogTimeOrder(reader, path, stderr)
-	report, verr := audit.Verify(src, vopts)
-	reportOrder()
+	vopts.OnCorrupt = func(err error) { fmt.Fprintf(stderr, "decision_node: verify: %s: skipped: %v\n", rec.name, err) }
+	report, verr := audit.Verify(in.src, vopts)
+	in.reportOrder()
 	if report == nil {
 		res.ExitStatus, res.Error = exitIO, capText(verr.Error(), 300)
 		return res

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ghost-robotics/ghost/pkg/audit"
+	"github.com/ghost-robotics/ghost/pkg/bag"
+	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
+	"github.com/ghost-robotics/ghost/pkg/runner"
+)
+
+// recording is what verify audits as one: an MCAP file, or a rosbag2 bag
+// directory, whose files (several when ros2 bag record split it) are one
+// stream of messages.
+type recording struct {
+	name  string   // as given, or as found below a directory
+	files []string // in recording order
+	err   error    // why name is not a readable recording (a bag's metadata)
+}
+
+// isBag reports whether r was named as a rosbag2 bag directory.
+func (r recording) isBag() bool { return len(r.files) != 1 || r.files[0] != r.name }
+
+// recordingAt is the recording at path: a rosbag2 bag directory's files,
+// or path itself. ok is false for a directory that is not a bag.
+func recordingAt(path string) (rec recording, ok bool) {
+	st, err := os.Stat(path)
+	if err != nil || !st.IsDir() {
+		return recording{name: path, files: []string{path}}, true // the audit reports a missing file
+	}
+	files, err := bag.BagFiles(path)
+	switch {
+	case errors.Is(err, bag.ErrNotBag):
+		return recording{}, false
+	case err != nil:
+		return recording{name: path, err: err}, true
+	}
+	return recording{name: path, files: files}, true
+}
+
+// expandRecordings replaces each directory that is not a rosbag2 bag by the
+// recordings below it, in lexical order: bag directories, and .mcap files
+// outside them. Files named explicitly are kept whatever their name.
+func expandRecordings(args []string) ([]recording, error) {
+	var recs []recording
+	for _, a := range args {
+		if rec, ok := recordingAt(a); ok {
+			recs = append(recs, rec)
+			continue
+		}
+		n := len(recs)
+		err := filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() {
+				if rec, ok := recordingAt(p); ok {
+					recs = append(recs, rec)
+					return fs.SkipDir
+				}
+				return nil
+			}
+			if strings.EqualFold(filepath.Ext(p), ".mcap") {
+				recs = append(recs, recording{name: p, files: []string{p}})
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fail(exitIO, "%s: %w", a, err)
+		}
+		if len(recs) == n {
+			return nil, fail(exitIO, "%s: no .mcap recordings or rosbag2 bags in this directory", a)
+		}
+	}
+	return recs, nil
+}
+
+// openedAudit is a recording opened for verify: its messages in log-time
+// order and what verify is to know of it.
+type openedAudit struct {
+	src     audit.Source
+	vopts   audit.VerifyOptions
+	format  string // what the recording is, for the report
+	total   uint64 // messages, 0 when unknown
+	readers []*bag.Reader
+	// reportOrder reports, after the audit, the messages that were too far
+	// out of log-time order to be sorted.
+	reportOrder func()
+}
+
+func (o *openedAudit) Close() {
+	for _, r := range o.readers {
+		r.Close()
+	}
+}
+
+// openAuditOf opens rec for verify. The files of a split bag are read one
+// after the other, as the recorder wrote them, and sorted within
+// audit.DefaultReorderWindow where two files meet; the first file says
+// what the recording is (the inputs, the calibrated channel, the
+// recorder).
+func openAuditOf(rec recording, cfg nodeconfig.Config, sopts runner.SessionOptions, stderr io.Writer) (*openedAudit, error) {
+	if rec.err != nil {
+		return nil, fail(exitIO, "%w", rec.err)
+	}
+	first, vopts, format, err := openAudit(rec.files[0], cfg, sopts, stderr)
+	if err != nil {
+		return nil, err
+	}
+	o := &openedAudit{vopts: vopts, format: format, readers: []*bag.Reader{first}, total: first.MessageCount()}
+	if len(rec.files) == 1 {
+		o.src, o.reportOrder = inLogTimeOrder(first, first.Indexed(), rec.files[0], stderr)
+		return o, nil
+	}
+	if strings.HasPrefix(format, formatReference) {
+		o.Close()
+		return nil, fail(exitIO, "%s: a %s split into %d files: audit its files one by one", rec.name, formatReference, len(rec.files))
+	}
+	for _, f := range rec.files[1:] {
+		r, err := openInput(f, vopts.Session.Inputs, vopts.DecisionsTopic, vopts.ActionsTopic, stderr, nil)
+		if err != nil {
+			o.Close()
+			return nil, err
+		}
+		o.readers = append(o.readers, r)
+		if n := r.MessageCount(); n == 0 || o.total == 0 {
+			o.total = 0 // unknown for one file: unknown
+		} else {
+			o.total += n
+		}
+	}
+	o.format += fmt.Sprintf(", a rosbag2 bag of %d files read as one", len(rec.files))
+	o.src, o.reportOrder = inLogTimeOrder(&fileChain{readers: o.readers, names: rec.files}, false, rec.name, stderr)
+	return o, nil
+}
+
+// fileChain reads the files of a split recording one after the other.
+type fileChain struct {
+	readers []*bag.Reader
+	names   []string
+	at      int
+}
+
+func (c *fileChain) Next() (bag.Message, error) {
+	for {
+		m, err := c.readers[c.at].Next()
+		switch {
+		case err == nil:
+			return m, nil
+		case errors.Is(err, io.EOF) && c.at+1 < len(c.readers):
+			c.at++
+		case errors.Is(err, io.EOF):
+			return m, err
+		default:
+			// The rest cannot be re-decided without what the damage lost.
+			return m, fmt.Errorf("%s: %w", c.names[c.at], err)
+		}
+	}
+}

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/ghost-robotics/ghost/pkg/bag"
+)
+
+// splitBag writes the messages of the recording at flight into a rosbag2
+// bag directory of parts files, as ros2 bag record --max-bag-duration
+// would: in log-time order, each file starting just after a belief, so
+// that a belief's assessment and decision are in the next file. It
+// returns the bag directory and its files.
+func splitBag(t *testing.T, flight, dir string, parts int) (string, []string) {
+	t.Helper()
+	in, err := bag.OpenRecording(flight, bag.ReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	var msgs []bag.Message
+	for m, err := range in.Messages() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Data = append([]byte(nil), m.Data...)
+		msgs = append(msgs, m)
+	}
+	bagDir := filepath.Join(dir, "split")
+	if err := os.Mkdir(bagDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var files, names []string
+	start := 0
+	for p := range parts {
+		end := len(msgs)
+		if p < parts-1 {
+			end = (p + 1) * len(msgs) / parts
+			for msgs[end-1].Topic != "/state/nav" {
+				end++
+			}
+		}
+		name := fmt.Sprintf("split_%d.mcap", p)
+		path := filepath.Join(bagDir, name)
+		rec, err := bag.CreateRecording(path, bag.RecorderOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		channels := map[string]bag.ChannelID{}
+		for _, m := range msgs[start:end] {
+			ch, ok := channels[m.Topic]
+			if !ok {
+				if ch, err = rec.AddMessageChannel(m.Topic, m.SchemaName); err != nil {
+					t.Fatal(err)
+				}
+				channels[m.Topic] = ch
+			}
+			if err := rec.Write(ch, m.LogTime, m.PublishTime, m.Data); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := rec.Close(); err != nil {
+			t.Fatal(err)
+		}
+		files, names, start = append(files, path), append(names, name), end
+	}
+	meta := "rosbag2_bagfile_information:\n  version: 5\n  storage_identifier: mcap\n  compression_format: \"\"\n  compression_mode: \"\"\n  relative_file_paths:\n"
+	for _, n := range names {
+		meta += "    - " + n + "\n"
+	}
+	if err := os.WriteFile(filepath.Join(bagDir, bag.BagMetadataFile), []byte(meta), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return bagDir, files
+}
+
+var decisionsLine = regexp.MustCompile(`(?m)^decisions\s+(\d+)`)
+
+// A rosbag2 bag split into several files is one recording: verify of the
+// bag directory reads its files as one stream and decides as verify of the
+// unsplit recording does, while each file alone lacks what the one before
+// it held.
+func TestVerifySplitBag(t *testing.T) {
+	dir := t.TempDir()
+	flight := simulate(t, dir)
+	code, whole, _ := cli(t, "verify", flight, "--quiet")
+	if code != exitOK {
+		t.Fatalf("the unsplit recording: exit %d\n%s", code, whole)
+	}
+	bagDir, files := splitBag(t, flight, dir, 3)
+
+	code, stdout, stderr := cli(t, "verify", bagDir, "--quiet")
+	if code != exitOK || !strings.Contains(stdout, "a rosbag2 bag of 3 files read as one") || !strings.Contains(stdout, "verdict: PASS") {
+		t.Fatalf("the bag: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if got, want := decisionsLine.FindStringSubmatch(stdout), decisionsLine.FindStringSubmatch(whole); got == nil || want == nil || got[1] != want[1] {
+		t.Fatalf("the bag's decisions %v, the unsplit recording's %v", got, want)
+	}
+
+	code, stdout, _ = cli(t, append([]string{"verify"}, files...)...)
+	if code != exitFindings || !strings.Contains(stdout, "1 passed, 2 failed") {
+		t.Fatalf("the files one by one: exit %d, want the later ones to fail:\n%s", code, stdout)
+	}
+
+	// In a fleet's directory a bag is one row; a bag whose metadata cannot
+	// be used is an unreadable row, and the others are still audited.
+	fleet := filepath.Join(dir, "fleet")
+	broken := filepath.Join(fleet, "broken")
+	if err := os.MkdirAll(broken, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(broken, bag.BagMetadataFile), []byte("rosbag2_bagfile_information:\n  storage_identifier: sqlite3\n  relative_file_paths: [broken_0.db3]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(bagDir, filepath.Join(fleet, "split")); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(flight)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(fleet, "flight.mcap"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, _ = cli(t, "verify", fleet)
+	rows := []string{filepath.Join(fleet, "broken") + " ", filepath.Join(fleet, "flight.mcap") + " ", filepath.Join(fleet, "split") + " "}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if code != exitIO || len(lines) != len(rows)+2 || !strings.Contains(stdout, "2 passed, 0 failed, 1 unreadable") || !strings.Contains(lines[1], `storage_identifier "sqlite3"`) {
+		t.Fatalf("the fleet: exit %d\n%s", code, stdout)
+	}
+	for i, r := range rows {
+		if !strings.HasPrefix(lines[i+1], r) {
+			t.Fatalf("row %d is not %s:\n%s", i, r, stdout)
+		}
+	}
+
+	// A damaged file stops the read there: the rest cannot be re-decided
+	// without what the damage lost, and the report names the file.
+	split := filepath.Join(fleet, "split")
+	middle := filepath.Join(split, "split_1.mcap")
+	data, err = os.ReadFile(middle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(middle, data[:len(data)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, _ = cli(t, "verify", split, "--quiet")
+	if code != exitFindings || !strings.Contains(stdout, "read_incomplete") || !strings.Contains(stdout, "split_1.mcap") {
+		t.Fatalf("a damaged middle file: exit %d\n%s", code, stdout)
+	}
+
+	if code, _, stderr := cli(t, "verify", split, "--format", "reference", "--json", "-"); code != exitUsage || !strings.Contains(stderr, "a bag of 3 files") {
+		t.Fatalf("--format reference of a split bag: exit %d %s", code, stderr)
+	}
+}
