@@ -24,9 +24,6 @@ type recording struct {
 	err   error    // why name is not a readable recording (a bag's metadata)
 }
 
-// isBag reports whether r was named as a rosbag2 bag directory.
-func (r recording) isBag() bool { return len(r.files) != 1 || r.files[0] != r.name }
-
 // recordingAt is the recording at path: a rosbag2 bag directory's files,
 // or path itself. ok is false for a directory that is not a bag.
 func recordingAt(path string) (rec recording, ok bool) {
