@@ -102,6 +102,20 @@ func TestVerifySplitBag(t *testing.T) {
 		t.Fatalf("the bag's decisions %v, the unsplit recording's %v", got, want)
 	}
 
+	// report reads the bag as verify does: the whole flight, and its audit.
+	html := filepath.Join(dir, "split.html")
+	code, stdout, stderr = cli(t, "report", bagDir, "--out", html)
+	if want := decisionsLine.FindStringSubmatch(whole)[1] + " decisions in"; code != exitOK || !strings.Contains(stdout, want) {
+		t.Fatalf("report of the bag: exit %d, want %q:\n%s%s", code, want, stdout, stderr)
+	}
+	page, err := os.ReadFile(html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(page), "split (a rosbag2 bag of 3 files)") || !strings.Contains(string(page), `PASS">PASS<`) {
+		t.Fatalf("the bag's report does not name the bag or a passed audit")
+	}
+
 	code, stdout, _ = cli(t, append([]string{"verify"}, files...)...)
 	if code != exitFindings || !strings.Contains(stdout, "1 passed, 2 failed") {
 		t.Fatalf("the files one by one: exit %d, want the later ones to fail:\n%s", code, stdout)

@@ -18,7 +18,8 @@ import (
 )
 
 const reportDescription = `
-Writes an audit report of a recording as one self-contained HTML file (no
+Writes an audit report of a recording (an MCAP file, or a rosbag2 bag
+directory read as verify reads it) as one self-contained HTML file (no
 scripts, fonts or links outside it: it opens offline): a header with the
 recording, its span, the policies, the audit verdict with its counts and the
 input source; a timeline, on one time axis, of the decisions coloured by
@@ -39,20 +40,21 @@ report is still written); 2 usage errors; 3 input or output unusable.`
 const reportExample = `  decision_node sim --out flight.mcap
   decision_node report flight.mcap --out report.html --figures figures/`
 
-// auditRecording runs verify's audit of the recording at path (ghost or
-// Python reference) for the report's header and marks.
-func auditRecording(path string, cfg nodeconfig.Config, sopts runner.SessionOptions, policies []decisions.Policy, stderr io.Writer) (report.Audit, error) {
-	r, vopts, source, err := openAudit(path, cfg, sopts, io.Discard)
+// auditRecording runs verify's audit of rec (ghost or Python reference)
+// for the report's header and marks.
+func auditRecording(rec recording, cfg nodeconfig.Config, sopts runner.SessionOptions, policies []decisions.Policy, stderr io.Writer) (report.Audit, error) {
+	in, err := openAuditOf(rec, cfg, sopts, io.Discard)
 	if err != nil {
 		return report.Audit{}, err
 	}
-	defer r.Close()
+	defer in.Close()
+	vopts := in.vopts
 	vopts.Policies = policies
-	rep, verr := audit.Verify(r, vopts)
+	rep, verr := audit.Verify(in.src, vopts)
 	if rep == nil {
 		return report.Audit{}, verr
 	}
-	a := report.Audit{Verdict: rep.Verdict, Reasons: rep.Reasons, ProblemsOmitted: rep.ProblemsOmitted, Source: source}
+	a := report.Audit{Verdict: rep.Verdict, Reasons: rep.Reasons, ProblemsOmitted: rep.ProblemsOmitted, Source: in.format}
 	for s := audit.ChainStatus(0); s < audit.NumChainStatuses; s++ {
 		a.Chain = append(a.Chain, report.Count{Name: s.String(), N: rep.ChainCount(s)})
 	}
@@ -172,6 +174,13 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	if _, err := os.Stat(path); err != nil {
 		return fail(exitIO, "%w", err)
 	}
+	rec, ok := recordingAt(path)
+	switch {
+	case !ok:
+		return fail(exitUsage, "%s is a directory but not a rosbag2 bag: report takes one recording", path)
+	case rec.err != nil:
+		return fail(exitIO, "%w", rec.err)
+	}
 	// Refuse an output that is the recording, not a regular file, or exists
 	// without --force, before the work.
 	if err := checkOutput("--out", *out, path, *force); err != nil {
@@ -187,10 +196,14 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	topics.Decisions = t.Decisions()
 	var flight *report.Flight
 	var cerr error
-	if isReferenceRecording(path) {
-		flight, cerr = collectReference(path, stderr)
+	if len(rec.files) == 1 && isReferenceRecording(rec.files[0]) {
+		flight, cerr = collectReference(rec.files[0], stderr)
 	} else {
-		flight, cerr = report.Collect(path, report.Options{Topics: topics})
+		name := filepath.Base(path)
+		if len(rec.files) > 1 {
+			name += fmt.Sprintf(" (a rosbag2 bag of %d files)", len(rec.files))
+		}
+		flight, cerr = report.CollectFiles(name, rec.files, report.Options{Topics: topics})
 	}
 	if flight == nil {
 		if errors.Is(cerr, bag.ErrNotMCAP) {
@@ -198,7 +211,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		}
 		return fail(exitIO, "%w", cerr)
 	}
-	aud, aerr := auditRecording(path, cfg, sopts, policies, stderr)
+	aud, aerr := auditRecording(rec, cfg, sopts, policies, stderr)
 	if aerr != nil {
 		aud = report.Audit{Verdict: "not audited", Reasons: []string{"the audit failed: " + aerr.Error()}}
 	}

@@ -106,44 +106,71 @@ func (o Options) resolved() (Options, error) {
 // (truncated, damaged) gives the Flight of what was read, with a note, and
 // an error wrapping bag.ErrTruncated; callers may render it and say so.
 func Collect(path string, opts Options) (*Flight, error) {
+	return CollectFiles(filepath.Base(path), []string{path}, opts)
+}
+
+// CollectFiles is Collect of a recording written to several files, read
+// one after the other (the files of a split rosbag2 bag, in its order):
+// name names it in the report. A file that stops early ends the read there.
+func CollectFiles(name string, files []string, opts Options) (*Flight, error) {
 	opts, err := opts.resolved()
 	if err != nil {
 		return nil, err
 	}
-	t := opts.Topics
-	var problems []bag.ChannelProblem
-	r, err := bag.OpenRecording(path, bag.ReaderOptions{
-		Topics: []string{t.State, t.SelfAssessment, t.PerceptionMode, t.Decisions, t.Actions},
-		Schemas: map[string]string{
-			t.State:          "ghost/msg/VehicleState",
-			t.SelfAssessment: "ghost/msg/BeliefSelfAssessment",
-			t.PerceptionMode: "ghost/msg/PerceptionMode",
-			t.Decisions:      "ghost/msg/DecisionRationale",
-		},
-		OnProblem: func(p bag.ChannelProblem) { problems = append(problems, p) },
-	})
-	if err != nil {
-		return nil, err
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%w: no files", ErrOptions)
 	}
-	defer r.Close()
+	t := opts.Topics
 	c, _ := NewCollector(opts) // opts already resolved and checked
-	c.f.Recording = filepath.Base(path)
-	c.f.Library, c.f.Profile = r.Library(), r.Profile()
+	c.f.Recording = name
 	var readErr error
-	for m, err := range r.Messages() {
+	for i, path := range files {
+		var problems []bag.ChannelProblem
+		r, err := bag.OpenRecording(path, bag.ReaderOptions{
+			Topics: []string{t.State, t.SelfAssessment, t.PerceptionMode, t.Decisions, t.Actions},
+			Schemas: map[string]string{
+				t.State:          "ghost/msg/VehicleState",
+				t.SelfAssessment: "ghost/msg/BeliefSelfAssessment",
+				t.PerceptionMode: "ghost/msg/PerceptionMode",
+				t.Decisions:      "ghost/msg/DecisionRationale",
+			},
+			OnProblem: func(p bag.ChannelProblem) { problems = append(problems, p) },
+		})
 		if err != nil {
+			if i == 0 {
+				return nil, err
+			}
 			readErr = err
 			break
 		}
-		c.Message(m.Topic, m.SchemaName, int64(m.LogTime), m.Data)
-	}
-	for _, p := range problems {
-		c.note(fmt.Sprintf("channel %d (%s) not read: %v", p.Channel.ID, p.Channel.Topic, p.Err))
+		if i == 0 {
+			c.f.Library, c.f.Profile = r.Library(), r.Profile()
+		}
+		for m, err := range r.Messages() {
+			if err != nil {
+				readErr = err
+				if len(files) > 1 {
+					readErr = fmt.Errorf("%s: %w", path, err)
+				}
+				break
+			}
+			c.Message(m.Topic, m.SchemaName, int64(m.LogTime), m.Data)
+		}
+		r.Close()
+		for _, p := range problems {
+			c.note(fmt.Sprintf("channel %d (%s) not read: %v", p.Channel.ID, p.Channel.Topic, p.Err))
+		}
+		if readErr != nil {
+			break
+		}
 	}
 	f := c.Finish()
 	if readErr != nil {
 		f.Notes = append(f.Notes, "the recording stops early: "+capText(readErr.Error(), 200)+"; the report shows what was read before")
-		return f, fmt.Errorf("read %s: %w", path, readErr)
+		if len(files) == 1 {
+			name = files[0]
+		}
+		return f, fmt.Errorf("read %s: %w", name, readErr)
 	}
 	return f, nil
 }
