@@ -98,10 +98,10 @@ func (o *openedAudit) Close() {
 }
 
 // openAuditOf opens rec for verify. The files of a split bag are read one
-// after the other, as the recorder wrote them, and sorted within
-// audit.DefaultReorderWindow where two files meet; the first file says
-// what the recording is (the inputs, the calibrated channel, the
-// recorder).
+// after the other, as the recorder wrote them, merged by log time where two
+// files meet (and sorted within audit.DefaultReorderWindow as well when a
+// file has no index); the first file says what the recording is (the
+// inputs, the calibrated channel, the recorder).
 func openAuditOf(rec recording, cfg nodeconfig.Config, sopts runner.SessionOptions, stderr io.Writer) (*openedAudit, error) {
 	if rec.err != nil {
 		return nil, fail(exitIO, "%w", rec.err)
@@ -133,30 +133,70 @@ func openAuditOf(rec recording, cfg nodeconfig.Config, sopts runner.SessionOptio
 		}
 	}
 	o.format += fmt.Sprintf(", a rosbag2 bag of %d files read as one", len(rec.files))
-	o.src, o.reportOrder = inLogTimeOrder(&fileChain{readers: o.readers, names: rec.files}, false, rec.name, stderr)
+	indexed := true
+	for _, r := range o.readers {
+		indexed = indexed && r.Indexed()
+	}
+	o.src, o.reportOrder = inLogTimeOrder(&fileChain{readers: o.readers, names: rec.files}, indexed, rec.name, stderr)
 	return o, nil
 }
 
-// fileChain reads the files of a split recording one after the other.
+// fileChain reads the files of a split recording as one stream in log-time
+// order. An indexed file reads in log-time order, and a recorder splits
+// between two messages it wrote in turn, so log times can interleave only
+// where two files meet (a message stamped on arrival before another was
+// written after it): the chain merges each file with the next by log time,
+// holding one message of each, rather than sorting the whole stream. A
+// file is closed once read.
 type fileChain struct {
 	readers []*bag.Reader
 	names   []string
-	at      int
+	at      int // readers[at] and readers[at+1] are merged
+	// head[k] is the next message of readers[at+k] when have[k]; ended[k]
+	// once that reader has nothing more, with err[k] if it stopped at
+	// damage.
+	head  [2]bag.Message
+	have  [2]bool
+	ended [2]bool
+	err   [2]error
 }
 
 func (c *fileChain) Next() (bag.Message, error) {
 	for {
-		m, err := c.readers[c.at].Next()
-		switch {
-		case err == nil:
-			return m, nil
-		case errors.Is(err, io.EOF) && c.at+1 < len(c.readers):
-			c.at++
-		case errors.Is(err, io.EOF):
-			return m, err
-		default:
-			// The rest cannot be re-decided without what the damage lost.
-			return m, fmt.Errorf("%s: %w", c.names[c.at], err)
+		for k := range 2 {
+			i := c.at + k
+			if i >= len(c.readers) || c.have[k] || c.ended[k] {
+				continue
+			}
+			m, err := c.readers[i].Next()
+			switch {
+			case err == nil:
+				c.head[k], c.have[k] = m, true
+			case errors.Is(err, io.EOF):
+				c.ended[k] = true
+			default:
+				c.ended[k], c.err[k] = true, fmt.Errorf("%s: %w", c.names[i], err)
+			}
 		}
+		if c.ended[0] {
+			if c.err[0] != nil {
+				// The rest cannot be re-decided without what the damage lost.
+				return bag.Message{}, c.err[0]
+			}
+			c.readers[c.at].Close()
+			if c.at+1 == len(c.readers) {
+				return bag.Message{}, io.EOF
+			}
+			c.at++
+			c.head[0], c.have[0], c.ended[0], c.err[0] = c.head[1], c.have[1], c.ended[1], c.err[1]
+			c.have[1], c.ended[1], c.err[1] = false, false, nil
+			continue
+		}
+		k := 0
+		if c.have[1] && c.head[1].LogTime < c.head[0].LogTime {
+			k = 1
+		}
+		c.have[k] = false
+		return c.head[k], nil
 	}
 }
