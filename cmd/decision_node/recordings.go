@@ -161,6 +161,31 @@ type fileChain struct {
 	err   [2]error
 }
 
+// Problems returns the channel problems of every file: a channel verify
+// cannot read in any one of them is a finding, as in a single file.
+func (c *fileChain) Problems() []bag.ChannelProblem {
+	var out []bag.ChannelProblem
+	for i, r := range c.readers {
+		for _, p := range r.Problems() {
+			p.Err = fmt.Errorf("%s: %w", filepath.Base(c.names[i]), p.Err)
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Channels returns the channels of every file, in file order. Two files
+// may number the same channel differently, or reuse one's number for
+// another topic: a message's channel is the one with its ID and topic in
+// the first file that has both.
+func (c *fileChain) Channels() []bag.Channel {
+	var out []bag.Channel
+	for _, r := range c.readers {
+		out = append(out, r.Channels()...)
+	}
+	return out
+}
+
 func (c *fileChain) Next() (bag.Message, error) {
 	for {
 		for k := range 2 {

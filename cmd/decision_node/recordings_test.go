@@ -20,6 +20,13 @@ import (
 // returns the bag directory and its files.
 func splitBag(t *testing.T, flight, dir string, parts int) (string, []string) {
 	t.Helper()
+	return splitBagSchema(t, flight, dir, parts, "")
+}
+
+// splitBagSchema is splitBag with the last file's decisions recorded under
+// decisionsSchema instead, when it is not "".
+func splitBagSchema(t *testing.T, flight, dir string, parts int, decisionsSchema string) (string, []string) {
+	t.Helper()
 	in, err := bag.OpenRecording(flight, bag.ReaderOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +64,12 @@ func splitBag(t *testing.T, flight, dir string, parts int) (string, []string) {
 		for _, m := range msgs[start:end] {
 			ch, ok := channels[m.Topic]
 			if !ok {
-				if ch, err = rec.AddMessageChannel(m.Topic, m.SchemaName); err != nil {
+				if p == parts-1 && m.Topic == "/decisions" && decisionsSchema != "" {
+					ch, err = rec.AddChannel(m.Topic, decisionsSchema, "int32 x\n")
+				} else {
+					ch, err = rec.AddMessageChannel(m.Topic, m.SchemaName)
+				}
+				if err != nil {
 					t.Fatal(err)
 				}
 				channels[m.Topic] = ch
@@ -173,6 +185,35 @@ func TestVerifySplitBag(t *testing.T) {
 
 	if code, _, stderr := cli(t, "verify", split, "--format", "reference", "--json", "-"); code != exitUsage || !strings.Contains(stderr, "a bag of 3 files") {
 		t.Fatalf("--format reference of a split bag: exit %d %s", code, stderr)
+	}
+}
+
+// TestVerifySplitBagChannelProblems: a channel that one file of a split bag
+// holds and verify cannot read (the decisions under another schema) is a
+// finding, as it is in a single file: the audit cannot pass decisions it
+// skipped.
+func TestVerifySplitBagChannelProblems(t *testing.T) {
+	dir := t.TempDir()
+	bagDir, files := splitBagSchema(t, simulate(t, dir), dir, 3, "other_msgs/msg/Thing")
+	last, err := bag.OpenRecording(files[2], bag.ReaderOptions{Topics: []string{"/decisions"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer last.Close()
+	skipped := 0
+	for _, err := range last.Messages() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		skipped++
+	}
+	code, stdout, stderr := cli(t, "verify", bagDir, "--quiet")
+	want := []string{"unreadable_decisions_channel: 1", fmt.Sprintf("undecodable_decision: %d", skipped),
+		"split_2.mcap: unexpected schema", "other_msgs/msg/Thing"}
+	for _, w := range want {
+		if skipped == 0 || code != exitFindings || !strings.Contains(stdout, w) {
+			t.Fatalf("exit %d, want %q (the last file's %d decisions are skipped):\n%s\n%s", code, w, skipped, stdout, stderr)
+		}
 	}
 }
 

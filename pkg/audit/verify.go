@@ -711,14 +711,20 @@ func (v *verifier) end(src Source) {
 	}
 	if ps, ok := src.(ProblemSource); ok {
 		for _, p := range ps.Problems() {
-			if p.Channel.Topic != v.decisionsT || v.badChannels[p.Channel.ID] {
+			if p.Channel.Topic != v.decisionsT {
+				continue
+			}
+			// The files of a split recording number their channels each
+			// on their own: what one skipped is counted even when another
+			// file's channel of that number was reported already.
+			if p.Skipped > 0 {
+				v.report.find(FindingUndecodableDecision, p.Skipped)
+			}
+			if v.badChannels[p.Channel.ID] {
 				continue
 			}
 			v.badChannels[p.Channel.ID] = true
 			v.report.find(FindingUnreadableDecisionsChannel, 1)
-			if p.Skipped > 0 {
-				v.report.find(FindingUndecodableDecision, p.Skipped)
-			}
 			v.report.note(v.opts.MaxProblems, "%s: channel %d could not be read (%d messages skipped): %v",
 				p.Channel.Topic, p.Channel.ID, p.Skipped, p.Err)
 		}
