@@ -1433,3 +1433,84 @@ func (b *syncBuffer) Bytes() []byte {
 	defer b.mu.Unlock()
 	return append([]byte(nil), b.buf.Bytes()...)
 }
+
+// TestReaderChannelsWhileReading: Channels and Problems may be called from
+// another goroutine while messages are read (replay and verify read ahead
+// on one goroutine and copy channels or report problems on another), also
+// in a stream read, where channels are declared as they come. Run with
+// -race.
+func TestReaderChannelsWhileReading(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := mcap.NewWriter(&buf, &mcap.WriterOptions{Chunked: true, ChunkSize: 256, IncludeCRC: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(w.WriteHeader(&mcap.Header{Profile: "ros2"}))
+	must(w.WriteSchema(&mcap.Schema{ID: 1, Name: "ghost/msg/VehicleState", Encoding: "ros2msg", Data: []byte("int64 a\n")}))
+	const channels, each = 40, 20
+	for id := uint16(1); id <= channels; id++ {
+		topic := fmt.Sprintf("/t%d", id)
+		if id%4 == 0 {
+			topic = "/decisions" // the wrong schema: a problem, its messages skipped
+		}
+		must(w.WriteChannel(&mcap.Channel{ID: id, SchemaID: 1, Topic: topic, MessageEncoding: "cdr", Metadata: map[string]string{}}))
+		for i := range each {
+			must(w.WriteMessage(&mcap.Message{ChannelID: id, LogTime: uint64(id)*each + uint64(i), Data: []byte{byte(id)}}))
+		}
+	}
+	must(w.Close())
+
+	for _, stream := range []bool{false, true} {
+		t.Run(fmt.Sprintf("stream=%v", stream), func(t *testing.T) {
+			r, err := NewReader(bytes.NewReader(buf.Bytes()), ReaderOptions{
+				Stream:  stream,
+				Schemas: map[string]string{"/decisions": "ghost/msg/DecisionRationale"},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			done := make(chan struct{})
+			polled := make(chan int)
+			go func() {
+				n := 0
+				for {
+					select {
+					case <-done:
+						polled <- n
+						return
+					default:
+					}
+					n += len(r.Channels()) + len(r.Problems())
+				}
+			}()
+			got, err := readAll(t, r)
+			close(done)
+			<-polled
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := (channels - channels/4) * each; len(got) != want {
+				t.Errorf("read %d messages, want %d", len(got), want)
+			}
+			if n := len(r.Channels()); n != channels {
+				t.Errorf("%d channels, want %d", n, channels)
+			}
+			problems := r.Problems()
+			if len(problems) != channels/4 {
+				t.Fatalf("%d problems, want %d", len(problems), channels/4)
+			}
+			for _, p := range problems {
+				if p.Skipped != each || !errors.Is(p.Err, ErrUnexpectedSchema) {
+					t.Errorf("channel %d: skipped %d (%v), want %d", p.Channel.ID, p.Skipped, p.Err, each)
+				}
+			}
+		})
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/foxglove/mcap/go/mcap"
@@ -140,6 +141,10 @@ type Reader struct {
 	ignored   map[uint16]string // topics of channels outside opts.Topics
 	problems  []*ChannelProblem
 	declBytes int64 // declarations held, against MaxChunkSize
+	// mu orders the reading goroutine's changes to channels and problems
+	// with Channels and Problems called from another goroutine (a consumer
+	// of messages read ahead); the reading goroutine reads them unlocked.
+	mu sync.Mutex
 
 	rr        recordReader // the stream, or an indexed read's chunk record
 	dataEnded bool
@@ -277,8 +282,11 @@ func (r *Reader) MessageCount() uint64 {
 	return n
 }
 
-// Channels returns the channels read and known so far, by ID.
+// Channels returns the channels read and known so far, by ID. It may be
+// called while another goroutine reads messages.
 func (r *Reader) Channels() []Channel {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	out := make([]Channel, 0, 8)
 	for _, cs := range r.channels {
 		if cs != nil {
@@ -288,8 +296,11 @@ func (r *Reader) Channels() []Channel {
 	return out
 }
 
-// Problems returns the channel problems found so far, in order.
+// Problems returns the channel problems found so far, in order. It may be
+// called while another goroutine reads messages.
 func (r *Reader) Problems() []ChannelProblem {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	out := make([]ChannelProblem, len(r.problems))
 	for i, p := range r.problems {
 		out[i] = *p
@@ -544,7 +555,9 @@ func (r *Reader) account(body []byte) (bool, error) {
 		r.report(cs, fmt.Errorf("%w: message on undeclared channel %d", ErrBadChannel, id))
 	}
 	if cs.problem != nil {
+		r.mu.Lock()
 		cs.problem.Skipped++
+		r.mu.Unlock()
 		return false, nil
 	}
 	return true, nil
@@ -634,8 +647,10 @@ func (r *Reader) addChannel(body []byte) (int, error) {
 
 func (r *Reader) addState(ch Channel) *chanState {
 	cs := &chanState{ch: ch}
+	r.mu.Lock()
 	r.channels = grown(r.channels, ch.ID)
 	r.channels[ch.ID] = cs
+	r.mu.Unlock()
 	return cs
 }
 
@@ -680,8 +695,10 @@ func (r *Reader) check(c *mcap.Channel, s *mcap.Schema) error {
 }
 
 func (r *Reader) report(cs *chanState, err error) {
+	r.mu.Lock()
 	cs.problem = &ChannelProblem{Channel: cs.ch, Err: err}
 	r.problems = append(r.problems, cs.problem)
+	r.mu.Unlock()
 	if r.opts.OnProblem != nil {
 		r.opts.OnProblem(*cs.problem)
 	}
@@ -752,9 +769,12 @@ func (r *Reader) tryIndex(ra io.ReaderAt, size int64) {
 	if err != nil || len(chunks) == 0 && (stats == nil || stats.MessageCount > 0) {
 		// Unchunked messages or a damaged summary: the stream read redeclares.
 		clear(r.schemas)
+		r.mu.Lock()
 		clear(r.channels)
+		r.problems = nil
+		r.mu.Unlock()
 		clear(r.ignored)
-		r.problems, r.declBytes = nil, 0
+		r.declBytes = 0
 		return
 	}
 	slices.SortStableFunc(chunks, func(a, b chunkRef) int {
