@@ -29,9 +29,16 @@ func checkOutput(flag, path, input string, replace bool) error {
 		return fail(exitIO, "%s %s: %w", flag, path, err)
 	}
 	if input != "" {
-		if in, ierr := os.Stat(input); ierr == nil {
-			if out, oerr := os.Stat(path); oerr == nil && os.SameFile(in, out) {
-				return fail(exitUsage, "%s %s is the input %s: choose another file", flag, path, input)
+		// A rosbag2 bag directory is read through its files.
+		files := []string{input}
+		if rec, ok := recordingAt(input); ok && rec.err == nil {
+			files = rec.files
+		}
+		for _, f := range files {
+			if in, ierr := os.Stat(f); ierr == nil {
+				if out, oerr := os.Stat(path); oerr == nil && os.SameFile(in, out) {
+					return fail(exitUsage, "%s %s is the input %s: choose another file", flag, path, f)
+				}
 			}
 		}
 	}

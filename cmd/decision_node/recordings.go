@@ -78,49 +78,21 @@ func expandRecordings(args []string) ([]recording, error) {
 	return recs, nil
 }
 
-// openedAudit is a recording opened for verify: its messages in log-time
-// order and what verify is to know of it.
-type openedAudit struct {
-	src     audit.Source
-	vopts   audit.VerifyOptions
-	format  string // what the recording is, for the report
-	total   uint64 // messages, 0 when unknown
+// openedFiles are the files of one recording, opened for reading as one
+// stream.
+type openedFiles struct {
+	name    string
+	names   []string
 	readers []*bag.Reader
-	// reportOrder reports, after the audit, the messages that were too far
-	// out of log-time order to be sorted.
-	reportOrder func()
+	total   uint64 // messages, 0 when unknown
 }
 
-func (o *openedAudit) Close() {
-	for _, r := range o.readers {
-		r.Close()
-	}
-}
-
-// openAuditOf opens rec for verify. The files of a split bag are read one
-// after the other, as the recorder wrote them, merged by log time where two
-// files meet (and sorted within audit.DefaultReorderWindow as well when a
-// file has no index); the first file says what the recording is (the
-// inputs, the calibrated channel, the recorder).
-func openAuditOf(rec recording, cfg nodeconfig.Config, sopts runner.SessionOptions, stderr io.Writer) (*openedAudit, error) {
-	if rec.err != nil {
-		return nil, fail(exitIO, "%w", rec.err)
-	}
-	first, vopts, format, err := openAudit(rec.files[0], cfg, sopts, stderr)
-	if err != nil {
-		return nil, err
-	}
-	o := &openedAudit{vopts: vopts, format: format, readers: []*bag.Reader{first}, total: first.MessageCount()}
-	if len(rec.files) == 1 {
-		o.src, o.reportOrder = inLogTimeOrder(first, first.Indexed(), rec.files[0], stderr)
-		return o, nil
-	}
-	if strings.HasPrefix(format, formatReference) {
-		o.Close()
-		return nil, fail(exitIO, "%s: a %s split into %d files: audit its files one by one", rec.name, formatReference, len(rec.files))
-	}
+// openFiles opens rec's files after the first, whose reader is given,
+// with open; on failure it closes them all.
+func openFiles(rec recording, first *bag.Reader, open func(path string) (*bag.Reader, error)) (*openedFiles, error) {
+	o := &openedFiles{name: rec.name, names: rec.files, readers: []*bag.Reader{first}, total: first.MessageCount()}
 	for _, f := range rec.files[1:] {
-		r, err := openInput(f, vopts.Session.Inputs, vopts.DecisionsTopic, vopts.ActionsTopic, stderr, nil)
+		r, err := open(f)
 		if err != nil {
 			o.Close()
 			return nil, err
@@ -132,12 +104,69 @@ func openAuditOf(rec recording, cfg nodeconfig.Config, sopts runner.SessionOptio
 			o.total += n
 		}
 	}
-	o.format += fmt.Sprintf(", a rosbag2 bag of %d files read as one", len(rec.files))
+	return o, nil
+}
+
+func (o *openedFiles) Close() {
+	for _, r := range o.readers {
+		r.Close()
+	}
+}
+
+// source returns the files' messages in log-time order. The files of a
+// split bag are read one after the other, as the recorder wrote them,
+// merged by log time where two files meet; a file with no index is sorted
+// within audit.DefaultReorderWindow as well. The returned func reports,
+// after the run, the messages that were too far out of order to be sorted.
+func (o *openedFiles) source(stderr io.Writer) (audit.Source, func()) {
 	indexed := true
 	for _, r := range o.readers {
 		indexed = indexed && r.Indexed()
 	}
-	o.src, o.reportOrder = inLogTimeOrder(&fileChain{readers: o.readers, names: rec.files}, indexed, rec.name, stderr)
+	if len(o.readers) == 1 {
+		return inLogTimeOrder(o.readers[0], indexed, o.name, stderr)
+	}
+	return inLogTimeOrder(&fileChain{readers: o.readers, names: o.names}, indexed, o.name, stderr)
+}
+
+// openedAudit is a recording opened for verify: its messages in log-time
+// order and what verify is to know of it.
+type openedAudit struct {
+	*openedFiles
+	src    audit.Source
+	vopts  audit.VerifyOptions
+	format string // what the recording is, for the report
+	// reportOrder reports, after the audit, the messages that were too far
+	// out of log-time order to be sorted.
+	reportOrder func()
+}
+
+// openAuditOf opens rec for verify, its files as one stream (see
+// openedFiles.source); the first file says what the recording is (the
+// inputs, the calibrated channel, the recorder).
+func openAuditOf(rec recording, cfg nodeconfig.Config, sopts runner.SessionOptions, stderr io.Writer) (*openedAudit, error) {
+	if rec.err != nil {
+		return nil, fail(exitIO, "%w", rec.err)
+	}
+	first, vopts, format, err := openAudit(rec.files[0], cfg, sopts, stderr)
+	if err != nil {
+		return nil, err
+	}
+	if len(rec.files) > 1 && strings.HasPrefix(format, formatReference) {
+		first.Close()
+		return nil, fail(exitIO, "%s: a %s split into %d files: audit its files one by one", rec.name, formatReference, len(rec.files))
+	}
+	files, err := openFiles(rec, first, func(f string) (*bag.Reader, error) {
+		return openInput(f, vopts.Session.Inputs, vopts.DecisionsTopic, vopts.ActionsTopic, stderr, nil)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(rec.files) > 1 {
+		format += fmt.Sprintf(", a rosbag2 bag of %d files read as one", len(rec.files))
+	}
+	o := &openedAudit{openedFiles: files, vopts: vopts, format: format}
+	o.src, o.reportOrder = files.source(stderr)
 	return o, nil
 }
 

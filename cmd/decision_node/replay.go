@@ -20,7 +20,9 @@ node would (log times stand in for receive times), and writes a new recording
 holding those inputs and the decisions with their rationales on /decisions.
 An unindexed recording (its recorder was killed) is read in file order and
 sorted within a 2 s window of log time; messages further out of order are
-processed as read and counted.
+processed as read and counted. A rosbag2 bag directory (ros2 bag record -s
+mcap) is one recording, split or not: its files are read in the order its
+metadata.yaml lists them, merged by log time where two files meet.
 Decisions already in the input are not copied: the replay's replace them.
 The same input always gives the same output bytes.
 
@@ -42,7 +44,7 @@ const replayExample = `  decision_node replay --in flight.mcap --out replayed.mc
 
 func runReplay(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("replay", "replay --in input.mcap --out output.mcap [flags]", replayDescription, replayExample, stderr)
-	in := fs.String("in", "", "input recording (`file`, MCAP)")
+	in := fs.String("in", "", "input recording (`file`, MCAP, or a rosbag2 bag directory)")
 	out := fs.String("out", "", "output recording (`file`, MCAP); must not exist unless --force")
 	source := fs.String("input-source", "", "what the recording holds: ghost (VehicleState, BeliefSelfAssessment), px4 (PX4 topics, px4_msgs) or odometry (nav_msgs/Odometry); default from the configuration's input.source (ghost)")
 	var df decisionFlags
@@ -63,23 +65,44 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	if *source != "" {
 		cfg.Input.Source = *source
 	}
-	if cfg.Input.Source != nodeconfig.SourceGhost {
-		return replayVehicle(&df, *in, *out, cfg, sopts, stderr)
+	rec, ok := recordingAt(*in)
+	switch {
+	case !ok:
+		return fail(exitIO, "%s is a directory but not a rosbag2 bag (it has no %s): name an .mcap file or a bag directory", *in, bag.BagMetadataFile)
+	case rec.err != nil:
+		return fail(exitIO, "%w", rec.err)
 	}
-	if isReferenceRecording(*in) {
-		return replayReference(&df, *in, *out, cfg, stderr)
+	if cfg.Input.Source != nodeconfig.SourceGhost {
+		return replayVehicle(&df, rec, *out, cfg, sopts, stderr)
+	}
+	if isReferenceRecording(rec.files[0]) {
+		if len(rec.files) > 1 {
+			return fail(exitIO, "%s: a %s split into %d files: replay its files one by one", rec.name, formatReference, len(rec.files))
+		}
+		return replayReference(&df, rec.files[0], *out, cfg, stderr)
 	}
 	if err := ef.apply(&sopts, false, nil); err != nil {
 		return err
 	}
-	reader, err := openInput(*in, sopts.Inputs, decisionsTopic(cfg), "", stderr, nil)
+	files, err := openReplayFiles(rec, func(f string) (*bag.Reader, error) {
+		return openInput(f, sopts.Inputs, decisionsTopic(cfg), "", stderr, nil)
+	})
 	if err != nil {
 		return err
 	}
-	defer reader.Close()
-	src, reportOrder := inLogTimeOrder(reader, reader.Indexed(), *in, stderr)
+	defer files.Close()
+	src, reportOrder := files.source(stderr)
 	defer reportOrder()
-	return df.decideInto("replay", src, reader.MessageCount(), *in, *out, cfg, sopts, stderr)
+	return df.decideInto("replay", src, files.total, *in, *out, cfg, sopts, stderr)
+}
+
+// openReplayFiles opens every file of rec with open.
+func openReplayFiles(rec recording, open func(path string) (*bag.Reader, error)) (*openedFiles, error) {
+	first, err := open(rec.files[0])
+	if err != nil {
+		return nil, err
+	}
+	return openFiles(rec, first, open)
 }
 
 // openInput opens a recording for reading the given topics, reporting
@@ -129,12 +152,21 @@ func openInput(path string, inputs []runner.InputSpec, decisions, actions string
 // nav_msgs/Odometry) as the live node with that input.source decides them:
 // each estimator sample becomes a belief and its assessment, recorded next
 // to the vehicle's messages, then decided.
-func replayVehicle(df *decisionFlags, in, out string, cfg nodeconfig.Config, sopts runner.SessionOptions, stderr io.Writer) error {
-	reader, err := openInput(in, nil, "", "", stderr, nil)
+func replayVehicle(df *decisionFlags, rec recording, out string, cfg nodeconfig.Config, sopts runner.SessionOptions, stderr io.Writer) error {
+	in := rec.name
+	files, err := openReplayFiles(rec, func(f string) (*bag.Reader, error) {
+		return openInput(f, nil, "", "", stderr, nil)
+	})
 	if err != nil {
 		return err
 	}
-	defer reader.Close()
+	defer files.Close()
+	reader, reportOrder := files.source(stderr)
+	defer reportOrder()
+	var channels []bag.Channel
+	for _, r := range files.readers {
+		channels = append(channels, r.Channels()...)
+	}
 	b, err := bridge.New(bridge.Options{StateTopic: runner.TopicOf(sopts.Inputs, runner.KeyState),
 		AssessmentTopic: runner.TopicOf(sopts.Inputs, runner.KeySelfAssessment), Thresholds: cfg.Thresholds})
 	if err != nil {
@@ -143,7 +175,7 @@ func replayVehicle(df *decisionFlags, in, out string, cfg nodeconfig.Config, sop
 	var src bridge.Source
 	switch cfg.Input.Source {
 	case nodeconfig.SourcePX4:
-		defs, err := bridge.PX4DefinitionsOf(reader.Channels())
+		defs, err := bridge.PX4DefinitionsOf(channels)
 		if err != nil {
 			return fail(exitIO, "%s: %w", in, err)
 		}
@@ -152,7 +184,7 @@ func replayVehicle(df *decisionFlags, in, out string, cfg nodeconfig.Config, sop
 			return fail(exitUsage, "%w", err)
 		}
 	case nodeconfig.SourceOdometry:
-		defs, err := bridge.OdometryDefinitionsOf(reader.Channels())
+		defs, err := bridge.OdometryDefinitionsOf(channels)
 		if err != nil {
 			return fail(exitIO, "%s: %w", in, err)
 		}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -149,6 +150,16 @@ func TestULogAsPX4TopicsReplaysToTheSameDecisions(t *testing.T) {
 	}
 	if code, stdout, _ := cli(t, "verify", replayed, "--quiet"); code != exitOK {
 		t.Fatalf("verify of the replay: exit %d\n%s", code, lastLines(stdout, 3))
+	}
+
+	// The PX4 topics as ros2 bag record splits them: one recording.
+	bagDir, _ := splitBag(t, topics, dir, 3)
+	fromBag := filepath.Join(dir, "from-bag.mcap")
+	if code, _, stderr := cli(t, "replay", "--in", bagDir, "--out", fromBag, "--config", params, "--quiet"); code != exitOK {
+		t.Fatalf("replay of the split bag: exit %d: %s", code, stderr)
+	}
+	if c := decisionsIn(t, fromBag); !slices.Equal(c, a) {
+		t.Fatalf("%d decisions from the split bag, %d from the log", len(c), len(a))
 	}
 }
 

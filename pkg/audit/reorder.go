@@ -71,6 +71,16 @@ func (r *Reorderer) Problems() []bag.ChannelProblem {
 	return nil
 }
 
+// Channels returns the channels of the underlying source, when it knows
+// them (a *bag.Reader does), so that a replay of a sorted source still
+// copies other types with the schemas they were recorded with.
+func (r *Reorderer) Channels() []bag.Channel {
+	if ss, ok := r.src.(SchemaSource); ok {
+		return ss.Channels()
+	}
+	return nil
+}
+
 // Next returns the next message in log-time order. Its Data is valid until
 // the next call.
 func (r *Reorderer) Next() (bag.Message, error) {

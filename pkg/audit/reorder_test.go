@@ -161,3 +161,34 @@ func BenchmarkReorder(b *testing.B) {
 		}
 	}
 }
+
+// channelSource is a reusingSource that knows its channels, as a reader.
+type channelSource struct {
+	reusingSource
+	chans []bag.Channel
+}
+
+func (s *channelSource) Channels() []bag.Channel { return s.chans }
+
+// TestReorderKeepsChannels: a replay of a sorted source copies a type
+// ghost does not know with the schema the source recorded, as it does
+// reading the source itself (an unindexed recording of a vehicle's own
+// topics is sorted before it is replayed).
+func TestReorderKeepsChannels(t *testing.T) {
+	const topic, schema, text = "/fmu/out/vehicle_thing", "px4_msgs/msg/VehicleThing", "uint64 timestamp\n"
+	var msgs []bag.Message
+	for i := range 3 {
+		msgs = append(msgs, bag.Message{Topic: topic, SchemaName: schema, ChannelID: 7, LogTime: uint64(3-i) * 1e6, Data: []byte{byte(i)}})
+	}
+	src := &channelSource{reusingSource{msgs: msgs}, []bag.Channel{{ID: 7, Topic: topic, SchemaName: schema, SchemaEncoding: bag.SchemaEncodingROS2Msg, SchemaText: text}}}
+	out, _, err := replayBytes(t, Reorder(src, DefaultReorderWindow), ReplayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := openBytes(t, out)
+	defer r.Close()
+	i := slices.IndexFunc(r.Channels(), func(c bag.Channel) bool { return c.Topic == topic })
+	if i < 0 || r.Channels()[i].SchemaName != schema || r.Channels()[i].SchemaText != text {
+		t.Fatalf("the output's channels %+v: want %s with the recorded schema", r.Channels(), topic)
+	}
+}
