@@ -165,8 +165,13 @@ func (a *SelfAssessment) Consistency() []Inconsistency {
 // AppendCanonicalJSON appends the canonical JSON of a: every field, keys
 // sorted, thresholds_used nested with its own sorted keys, levels as their
 // names, a none std as null.
-func (a *SelfAssessment) AppendCanonicalJSON(b []byte) []byte {
-	var m floatMemo
+func (a *SelfAssessment) AppendCanonicalJSON(b []byte) []byte { return a.appendCanonicalJSON(b, nil) }
+
+// appendCanonicalJSON is AppendCanonicalJSON taking the standard
+// deviations the previous text wrote from last, when not nil, and leaving
+// this text's there.
+func (a *SelfAssessment) appendCanonicalJSON(b []byte, last *TextMemo) []byte {
+	m := floatMemo{last: last}
 	b = append(b, `{"belief_stamp_sim_ns":`...)
 	b = appendInt(b, a.BeliefStampSimNs)
 	b = append(b, `,"covariance_available":`...)
@@ -195,7 +200,7 @@ func (a *SelfAssessment) appendBlock(b []byte, block int, m *floatMemo) []byte {
 		b = append(b, levelKeys[i]...)
 		b = append(b, a.AxisLevel[i].String()...)
 		b = append(b, stdKeys[i]...)
-		b = m.appendOptFloat(b, a.Std[i])
+		b = m.appendOptFloat(b, a.Std[i], i)
 	}
 	b = append(b, overallKeys[block]...)
 	b = append(b, a.BlockLevel[block].String()...)
@@ -211,23 +216,63 @@ type floatMemo struct {
 	n    int
 	bits [9]uint64
 	at   [9][2]int // the text of bits[k] is b[at[k][0]:at[k][1]]
+	last *TextMemo // the previous text's values, by axis; nil for none
 }
 
-// appendOptFloat is appendOptFloat for the text b that m describes.
-func (m *floatMemo) appendOptFloat(b []byte, f float64) []byte {
+// appendOptFloat is appendOptFloat, for axis, for the text b that m
+// describes.
+func (m *floatMemo) appendOptFloat(b []byte, f float64, axis int) []byte {
 	fb := math.Float64bits(f)
 	for k := range m.n {
 		if m.bits[k] == fb {
-			return append(b, b[m.at[k][0]:m.at[k][1]]...)
+			text := b[m.at[k][0]:m.at[k][1]]
+			if l := m.last; l != nil && (l.n[axis] == 0 || l.bits[axis] != fb) {
+				l.remember(axis, fb, text)
+			}
+			return append(b, text...)
 		}
 	}
 	start := len(b)
-	b = appendOptFloat(b, f)
+	if l := m.last; l != nil && l.n[axis] > 0 && l.bits[axis] == fb {
+		b = append(b, l.text[axis][:l.n[axis]]...)
+	} else {
+		b = appendOptFloat(b, f)
+		if l != nil {
+			l.remember(axis, fb, b[start:])
+		}
+	}
 	if m.n < len(m.bits) {
 		m.bits[m.n], m.at[m.n] = fb, [2]int{start, len(b)}
 		m.n++
 	}
 	return b
+}
+
+// A TextMemo keeps the text of each standard deviation of the last
+// assessment sealed with it (SealWith), axis by axis, so that the next one
+// copies a value it repeats rather than formatting it again: formatting
+// floats is most of a canonical text's cost, and an estimator holds a
+// variance over several beliefs when it updates it less often than its
+// state (in PX4's logs and in sim, about 4 values in 5 repeat the previous
+// belief's on the same axis). The key is a value's bits, so the text is
+// the same either way. The zero value is ready; one memo serves one
+// goroutine.
+type TextMemo struct {
+	bits [9]uint64
+	n    [9]uint8 // the length of text[axis]; 0 for none
+	text [9][maxFloatText]byte
+}
+
+// maxFloatText bounds what a TextMemo keeps: the longest text of a
+// float64, "-2.2250738585072014e-308", is 24 bytes.
+const maxFloatText = 24
+
+func (l *TextMemo) remember(axis int, bits uint64, text []byte) {
+	if len(text) > maxFloatText {
+		l.n[axis] = 0
+		return
+	}
+	l.bits[axis], l.n[axis] = bits, uint8(copy(l.text[axis][:], text))
 }
 
 // The key fragments of appendBlock, punctuation included, built once:

@@ -91,3 +91,60 @@ func FuzzCanonicalMemo(f *testing.F) {
 		checkMemoCanonical(t, [9]float64{s0, s1, s2, s3, s4, s5, s6, s7, s8}, sh)
 	})
 }
+
+// checkTextMemo writes the canonical text of assessments with the standard
+// deviations of each row in turn, through one TextMemo, and compares each
+// with the plain text; the seal through the memo must be the plain one too.
+func checkTextMemo(t *testing.T, rows ...[9]float64) {
+	t.Helper()
+	var memo TextMemo
+	for k, std := range rows {
+		a := validAssessment(t, int64(k), LevelUncertain)
+		a.Std = std
+		want := plainCanonicalJSON(&a)
+		if got := a.appendCanonicalJSON([]byte("prefix"), &memo); !bytes.Equal(got[6:], want) {
+			t.Fatalf("row %d, std %v:\n got %s\nwant %s", k, std, got[6:], want)
+		}
+		sealed := a
+		sealed.SealWith(&memo)
+		if h, ok := sealed.SealedSHA256(); !ok || h != hashHex(want) {
+			t.Fatalf("row %d: sealed with the memo %q, want %q", k, h, hashHex(want))
+		}
+	}
+}
+
+func TestTextMemoMatchesPlain(t *testing.T) {
+	nan, nan1, negZero := math.NaN(), math.Float64frombits(0x7ff8000000000001), math.Copysign(0, -1)
+	longest := -math.SmallestNonzeroFloat64 * (1 << 52) // -2.2250738585072014e-308
+	checkTextMemo(t,
+		[9]float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9},
+		[9]float64{0.1, 0.2, 0.31, 0.4, 0.5, 0.6, 0.7, 0.8, 0.91}, // two change
+		[9]float64{0.2, 0.1, 0.31, 0.4, 0.4, 0.4, 0.7, 0.8, 0.91}, // swapped, shared
+		[9]float64{0, negZero, nan, nan1, nan, 0, negZero, 1e16, 1e-5},
+		[9]float64{negZero, 0, nan1, nan, nan1, negZero, 0, 9.999999999999998e15, 1e-4},
+		[9]float64{longest, -math.MaxFloat64, longest, math.Inf(1), math.Inf(-1), longest, 1, 1, 1},
+		[9]float64{longest, -math.MaxFloat64, 2, math.Inf(1), math.Inf(-1), 3, 1, 1, 1},
+	)
+}
+
+func FuzzTextMemo(f *testing.F) {
+	f.Add(0.1, 0.1, 0.08, 0.3, 0.3, 0.3, 0.01, 0.01, 0.01, uint64(0x0807060504030201), uint16(0x1f0))
+	f.Add(math.NaN(), 0.0, math.Copysign(0, -1), 1e16, 9.999999999999998e15, 1e-4, 9.9e-5, 123456.789, -2.5, uint64(0), uint16(0x155))
+	f.Fuzz(func(t *testing.T, s0, s1, s2, s3, s4, s5, s6, s7, s8 float64, share uint64, keep uint16) {
+		// The second row keeps the first's value where keep has a bit,
+		// and takes another axis's value, or its negation, elsewhere.
+		first := [9]float64{s0, s1, s2, s3, s4, s5, s6, s7, s8}
+		var second [9]float64
+		for i := range second {
+			switch j := int(share>>(7*i)) % 9; {
+			case keep&(1<<i) != 0:
+				second[i] = first[i]
+			case j%2 == 0:
+				second[i] = first[j]
+			default:
+				second[i] = -first[j]
+			}
+		}
+		checkTextMemo(t, first, second, first)
+	})
+}

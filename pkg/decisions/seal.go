@@ -35,14 +35,19 @@ type assessmentSeal struct {
 // changes no output: a sealed value hashes, prints and validates exactly
 // like an unsealed one.
 // Sealing an already sealed, unchanged value does nothing.
-func (a *SelfAssessment) Seal() {
+func (a *SelfAssessment) Seal() { a.SealWith(nil) }
+
+// SealWith is Seal taking the standard deviations that the previous
+// assessment sealed with memo repeats from it (see TextMemo); memo may be
+// nil. The seal is the same either way.
+func (a *SelfAssessment) SealWith(memo *TextMemo) {
 	if _, ok := a.SealedSHA256(); ok {
 		return
 	}
 	s := &assessmentSeal{of: *a, valid: a.validate() == nil}
 	s.of.seal = nil
 	var buf [1536]byte
-	sum := sha256.Sum256(a.AppendCanonicalJSON(buf[:0]))
+	sum := sha256.Sum256(a.appendCanonicalJSON(buf[:0], memo))
 	hex.Encode(s.hex[:], sum[:])
 	// The string shares the seal's storage: hex is written once, here,
 	// and never changed, so the string is as immutable as any other.

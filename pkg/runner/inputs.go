@@ -354,13 +354,14 @@ func decodeBeliefInto() DecodeIntoFunc {
 func decodeAssessmentInto() DecodeIntoFunc {
 	var sa ros2msg.BeliefSelfAssessment
 	var strs ros2msg.StringCache // the thresholds hash repeats
+	var memo decisions.TextMemo  // and most standard deviations
 	return func(data []byte, arrivalNs int64, _ *Scratch, out *Decoded) error {
 		if err := sa.UnmarshalCDRCached(data, &strs); err != nil {
 			return err
 		}
 		out.kind = decodedAssessment
 		out.assessment = AssessmentEvent{ArrivalNs: arrivalNs, Assessment: ros2msg.SelfAssessmentFromWire(&sa)}
-		out.assessment.Assessment.Seal() // as decodeAssessment
+		out.assessment.Assessment.SealWith(&memo) // as decodeAssessment
 		return nil
 	}
 }
@@ -378,6 +379,7 @@ func decodePerceptionInto() DecodeIntoFunc {
 
 func decodeAssessment() DecodeFunc {
 	var sa ros2msg.BeliefSelfAssessment
+	var memo decisions.TextMemo // the standard deviations repeat
 	return func(data []byte, arrivalNs int64) (Event, error) {
 		if err := sa.UnmarshalCDR(data); err != nil {
 			return nil, err
@@ -386,19 +388,20 @@ func decodeAssessment() DecodeFunc {
 		// provenance check then share this hash (and a decoder running on
 		// another goroutine takes the work off the Loop's).
 		a := ros2msg.SelfAssessmentFromWire(&sa)
-		a.Seal()
+		a.SealWith(&memo)
 		return AssessmentEvent{ArrivalNs: arrivalNs, Assessment: a}, nil
 	}
 }
 
 func decodeCalibrated() DecodeFunc {
 	var ca ros2msg.CalibratedSelfAssessment
+	var memo decisions.TextMemo
 	return func(data []byte, arrivalNs int64) (Event, error) {
 		if err := ca.UnmarshalCDR(data); err != nil {
 			return nil, err
 		}
 		a, c := ros2msg.CalibratedFromWire(&ca)
-		a.Seal() // as decodeAssessment does
+		a.SealWith(&memo) // as decodeAssessment does
 		return AssessmentEvent{ArrivalNs: arrivalNs, Assessment: a, Calibration: &c}, nil
 	}
 }

@@ -142,7 +142,7 @@ func (l *Loop) admitAssessment(h *heldAssessment, now int64, c *candidate, out *
 	s := a.BeliefStampSimNs
 	// Hashed and validated once per assessment (a no-op if decoded
 	// sealed): the decision's context validates it again through the seal.
-	a.Seal()
+	a.SealWith(&l.textMemo)
 	if err := a.Validate(); err != nil {
 		reject(out, RejectInvalidAssessment, s, "%s", err.Error())
 		return false

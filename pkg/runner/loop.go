@@ -142,6 +142,10 @@ type Loop struct {
 	// covPool, once a belief donated its storage, takes the surplus back.
 	covFree [][]float64
 	covPool *CovariancePool
+
+	// textMemo seals assessments that arrive unsealed (made in process, as
+	// sim's) from the standard deviations of the previous one.
+	textMemo decisions.TextMemo
 }
 
 type pendingBelief struct {
