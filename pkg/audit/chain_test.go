@@ -29,8 +29,15 @@ func sealedAt(t testing.TB, stamp int64, variant int) *decisions.SelfAssessment 
 // The chain index against a plain model: every stamp's distinct hashes in
 // arrival order, the smallest stamps forgotten beyond the bound, whatever
 // the order stamps arrive in.
+// A bound above the few newest entries search looks at first makes it
+// search the rest too.
 func TestChainIndexMatchesModel(t *testing.T) {
-	const bound = 8
+	for _, bound := range []int{8, 40} {
+		t.Run(fmt.Sprint("bound ", bound), func(t *testing.T) { testChainIndexMatchesModel(t, bound) })
+	}
+}
+
+func testChainIndexMatchesModel(t *testing.T, bound int) {
 	for _, tc := range []struct {
 		name   string
 		stamps []int64

@@ -907,7 +907,17 @@ func (c *chainIndex) entry(i int) *chainEntry { return &c.ring[(c.head+i)&(len(c
 // whether it is s.
 func (c *chainIndex) search(s int64) (int, bool) {
 	if c.n == 0 || c.entry(c.n-1).stamp < s {
-		return c.n, false // the common case: a newer stamp
+		return c.n, false // the common case for add: a newer stamp
+	}
+	// A decision is audited soon after its assessment arrived: its stamp
+	// is among the newest held, so look there before searching them all.
+	for i := c.n - 1; i >= max(c.n-8, 0); i-- {
+		if st := c.entry(i).stamp; st <= s {
+			if st == s {
+				return i, true
+			}
+			return i + 1, false
+		}
 	}
 	i := sort.Search(c.n, func(i int) bool { return c.entry(i).stamp >= s })
 	return i, i < c.n && c.entry(i).stamp == s
@@ -915,10 +925,7 @@ func (c *chainIndex) search(s int64) (int, bool) {
 
 func (c *chainIndex) add(a *decisions.SelfAssessment) {
 	s := a.BeliefStampSimNs
-	var d sha256Digest
-	if _, err := hex.Decode(d[:], []byte(a.SHA256())); err != nil {
-		return // unreachable: SHA256 is 64 hex digits
-	}
+	d := sha256Digest(a.SHA256Sum())
 	i, found := c.search(s)
 	if found {
 		if c.entry(i).first == d {

@@ -26,6 +26,7 @@ type assessmentSeal struct {
 	of    SelfAssessment // the content hashed; its own seal is nil
 	hash  string         // lowercase hex SHA-256 of of's canonical JSON, in hex
 	hex   [64]byte       // hash's bytes: one allocation holds the seal and its hash
+	sum   [32]byte       // the SHA-256 itself
 	valid bool           // of passes Validate
 }
 
@@ -48,6 +49,7 @@ func (a *SelfAssessment) SealWith(memo *TextMemo) {
 	s.of.seal = nil
 	var buf [1536]byte
 	sum := sha256.Sum256(a.appendCanonicalJSON(buf[:0], memo))
+	s.sum = sum
 	hex.Encode(s.hex[:], sum[:])
 	// The string shares the seal's storage: hex is written once, here,
 	// and never changed, so the string is as immutable as any other.
@@ -63,6 +65,16 @@ func (a *SelfAssessment) SealedSHA256() (string, bool) {
 		return s.hash, true
 	}
 	return "", false
+}
+
+// SHA256Sum returns the SHA-256 of a's canonical JSON, the bytes SHA256
+// writes in hex: the sealed one when a's seal holds, else computed.
+func (a *SelfAssessment) SHA256Sum() [32]byte {
+	if s := a.seal; s != nil && s.of.sameContent(a) {
+		return s.sum
+	}
+	var buf [1536]byte
+	return sha256.Sum256(a.AppendCanonicalJSON(buf[:0]))
 }
 
 // Equal reports whether a and o have the same content, floats bit for bit;

@@ -1,6 +1,8 @@
 package decisions
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"math"
 	"reflect"
 	"testing"
@@ -127,6 +129,9 @@ func FuzzSeal(f *testing.F) {
 		if got := a.SHA256(); got != want {
 			t.Fatalf("sealed %s, unsealed %s", got, want)
 		}
+		if sum := a.SHA256Sum(); hex.EncodeToString(sum[:]) != want {
+			t.Fatalf("sealed SHA256Sum %x, SHA256 %s", sum, want)
+		}
 		if got := errText(a.Validate()); got != wantErr {
 			t.Fatalf("sealed: Validate = %q, unsealed %q", got, wantErr)
 		}
@@ -140,6 +145,9 @@ func FuzzSeal(f *testing.F) {
 		fresh.seal = nil
 		if got, want := b.SHA256(), hashHex(fresh.CanonicalJSON()); got != want {
 			t.Fatalf("after a change: %s, want %s", got, want)
+		}
+		if sum, want := b.SHA256Sum(), sha256.Sum256(fresh.CanonicalJSON()); sum != want {
+			t.Fatalf("after a change: SHA256Sum %x, want %x", sum, want)
 		}
 		b.BeliefStampSimNs = -1 - int64(flip>>2) // invalid, whatever the seal says
 		if b.Validate() == nil {
