@@ -229,7 +229,7 @@ func (c *fileChain) Next() (bag.Message, error) {
 			case errors.Is(err, io.EOF):
 				c.ended[k] = true
 			default:
-				c.ended[k], c.err[k] = true, fmt.Errorf("%s: %w", c.names[i], err)
+				c.ended[k], c.err[k] = true, err // it names the file
 			}
 		}
 		if c.ended[0] {
