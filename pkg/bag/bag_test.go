@@ -683,9 +683,12 @@ func TestReaderChannelRedeclared(t *testing.T) {
 
 // TestReaderChannelProblems records channels that break the ROS 2 profile
 // or the caller's expectations and checks each is reported, not read.
-func TestReaderChannelProblems(t *testing.T) {
-	var buf bytes.Buffer
-	w, err := mcap.NewWriter(&buf, &mcap.WriterOptions{Chunked: true, Compression: mcap.CompressionZSTD, IncludeCRC: true})
+// rawRecording starts a ros2 MCAP file written with the library's own
+// writer, its schema 1 ghost/msg/VehicleState, and returns the writer and
+// a func failing t on an error.
+func rawRecording(t *testing.T, buf *bytes.Buffer, opts mcap.WriterOptions) (*mcap.Writer, func(error)) {
+	t.Helper()
+	w, err := mcap.NewWriter(buf, &opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -697,6 +700,12 @@ func TestReaderChannelProblems(t *testing.T) {
 	}
 	must(w.WriteHeader(&mcap.Header{Profile: "ros2"}))
 	must(w.WriteSchema(&mcap.Schema{ID: 1, Name: "ghost/msg/VehicleState", Encoding: "ros2msg", Data: []byte("int64 a\n")}))
+	return w, must
+}
+
+func TestReaderChannelProblems(t *testing.T) {
+	var buf bytes.Buffer
+	w, must := rawRecording(t, &buf, mcap.WriterOptions{Chunked: true, Compression: mcap.CompressionZSTD, IncludeCRC: true})
 	must(w.WriteSchema(&mcap.Schema{ID: 2, Name: "foo.Bar", Encoding: "protobuf", Data: []byte{1}}))
 	must(w.WriteSchema(&mcap.Schema{ID: 3, Name: "ghost/Decision", Encoding: "ros2msg", Data: []byte("int64 b\n")}))
 	chans := []*mcap.Channel{
@@ -1441,18 +1450,7 @@ func (b *syncBuffer) Bytes() []byte {
 // -race.
 func TestReaderChannelsWhileReading(t *testing.T) {
 	var buf bytes.Buffer
-	w, err := mcap.NewWriter(&buf, &mcap.WriterOptions{Chunked: true, ChunkSize: 256, IncludeCRC: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	must(w.WriteHeader(&mcap.Header{Profile: "ros2"}))
-	must(w.WriteSchema(&mcap.Schema{ID: 1, Name: "ghost/msg/VehicleState", Encoding: "ros2msg", Data: []byte("int64 a\n")}))
+	w, must := rawRecording(t, &buf, mcap.WriterOptions{Chunked: true, ChunkSize: 256, IncludeCRC: true})
 	const channels, each = 40, 20
 	for id := uint16(1); id <= channels; id++ {
 		topic := fmt.Sprintf("/t%d", id)
