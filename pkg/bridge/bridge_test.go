@@ -21,7 +21,7 @@ var testThresholds = decisions.Thresholds{
 	OrientationKnownStdRad: 0.05, OrientationUnknownStdRad: 0.2, SchemaVersion: decisions.SchemaVersion,
 }
 
-func newBridge(t *testing.T) *Bridge {
+func newBridge(t testing.TB) *Bridge {
 	t.Helper()
 	b, err := New(Options{Thresholds: testThresholds})
 	if err != nil {
@@ -31,7 +31,7 @@ func newBridge(t *testing.T) *Bridge {
 }
 
 // px4Defs reads the test layouts of a PX4 release.
-func px4Defs(t *testing.T, rel px4.Release) *px4.Definitions {
+func px4Defs(t testing.TB, rel px4.Release) *px4.Definitions {
 	t.Helper()
 	d, err := px4.NewDefinitions(rel, px4fixture.Texts(t, string(rel)))
 	if err != nil {
@@ -41,7 +41,7 @@ func px4Defs(t *testing.T, rel px4.Release) *px4.Definitions {
 }
 
 // encode writes a fixed-size PX4 message field by field.
-func encode(t *testing.T, d *px4.Definitions, name string, set func(w *dynamic.Writer) error) []byte {
+func encode(t testing.TB, d *px4.Definitions, name string, set func(w *dynamic.Writer) error) []byte {
 	t.Helper()
 	p, err := d.Plan(name)
 	if err != nil {
@@ -187,7 +187,7 @@ func TestPX4SourceRejectsAnotherReleasesLayout(t *testing.T) {
 }
 
 // odometryDefs installs the test definitions as an ament prefix.
-func odometryDefs(t *testing.T) OdometryDefinitions {
+func odometryDefs(t testing.TB) OdometryDefinitions {
 	t.Helper()
 	prefix := t.TempDir()
 	src := filepath.Join("..", "ros2msg", "dynamic", "testdata", "msgs")
