@@ -253,7 +253,7 @@ func (m *floatMemo) appendOptFloat(b []byte, f float64, axis int) []byte {
 // copies a value it repeats rather than formatting it again: formatting
 // floats is most of a canonical text's cost, and an estimator holds a
 // variance over several beliefs when it updates it less often than its
-// state (in PX4's logs and in sim, about 4 values in 5 repeat the previous
+// state (in a real PX4 log and in sim, about 4 values in 5 repeat the previous
 // belief's on the same axis). The key is a value's bits, so the text is
 // the same either way. The zero value is ready; one memo serves one
 // goroutine.
