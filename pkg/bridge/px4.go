@@ -18,8 +18,10 @@ const (
 // The fields ghost reads of each PX4 message, by name: the same code reads a
 // DDS message decoded by its px4_msgs definition and a ULog message decoded
 // by the definition the log carries, whatever the release's field order.
-// A field the mapping needs and the message lacks is an error naming it;
-// the optional ones (timestamp_sample, heading_var, tilt_var) default.
+// Only the fields the mapping uses are read, so that an older log lacking
+// others still maps. A field the mapping needs and the message lacks, or
+// holds out of range, is a *px4.FieldError naming it; the optional ones
+// (timestamp_sample, heading_var, tilt_var) default.
 
 type fieldReader struct {
 	f   px4.Fields
@@ -27,16 +29,16 @@ type fieldReader struct {
 	err error
 }
 
-func (r *fieldReader) fail(name string) {
+func (r *fieldReader) fail(name, want string) {
 	if r.err == nil {
-		r.err = fmt.Errorf("%s.%s: %w", r.msg, name, px4.ErrField)
+		r.err = &px4.FieldError{Message: r.msg, Field: name, Want: want}
 	}
 }
 
 func (r *fieldReader) f32(name string) float32 {
 	v, ok := r.f.Float(name)
 	if !ok {
-		r.fail(name)
+		r.fail(name, "a number")
 	}
 	return float32(v)
 }
@@ -44,7 +46,7 @@ func (r *fieldReader) f32(name string) float32 {
 func (r *fieldReader) u64(name string) uint64 {
 	v, ok := r.f.Uint(name)
 	if !ok {
-		r.fail(name)
+		r.fail(name, "a uint64")
 	}
 	return v
 }
@@ -57,7 +59,7 @@ func (r *fieldReader) optU64(name string) uint64 {
 func (r *fieldReader) u8(name string) uint8 {
 	v, ok := r.f.Uint(name)
 	if !ok || v > 255 {
-		r.fail(name)
+		r.fail(name, "a uint8")
 	}
 	return uint8(v)
 }
@@ -65,7 +67,7 @@ func (r *fieldReader) u8(name string) uint8 {
 func (r *fieldReader) i8(name string) int8 {
 	v, ok := r.f.Int(name)
 	if !ok || v < -128 || v > 127 {
-		r.fail(name)
+		r.fail(name, "an int8")
 	}
 	return int8(v)
 }
@@ -73,7 +75,7 @@ func (r *fieldReader) i8(name string) int8 {
 func (r *fieldReader) b(name string) bool {
 	v, ok := r.f.Bool(name)
 	if !ok {
-		r.fail(name)
+		r.fail(name, "a bool")
 	}
 	return v
 }

@@ -16,29 +16,9 @@ func decodeWith[T any](d *Definitions, message string, data []byte, extract func
 	return extract(FieldsOf(&m))
 }
 
-// Odometry decodes and extracts a VehicleOdometry payload.
-func (d *Definitions) Odometry(data []byte) (Odometry, error) {
-	return decodeWith(d, MsgVehicleOdometry, data, ExtractOdometry)
-}
-
-// LocalPosition decodes and extracts a VehicleLocalPosition payload.
-func (d *Definitions) LocalPosition(data []byte) (LocalPosition, error) {
-	return decodeWith(d, MsgVehicleLocalPosition, data, ExtractLocalPosition)
-}
-
-// Attitude decodes and extracts a VehicleAttitude payload.
-func (d *Definitions) Attitude(data []byte) (Attitude, error) {
-	return decodeWith(d, MsgVehicleAttitude, data, ExtractAttitude)
-}
-
 // Status decodes and extracts a VehicleStatus payload.
 func (d *Definitions) Status(data []byte) (Status, error) {
 	return decodeWith(d, MsgVehicleStatus, data, func(f Fields) (Status, error) { return ExtractStatus(f, d.release) })
-}
-
-// Battery decodes and extracts a BatteryStatus payload.
-func (d *Definitions) Battery(data []byte) (Battery, error) {
-	return decodeWith(d, MsgBatteryStatus, data, ExtractBattery)
 }
 
 // Command decodes and extracts a VehicleCommand payload.

@@ -90,14 +90,6 @@ func (g *getter) f64(name string) float64 {
 
 func (g *getter) f32(name string) float32 { return float32(g.f64(name)) }
 
-// optF32 reads a field that not every release has; NaN when missing.
-func (g *getter) optF32(name string) float32 {
-	if v, ok := g.f.Float(name); ok {
-		return float32(v)
-	}
-	return float32(math.NaN())
-}
-
 func (g *getter) uint(name string, max uint64, want string) uint64 {
 	v, ok := g.f.Uint(name)
 	if !ok || v > max {
@@ -127,122 +119,6 @@ func (g *getter) b(name string) bool {
 		g.fail(name, "a bool")
 	}
 	return v
-}
-
-func (g *getter) vec3(dst *[3]float32, name0, name1, name2 string) {
-	dst[0], dst[1], dst[2] = g.f32(name0), g.f32(name1), g.f32(name2)
-}
-
-// Odometry is VehicleOdometry: position and velocity in the frames the
-// frame fields name (NED or FRD), q the rotation from body FRD to the
-// pose frame (w, x, y, z; q[0] NaN when invalid), variances per axis.
-type Odometry struct {
-	TimestampUs, TimestampSampleUs uint64
-	PoseFrame, VelocityFrame       uint8
-	Position                       [3]float32
-	Q                              [4]float32
-	Velocity, AngularVelocity      [3]float32
-	PositionVariance               [3]float32
-	OrientationVariance            [3]float32
-	VelocityVariance               [3]float32
-	ResetCounter                   uint8
-	Quality                        int8
-}
-
-// ExtractOdometry reads a VehicleOdometry.
-func ExtractOdometry(f Fields) (Odometry, error) {
-	g := getter{f: f, msg: MsgVehicleOdometry}
-	var o Odometry
-	o.TimestampUs = g.u64("timestamp")
-	o.TimestampSampleUs = g.u64("timestamp_sample")
-	o.PoseFrame = g.u8("pose_frame")
-	g.vec3(&o.Position, "position[0]", "position[1]", "position[2]")
-	o.Q = [4]float32{g.f32("q[0]"), g.f32("q[1]"), g.f32("q[2]"), g.f32("q[3]")}
-	o.VelocityFrame = g.u8("velocity_frame")
-	g.vec3(&o.Velocity, "velocity[0]", "velocity[1]", "velocity[2]")
-	g.vec3(&o.AngularVelocity, "angular_velocity[0]", "angular_velocity[1]", "angular_velocity[2]")
-	g.vec3(&o.PositionVariance, "position_variance[0]", "position_variance[1]", "position_variance[2]")
-	g.vec3(&o.OrientationVariance, "orientation_variance[0]", "orientation_variance[1]", "orientation_variance[2]")
-	g.vec3(&o.VelocityVariance, "velocity_variance[0]", "velocity_variance[1]", "velocity_variance[2]")
-	o.ResetCounter = g.u8("reset_counter")
-	o.Quality = int8(g.i64("quality", math.MinInt8, math.MaxInt8, "an int8"))
-	return o, g.err
-}
-
-// LocalPosition is VehicleLocalPosition: NED position, velocity and
-// acceleration relative to the EKF origin, their validity, the origin,
-// and 1-sigma accuracies (eph/epv in m, evh/evv in m/s).
-type LocalPosition struct {
-	TimestampUs, TimestampSampleUs     uint64
-	XYValid, ZValid, VXYValid, VZValid bool
-	X, Y, Z                            float32
-	VX, VY, VZ, ZDeriv                 float32
-	AX, AY, AZ                         float32
-	Heading                            float32
-	// HeadingVar is NaN before 1.15, which lacks it.
-	HeadingVar             float32
-	HeadingGoodForControl  bool
-	XYResetCounter         uint8
-	ZResetCounter          uint8
-	VXYResetCounter        uint8
-	VZResetCounter         uint8
-	HeadingResetCounter    uint8
-	XYGlobal, ZGlobal      bool
-	RefTimestampUs         uint64
-	RefLat, RefLon         float64
-	RefAlt                 float32
-	DistBottom             float32
-	DistBottomValid        bool
-	Eph, Epv, Evh, Evv     float32
-	DeadReckoning          bool
-	VXYMax, VZMax, HaglMin float32
-}
-
-// ExtractLocalPosition reads a VehicleLocalPosition of any supported
-// release.
-func ExtractLocalPosition(f Fields) (LocalPosition, error) {
-	g := getter{f: f, msg: MsgVehicleLocalPosition}
-	var p LocalPosition
-	p.TimestampUs = g.u64("timestamp")
-	p.TimestampSampleUs = g.u64("timestamp_sample")
-	p.XYValid, p.ZValid = g.b("xy_valid"), g.b("z_valid")
-	p.VXYValid, p.VZValid = g.b("v_xy_valid"), g.b("v_z_valid")
-	p.X, p.Y, p.Z = g.f32("x"), g.f32("y"), g.f32("z")
-	p.VX, p.VY, p.VZ, p.ZDeriv = g.f32("vx"), g.f32("vy"), g.f32("vz"), g.f32("z_deriv")
-	p.AX, p.AY, p.AZ = g.f32("ax"), g.f32("ay"), g.f32("az")
-	p.Heading = g.f32("heading")
-	p.HeadingVar = g.optF32("heading_var")
-	p.HeadingGoodForControl = g.b("heading_good_for_control")
-	p.XYResetCounter, p.ZResetCounter = g.u8("xy_reset_counter"), g.u8("z_reset_counter")
-	p.VXYResetCounter, p.VZResetCounter = g.u8("vxy_reset_counter"), g.u8("vz_reset_counter")
-	p.HeadingResetCounter = g.u8("heading_reset_counter")
-	p.XYGlobal, p.ZGlobal = g.b("xy_global"), g.b("z_global")
-	p.RefTimestampUs = g.u64("ref_timestamp")
-	p.RefLat, p.RefLon = g.f64("ref_lat"), g.f64("ref_lon")
-	p.RefAlt = g.f32("ref_alt")
-	p.DistBottom, p.DistBottomValid = g.f32("dist_bottom"), g.b("dist_bottom_valid")
-	p.Eph, p.Epv, p.Evh, p.Evv = g.f32("eph"), g.f32("epv"), g.f32("evh"), g.f32("evv")
-	p.DeadReckoning = g.b("dead_reckoning")
-	p.VXYMax, p.VZMax, p.HaglMin = g.f32("vxy_max"), g.f32("vz_max"), g.f32("hagl_min")
-	return p, g.err
-}
-
-// Attitude is VehicleAttitude: q rotates body FRD into NED (w, x, y, z).
-type Attitude struct {
-	TimestampUs, TimestampSampleUs uint64
-	Q                              [4]float32
-	QuatResetCounter               uint8
-}
-
-// ExtractAttitude reads a VehicleAttitude.
-func ExtractAttitude(f Fields) (Attitude, error) {
-	g := getter{f: f, msg: MsgVehicleAttitude}
-	var a Attitude
-	a.TimestampUs = g.u64("timestamp")
-	a.TimestampSampleUs = g.u64("timestamp_sample")
-	a.Q = [4]float32{g.f32("q[0]"), g.f32("q[1]"), g.f32("q[2]"), g.f32("q[3]")}
-	a.QuatResetCounter = g.u8("quat_reset_counter")
-	return a, g.err
 }
 
 // Status is VehicleStatus, reduced to what the mapping needs.
@@ -284,38 +160,6 @@ func ExtractStatus(f Fields, rel Release) (Status, error) {
 	s.VehicleType = g.u8("vehicle_type")
 	s.FailureDetectorStatus = g.u16("failure_detector_status")
 	return s, g.err
-}
-
-// Battery is BatteryStatus: Remaining is the state of charge from 1 to 0
-// (-1 unknown), Warning one of the BatteryWarning constants.
-type Battery struct {
-	TimestampUs    uint64
-	Connected      bool
-	VoltageV       float32
-	CurrentA       float32
-	DischargedMah  float32
-	Remaining      float32
-	TimeRemainingS float32
-	Temperature    float32
-	CellCount      uint8
-	ID             uint8
-	Warning        uint8
-	Faults         uint16
-}
-
-// ExtractBattery reads a BatteryStatus.
-func ExtractBattery(f Fields) (Battery, error) {
-	g := getter{f: f, msg: MsgBatteryStatus}
-	var b Battery
-	b.TimestampUs = g.u64("timestamp")
-	b.Connected = g.b("connected")
-	b.VoltageV, b.CurrentA = g.f32("voltage_v"), g.f32("current_a")
-	b.DischargedMah, b.Remaining = g.f32("discharged_mah"), g.f32("remaining")
-	b.TimeRemainingS, b.Temperature = g.f32("time_remaining_s"), g.f32("temperature")
-	b.CellCount, b.ID = g.u8("cell_count"), g.u8("id")
-	b.Warning = g.u8("warning")
-	b.Faults = g.u16("faults")
-	return b, g.err
 }
 
 // Command is VehicleCommand. SourceComponent is a uint8 on the wire in

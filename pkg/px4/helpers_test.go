@@ -144,14 +144,10 @@ func encodeMessage(t testing.TB, d *Definitions, message string, over map[string
 	})
 }
 
-// f32 and friends give the expected extracted value of a field.
-func f32(name string) float32 { return testValue("float32", name).(float32) }
-func f64(name string) float64 { return testValue("float64", name).(float64) }
-func u64(name string) uint64  { return testValue("uint64", name).(uint64) }
-func u8(name string) uint8    { return uint8(testValue("uint8", name).(uint64)) }
-func u16(name string) uint16  { return uint16(testValue("uint16", name).(uint64)) }
-func u32(name string) uint32  { return uint32(testValue("uint32", name).(uint64)) }
-func bl(name string) bool     { return testValue("bool", name).(bool) }
+// u8, u16 and u32 give the expected extracted value of a field.
+func u8(name string) uint8   { return uint8(testValue("uint8", name).(uint64)) }
+func u16(name string) uint16 { return uint16(testValue("uint16", name).(uint64)) }
+func u32(name string) uint32 { return uint32(testValue("uint32", name).(uint64)) }
 
 // mapFields is Fields over a map, standing in for a ULog data message.
 type mapFields map[string]any
