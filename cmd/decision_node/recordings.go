@@ -126,7 +126,7 @@ func (o *openedFiles) source(stderr io.Writer) (audit.Source, func()) {
 	if len(o.readers) == 1 {
 		return inLogTimeOrder(o.readers[0], indexed, o.name, stderr)
 	}
-	return inLogTimeOrder(&fileChain{readers: o.readers, names: o.names}, indexed, o.name, stderr)
+	return inLogTimeOrder(bag.NewChain(o.readers, o.names), indexed, o.name, stderr)
 }
 
 // openedAudit is a recording opened for verify: its messages in log-time
@@ -168,89 +168,4 @@ func openAuditOf(rec recording, cfg nodeconfig.Config, sopts runner.SessionOptio
 	o := &openedAudit{openedFiles: files, vopts: vopts, format: format}
 	o.src, o.reportOrder = files.source(stderr)
 	return o, nil
-}
-
-// fileChain reads the files of a split recording as one stream in log-time
-// order. An indexed file reads in log-time order, and a recorder splits
-// between two messages it wrote in turn, so log times can interleave only
-// where two files meet (a message stamped on arrival before another was
-// written after it): the chain merges each file with the next by log time,
-// holding one message of each, rather than sorting the whole stream. A
-// file is closed once read.
-type fileChain struct {
-	readers []*bag.Reader
-	names   []string
-	at      int // readers[at] and readers[at+1] are merged
-	// head[k] is the next message of readers[at+k] when have[k]; ended[k]
-	// once that reader has nothing more, with err[k] if it stopped at
-	// damage.
-	head  [2]bag.Message
-	have  [2]bool
-	ended [2]bool
-	err   [2]error
-}
-
-// Problems returns the channel problems of every file: a channel verify
-// cannot read in any one of them is a finding, as in a single file.
-func (c *fileChain) Problems() []bag.ChannelProblem {
-	var out []bag.ChannelProblem
-	for i, r := range c.readers {
-		for _, p := range r.Problems() {
-			p.Err = fmt.Errorf("%s: %w", filepath.Base(c.names[i]), p.Err)
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// Channels returns the channels of every file, in file order. Two files
-// may number the same channel differently, or reuse one's number for
-// another topic: a message's channel is the one with its ID and topic in
-// the first file that has both.
-func (c *fileChain) Channels() []bag.Channel {
-	var out []bag.Channel
-	for _, r := range c.readers {
-		out = append(out, r.Channels()...)
-	}
-	return out
-}
-
-func (c *fileChain) Next() (bag.Message, error) {
-	for {
-		for k := range 2 {
-			i := c.at + k
-			if i >= len(c.readers) || c.have[k] || c.ended[k] {
-				continue
-			}
-			m, err := c.readers[i].Next()
-			switch {
-			case err == nil:
-				c.head[k], c.have[k] = m, true
-			case errors.Is(err, io.EOF):
-				c.ended[k] = true
-			default:
-				c.ended[k], c.err[k] = true, err // it names the file
-			}
-		}
-		if c.ended[0] {
-			if c.err[0] != nil {
-				// The rest cannot be re-decided without what the damage lost.
-				return bag.Message{}, c.err[0]
-			}
-			c.readers[c.at].Close()
-			if c.at+1 == len(c.readers) {
-				return bag.Message{}, io.EOF
-			}
-			c.at++
-			c.head[0], c.have[0], c.ended[0], c.err[0] = c.head[1], c.have[1], c.ended[1], c.err[1]
-			c.have[1], c.ended[1], c.err[1] = false, false, nil
-			continue
-		}
-		k := 0
-		if c.have[1] && c.head[1].LogTime < c.head[0].LogTime {
-			k = 1
-		}
-		c.have[k] = false
-		return c.head[k], nil
-	}
 }

@@ -2,9 +2,7 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -267,78 +265,5 @@ func TestVerifySplitBagChannelProblems(t *testing.T) {
 		if skipped == 0 || code != exitFindings || !strings.Contains(stdout, w) {
 			t.Fatalf("exit %d, want %q (the last file's %d decisions are skipped):\n%s\n%s", code, w, skipped, stdout, stderr)
 		}
-	}
-}
-
-// writeLogTimes writes a recording of one message per log time (its data
-// the log time in decimal), in the order given.
-func writeLogTimes(t *testing.T, path string, times ...uint64) {
-	t.Helper()
-	rec, err := bag.CreateRecording(path, bag.RecorderOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ch, err := rec.AddMessageChannel("/state/nav", "ghost/msg/VehicleState")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, lt := range times {
-		if err := rec.Write(ch, lt, lt, []byte(fmt.Sprint(lt))); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := rec.Close(); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// The files of a split recording read as one stream in log-time order:
-// where two files meet, messages stamped on arrival interleave, and the
-// chain merges them; damage in the next file does not cost the messages
-// still to come from the current one.
-func TestFileChain(t *testing.T) {
-	dir := t.TempDir()
-	a, b, c := filepath.Join(dir, "a.mcap"), filepath.Join(dir, "b.mcap"), filepath.Join(dir, "c.mcap")
-	writeLogTimes(t, a, 1, 2, 3, 5, 7)
-	writeLogTimes(t, b, 4, 6, 8, 9)
-	writeLogTimes(t, c, 10, 11)
-	read := func(files ...string) (got []string, end error) {
-		var readers []*bag.Reader
-		for _, f := range files {
-			r, err := bag.OpenRecording(f, bag.ReaderOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer r.Close()
-			readers = append(readers, r)
-		}
-		chain := &fileChain{readers: readers, names: files}
-		for {
-			m, err := chain.Next()
-			if err != nil {
-				return got, err
-			}
-			if string(m.Data) != fmt.Sprint(m.LogTime) {
-				t.Fatalf("message at %d holds %q", m.LogTime, m.Data)
-			}
-			got = append(got, string(m.Data))
-		}
-	}
-	got, end := read(a, b, c)
-	if want := "1 2 3 4 5 6 7 8 9 10 11"; strings.Join(got, " ") != want || !errors.Is(end, io.EOF) {
-		t.Fatalf("got %v, %v; want %s, EOF", got, end, want)
-	}
-
-	data, err := os.ReadFile(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cut := filepath.Join(dir, "cut.mcap")
-	if err := os.WriteFile(cut, data[:len(data)/3], 0o644); err != nil {
-		t.Fatal(err)
-	}
-	got, end = read(a, cut, c)
-	if want := "1 2 3 5 7"; strings.Join(got, " ") != want || end == nil || errors.Is(end, io.EOF) || !strings.Contains(end.Error(), "cut.mcap") {
-		t.Fatalf("damaged second file: got %v, %v; want %s, then an error naming cut.mcap", got, end, want)
 	}
 }

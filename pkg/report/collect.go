@@ -3,6 +3,7 @@ package report
 import (
 	"errors"
 	"fmt"
+	"iter"
 	"math"
 	"path/filepath"
 	"strconv"
@@ -109,9 +110,11 @@ func Collect(path string, opts Options) (*Flight, error) {
 	return CollectFiles(filepath.Base(path), []string{path}, opts)
 }
 
-// CollectFiles is Collect of a recording written to several files, read
-// one after the other (the files of a split rosbag2 bag, in its order):
-// name names it in the report. A file that stops early ends the read there.
+// CollectFiles is Collect of a recording written to several files (the
+// files of a split rosbag2 bag, in its order), read as one stream in
+// log-time order, as verify reads them (bag.Chain): name names it in the
+// report. A file that stops early, or cannot be opened, ends the read
+// there.
 func CollectFiles(name string, files []string, opts Options) (*Flight, error) {
 	opts, err := opts.resolved()
 	if err != nil {
@@ -123,9 +126,14 @@ func CollectFiles(name string, files []string, opts Options) (*Flight, error) {
 	t := opts.Topics
 	c, _ := NewCollector(opts) // opts already resolved and checked
 	c.f.Recording = name
-	var readErr error
+	var readers []*bag.Reader
+	defer func() {
+		for _, r := range readers {
+			r.Close()
+		}
+	}()
+	var openErr error
 	for i, path := range files {
-		var problems []bag.ChannelProblem
 		r, err := bag.OpenRecording(path, bag.ReaderOptions{
 			Topics: []string{t.State, t.SelfAssessment, t.PerceptionMode, t.Decisions, t.Actions},
 			Schemas: map[string]string{
@@ -134,35 +142,37 @@ func CollectFiles(name string, files []string, opts Options) (*Flight, error) {
 				t.PerceptionMode: "ghost/msg/PerceptionMode",
 				t.Decisions:      "ghost/msg/DecisionRationale",
 			},
-			OnProblem: func(p bag.ChannelProblem) { problems = append(problems, p) },
 		})
 		if err != nil {
 			if i == 0 {
 				return nil, err
 			}
+			openErr = err // the files before it are still read
+			break
+		}
+		readers = append(readers, r)
+	}
+	c.f.Library, c.f.Profile = readers[0].Library(), readers[0].Profile()
+	var src interface {
+		Messages() iter.Seq2[bag.Message, error]
+		Problems() []bag.ChannelProblem
+	} = readers[0]
+	if len(readers) > 1 {
+		src = bag.NewChain(readers, files[:len(readers)])
+	}
+	var readErr error
+	for m, err := range src.Messages() {
+		if err != nil {
 			readErr = err
 			break
 		}
-		if i == 0 {
-			c.f.Library, c.f.Profile = r.Library(), r.Profile()
-		}
-		for m, err := range r.Messages() {
-			if err != nil {
-				readErr = err
-				if len(files) > 1 {
-					readErr = fmt.Errorf("%s: %w", path, err)
-				}
-				break
-			}
-			c.Message(m.Topic, m.SchemaName, int64(m.LogTime), m.Data)
-		}
-		r.Close()
-		for _, p := range problems {
-			c.note(fmt.Sprintf("channel %d (%s) not read: %v", p.Channel.ID, p.Channel.Topic, p.Err))
-		}
-		if readErr != nil {
-			break
-		}
+		c.Message(m.Topic, m.SchemaName, int64(m.LogTime), m.Data)
+	}
+	for _, p := range src.Problems() {
+		c.note(fmt.Sprintf("channel %d (%s) not read: %v", p.Channel.ID, p.Channel.Topic, p.Err))
+	}
+	if readErr == nil {
+		readErr = openErr
 	}
 	f := c.Finish()
 	if readErr != nil {

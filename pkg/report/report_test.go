@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -291,6 +292,36 @@ func TestCollectTruncated(t *testing.T) {
 		t.Errorf("notes %q lack the truncation", f.Notes)
 	}
 	render(t, f, NotAudited())
+}
+
+// TestCollectFiles: the files of a split recording give the flight of the
+// whole recording; a later file that cannot be opened ends the read there,
+// and the flight of what was read comes with a note and the error.
+func TestCollectFiles(t *testing.T) {
+	msgs := everyKind(t)
+	whole, err := Collect(writeRecording(t, msgs), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	half := len(msgs) / 2
+	first, second := writeRecording(t, msgs[:half]), writeRecording(t, msgs[half:])
+	split, err := CollectFiles("split", []string{first, second}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	split.Recording = whole.Recording
+	// Printed, so that the buckets' NaNs (no value) compare equal.
+	if fmt.Sprintf("%+v", *split) != fmt.Sprintf("%+v", *whole) {
+		t.Fatalf("the split recording's flight differs from the whole one's:\n%+v\n%+v", split.Counts, whole.Counts)
+	}
+
+	part, err := CollectFiles("split", []string{first, filepath.Join(t.TempDir(), "missing.mcap")}, Options{})
+	if err == nil || part == nil || !strings.Contains(strings.Join(part.Notes, "\n"), "stops early") {
+		t.Fatalf("a missing second file: %v, flight %v: want the first file's flight, a note and an error", err, part != nil)
+	}
+	if part.Counts.Decisions == 0 || part.Counts.Decisions >= whole.Counts.Decisions {
+		t.Fatalf("%d decisions from the first file, of %d in all", part.Counts.Decisions, whole.Counts.Decisions)
+	}
 }
 
 // TestBuckets feeds stamps over spans from a second to years and checks
