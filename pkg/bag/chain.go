@@ -110,13 +110,4 @@ func (c *Chain) Next() (Message, error) {
 }
 
 // Messages iterates with Next; a read error is yielded once and ends it.
-func (c *Chain) Messages() iter.Seq2[Message, error] {
-	return func(yield func(Message, error) bool) {
-		for {
-			m, err := c.Next()
-			if err == io.EOF || !yield(m, err) || err != nil {
-				return
-			}
-		}
-	}
-}
+func (c *Chain) Messages() iter.Seq2[Message, error] { return messages(c.Next) }

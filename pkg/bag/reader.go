@@ -323,10 +323,14 @@ func (r *Reader) Close() error {
 }
 
 // Messages iterates with Next; a read error is yielded once and ends it.
-func (r *Reader) Messages() iter.Seq2[Message, error] {
+func (r *Reader) Messages() iter.Seq2[Message, error] { return messages(r.Next) }
+
+// messages iterates with next until io.EOF; a read error is yielded once
+// and ends it.
+func messages(next func() (Message, error)) iter.Seq2[Message, error] {
 	return func(yield func(Message, error) bool) {
 		for {
-			m, err := r.Next()
+			m, err := next()
 			if err == io.EOF || !yield(m, err) || err != nil {
 				return
 			}
