@@ -49,7 +49,7 @@ func auditRecording(rec recording, cfg nodeconfig.Config, sopts runner.SessionOp
 	}
 	defer in.Close()
 	vopts := in.vopts
-	vopts.Policies = policies
+	vopts.Policies, vopts.Total = policies, in.total // the size picks the decode workers
 	rep, verr := audit.Verify(in.src, vopts)
 	if rep == nil {
 		return report.Audit{}, verr

@@ -412,15 +412,21 @@ func TestFifoOrderAndStorage(t *testing.T) {
 
 func TestDecodeWorkers(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	tests := []struct{ option, procs, want int }{
-		{0, 1, 0}, {0, 2, 1}, {0, 4, 3}, {0, 16, MaxDecodeWorkers},
-		{-1, 8, 0}, {5, 2, 5},
+	tests := []struct {
+		option, procs int
+		total         uint64 // messages; 0 unknown
+		want          int
+	}{
+		{0, 1, 0, 0}, {0, 2, 0, 1}, {0, 4, 0, 3}, {0, 16, 0, MaxDecodeWorkers},
+		{-1, 8, 0, 0}, {5, 2, 0, 5},
+		// A small recording is verified on one goroutine, unless asked.
+		{0, 2, MinDecodeWorkerMessages - 1, 0}, {0, 2, MinDecodeWorkerMessages, 1}, {2, 2, 100, 2},
 	}
 	for _, tt := range tests {
 		runtime.GOMAXPROCS(tt.procs)
-		o := VerifyOptions{DecodeWorkers: tt.option}
+		o := VerifyOptions{DecodeWorkers: tt.option, Total: tt.total}
 		if got := o.decodeWorkers(); got != tt.want {
-			t.Errorf("DecodeWorkers %d on %d cores: %d workers, want %d", tt.option, tt.procs, got, tt.want)
+			t.Errorf("DecodeWorkers %d on %d cores, %d messages: %d workers, want %d", tt.option, tt.procs, tt.total, got, tt.want)
 		}
 	}
 }
