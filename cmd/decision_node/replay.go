@@ -40,7 +40,8 @@ complete recording and the exit status is 1. Corrupt messages are skipped,
 counted and reported with their topic and byte offset.`
 
 const replayExample = `  decision_node replay --in flight.mcap --out replayed.mcap
-  decision_node verify replayed.mcap`
+  decision_node verify replayed.mcap
+  decision_node replay --in rosbag2_folder --out replayed.mcap   # a bag, split or not`
 
 func runReplay(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("replay", "replay --in input.mcap --out output.mcap [flags]", replayDescription, replayExample, stderr)
