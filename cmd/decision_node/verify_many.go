@@ -140,9 +140,7 @@ func verifyOne(rec recording, setup verifySetup, stderr io.Writer) fileAudit {
 	defer in.Close()
 	vopts := in.vopts
 	vopts.Policies, vopts.Relax, vopts.DecodeWorkers = setup.policies, setup.allow, setup.decodeWorkers
-	if in.total > 0 && in.total < audit.MinDecodeWorkerMessages {
-		vopts.DecodeWorkers = -1 // a small recording: one goroutine is faster
-	}
+	vopts.Total = in.total // a small recording is verified on one goroutine
 	vopts.OnCorrupt = func(err error) { fmt.Fprintf(stderr, "decision_node: verify: %s: skipped: %v\n", rec.name, err) }
 	report, verr := audit.Verify(in.src, vopts)
 	in.reportOrder()

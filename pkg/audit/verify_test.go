@@ -419,8 +419,9 @@ func TestDecodeWorkers(t *testing.T) {
 	}{
 		{0, 1, 0, 0}, {0, 2, 0, 1}, {0, 4, 0, 3}, {0, 16, 0, MaxDecodeWorkers},
 		{-1, 8, 0, 0}, {5, 2, 0, 5},
-		// A small recording is verified on one goroutine, unless asked.
-		{0, 2, MinDecodeWorkerMessages - 1, 0}, {0, 2, MinDecodeWorkerMessages, 1}, {2, 2, 100, 2},
+		// A recording known to be small is verified on one goroutine.
+		{0, 2, MinDecodeWorkerMessages - 1, 0}, {0, 2, MinDecodeWorkerMessages, 1},
+		{2, 4, 100, 0}, {2, 4, MinDecodeWorkerMessages, 2},
 	}
 	for _, tt := range tests {
 		runtime.GOMAXPROCS(tt.procs)
