@@ -724,16 +724,15 @@ func (v *verifier) end(src Source) {
 			if p.Channel.Topic != v.decisionsT {
 				continue
 			}
-			// The files of a split recording number their channels each
-			// on their own: what one skipped is counted even when another
-			// file's channel of that number was reported already.
+			// A source lists each unreadable channel once (the files of a
+			// split recording each theirs, under numbers of their own);
+			// one whose messages reached decision was reported there.
 			if p.Skipped > 0 {
 				v.report.find(FindingUndecodableDecision, p.Skipped)
 			}
 			if v.badChannels[p.Channel.ID] {
 				continue
 			}
-			v.badChannels[p.Channel.ID] = true
 			v.report.find(FindingUnreadableDecisionsChannel, 1)
 			v.report.note(v.opts.MaxProblems, "%s: channel %d could not be read (%d messages skipped): %v",
 				p.Channel.Topic, p.Channel.ID, p.Skipped, p.Err)

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"errors"
 	"reflect"
 	"runtime"
 	"strings"
@@ -429,5 +430,34 @@ func TestDecodeWorkers(t *testing.T) {
 		if got := o.decodeWorkers(); got != tt.want {
 			t.Errorf("DecodeWorkers %d on %d cores, %d messages: %d workers, want %d", tt.option, tt.procs, tt.total, got, tt.want)
 		}
+	}
+}
+
+// problemSource is a sliceSource that reports channel problems, as the
+// chain of a split recording's files does.
+type problemSource struct {
+	sliceSource
+	problems []bag.ChannelProblem
+}
+
+func (s *problemSource) Problems() []bag.ChannelProblem { return s.problems }
+
+// TestVerifyCountsEveryFilesUnreadableChannel: two files of a split
+// recording number their channels on their own, so two unreadable
+// decisions channels may share a number; each is a finding, and every
+// decision either skipped is counted.
+func TestVerifyCountsEveryFilesUnreadableChannel(t *testing.T) {
+	ch := bag.Channel{ID: 4, Topic: "/decisions", SchemaName: "other/msg/Thing"}
+	src := &problemSource{sliceSource{msgs: simulatedRecording(t)}, []bag.ChannelProblem{
+		{Channel: ch, Err: errors.New("a.mcap: unexpected schema"), Skipped: 3},
+		{Channel: ch, Err: errors.New("b.mcap: unexpected schema"), Skipped: 5},
+	}}
+	r, err := Verify(src, VerifyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Passed() || r.FindingCount(FindingUnreadableDecisionsChannel) != 2 || r.FindingCount(FindingUndecodableDecision) != 8 {
+		t.Fatalf("verdict %s, unreadable channels %d, undecodable decisions %d: want FAIL, 2 and 8", r.Verdict,
+			r.FindingCount(FindingUnreadableDecisionsChannel), r.FindingCount(FindingUndecodableDecision))
 	}
 }
