@@ -81,16 +81,15 @@ func expandRecordings(args []string) ([]recording, error) {
 // openedFiles are the files of one recording, opened for reading as one
 // stream.
 type openedFiles struct {
-	name    string
-	names   []string
-	readers []*bag.Reader
-	total   uint64 // messages, 0 when unknown
+	rec     recording
+	readers []*bag.Reader // of rec.files
+	total   uint64        // messages, 0 when unknown
 }
 
 // openFiles opens rec's files after the first, whose reader is given,
 // with open; on failure it closes them all.
 func openFiles(rec recording, first *bag.Reader, open func(path string) (*bag.Reader, error)) (*openedFiles, error) {
-	o := &openedFiles{name: rec.name, names: rec.files, readers: []*bag.Reader{first}, total: first.MessageCount()}
+	o := &openedFiles{rec: rec, readers: []*bag.Reader{first}, total: first.MessageCount()}
 	for _, f := range rec.files[1:] {
 		r, err := open(f)
 		if err != nil {
@@ -124,9 +123,18 @@ func (o *openedFiles) source(stderr io.Writer) (audit.Source, func()) {
 		indexed = indexed && r.Indexed()
 	}
 	if len(o.readers) == 1 {
-		return inLogTimeOrder(o.readers[0], indexed, o.name, stderr)
+		return inLogTimeOrder(o.readers[0], indexed, o.rec.name, stderr)
 	}
-	return inLogTimeOrder(bag.NewChain(o.readers, o.names), indexed, o.name, stderr)
+	return inLogTimeOrder(bag.NewChain(o.readers, o.rec.files), indexed, o.rec.name, stderr)
+}
+
+// channels returns the channels of every file, in file order (see
+// bag.Chain.Channels).
+func (o *openedFiles) channels() []bag.Channel {
+	if len(o.readers) == 1 {
+		return o.readers[0].Channels()
+	}
+	return bag.NewChain(o.readers, o.rec.files).Channels()
 }
 
 // openedAudit is a recording opened for verify: its messages in log-time

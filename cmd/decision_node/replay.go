@@ -164,10 +164,7 @@ func replayVehicle(df *decisionFlags, rec recording, out string, cfg nodeconfig.
 	defer files.Close()
 	reader, reportOrder := files.source(stderr)
 	defer reportOrder()
-	var channels []bag.Channel
-	for _, r := range files.readers {
-		channels = append(channels, r.Channels()...)
-	}
+	channels := files.channels()
 	b, err := bridge.New(bridge.Options{StateTopic: runner.TopicOf(sopts.Inputs, runner.KeyState),
 		AssessmentTopic: runner.TopicOf(sopts.Inputs, runner.KeySelfAssessment), Thresholds: cfg.Thresholds})
 	if err != nil {
