@@ -5,7 +5,7 @@ go 1.26.0
 require (
 	github.com/foxglove/mcap/go/mcap v1.9.0
 	github.com/klauspost/compress v1.20.4
-	github.com/pierrec/lz4/v4 v4.1.22
+	github.com/pierrec/lz4/v4 v4.1.33
 	github.com/tiiuae/rclgo v0.0.0-20240131135202-56b24e11219b
 	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/term v0.48.0
