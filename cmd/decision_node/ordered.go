@@ -7,9 +7,9 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/audit"
 )
 
-// inLogTimeOrder returns src in log-time order: an indexed recording is
-// read so; anything else (an unindexed recording, the files of a split one)
-// is sorted within audit.DefaultReorderWindow. The returned func reports,
+// inLogTimeOrder returns src in log-time order: indexed files are read so
+// (several through a bag.Chain, which merges them where they meet); a
+// source with an unindexed file is sorted within audit.DefaultReorderWindow. The returned func reports,
 // after the run, the messages that were further out of order and were
 // processed as read.
 func inLogTimeOrder(src audit.Source, indexed bool, name string, stderr io.Writer) (audit.Source, func()) {

@@ -28,17 +28,16 @@ func checkOutput(flag, path, input string, replace bool) error {
 	case err != nil:
 		return fail(exitIO, "%s %s: %w", flag, path, err)
 	}
-	if input != "" {
-		// A rosbag2 bag directory is read through its files.
+	// The output is compared with what it resolves to, the input with
+	// each file it is read through (a rosbag2 bag directory's files).
+	if out, oerr := os.Stat(path); input != "" && oerr == nil {
 		files := []string{input}
 		if rec, ok := recordingAt(input); ok && rec.err == nil {
 			files = rec.files
 		}
 		for _, f := range files {
-			if in, ierr := os.Stat(f); ierr == nil {
-				if out, oerr := os.Stat(path); oerr == nil && os.SameFile(in, out) {
-					return fail(exitUsage, "%s %s is the input %s: choose another file", flag, path, f)
-				}
+			if in, ierr := os.Stat(f); ierr == nil && os.SameFile(in, out) {
+				return fail(exitUsage, "%s %s is the input %s: choose another file", flag, path, f)
 			}
 		}
 	}
