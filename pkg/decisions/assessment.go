@@ -176,19 +176,75 @@ func (a *SelfAssessment) appendCanonicalJSON(b []byte, last *TextMemo) []byte {
 	b = appendInt(b, a.BeliefStampSimNs)
 	b = append(b, `,"covariance_available":`...)
 	b = appendBool(b, a.CovarianceAvailable)
-	b = a.appendBlock(b, BlockOrientation, &m)
+	b = a.appendBlockVia(b, BlockOrientation, &m)
 	b = append(b, `,"overall_level":"`...)
 	b = append(b, a.OverallLevel.String()...)
 	b = append(b, '"')
-	b = a.appendBlock(b, BlockPosition, &m)
+	b = a.appendBlockVia(b, BlockPosition, &m)
+	b = a.appendThresholdsVia(b, last)
+	b = a.appendBlockVia(b, BlockVelocity, &m)
+	return append(b, '}')
+}
+
+// appendBlockVia is appendBlock, copying the previous text's block from
+// m.last when that block's every input is the same.
+func (a *SelfAssessment) appendBlockVia(b []byte, block int, m *floatMemo) []byte {
+	l := m.last
+	if l == nil {
+		return a.appendBlock(b, block, m)
+	}
+	key := a.blockKey(block)
+	seg := &l.blocks[block]
+	if seg.n > 0 && seg.key == key {
+		return append(b, seg.text[:seg.n]...)
+	}
+	start := len(b)
+	b = a.appendBlock(b, block, m)
+	seg.key, seg.n = key, 0
+	if len(b)-start <= len(seg.text) {
+		seg.n = uint16(copy(seg.text[:], b[start:]))
+	}
+	return b
+}
+
+// appendThresholdsVia writes schema_version, thresholds_sha256 and
+// thresholds_used, copying the previous text's when last holds the same.
+func (a *SelfAssessment) appendThresholdsVia(b []byte, last *TextMemo) []byte {
+	if last != nil && last.thresholdsN > 0 && last.schema == a.SchemaVersion &&
+		last.thresholdsSHA256 == a.ThresholdsSHA256 && last.thresholds.sameBits(a.ThresholdsUsed) {
+		return append(b, last.thresholdsText[:last.thresholdsN]...)
+	}
+	start := len(b)
 	b = append(b, `,"schema_version":`...)
 	b = appendUint(b, uint64(a.SchemaVersion))
 	b = append(b, `,"thresholds_sha256":`...)
 	b = appendJSONString(b, a.ThresholdsSHA256)
 	b = append(b, `,"thresholds_used":`...)
 	b = a.ThresholdsUsed.AppendCanonicalJSON(b)
-	b = a.appendBlock(b, BlockVelocity, &m)
-	return append(b, '}')
+	if last != nil {
+		last.schema, last.thresholdsSHA256, last.thresholds, last.thresholdsN = a.SchemaVersion, a.ThresholdsSHA256, a.ThresholdsUsed, 0
+		if len(b)-start <= len(last.thresholdsText) {
+			last.thresholdsN = uint16(copy(last.thresholdsText[:], b[start:]))
+		}
+	}
+	return b
+}
+
+// blockKey is everything a block's text is written from.
+type blockKey struct {
+	std   [3]uint64 // bits
+	level [3]Level
+	block Level
+}
+
+func (a *SelfAssessment) blockKey(block int) blockKey {
+	k := blockKey{block: a.BlockLevel[block]}
+	for axis := range 3 {
+		i := block*3 + axis
+		k.std[axis] = math.Float64bits(a.Std[i])
+		k.level[axis] = a.AxisLevel[i]
+	}
+	return k
 }
 
 // appendBlock writes one block's keys in sorted order:
@@ -248,20 +304,46 @@ func (m *floatMemo) appendOptFloat(b []byte, f float64, axis int) []byte {
 	return b
 }
 
-// A TextMemo keeps the text of each standard deviation of the last
-// assessment sealed with it (SealWith), axis by axis, so that the next one
-// copies a value it repeats rather than formatting it again: formatting
-// floats is most of a canonical text's cost, and an estimator holds a
-// variance over several beliefs when it updates it less often than its
-// state (in a real PX4 log and in sim, about 4 values in 5 repeat the previous
-// belief's on the same axis). The key is a value's bits, so the text is
-// the same either way. The zero value is ready; one memo serves one
-// goroutine.
+// A TextMemo keeps parts of the last canonical text sealed with it
+// (SealWith), so that the next one copies what it repeats rather than
+// writing it again: each block's text with everything it was written from,
+// the thresholds' text, and each standard deviation's text by axis, for a
+// block of which only some values changed. Formatting floats is most of a
+// canonical text's cost, and an estimator holds a variance over several
+// beliefs when it updates it less often than its state (in a real PX4 log
+// and in sim, about 4 values in 5 repeat the previous belief's on the same
+// axis); the thresholds are those of the whole run. Every key is the exact
+// input of its text (floats by their bits), so the text is the same either
+// way. The zero value is ready; one memo serves one goroutine.
 type TextMemo struct {
 	bits [9]uint64
 	n    [9]uint8 // the length of text[axis]; 0 for none
 	text [9][maxFloatText]byte
+
+	blocks [3]blockText // by block index
+
+	schema           uint8
+	thresholdsSHA256 string
+	thresholds       Thresholds
+	thresholdsN      uint16 // the length of thresholdsText; 0 for none
+	thresholdsText   [maxThresholdsText]byte
 }
+
+// blockText is one block's text and what it was written from.
+type blockText struct {
+	key  blockKey
+	n    uint16 // the length of text; 0 for none
+	text [maxBlockText]byte
+}
+
+// maxBlockText and maxThresholdsText bound what a TextMemo keeps: a block
+// of the longest floats and levels takes 323 bytes, the thresholds part
+// with a hash of 64 characters 457 (TestTextMemoBounds); a longer text (an
+// invalid hash) is written afresh each time.
+const (
+	maxBlockText      = 352
+	maxThresholdsText = 512
+)
 
 // maxFloatText bounds what a TextMemo keeps: the longest text of a
 // float64, "-2.2250738585072014e-308", is 24 bytes.

@@ -3,6 +3,7 @@ package decisions
 import (
 	"bytes"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -147,4 +148,130 @@ func FuzzTextMemo(f *testing.F) {
 		}
 		checkTextMemo(t, first, second, first)
 	})
+}
+
+// memoMutations change one input of a canonical text each, so that a
+// TextMemo keyed on less than all of a part's inputs copies a stale part.
+var memoMutations = func() []func(a *SelfAssessment) {
+	var out []func(a *SelfAssessment)
+	for i := range 9 {
+		out = append(out,
+			func(a *SelfAssessment) { a.AxisLevel[i] = (a.AxisLevel[i] + 1) % 3 },
+			func(a *SelfAssessment) { a.Std[i] = math.Copysign(a.Std[i], -1) },
+			func(a *SelfAssessment) { a.Std[i] = math.Float64frombits(math.Float64bits(a.Std[i]) + 1) },
+			func(a *SelfAssessment) { a.Std[i] = math.NaN() },
+			func(a *SelfAssessment) { a.AxisLevel[i] = Level(200) }, // invalid: its text is longest
+		)
+	}
+	for b := range 3 {
+		out = append(out, func(a *SelfAssessment) { a.BlockLevel[b] = (a.BlockLevel[b] + 1) % 3 })
+	}
+	thr := []func(t *Thresholds){
+		func(t *Thresholds) { t.PositionKnownStdM = math.Nextafter(t.PositionKnownStdM, 1) },
+		func(t *Thresholds) { t.PositionUnknownStdM = -t.PositionUnknownStdM },
+		func(t *Thresholds) { t.VelocityKnownStdMps = 0 },
+		func(t *Thresholds) { t.VelocityUnknownStdMps = math.Inf(1) },
+		func(t *Thresholds) { t.OrientationKnownStdRad = math.Copysign(0, -1) },
+		func(t *Thresholds) { t.OrientationUnknownStdRad *= 3 },
+		func(t *Thresholds) { t.SchemaVersion++ },
+	}
+	for _, m := range thr {
+		out = append(out, func(a *SelfAssessment) { m(&a.ThresholdsUsed) })
+	}
+	return append(out,
+		func(a *SelfAssessment) { a.OverallLevel = (a.OverallLevel + 2) % 3 },
+		func(a *SelfAssessment) { a.CovarianceAvailable = !a.CovarianceAvailable },
+		func(a *SelfAssessment) { a.SchemaVersion++ },
+		func(a *SelfAssessment) { a.BeliefStampSimNs = -a.BeliefStampSimNs - 1 },
+		func(a *SelfAssessment) { a.ThresholdsSHA256 = strings.Repeat("f", 64) },
+		func(a *SelfAssessment) { a.ThresholdsSHA256 = strings.Repeat("\"\x01é", 300) }, // longer than the memo keeps
+	)
+}()
+
+// checkTextMemoMutations writes, through one TextMemo, the canonical texts
+// of a sequence of assessments, each the previous one with the mutations
+// that ops names applied (an op of 0xff: no change), and compares each text
+// and seal with the plain ones.
+func checkTextMemoMutations(t *testing.T, ops []byte) {
+	t.Helper()
+	var memo TextMemo
+	a := validAssessment(t, 7, LevelUncertain)
+	for k, op := range ops {
+		if op != 0xff {
+			memoMutations[int(op)%len(memoMutations)](&a)
+		}
+		want := plainCanonicalJSON(&a)
+		if got := a.appendCanonicalJSON([]byte("prefix"), &memo); !bytes.Equal(got[6:], want) {
+			t.Fatalf("text %d (op %d):\n got %s\nwant %s", k, op, got[6:], want)
+		}
+		sealed := a
+		sealed.SealWith(&memo)
+		if h, ok := sealed.SealedSHA256(); !ok || h != hashHex(want) {
+			t.Fatalf("text %d (op %d): sealed with the memo %q, want %q", k, op, h, hashHex(want))
+		}
+	}
+}
+
+func TestTextMemoEveryInput(t *testing.T) {
+	// Each mutation alone, then again (its text from the memo), then
+	// undone by a fresh fixture.
+	for op := range memoMutations {
+		checkTextMemoMutations(t, []byte{0xff, byte(op), 0xff, byte(op), 0xff})
+	}
+	var all []byte
+	for op := range memoMutations {
+		all = append(all, byte(op), 0xff)
+	}
+	checkTextMemoMutations(t, all)
+}
+
+func FuzzTextMemoMutations(f *testing.F) {
+	f.Add([]byte{0xff, 1, 0xff, 2, 3, 0xff})
+	f.Add([]byte{50, 50, 51, 0xff, 52, 53, 54})
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		if len(ops) > 64 {
+			ops = ops[:64]
+		}
+		checkTextMemoMutations(t, ops)
+	})
+}
+
+// TestTextMemoBounds: the memo keeps the parts of every valid assessment
+// (and of invalid levels): the longest texts fit its buffers, and a text
+// written through it leaves every part in it.
+func TestTextMemoBounds(t *testing.T) {
+	longest := -math.SmallestNonzeroFloat64 * (1 << 52) // -2.2250738585072014e-308
+	if got := len(appendOptFloat(nil, longest)); got != maxFloatText {
+		t.Fatalf("longest float text %d bytes, maxFloatText %d", got, maxFloatText)
+	}
+	a := validAssessment(t, math.MaxInt64, LevelUnknown)
+	for i := range a.Std {
+		a.Std[i], a.AxisLevel[i] = longest, Level(255)
+	}
+	a.BlockLevel = [3]Level{255, 255, 255}
+	a.ThresholdsSHA256 = strings.Repeat("a", 64)
+	a.SchemaVersion = 255
+	a.ThresholdsUsed = Thresholds{longest, longest, longest, longest, longest, longest, 255}
+	for b := range 3 {
+		var m floatMemo
+		if n := len(a.appendBlock(nil, b, &m)); n > maxBlockText {
+			t.Errorf("block %d: %d bytes, maxBlockText %d", b, n, maxBlockText)
+		}
+	}
+	if n := len(a.appendThresholdsVia(nil, nil)); n > maxThresholdsText {
+		t.Errorf("thresholds part: %d bytes, maxThresholdsText %d", n, maxThresholdsText)
+	}
+	var memo TextMemo
+	want := plainCanonicalJSON(&a)
+	if got := a.appendCanonicalJSON(nil, &memo); !bytes.Equal(got, want) {
+		t.Fatalf("got %s\nwant %s", got, want)
+	}
+	for b, seg := range memo.blocks {
+		if seg.n == 0 {
+			t.Errorf("block %d not kept", b)
+		}
+	}
+	if memo.thresholdsN == 0 {
+		t.Error("thresholds part not kept")
+	}
 }
