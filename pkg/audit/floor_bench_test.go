@@ -26,7 +26,10 @@ import (
 // the least of each), in CPU time (user + system, every goroutine) and in
 // wall time. Verify runs twice a round: as the command line runs it on one
 // recording (decode workers on the other cores), and on one goroutine, as
-// it runs beside other verifications ("verify-1g").
+// it runs beside other verifications ("verify-1g"). A third measure,
+// "decode", is the floor read plus the decoding verify cannot skip
+// (floorDecode): what is left of verify's ratio above it is the Loop, the
+// Runner and the audit.
 //
 //	GHOST_BENCH_FILE=flight.mcap go test -run '^$' -bench FloorRatios -benchtime 1x ./pkg/audit
 //
@@ -72,6 +75,57 @@ func floorRead(path, decisionsTopic string) (messages, decisions uint64, err err
 }
 
 var floorSink byte
+
+// floorDecode reads every message of path with the MCAP library, as
+// floorRead, and decodes each the way verify must before it can compare
+// anything: every input with the Loop's decoders (each assessment sealed:
+// its canonical text and SHA-256), every decision decoded and validated.
+// No Loop, no chain index, no comparison: the part of verify that stays
+// however cheap those become.
+func floorDecode(path, decisionsTopic string) (messages uint64, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	r, err := mcap.NewReader(f)
+	if err != nil {
+		return 0, err
+	}
+	it, err := r.Messages(mcap.UsingIndex(true), mcap.InOrder(mcap.LogTimeOrder))
+	if err != nil {
+		return 0, err
+	}
+	dec := runner.NewDecoder(runner.Enabled(runner.DefaultInputs()))
+	decodeDecision := CDRFormat().NewDecodeDecision()
+	var sc runner.Scratch
+	var out runner.Decoded
+	var m mcap.Message
+	for {
+		_, ch, _, err := it.NextInto(&m)
+		if errors.Is(err, io.EOF) {
+			return messages, nil
+		}
+		if err != nil {
+			return messages, err
+		}
+		messages++
+		if ch.Topic == decisionsTopic {
+			r, err := decodeDecision(m.Data)
+			if err == nil {
+				err = r.Validate()
+			}
+			if err != nil {
+				return messages, err
+			}
+			continue
+		}
+		if err := dec.DecodeInto(ch.Topic, int64(m.LogTime), m.Data, &sc, &out); err != nil {
+			return messages, err
+		}
+		sc.Reset()
+	}
+}
 
 // floorReadWrite reads every message of path with the MCAP library and
 // writes it again, chunked and zstd-compressed (fastest level, 1 MiB chunks,
@@ -177,7 +231,7 @@ func BenchmarkFloorRatios(b *testing.B) {
 	// The command line's GC target for replay and verify, for all four.
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	decisionsTopic := runner.DefaultTopics().Decisions()
-	var read, verify, verifyAlone, readWrite, replay []measured
+	var read, decode, verify, verifyAlone, readWrite, replay []measured
 	var msgs, decided uint64
 	b.ReportAllocs()
 	for b.Loop() {
@@ -186,6 +240,11 @@ func BenchmarkFloorRatios(b *testing.B) {
 				var err error
 				if msgs, decided, err = floorRead(path, decisionsTopic); err != nil {
 					b.Fatal(err)
+				}
+			}))
+			decode = append(decode, measure(b, func() {
+				if n, err := floorDecode(path, decisionsTopic); err != nil || n != msgs {
+					b.Fatal(err, n, msgs)
 				}
 			}))
 			verify = append(verify, measure(b, func() { floorVerify(b, path, decided, 0) }))
@@ -215,7 +274,7 @@ func BenchmarkFloorRatios(b *testing.B) {
 			}))
 		}
 	}
-	fr, v, v1, frw, rp := medianOf(read), medianOf(verify), medianOf(verifyAlone), medianOf(readWrite), medianOf(replay)
+	fr, fd, v, v1, frw, rp := medianOf(read), medianOf(decode), medianOf(verify), medianOf(verifyAlone), medianOf(readWrite), medianOf(replay)
 	per := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(msgs) }
 	b.ReportMetric(per(fr.cpu), "floor-read-cpu-ns/msg")
 	b.ReportMetric(per(v.cpu), "verify-cpu-ns/msg")
@@ -225,6 +284,7 @@ func BenchmarkFloorRatios(b *testing.B) {
 	b.ReportMetric(float64(rp.cpu)/float64(frw.cpu), "replay/floor-cpu")
 	b.ReportMetric(float64(v.wall)/float64(fr.wall), "verify/floor-wall")
 	b.ReportMetric(float64(v1.cpu)/float64(fr.cpu), "verify-1g/floor-cpu")
+	b.ReportMetric(float64(fd.cpu)/float64(fr.cpu), "decode/floor-cpu")
 	b.ReportMetric(float64(v1.wall)/float64(fr.wall), "verify-1g/floor-wall")
 	b.ReportMetric(float64(rp.wall)/float64(frw.wall), "replay/floor-wall")
 	mfr, mv, mfrw, mrp := minOf(read), minOf(verify), minOf(readWrite), minOf(replay)
@@ -232,8 +292,8 @@ func BenchmarkFloorRatios(b *testing.B) {
 	b.ReportMetric(float64(mv.wall)/float64(mfr.wall), "verify/floor-wall-min")
 	b.ReportMetric(float64(mrp.cpu)/float64(mfrw.cpu), "replay/floor-cpu-min")
 	b.ReportMetric(float64(mrp.wall)/float64(mfrw.wall), "replay/floor-wall-min")
-	b.Logf("%d messages, %d decisions, %d rounds; medians cpu/wall: floor-read %v/%v verify %v/%v verify-1g %v/%v floor-rw %v/%v replay %v/%v",
-		msgs, decided, rounds, fr.cpu, fr.wall, v.cpu, v.wall, v1.cpu, v1.wall, frw.cpu, frw.wall, rp.cpu, rp.wall)
+	b.Logf("%d messages, %d decisions, %d rounds; medians cpu/wall: floor-read %v/%v floor-decode %v/%v verify %v/%v verify-1g %v/%v floor-rw %v/%v replay %v/%v",
+		msgs, decided, rounds, fr.cpu, fr.wall, fd.cpu, fd.wall, v.cpu, v.wall, v1.cpu, v1.wall, frw.cpu, frw.wall, rp.cpu, rp.wall)
 }
 
 // floorVerify verifies path with decodeWorkers (VerifyOptions), which must
