@@ -165,6 +165,18 @@ func TestReplayAndSimAreByteIdentical(t *testing.T) {
 	if !bytes.Equal(again, twice) {
 		t.Fatal("replaying the same recording twice gave different bytes")
 	}
+	// Whether a goroutine of its own reads ahead changes no byte, also
+	// from a source that overwrites each message's Data at its next call.
+	msgs := drainSource(t, openBytes(t, first))
+	for _, ahead := range []int8{-1, 1} {
+		got, _, err := replayBytes(t, &reusingSource{msgs: msgs}, ReplayOptions{readAhead: ahead})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, again) {
+			t.Fatalf("read ahead %d: the replay's bytes differ", ahead)
+		}
+	}
 	a, b := recordedDecisions(t, first), recordedDecisions(t, again)
 	if len(a) != len(b) {
 		t.Fatalf("replay of the sim: %d decisions, sim: %d", len(b), len(a))
@@ -211,6 +223,12 @@ func drainSource(t testing.TB, src Source) []bag.Message {
 }
 
 func TestReplayDamagedInput(t *testing.T) {
+	for _, ahead := range []int8{-1, 1} {
+		t.Run(map[int8]string{-1: "one goroutine", 1: "read ahead"}[ahead], func(t *testing.T) { testReplayDamagedInput(t, ahead) })
+	}
+}
+
+func testReplayDamagedInput(t *testing.T, readAhead int8) {
 	msgs := drainSource(t, simSource(t, 2*time.Second, 50))
 	// Corrupt one belief and one assessment in the middle; cut the stream
 	// short with a truncation error.
@@ -226,6 +244,7 @@ func TestReplayDamagedInput(t *testing.T) {
 	var reported []error
 	out, res, err := replayBytes(t, &sliceSource{msgs: msgs[:cut], err: damage}, ReplayOptions{
 		OnCorrupt: func(err error) { reported = append(reported, err) },
+		readAhead: readAhead,
 	})
 	if !errors.Is(err, bag.ErrTruncated) || res.Truncated == nil {
 		t.Fatalf("replay error %v, want the truncation", err)

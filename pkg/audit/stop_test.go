@@ -6,6 +6,12 @@ import (
 )
 
 func TestReplayStopsEarlyWithACompleteOutput(t *testing.T) {
+	for _, ahead := range []int8{-1, 1} {
+		t.Run(map[int8]string{-1: "one goroutine", 1: "read ahead"}[ahead], func(t *testing.T) { testReplayStopsEarly(t, ahead) })
+	}
+}
+
+func testReplayStopsEarly(t *testing.T, readAhead int8) {
 	full, fullRes, err := replayBytes(t, simSource(t, 10*time.Second, 50), ReplayOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -14,6 +20,7 @@ func TestReplayStopsEarlyWithACompleteOutput(t *testing.T) {
 	const at = 600
 	out, res, err := replayBytes(t, simSource(t, 10*time.Second, 50), ReplayOptions{
 		Stop:          stop,
+		readAhead:     readAhead,
 		ProgressEvery: at,
 		OnProgress: func(p Progress) {
 			if p.Messages == at && !p.Done {

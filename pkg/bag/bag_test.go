@@ -985,6 +985,23 @@ func TestRecorderEmptyFileIsComplete(t *testing.T) {
 	}
 }
 
+func TestRecorderCompression(t *testing.T) {
+	for _, tc := range []struct{ opt, want Compression }{
+		{"", CompressionZstd}, {CompressionZstd, CompressionZstd}, {CompressionLZ4, CompressionLZ4}, {CompressionNone, CompressionNone},
+	} {
+		rec, err := NewRecorder(io.Discard, RecorderOptions{Compression: tc.opt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rec.Compression(); got != tc.want {
+			t.Errorf("compression option %q: Compression() = %q, want %q", tc.opt, got, tc.want)
+		}
+		if err := rec.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func TestRecorderErrors(t *testing.T) {
 	if _, err := NewRecorder(io.Discard, RecorderOptions{Compression: "brotli"}); err == nil || !strings.Contains(err.Error(), `"brotli"`) {
 		t.Errorf("bad compression: %v", err)

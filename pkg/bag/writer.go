@@ -474,6 +474,17 @@ func (r *Recorder) flushLocked() error {
 	return r.failed()
 }
 
+// Compression returns how r compresses its chunks (zstd for "").
+func (r *Recorder) Compression() Compression {
+	switch r.comp {
+	case mcap.CompressionZSTD:
+		return CompressionZstd
+	case mcap.CompressionLZ4:
+		return CompressionLZ4
+	}
+	return CompressionNone
+}
+
 // Stats returns the Recorder's counters.
 func (r *Recorder) Stats() RecorderStats {
 	r.mu.Lock()
