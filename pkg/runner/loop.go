@@ -184,6 +184,10 @@ type decidedRecord struct {
 
 func (d decidedRecord) key() int64 { return d.belief.StampSimNs }
 
+// maxDecidedReserve bounds what the decided memory reserves at once: its
+// settled size at the default bounds.
+const maxDecidedReserve = 2*DefaultMaxDecidedMemory + DefaultMaxPendingBeliefs
+
 // NewLoop returns a Loop with opts, defaults filled in.
 func NewLoop(opts LoopOptions) (*Loop, error) {
 	l := &Loop{
@@ -517,6 +521,16 @@ func (l *Loop) commit(now int64, c *candidate, anchor anchorPlan, n int, out *Ou
 	l.now = now
 
 	v := l.view(c)
+	if n > 0 && l.decided.buf == nil {
+		// The decided memory fills to its bound in any flight longer
+		// than that many beliefs: reserving its settled size (live
+		// entries, as many dead ones before a compaction, one step's
+		// overflow) spares it the copies and the fresh pages of growing
+		// by doubling, a fifth of a short flight's verify. A bound set
+		// far above the default, or a burst that meets a full array,
+		// still grows it.
+		l.decided.buf = make([]decidedRecord, 0, min(2*l.maxDecided+l.maxPending, maxDecidedReserve))
+	}
 	for k := 0; k < n; k++ {
 		cmd := &out.Commands[k]
 		rec := decidedRecord{belief: v.at(k).belief, kind: cmd.Decision.Kind, without: cmd.WithoutAssessment}

@@ -248,3 +248,40 @@ func (v *invariants) check(t testing.TB, out *Output) {
 		t.Fatalf("LastDecided %d %v, commands say %d", got, ok, v.last)
 	}
 }
+
+// TestLoopDecidedMemoryReservedOnce: at the default bounds the decided
+// memory takes its settled size with the first decision and keeps it
+// (growing by doubling cost a short flight's verify a fifth of its CPU)
+// through a steady flight with, between its stretches, a full pending
+// buffer decided in one step.
+func TestLoopDecidedMemoryReservedOnce(t *testing.T) {
+	l := mustLoop(t, LoopOptions{})
+	a := assessment(t, 0, known)
+	var out Output
+	step := func(ev Event) {
+		t.Helper()
+		if err := l.Step(ev, &out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stamp := int64(0)
+	for round := range 4 {
+		// Beliefs whose assessments come later, decided by timeout in
+		// one step: the pending buffer's worth at once.
+		for range DefaultMaxPendingBeliefs {
+			stamp++
+			step(BeliefEvent{ArrivalNs: stamp * 1000, Belief: belief(stamp)})
+		}
+		stamp += int64(DefaultAssessmentTimeout) / 1000
+		for range 3 * DefaultMaxDecidedMemory {
+			stamp++
+			step(BeliefEvent{ArrivalNs: stamp * 1000, Belief: belief(stamp)})
+			a.BeliefStampSimNs = stamp
+			step(AssessmentEvent{ArrivalNs: stamp*1000 + 1, Assessment: a})
+		}
+		if got := cap(l.decided.buf); got != maxDecidedReserve {
+			t.Fatalf("round %d: decided memory capacity %d, reserved %d", round, got, maxDecidedReserve)
+		}
+		checkSizes(t, l)
+	}
+}
