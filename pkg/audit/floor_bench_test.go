@@ -40,22 +40,34 @@ import (
 // floorHashBuffer stands for one decision's canonical self-assessment.
 var floorHashBuffer = make([]byte, 1300)
 
+// floorMessages opens path with the MCAP library alone and iterates its
+// messages in log-time order, through its index, as every floor reads them.
+func floorMessages(path string) (mcap.MessageIterator, io.Closer, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := mcap.NewReader(f)
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	it, err := r.Messages(mcap.UsingIndex(true), mcap.InOrder(mcap.LogTimeOrder))
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return it, f, nil
+}
+
 // floorRead reads every message of path with the MCAP library in log-time
 // order, hashing floorHashBuffer once per message on decisionsTopic.
 func floorRead(path, decisionsTopic string) (messages, decisions uint64, err error) {
-	f, err := os.Open(path)
+	it, f, err := floorMessages(path)
 	if err != nil {
 		return 0, 0, err
 	}
 	defer f.Close()
-	r, err := mcap.NewReader(f)
-	if err != nil {
-		return 0, 0, err
-	}
-	it, err := r.Messages(mcap.UsingIndex(true), mcap.InOrder(mcap.LogTimeOrder))
-	if err != nil {
-		return 0, 0, err
-	}
 	var m mcap.Message
 	for {
 		_, ch, _, err := it.NextInto(&m)
@@ -83,19 +95,11 @@ var floorSink byte
 // No Loop, no chain index, no comparison: the part of verify that stays
 // however cheap those become.
 func floorDecode(path, decisionsTopic string) (messages uint64, err error) {
-	f, err := os.Open(path)
+	it, f, err := floorMessages(path)
 	if err != nil {
 		return 0, err
 	}
 	defer f.Close()
-	r, err := mcap.NewReader(f)
-	if err != nil {
-		return 0, err
-	}
-	it, err := r.Messages(mcap.UsingIndex(true), mcap.InOrder(mcap.LogTimeOrder))
-	if err != nil {
-		return 0, err
-	}
 	dec := runner.NewDecoder(runner.Enabled(runner.DefaultInputs()))
 	decodeDecision := CDRFormat().NewDecodeDecision()
 	var sc runner.Scratch
@@ -131,19 +135,11 @@ func floorDecode(path, decisionsTopic string) (messages uint64, err error) {
 // writes it again, chunked and zstd-compressed (fastest level, 1 MiB chunks,
 // CRCs, indexes: what the Recorder writes), to io.Discard.
 func floorReadWrite(path string) (messages uint64, err error) {
-	f, err := os.Open(path)
+	it, f, err := floorMessages(path)
 	if err != nil {
 		return 0, err
 	}
 	defer f.Close()
-	r, err := mcap.NewReader(f)
-	if err != nil {
-		return 0, err
-	}
-	it, err := r.Messages(mcap.UsingIndex(true), mcap.InOrder(mcap.LogTimeOrder))
-	if err != nil {
-		return 0, err
-	}
 	w, err := mcap.NewWriter(io.Discard, &mcap.WriterOptions{
 		IncludeCRC: true, Chunked: true, ChunkSize: bag.DefaultChunkSize,
 		Compression: mcap.CompressionZSTD, CompressionLevel: mcap.CompressionLevelFastest,

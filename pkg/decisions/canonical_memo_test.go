@@ -2,6 +2,7 @@ package decisions
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -102,15 +103,23 @@ func checkTextMemo(t *testing.T, rows ...[9]float64) {
 	for k, std := range rows {
 		a := validAssessment(t, int64(k), LevelUncertain)
 		a.Std = std
-		want := plainCanonicalJSON(&a)
-		if got := a.appendCanonicalJSON([]byte("prefix"), &memo); !bytes.Equal(got[6:], want) {
-			t.Fatalf("row %d, std %v:\n got %s\nwant %s", k, std, got[6:], want)
-		}
-		sealed := a
-		sealed.SealWith(&memo)
-		if h, ok := sealed.SealedSHA256(); !ok || h != hashHex(want) {
-			t.Fatalf("row %d: sealed with the memo %q, want %q", k, h, hashHex(want))
-		}
+		checkMemoText(t, &memo, &a, fmt.Sprintf("row %d, std %v", k, std))
+	}
+}
+
+// checkMemoText writes a's canonical text through memo, after a prefix
+// (the memo's offsets are its own), and seals a copy of a with it; both
+// must be the plain text's.
+func checkMemoText(t *testing.T, memo *TextMemo, a *SelfAssessment, what string) {
+	t.Helper()
+	want := plainCanonicalJSON(a)
+	if got := a.appendCanonicalJSON([]byte("prefix"), memo); !bytes.Equal(got[6:], want) {
+		t.Fatalf("%s:\n got %s\nwant %s", what, got[6:], want)
+	}
+	sealed := *a
+	sealed.SealWith(memo)
+	if h, ok := sealed.SealedSHA256(); !ok || h != hashHex(want) {
+		t.Fatalf("%s: sealed with the memo %q, want %q", what, h, hashHex(want))
 	}
 }
 
@@ -200,15 +209,7 @@ func checkTextMemoMutations(t *testing.T, ops []byte) {
 		if op != 0xff {
 			memoMutations[int(op)%len(memoMutations)](&a)
 		}
-		want := plainCanonicalJSON(&a)
-		if got := a.appendCanonicalJSON([]byte("prefix"), &memo); !bytes.Equal(got[6:], want) {
-			t.Fatalf("text %d (op %d):\n got %s\nwant %s", k, op, got[6:], want)
-		}
-		sealed := a
-		sealed.SealWith(&memo)
-		if h, ok := sealed.SealedSHA256(); !ok || h != hashHex(want) {
-			t.Fatalf("text %d (op %d): sealed with the memo %q, want %q", k, op, h, hashHex(want))
-		}
+		checkMemoText(t, &memo, &a, fmt.Sprintf("text %d (op %d)", k, op))
 	}
 }
 
