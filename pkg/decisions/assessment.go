@@ -327,7 +327,23 @@ type TextMemo struct {
 	thresholds       Thresholds
 	thresholdsN      uint16 // the length of thresholdsText; 0 for none
 	thresholdsText   [maxThresholdsText]byte
+
+	seals []assessmentSeal // storage for the next seals
 }
+
+// newSeal returns storage for one seal, zero, taken from a block the memo
+// allocated for many: one allocation per sealSlab seals rather than one
+// each. A block stays alive while any of its seals does.
+func (l *TextMemo) newSeal() *assessmentSeal {
+	if len(l.seals) == 0 {
+		l.seals = make([]assessmentSeal, sealSlab)
+	}
+	s := &l.seals[0]
+	l.seals = l.seals[1:]
+	return s
+}
+
+const sealSlab = 64
 
 // blockText is one block's text and what it was written from.
 type blockText struct {

@@ -45,7 +45,13 @@ func (a *SelfAssessment) SealWith(memo *TextMemo) {
 	if _, ok := a.SealedSHA256(); ok {
 		return
 	}
-	s := &assessmentSeal{of: *a, valid: a.validate() == nil}
+	var s *assessmentSeal
+	if memo != nil {
+		s = memo.newSeal()
+	} else {
+		s = new(assessmentSeal)
+	}
+	s.of, s.valid = *a, a.validate() == nil
 	s.of.seal = nil
 	var buf [1536]byte
 	sum := sha256.Sum256(a.appendCanonicalJSON(buf[:0], memo))

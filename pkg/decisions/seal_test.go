@@ -162,3 +162,24 @@ func errText(err error) string {
 	}
 	return err.Error()
 }
+
+// Seals made with one memo share its blocks of storage: each must stay
+// its own assessment's after many more are made, across blocks.
+func TestSealsFromOneMemoStayTheirs(t *testing.T) {
+	var memo TextMemo
+	as := estimatorAssessments(t, 3*sealSlab+5)
+	for i := range as {
+		as[i].SealWith(&memo)
+	}
+	for i := range as {
+		h, ok := as[i].SealedSHA256()
+		plain := as[i]
+		plain.seal = nil
+		if want := plain.SHA256(); !ok || h != want {
+			t.Fatalf("assessment %d: sealed %q (%v), its own hash %q", i, h, ok, want)
+		}
+		if as[i].seal.of.BeliefStampSimNs != as[i].BeliefStampSimNs {
+			t.Fatalf("assessment %d carries the seal of stamp %d", i, as[i].seal.of.BeliefStampSimNs)
+		}
+	}
+}
