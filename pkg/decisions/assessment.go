@@ -314,7 +314,8 @@ func (m *floatMemo) appendOptFloat(b []byte, f float64, axis int) []byte {
 // and in sim, about 4 values in 5 repeat the previous belief's on the same
 // axis); the thresholds are those of the whole run. Every key is the exact
 // input of its text (floats by their bits), so the text is the same either
-// way. The zero value is ready; one memo serves one goroutine.
+// way. It also holds storage for the seals made with it, allocated for
+// many at once. The zero value is ready; one memo serves one goroutine.
 type TextMemo struct {
 	bits [9]uint64
 	n    [9]uint8 // the length of text[axis]; 0 for none

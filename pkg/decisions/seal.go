@@ -38,9 +38,9 @@ type assessmentSeal struct {
 // Sealing an already sealed, unchanged value does nothing.
 func (a *SelfAssessment) Seal() { a.SealWith(nil) }
 
-// SealWith is Seal taking the standard deviations that the previous
-// assessment sealed with memo repeats from it (see TextMemo); memo may be
-// nil. The seal is the same either way.
+// SealWith is Seal taking from memo what the canonical text repeats of the
+// previous assessment sealed with it, and the seal's storage (see
+// TextMemo); memo may be nil. The seal is the same either way.
 func (a *SelfAssessment) SealWith(memo *TextMemo) {
 	if _, ok := a.SealedSHA256(); ok {
 		return
