@@ -268,3 +268,18 @@ func testReplayDamagedInput(t *testing.T, readAhead int8) {
 		t.Fatalf("%d decisions for %d readable beliefs", got, beliefs-1)
 	}
 }
+
+func TestReplayReadsAheadWhereACoreIsFree(t *testing.T) {
+	for _, tc := range []struct {
+		c     bag.Compression
+		procs int
+		want  bool
+	}{
+		{bag.CompressionZstd, 1, false}, {bag.CompressionZstd, 2, false}, {bag.CompressionZstd, 3, true},
+		{bag.CompressionLZ4, 1, false}, {bag.CompressionLZ4, 2, true}, {bag.CompressionNone, 2, true},
+	} {
+		if got := readsAhead(tc.c, tc.procs); got != tc.want {
+			t.Errorf("%s on %d cores: reads ahead %v, want %v", tc.c, tc.procs, got, tc.want)
+		}
+	}
+}
