@@ -97,7 +97,7 @@ func (n *node) handleVehicle(in input) {
 			n.warn("vehicle_input", "bridge produced a message for no input", "topic", m.Topic)
 			continue
 		}
-		n.handle(input{kind: k, data: m.Data, recv: in.recv})
+		n.handle(input{kind: k, data: m.Data, recv: in.recv, wall: in.wall})
 	}
 }
 
