@@ -5,6 +5,7 @@
     ros2 launch ghost decision.launch.py config_file:=/path/to/my.yaml \\
         state_topic:=/fmu/out/vehicle_state log_level:=debug
     ros2 launch ghost decision.launch.py executor:=px4    # act on PX4
+    ros2 launch ghost decision.launch.py recording_path:=/tmp/node.mcap
 
 Parameters come from config_file (the installed config/decision.yaml
 documents every one with its default); use_sim_time, and policy when given,
@@ -56,6 +57,8 @@ def _node(context):
     # and the target vehicle come from config_file.
     if value('executor'):
         overrides['executors.executor'] = LaunchConfiguration('executor')
+    if value('recording_path'):
+        overrides['recording.path'] = LaunchConfiguration('recording_path')
     return [
         Node(
             package=PACKAGE,
@@ -96,6 +99,10 @@ def generate_launch_description():
         DeclareLaunchArgument(
             'input_source', default_value='',
             description='ghost, px4 or odometry; empty keeps the config file value'),
+        DeclareLaunchArgument(
+            'recording_path', default_value='',
+            description='MCAP file the node records its inputs and decisions to; '
+                        'empty keeps the config file value (by default none)'),
         DeclareLaunchArgument(
             'executor', default_value='',
             description='executor decisions act through: px4 or log; empty keeps '

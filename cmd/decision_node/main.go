@@ -11,6 +11,7 @@
 //	decision_node report  recording.mcap --out report.html
 //	decision_node ulog    --in flight.ulg --out flight.mcap
 //	decision_node policy  check|test FILE ...
+//	decision_node latency node.mcap           a live node's decision latency
 //	decision_node px4-standin                 answer VehicleCommands as PX4 (ROS 2)
 //
 // Exit status: 0 success; 1 the work was done but something is wrong (verify
@@ -57,6 +58,7 @@ Usage:
   decision_node report  recording.mcap --out report.html [--figures DIR]
   decision_node ulog    --in flight.ulg --out flight.mcap [flags]
   decision_node policy  check FILE | test FILE CASES
+  decision_node latency recording.mcap [--json FILE]   a live node's decision latency
   decision_node px4-standin [--deny KIND] [--ros-args ...]   a PX4 stand-in on ROS 2
   decision_node --ros-args ...      run as a ROS 2 node (builds with -tags rclgo)
 
@@ -117,6 +119,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runULog(args[1:], stdout, stderr)
 	case args[0] == "policy":
 		err = runPolicy(args[1:], stdout, stderr)
+	case args[0] == "latency":
+		err = runLatency(args[1:], stdout, stderr)
 	case args[0] == "px4-standin":
 		err = runStandin(args[1:], stdout, stderr)
 	case args[0] == "-h" || args[0] == "--help" || args[0] == "help":

@@ -118,7 +118,7 @@ func TestPX4SourceMakesBeliefsAndAssessments(t *testing.T) {
 	}{
 		{topics["px4_msgs/msg/VehicleStatus"], status}, {topics["px4_msgs/msg/BatteryStatus"], battery},
 	} {
-		if out, err := src.Handle(m.topic, m.data); err != nil || len(out) != 0 {
+		if out, err := src.Handle(m.topic, m.data, 0); err != nil || len(out) != 0 {
 			t.Fatalf("%s: %v %v", m.topic, out, err)
 		}
 	}
@@ -127,7 +127,7 @@ func TestPX4SourceMakesBeliefsAndAssessments(t *testing.T) {
 		level  decisions.Level
 	}{{0.01, decisions.LevelKnown}, {1, decisions.LevelUncertain}, {9, decisions.LevelUnknown}, {math.NaN(), decisions.LevelUnknown}} {
 		sample := uint64(1000 + 20*i)
-		out, err := src.Handle(topics["px4_msgs/msg/VehicleOdometry"], odom(sample, tt.posVar))
+		out, err := src.Handle(topics["px4_msgs/msg/VehicleOdometry"], odom(sample, tt.posVar), 0)
 		if err != nil || len(out) != 2 {
 			t.Fatalf("odometry %d: %v %v", i, out, err)
 		}
@@ -177,11 +177,11 @@ func TestPX4SourceRejectsAnotherReleasesLayout(t *testing.T) {
 			topic = s.Topic
 		}
 	}
-	_, err = src.Handle(topic, status)
+	_, err = src.Handle(topic, status, 0)
 	if !errors.Is(err, px4.ErrLayoutMismatch) || !strings.Contains(err.Error(), "1.14") {
 		t.Fatalf("error %v, want a layout mismatch naming release 1.14", err)
 	}
-	if _, err := src.Handle("/fmu/out/other", status); !errors.Is(err, ErrUnknownTopic) {
+	if _, err := src.Handle("/fmu/out/other", status, 0); !errors.Is(err, ErrUnknownTopic) {
 		t.Fatalf("unknown topic: %v", err)
 	}
 }
@@ -286,14 +286,14 @@ func TestOdometrySource(t *testing.T) {
 	}
 	bat.str("")
 	bat.str("")
-	if _, err := src.Handle("/battery", bat.b); err != nil {
+	if _, err := src.Handle("/battery", bat.b, 0); err != nil {
 		t.Fatalf("battery: %v", err)
 	}
 	for i, tt := range []struct {
 		diag  float64
 		level decisions.Level
 	}{{0.0001, decisions.LevelKnown}, {0.01, decisions.LevelUncertain}, {0, decisions.LevelUnknown}} {
-		out, err := src.Handle("/odom", odometryCDR(int32(2+i), tt.diag))
+		out, err := src.Handle("/odom", odometryCDR(int32(2+i), tt.diag), 0)
 		if err != nil || len(out) != 2 {
 			t.Fatalf("odometry: %v %v", out, err)
 		}
@@ -312,7 +312,7 @@ func TestOdometrySource(t *testing.T) {
 			t.Fatalf("battery %v", vs.Flight.BatteryPct)
 		}
 	}
-	if _, err := src.Handle("/odom", []byte{0, 1, 0, 0, 1}); err == nil {
+	if _, err := src.Handle("/odom", []byte{0, 1, 0, 0, 1}, 0); err == nil {
 		t.Fatal("a truncated Odometry was accepted")
 	}
 }

@@ -94,11 +94,11 @@ func FuzzPX4Handle(f *testing.F) {
 			}
 			subs := src.Subscriptions()
 			for _, sub := range subs {
-				out, err := src.Handle(sub.Topic, s.samples[sub.Type])
+				out, err := src.Handle(sub.Topic, s.samples[sub.Type], 0)
 				checkMapped(t, "a sample on "+sub.Topic, out, err)
 			}
 			for _, sub := range subs {
-				out, err := src.Handle(sub.Topic, data)
+				out, err := src.Handle(sub.Topic, data, 0)
 				checkMapped(t, string(s.defs.Release())+" "+s.pos+" "+sub.Topic, out, err)
 			}
 		}
@@ -118,7 +118,7 @@ func FuzzOdometryHandle(f *testing.F) {
 			t.Fatal(err)
 		}
 		for _, topic := range []string{"/battery", "/odom"} {
-			out, err := src.Handle(topic, data)
+			out, err := src.Handle(topic, data, 0)
 			checkMapped(t, topic, out, err)
 		}
 	})

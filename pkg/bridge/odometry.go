@@ -21,7 +21,9 @@ type Source interface {
 	// Handle maps one serialized message of one of those topics; it
 	// returns the ghost messages to publish, record and decide (none for a
 	// status or battery update). An error rejects the message alone.
-	Handle(topic string, data []byte) ([]Message, error)
+	// arrivalNs is when the message arrived (the receive time live, the
+	// log time in a recording): PX4's time base changes are sized by it.
+	Handle(topic string, data []byte, arrivalNs int64) ([]Message, error)
 }
 
 // ROS 2 types of the odometry source.
@@ -117,7 +119,7 @@ func (s *OdometrySource) Subscriptions() []Subscription {
 }
 
 // Handle maps one Odometry (a belief and its assessment) or BatteryState.
-func (s *OdometrySource) Handle(topic string, data []byte) ([]Message, error) {
+func (s *OdometrySource) Handle(topic string, data []byte, _ int64) ([]Message, error) {
 	switch topic {
 	case s.topic:
 		if err := s.defs.Odometry.DecodeInto(&s.odom, data); err != nil {

@@ -270,7 +270,7 @@ func (p *PX4) Subscriptions() []Subscription { return append([]Subscription(nil)
 // Handle maps one serialized PX4 message. A payload whose length does not
 // match the release's layout is rejected with an error naming the release
 // it fits.
-func (p *PX4) Handle(topic string, data []byte) ([]Message, error) {
+func (p *PX4) Handle(topic string, data []byte, arrivalNs int64) ([]Message, error) {
 	m, ok := p.topics[topic]
 	if !ok {
 		return nil, fmt.Errorf("bridge: %s: %w", topic, ErrUnknownTopic)
@@ -278,5 +278,6 @@ func (p *PX4) Handle(topic string, data []byte) ([]Message, error) {
 	if err := p.defs.DecodeInto(m, &p.msg, data); err != nil {
 		return nil, fmt.Errorf("bridge: %s: %w", topic, err)
 	}
+	p.b.tracker.SetArrival(arrivalNs)
 	return p.b.PX4Sample(m, px4.FieldsOf(&p.msg), p.position)
 }

@@ -196,7 +196,7 @@ func BenchmarkPX4HandleLocalPosition(b *testing.B) {
 	for _, s := range src.Subscriptions() {
 		topic[s.Type] = s.Topic
 	}
-	if _, err := src.Handle(topic["px4_msgs/msg/VehicleAttitude"], px4Sample(b, defs, px4.MsgVehicleAttitude)); err != nil {
+	if _, err := src.Handle(topic["px4_msgs/msg/VehicleAttitude"], px4Sample(b, defs, px4.MsgVehicleAttitude), 0); err != nil {
 		b.Fatal(err)
 	}
 	p, err := defs.Plan(px4.MsgVehicleLocalPosition)
@@ -222,7 +222,7 @@ func BenchmarkPX4HandleLocalPosition(b *testing.B) {
 		if err := w.SetUint("timestamp_sample", stamp); err != nil {
 			b.Fatal(err)
 		}
-		if out, err := src.Handle(topic["px4_msgs/msg/VehicleLocalPosition"], w.Bytes()); err != nil || len(out) != 2 {
+		if out, err := src.Handle(topic["px4_msgs/msg/VehicleLocalPosition"], w.Bytes(), 0); err != nil || len(out) != 2 {
 			b.Fatal(len(out), err)
 		}
 	}

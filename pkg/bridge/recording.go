@@ -62,7 +62,7 @@ func (t *Translation) Next() (bag.Message, error) {
 	if err != nil || !t.subs[m.Topic] {
 		return m, err
 	}
-	out, err := t.src.Handle(m.Topic, m.Data)
+	out, err := t.src.Handle(m.Topic, m.Data, int64(m.LogTime))
 	if err != nil {
 		t.Rejected++
 		t.LastErr = err

@@ -126,7 +126,9 @@ func (n *node) startActing(tctx context.Context, t ros2.Transport, configured []
 			return fmt.Errorf("recording: %w", err)
 		}
 		// Receipts are logged at their time, as replay logs them.
-		a.receipts = runner.NewRecordingActionSink(func(t uint64, data []byte) error { return n.rec.write(a.actCh, t, data) })
+		a.receipts = runner.NewRecordingActionSink(func(t uint64, data []byte) error {
+			return n.rec.write(a.actCh, t, uint64(n.now().UnixNano()), data)
+		})
 		sinks = append(sinks, a.receipts)
 	}
 	for i, s := range sinks {
@@ -140,7 +142,7 @@ func (n *node) startActing(tctx context.Context, t ros2.Transport, configured []
 	for k, sub := range a.link.Subscriptions() {
 		h := func(data []byte, recv time.Time) {
 			select {
-			case n.in <- input{kind: k, executor: true, data: data, recv: recv}:
+			case n.in <- input{kind: k, executor: true, data: data, recv: recv, wall: recv}:
 			case <-tctx.Done():
 			}
 		}
@@ -181,7 +183,7 @@ func (n *node) recordEvidence(ev runner.EvidenceEvent) error {
 		n.warn("evidence_publish", "cannot publish evidence", "topic", a.evTopic, "err", err)
 	}
 	if n.rec != nil {
-		if err := n.rec.input(a.evKind, data, time.Unix(0, ev.ArrivalNs)); err != nil {
+		if err := n.rec.input(a.evKind, data, time.Unix(0, ev.ArrivalNs), n.now()); err != nil {
 			n.stats.recordingFailures++
 			n.warn("recording_input", "cannot record evidence", "err", err)
 		}
@@ -189,14 +191,15 @@ func (n *node) recordEvidence(ev runner.EvidenceEvent) error {
 	return nil
 }
 
-// write records one message on ch at t, unless the recording is closed.
-func (s *recording) write(ch bag.ChannelID, t uint64, data []byte) error {
+// write records one message on ch at log time t and publish time pub,
+// unless the recording is closed.
+func (s *recording) write(ch bag.ChannelID, t, pub uint64, data []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return fmt.Errorf("record in %s: %w", s.path, runner.ErrSinkClosed)
 	}
-	return s.rec.Write(ch, t, t, data)
+	return s.rec.Write(ch, t, pub, data)
 }
 
 // lineLogger logs each line the log executor writes.

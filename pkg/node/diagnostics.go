@@ -125,6 +125,7 @@ func (n *node) diagnostics(now time.Time) ros2msg.DiagnosticArray {
 		c := v.bridge.Tracker().Counters()
 		kv("vehicle.beliefs", c.Beliefs)
 		kv("vehicle.rejected", v.rejected)
+		kv("vehicle.time_base_changes", c.TimeBaseChanges)
 	}
 	sizes := n.s.Loop().Sizes()
 	kv("pending_beliefs", uint64(sizes.PendingBeliefs))

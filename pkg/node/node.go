@@ -40,6 +40,10 @@ type input struct {
 	executor bool
 	data     []byte
 	recv     time.Time
+	// wall is the receive time on the wall clock, kept when sim time
+	// rewrites recv: recordings carry it as the message's publish time,
+	// from which decision latency is measured.
+	wall time.Time
 }
 
 // runOptions let tests drive time; the zero value is live operation.
@@ -286,8 +290,11 @@ func newNodeWith(tctx context.Context, cfg nodeconfig.Config, t ros2.Transport, 
 			return nil, fmt.Errorf("recording: %w", err)
 		}
 		// Decisions are logged at the arrival time of the input that
-		// triggered them, as replay logs them.
-		n.rec.decisions = runner.NewRecordingSink(func(t uint64, data []byte) error { return rec.Write(ch, t, t, data) }, session.Now)
+		// triggered them, as replay logs them; their publish time is the
+		// wall clock's when recorded, for latency.
+		n.rec.decisions = runner.NewRecordingSink(func(t uint64, data []byte) error {
+			return rec.Write(ch, t, uint64(n.now().UnixNano()), data)
+		}, session.Now)
 	}
 
 	if n.vehicle, err = newVehicleSource(cfg, inputs, ament); err != nil {
@@ -296,7 +303,7 @@ func newNodeWith(tctx context.Context, cfg nodeconfig.Config, t ros2.Transport, 
 	subscribe := func(topic, typ string, qos ros2.QoSProfile, kind int, vehicle bool) error {
 		h := func(data []byte, recv time.Time) {
 			select {
-			case n.in <- input{kind: kind, vehicle: vehicle, data: data, recv: recv}:
+			case n.in <- input{kind: kind, vehicle: vehicle, data: data, recv: recv, wall: recv}:
 			case <-tctx.Done():
 			}
 		}
@@ -449,7 +456,7 @@ func (n *node) dispatch(in input) {
 
 func (n *node) handle(in input) {
 	if n.rec != nil {
-		if err := n.rec.input(in.kind, in.data, in.recv); err != nil {
+		if err := n.rec.input(in.kind, in.data, in.recv, in.wall); err != nil {
 			n.stats.recordingFailures++
 			n.warn("recording_input", "cannot record an input", "topic", n.inputs[in.kind].Key, "err", err)
 		}

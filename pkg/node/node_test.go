@@ -461,12 +461,17 @@ func TestRunShutdownDecidesPendingAndClosesSinks(t *testing.T) {
 	}
 	var recs []rec
 	var recorded []decisions.Rationale
+	var published []uint64 // the decisions' publish times
 	for m, err := range r.Messages() {
 		if err != nil {
 			t.Fatal(err)
 		}
 		recs = append(recs, rec{m.Topic, m.LogTime})
+		if m.Topic != "/decisions" && m.PublishTime != m.LogTime {
+			t.Errorf("%s at %d: publish time %d, want the receive time (no sim time)", m.Topic, m.LogTime, m.PublishTime)
+		}
 		if m.Topic == "/decisions" {
+			published = append(published, m.PublishTime)
 			var dm ros2msg.DecisionRationale
 			if err := dm.UnmarshalCDR(m.Data); err != nil {
 				t.Fatal(err)
@@ -476,6 +481,11 @@ func TestRunShutdownDecidesPendingAndClosesSinks(t *testing.T) {
 	}
 	if len(recorded) != 2 || recorded[0] != want[0] || recorded[1] != want[1] {
 		t.Errorf("recorded decisions %+v", recorded)
+	}
+	// A decision's publish time is the wall clock's when it was recorded:
+	// b2's, decided at shutdown, is the clock's then.
+	if len(published) != 2 || published[1] != uint64(base.Add(ms(4)).UnixNano()) {
+		t.Errorf("decision publish times %v, want the second at %d", published, base.Add(ms(4)).UnixNano())
 	}
 	// Inputs are recorded as received (the junk too), at their receive time.
 	wantInputs := []rec{

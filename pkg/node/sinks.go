@@ -46,8 +46,10 @@ func (s *rosSink) Close() error {
 }
 
 // recording is the in-node MCAP recording: every input as received (log
-// time = receive time, so a replay reproduces the live joins) and every
-// decision as published.
+// time = receive time on the node's clock, so a replay reproduces the live
+// joins) and every decision as published. Publish times are the wall
+// clock's: when an input was received, when an output was recorded; replay
+// and verify never read them, `decision_node latency` does.
 type recording struct {
 	rec       *bag.Recorder
 	path      string
@@ -71,15 +73,15 @@ func (s *recording) Publish(d decisions.Decision, r decisions.Rationale) error {
 	return nil
 }
 
-// input records one received message.
-func (s *recording) input(k int, data []byte, recv time.Time) error {
+// input records one received message: recv on the node's clock, wall on
+// the wall clock.
+func (s *recording) input(k int, data []byte, recv, wall time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return fmt.Errorf("record input in %s: %w", s.path, runner.ErrSinkClosed)
 	}
-	t := uint64(recv.UnixNano())
-	return s.rec.Write(s.inputs[k], t, t, data)
+	return s.rec.Write(s.inputs[k], uint64(recv.UnixNano()), uint64(wall.UnixNano()), data)
 }
 
 // Close finishes the recording (summary, index, sync); called once by the

@@ -101,7 +101,7 @@ func TestRecordingCloseOnce(t *testing.T) {
 	if err := s.Publish(r.Decision, r); !errors.Is(err, runner.ErrSinkClosed) {
 		t.Errorf("Publish after Close = %v", err)
 	}
-	if err := s.input(0, []byte{0, 1, 0, 0}, base); !errors.Is(err, runner.ErrSinkClosed) {
+	if err := s.input(0, []byte{0, 1, 0, 0}, base, base); !errors.Is(err, runner.ErrSinkClosed) {
 		t.Errorf("input after Close = %v", err)
 	}
 	if st := rec.Stats(); st.Messages != 1 {

@@ -73,7 +73,14 @@ func amentPrefixPath() string { return os.Getenv("AMENT_PREFIX_PATH") }
 // assessment a decision rests on.
 func (n *node) handleVehicle(in input) {
 	sub := n.vehicle.subs[in.kind]
-	out, err := n.vehicle.src.Handle(sub.Topic, in.data)
+	tr := n.vehicle.bridge.Tracker()
+	changes := tr.Counters().TimeBaseChanges
+	out, err := n.vehicle.src.Handle(sub.Topic, in.data, in.recv.UnixNano())
+	if tr.Counters().TimeBaseChanges != changes {
+		c, _ := tr.LastTimeBaseChange()
+		n.warn("vehicle_time_base", "the vehicle's clock changed its time base (time synchronisation reset?): beliefs continue from the last stamp",
+			"topic", sub.Topic, "stamp_ns", c.RawNs, "last_belief_ns", c.FromNs, "placed_at_ns", c.ToNs, "offset_ns", c.OffsetNs)
+	}
 	if err != nil {
 		n.vehicle.rejected++
 		n.warn("vehicle_input", "vehicle message rejected", "topic", sub.Topic, "err", err)
@@ -90,7 +97,7 @@ func (n *node) handleVehicle(in input) {
 			n.warn("vehicle_input", "bridge produced a message for no input", "topic", m.Topic)
 			continue
 		}
-		n.handle(input{kind: k, data: m.Data, recv: in.recv})
+		n.handle(input{kind: k, data: m.Data, recv: in.recv, wall: in.wall})
 	}
 }
 

@@ -14,6 +14,8 @@ type Counters struct {
 	Updates uint64
 	// Rejected counts rejections by Reason.
 	Rejected [NumReasons]uint64
+	// TimeBaseChanges counts changes of PX4's time base (see px4clock.go).
+	TimeBaseChanges uint64
 }
 
 // RejectedTotal is the sum of Rejected.
@@ -51,7 +53,20 @@ type Tracker struct {
 	lastSeen bool
 	last     int64
 
+	clock    px4Clock
 	counters Counters
+}
+
+// SetArrival gives the arrival time (ns of the host's clock: the receive
+// time live, the log time in a recording) of the PX4 samples that follow,
+// until the next call; ArrivalUnknown, the zero Tracker's state, says
+// there is none. It sizes a change of PX4's time base (px4clock.go).
+func (t *Tracker) SetArrival(ns int64) { t.clock.setArrival(ns) }
+
+// LastTimeBaseChange returns the newest change of PX4's time base, and
+// false when there was none.
+func (t *Tracker) LastTimeBaseChange() (TimeBaseChange, bool) {
+	return t.clock.last, t.clock.changes > 0
 }
 
 // Counters returns the counts so far.
@@ -83,7 +98,10 @@ func (t *Tracker) auxStamp(topic, field string, us uint64, held int64, seen bool
 	if us > maxStampUs {
 		return 0, reject(ReasonStampInvalid, topic, field, us, "µs beyond the int64 ns range")
 	}
-	ns := int64(us) * 1000
+	ns, ok := t.clock.mapped(int64(us) * 1000)
+	if !ok {
+		return 0, reject(ReasonStampInvalid, topic, field, us, "µs beyond the int64 ns range after the time-base offset")
+	}
 	if seen && ns < held {
 		return 0, reject(ReasonStale, topic, field, us, "older than the one held")
 	}
@@ -179,10 +197,21 @@ func (t *Tracker) accept(s *State, topic, field string, err *RejectError) (State
 	return *s, nil
 }
 
+// onPX4Clock moves a mapped estimator sample onto PX4's current time base.
+func (t *Tracker) onPX4Clock(s *State, err *RejectError) {
+	if err != nil {
+		return
+	}
+	before := t.clock.changes
+	s.StampNs = t.clock.estimator(s.StampNs)
+	t.counters.TimeBaseChanges += t.clock.changes - before
+}
+
 // PX4Odometry maps a vehicle_odometry sample to a belief.
 func (t *Tracker) PX4Odometry(o PX4Odometry) (State, error) {
 	var s State
 	err := mapPX4Odometry(&s, &o, t.Flight())
+	t.onPX4Clock(&s, err)
 	return t.accept(&s, topicOdometry, "timestamp_sample (ns)", err)
 }
 
@@ -194,6 +223,7 @@ func (t *Tracker) PX4LocalPosition(p PX4LocalPosition) (State, error) {
 	}
 	var s State
 	err := mapPX4LocalPosition(&s, &p, &t.att, t.Flight())
+	t.onPX4Clock(&s, err)
 	return t.accept(&s, topicLocalPosition, "timestamp_sample (ns)", err)
 }
 

@@ -296,14 +296,15 @@ func TestLaunchFile(t *testing.T) {
 		t.Errorf("launch TOPICS = %q, want the node's defaults %q", f.Topics, wantTopics)
 	}
 	wantArgs := map[string]string{
-		"config_file":  "<expr>",
-		"namespace":    "",
-		"use_sim_time": "false",
-		"log_level":    "info",
-		"policy":       "",
-		"policy_file":  "",
-		"input_source": "",
-		"executor":     "",
+		"config_file":    "<expr>",
+		"namespace":      "",
+		"use_sim_time":   "false",
+		"log_level":      "info",
+		"policy":         "",
+		"policy_file":    "",
+		"input_source":   "",
+		"executor":       "",
+		"recording_path": "",
 	}
 	for _, tp := range wantTopics {
 		wantArgs[tp[0]] = tp[1]

@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# GPS loss in flight, with ghost deciding on PX4's own estimate: PX4 SITL
+# (SIH, the physics inside PX4, headless), the Micro XRCE-DDS agent, ghost
+# launched with input_source:=px4 and a rosbag2 recorder, all on loopback.
+#
+#   test/sitl/gps_loss.sh [OUTDIR]
+#
+# This script builds nothing. It needs, already built and named by the
+# environment:
+#   PX4_BUILD   a PX4 v1.15 px4_sitl_default build directory (bin/px4, etc/)
+#   XRCE_AGENT  the MicroXRCEAgent binary
+#   ros2        on PATH, from a sourced ROS 2 Humble with px4_msgs
+#               (release/1.15) and the ghost package (colcon build)
+# and, optionally:
+#   EXECUTOR    px4 (default: ghost commands PX4) or "" (advisory: ghost
+#               only decides, PX4's own failsafe acts)
+#   POLICY      a policy file (default: the installed px4_failsafe_like.yaml)
+#   DN          a decision_node binary for the audit (default: go run)
+#   HOVER_S, LOSS_S, BACK_S  seconds of hover, of GPS loss, after GPS is back
+#
+# It arms, takes off and hovers through PX4's own shell (px4-commander),
+# stops the simulated GPS (px4-sensor_gps_sim stop), lets the belief
+# degrade, starts it again, lands, and stops everything by PID. Then it
+# verifies both recordings, measures latency, writes the report and prints
+# what followed the GPS loss. docs/px4-sitl.md has what it showed.
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+out="${1:-sitl-$(date +%Y%m%d-%H%M%S)}"
+mkdir -p "$out" && out="$(cd "$out" && pwd)"
+
+: "${PX4_BUILD:?PX4_BUILD must name a px4_sitl_default build directory}"
+: "${XRCE_AGENT:?XRCE_AGENT must name the MicroXRCEAgent binary}"
+command -v ros2 >/dev/null || { echo "ros2 is not on PATH: source ROS 2 Humble and the workspace with px4_msgs and ghost" >&2; exit 2; }
+share="$(ros2 pkg prefix ghost)/share/ghost"
+EXECUTOR="${EXECUTOR-px4}"
+POLICY="${POLICY:-$share/config/policies/px4_failsafe_like.yaml}"
+HOVER_S="${HOVER_S:-20}" LOSS_S="${LOSS_S:-30}" BACK_S="${BACK_S:-20}"
+dn() { if [ -n "${DN:-}" ]; then "$DN" "$@"; else (cd "$repo" && go run ./cmd/decision_node "$@"); fi; }
+
+# Everything stays on this host: ROS 2 on loopback, and PX4 asks the agent
+# for a localhost-only participant (UXRCE_DDS_PTCFG 1).
+export ROS_LOCALHOST_ONLY=1 RMW_IMPLEMENTATION="${RMW_IMPLEMENTATION:-rmw_cyclonedds_cpp}"
+export ROS_DOMAIN_ID="${ROS_DOMAIN_ID:-0}"
+
+pids=()
+stop_all() {
+	for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
+		kill -INT "${pids[i]}" 2>/dev/null || true
+	done
+	for p in "${pids[@]}"; do
+		for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.2; done
+		kill -KILL "$p" 2>/dev/null || true
+	done
+	pids=()
+}
+trap stop_all EXIT
+now_ns() { date +%s%N; }
+px4cmd() { "$PX4_BUILD/bin/px4-$1" "${@:2}"; }
+say() { printf '%s  %s\n' "$(date +%T)" "$*"; }
+
+say "agent and PX4 SIH (logs in $out)"
+"$XRCE_AGENT" udp4 -p 8888 >"$out/agent.log" 2>&1 &
+pids+=($!)
+mkdir -p "$out/px4"
+(cd "$out/px4" && PX4_SIM_MODEL=sihsim_quadx PX4_SIMULATOR=sihsim exec "$PX4_BUILD/bin/px4" -d -w "$out/px4" "$PX4_BUILD/etc") >"$out/px4.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 120); do grep -q "Ready for takeoff" "$out/px4.log" && break; sleep 1; done
+grep -q "Ready for takeoff" "$out/px4.log" || { echo "PX4 never became ready: $out/px4.log" >&2; exit 1; }
+px4cmd param set UXRCE_DDS_PTCFG 1 >/dev/null
+px4cmd uxrce_dds_client stop >/dev/null || true
+px4cmd uxrce_dds_client start -t udp -h 127.0.0.1 -p 8888 >/dev/null
+
+say "ghost (executor '${EXECUTOR}') and the recorder"
+ros2 launch ghost decision.launch.py input_source:=px4 executor:="$EXECUTOR" \
+	config_file:="$share/config/px4_sitl.yaml" policy_file:="$POLICY" \
+	recording_path:="$out/node.mcap" >"$out/ghost.log" 2>&1 &
+pids+=($!)
+ros2 bag record -s mcap -o "$out/bag" /decisions /decisions/actions /decisions/evidence \
+	/state/nav /self_assessment /parameter_events /diagnostics \
+	/fmu/out/vehicle_local_position /fmu/out/vehicle_attitude /fmu/out/vehicle_status \
+	/fmu/out/battery_status /fmu/out/vehicle_command_ack /fmu/in/vehicle_command \
+	>"$out/bag.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 60); do grep -q "decision node ready" "$out/ghost.log" && break; sleep 1; done
+sleep 5 # discovery between the agent's participant, ghost and the recorder
+
+say "arm, take off, hover ${HOVER_S} s"
+px4cmd commander arm
+px4cmd commander takeoff
+sleep "$HOVER_S"
+
+loss=$(now_ns)
+say "GPS off for ${LOSS_S} s"
+px4cmd sensor_gps_sim stop
+sleep "$LOSS_S"
+back=$(now_ns)
+say "GPS on again"
+px4cmd sensor_gps_sim start
+sleep "$BACK_S"
+
+say "land and disarm"
+px4cmd commander land || true
+for _ in $(seq 60); do px4cmd commander status 2>&1 | grep -q "arming_state: DISARMED\|Disarmed\|disarmed" && break; sleep 1; done
+px4cmd commander disarm 2>/dev/null || true
+sleep 2
+stop_all
+trap - EXIT
+echo "$loss" >"$out/gps_loss_ns"
+echo "$back" >"$out/gps_back_ns"
+
+say "audit"
+flags=(--policy-file "$POLICY")
+[ -n "$EXECUTOR" ] && flags+=(--executor "$EXECUTOR")
+set +e
+dn verify "$out/node.mcap" "${flags[@]}" --config "$share/config/px4_sitl.yaml" >"$out/verify_node.txt" 2>&1
+v_node=$?
+dn verify "$out/bag" "${flags[@]}" --config "$share/config/px4_sitl.yaml" >"$out/verify_bag.txt" 2>&1
+v_bag=$?
+dn latency "$out/node.mcap" --json "$out/latency.json" >"$out/latency.txt" 2>&1
+dn report "$out/node.mcap" --out "$out/report.html" "${flags[@]}" --config "$share/config/px4_sitl.yaml" >"$out/report.txt" 2>&1
+(cd "$repo" && go run ./test/sitl/timeline --event-ns "$loss" "$out/node.mcap") >"$out/timeline.txt" 2>&1
+set -e
+
+echo
+echo "== what followed the GPS loss (ghost's own recording)"
+cat "$out/timeline.txt"
+echo
+echo "== PX4's own log"
+grep -iE "failsafe|position|gps|land|takeoff|mode" "$out/px4.log" | tail -20 || true
+echo
+echo "== verify: node recording exit $v_node, rosbag2 recording exit $v_bag"
+grep -E "^decisions|  (proceed|hold|engage_land|engage_rtl|abstain_uncertain) |verdict" "$out/verify_node.txt" || true
+grep -E "verdict" "$out/verify_bag.txt" || true
+echo
+echo "== latency"
+cat "$out/latency.txt"
+echo
+echo "outputs in $out (node.mcap, bag/, report.html, px4/log/*.ulg)"
+[ "$v_node" -eq 0 ] && [ "$v_bag" -eq 0 ]
