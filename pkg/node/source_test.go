@@ -48,7 +48,7 @@ func amentPrefix(t *testing.T, pkgs map[string]string) string {
 
 // px4Prefix holds the test layouts of PX4 release 1.15 as px4_msgs.
 func px4Prefix(t *testing.T) string {
-	return amentPrefix(t, map[string]string{"px4_msgs": px4fixture.Dir("1.15")})
+	return amentPrefix(t, map[string]string{"px4_msgs": px4fixture.Dir(t, "1.15")})
 }
 
 func px4Message(t *testing.T, defs *px4.Definitions, name string, floats map[string]float64, uints map[string]uint64) []byte {

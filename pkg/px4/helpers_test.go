@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"hash/fnv"
 	"math"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -189,4 +190,14 @@ func (m mapFields) Int(name string) (int64, bool) {
 func (m mapFields) Bool(name string) (bool, bool) {
 	v, ok := m[name].(bool)
 	return v, ok
+}
+
+// The fixture package lists the messages this package reads or writes.
+func TestFixtureMessages(t *testing.T) {
+	got, want := append([]string(nil), px4fixture.Messages...), Messages()
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("px4fixture.Messages %v, px4.Messages() %v", got, want)
+	}
 }
