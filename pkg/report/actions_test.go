@@ -143,6 +143,21 @@ func TestActionTrailGolden(t *testing.T) {
 			t.Errorf("escalation %d: %+v, want %+v", i, e, w)
 		}
 	}
+	html := string(render(t, f, NotAudited()))
+	if !strings.Contains(html, `<tr id="action-5"`) || !strings.Contains(html, `<a href="#action-5"><rect`) {
+		t.Error("the action lane does not link to the action table")
+	}
+	for _, s := range []string{
+		"failed: executor (DENIED)", "8.050 s: action 5 failed (attempt 1) executor, ack DENIED",
+		"7.020 s: action 4 evidence_rejected", "observed nav_state 4",
+		"escalation at 3.000 s: hold → engage_land after action 1 (hold) failed (executor)",
+		"10.500 s: hold → ", "was acknowledged ACCEPTED but had not reached its state",
+		"7 actions from 22 receipts on /decisions/actions", "acknowledged 3 ACCEPTED, 1 DENIED", "3 escalations",
+	} {
+		if !strings.Contains(html, esc(s)) {
+			t.Errorf("report lacks %q", s)
+		}
+	}
 }
 
 // TestEscalationRule checks the escalation rule on hand-made trails.
