@@ -355,10 +355,13 @@ func (s *svgDoc) batteryPanel(f *Flight, a Audit, t timeAxis, top, h float64, fi
 		if th.Negated {
 			what += ", negated"
 		}
+		// Cased in ink, so that a light colour (hold's yellow) shows on white.
 		yy := yOf(v)
+		s.line(plotLeft, yy, plotLeft+plotWidth, yy, colInk, ` stroke-width="3.4" stroke-opacity="0.35" stroke-dasharray="8 4"`)
 		s.raw(`<line x1="`, num(plotLeft), `" y1="`, num(yy), `" x2="`, num(plotLeft+plotWidth), `" y2="`, num(yy), `" stroke="`, col,
 			`" stroke-width="2" stroke-dasharray="8 4"><title>`, esc("threshold "+what), "</title></line>")
 		for _, x := range crossings(f, t, th, scale, get) {
+			s.line(x, top, x, top+h, colInk, ` stroke-width="3.4" stroke-opacity="0.35" stroke-dasharray="3 3"`)
 			s.raw(`<line x1="`, num(x), `" y1="`, num(top), `" x2="`, num(x), `" y2="`, num(top+h), `" stroke="`, col,
 				`" stroke-width="2" stroke-dasharray="3 3"><title>`, esc("the battery crosses the threshold "+what), "</title></line>")
 		}
@@ -506,6 +509,7 @@ func (s *svgDoc) lanesLegend(f *Flight, a Audit, y float64) float64 {
 			continue
 		}
 		label := fmt.Sprintf("battery %s %s %%: %s (%s)", th.Op, fmtG(th.Value*100), th.Kind, th.Reason)
+		s.line(x, y-4, x+22, y-4, colInk, ` stroke-width="3.4" stroke-opacity="0.35" stroke-dasharray="8 4"`)
 		s.line(x, y-4, x+22, y-4, KindColor(th.Kind), ` stroke-width="2" stroke-dasharray="8 4"`)
 		s.text(x+28, y, "start", "12", colInk, label)
 		x += 28 + textWidth(label, 12) + 16
