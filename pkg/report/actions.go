@@ -172,8 +172,8 @@ type Actions struct {
 }
 
 // Escalation marks a change of decided kind to a more severe action kind
-// (hold < yield_to_pilot < engage_rtl < engage_land < engage_kill) right
-// after an action of the previous kind did not reach the vehicle state it
+// (hold < yield_to_pilot < engage_rtl < engage_land < engage_kill) while
+// the last action of the previous kind has not reached the vehicle state it
 // commands: it failed (transport, executor, blocked_by_policy) or was
 // refused, or it was still open (sent or accepted) when the new kind was
 // decided, which superseded it. An action that failed as not_applicable

@@ -114,7 +114,7 @@ var legend = func() []legendEntry {
 		legendEntry{symbol: "✕", meaning: "the action failed or was refused; its class is written under it (transport, executor with the vehicle's answer, not applicable, blocked by policy)"},
 		legendEntry{symbol: "⊘", meaning: "the action was superseded by a newer decision before it concluded"},
 		legendEntry{symbol: "◇", meaning: "evidence from the executor rejected (provenance)"},
-		legendEntry{symbol: "▲", meaning: "escalation: a more severe kind decided right after the previous kind's action did not reach its state"},
+		legendEntry{symbol: "▲", meaning: "escalation: the decided kind becomes more severe while the previous kind's last action has not reached its state"},
 		legendEntry{symbol: "▮", meaning: "a mark: decided without an assessment, rejected input, audit problem (the row says which)"},
 	)
 }()

@@ -34,7 +34,7 @@ func (p *printer) legend() {
 	}
 	p.s("</table>\n")
 	p.s(`<p><b>Escalation</b> (▲): the decided kind changes to a more severe kind that commands the vehicle (hold &lt; yield_to_pilot &lt; engage_rtl &lt; engage_land &lt; engage_kill) `,
-		`right after the last action of the previous kind did not reach its state: it failed (transport, executor, blocked_by_policy), was refused, `,
+		`while the last action of the previous kind has not reached its state: it failed (transport, executor, blocked_by_policy), was refused, `,
 		`or was still sent or accepted when the new kind superseded it. A not_applicable action (disarmed, or already in the mode) does not count. `,
 		`The mark is derived from the receipts and decisions alone: it says what happened, not why the policy decided.</p>`)
 	p.s(`<p><b>Details.</b> Changes of decided kind and action outcomes less than `, strconv.Itoa(int(detailGap*100)), ` % of the width apart form a stretch; `,
@@ -63,7 +63,7 @@ func (p *printer) actions(f *Flight, t timeAxis) {
 		p.s(`<p class="note">`, strconv.FormatUint(omitted, 10), ` further actions are not listed.</p>`)
 	}
 	if len(f.Actions.Escalations) == 0 {
-		p.s("<p>No escalation: no decided kind became more severe right after an action that did not reach its state.</p>\n")
+		p.s("<p>No escalation: no decided kind became more severe while the previous kind's action had not reached its state.</p>\n")
 		return
 	}
 	p.s("<p><b>Escalations</b></p><ul>\n")
