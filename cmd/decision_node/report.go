@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/ghost-robotics/ghost/pkg/audit"
@@ -14,6 +15,7 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
 	"github.com/ghost-robotics/ghost/pkg/pyref"
 	"github.com/ghost-robotics/ghost/pkg/report"
+	"github.com/ghost-robotics/ghost/pkg/rules"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 )
 
@@ -21,15 +23,20 @@ const reportDescription = `
 Writes an audit report of a recording (an MCAP file, or a rosbag2 bag
 directory read as verify reads it) as one self-contained HTML file (no
 scripts, fonts or links outside it: it opens offline): a header with the
-recording, its span, the policies, the audit verdict with its counts and the
-input source; a timeline, on one time axis, of the decisions coloured by
-kind, the self-assessment levels, the standard deviation per axis against
-the known/unknown thresholds, battery, armed state, flight and perception
-mode, and marks where a belief was decided without an assessment, where an
-input was rejected and where the audit found a problem; and the table of
-decision episodes, linked from the timeline. Long recordings are drawn by
-time slice (every change of decision kind is kept), so a day's flight
-gives a report of a few megabytes.
+recording, its span and date, the policies, the audit verdict with its
+counts and the input source; a timeline, on one time axis in seconds from
+the start, of the decisions coloured by kind with the action trail under
+them (each command sent, retried, acknowledged, reached, or failed with its
+class), escalation marks, the battery against the policy's thresholds, the
+armed state, the flight mode and where it differs from the decision; a
+detail of each crowded stretch at full width; the self-assessment levels,
+the standard deviation per axis against the known/unknown thresholds, the
+perception mode, and marks where a belief was decided without an
+assessment, where an input was rejected and where the audit found a
+problem; one legend giving each colour one meaning; and the tables of
+decision episodes and actions, linked from the timeline. Long recordings
+are drawn by time slice (every change of decision kind and every receipt
+is kept), so a day's flight gives a report of a few megabytes.
 
 --figures DIR also writes each figure as a standalone SVG file.
 
@@ -69,6 +76,23 @@ func auditRecording(rec recording, cfg nodeconfig.Config, sopts runner.SessionOp
 		a.Problems = append(a.Problems, report.Problem{StampNs: -1, LogNs: -1, Text: n})
 	}
 	return a, nil
+}
+
+// batteryThresholds are the battery thresholds of the rule policies that
+// decided in the recording, for the report's battery plots.
+func batteryThresholds(policies []decisions.Policy, decided []report.Count) []report.Threshold {
+	var out []report.Threshold
+	for _, p := range policies {
+		rp, ok := p.(*rules.Policy)
+		if !ok || !slices.ContainsFunc(decided, func(c report.Count) bool { return c.Name == rp.ID() }) {
+			continue
+		}
+		for _, th := range rp.BatteryThresholds() {
+			out = append(out, report.Threshold{Field: th.Field, Op: th.Op, Value: th.Value, Negated: th.Negated,
+				Kind: th.Kind, Rule: th.Rule, Reason: th.Reason})
+		}
+	}
+	return out
 }
 
 // collectReference reads a Python reference recording into the report's
@@ -193,7 +217,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	}
 	topics := report.DefaultTopics()
 	topics.State, topics.SelfAssessment, topics.PerceptionMode = t[runner.KeyState], t[runner.KeySelfAssessment], t[runner.KeyPerceptionMode]
-	topics.Decisions = t.Decisions()
+	topics.Decisions, topics.Actions, topics.Evidence = t.Decisions(), t.Actions(), t[runner.KeyActionEvidence]
 	var flight *report.Flight
 	var cerr error
 	if len(rec.files) == 1 && isReferenceRecording(rec.files[0]) {
@@ -215,6 +239,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	if aerr != nil {
 		aud = report.Audit{Verdict: "not audited", Reasons: []string{"the audit failed: " + aerr.Error()}}
 	}
+	aud.Thresholds = batteryThresholds(policies, flight.Policies)
 
 	if err := writeReport(*out, path, *force, flight, aud); err != nil {
 		return err

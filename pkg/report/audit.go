@@ -1,5 +1,7 @@
 package report
 
+import "github.com/ghost-robotics/ghost/pkg/decisions"
+
 // Audit is what the report shows of a recording's audit: the caller runs
 // the audit (hash chain, re-run) and fills this in; the report only draws
 // it. The zero value, or Verdict "not audited", shows that no audit ran.
@@ -25,7 +27,30 @@ type Audit struct {
 	Problems []Problem
 	// ProblemsOmitted counts findings the audit did not list.
 	ProblemsOmitted uint64
+	// Thresholds are the battery thresholds of the policies behind the
+	// decisions (their rules' battery_pct and battery_v comparisons),
+	// drawn on the battery plots; empty when the policies compare none or
+	// are not known to the caller.
+	Thresholds []Threshold
 }
+
+// Threshold is one battery bound a policy's rule compares against.
+type Threshold struct {
+	// Field is "battery_pct" (a fraction in [0, 1]) or "battery_v".
+	Field string
+	// Op is "lt", "le", "gt" or "ge": the rule's condition holds on that
+	// side of Value, or on the other side when Negated.
+	Op      string
+	Value   float64
+	Negated bool
+	// Kind, Rule and Reason are what the rule decides when it fires.
+	Kind         decisions.Kind
+	Rule, Reason string
+}
+
+// below reports whether the rule fires below Value (lt, le), rather than
+// above it.
+func (t Threshold) below() bool { return (t.Op == "lt" || t.Op == "le") != t.Negated }
 
 // Problem is one audit finding.
 type Problem struct {

@@ -29,9 +29,12 @@ type Topics struct {
 	// Decisions carries the decisions (ghost/msg/DecisionRationale).
 	// Default /decisions.
 	Decisions string
-	// Actions carries action receipts, counted when present. Default
-	// /decisions/actions.
+	// Actions carries the action receipts (ghost/msg/ActionReceipt).
+	// Default /decisions/actions.
 	Actions string
+	// Evidence carries the executors' evidence batches
+	// (ghost/msg/ActionEvidence), counted. Default /decisions/evidence.
+	Evidence string
 }
 
 // DefaultTopics returns the node's default topic names.
@@ -42,6 +45,7 @@ func DefaultTopics() Topics {
 		PerceptionMode: "/perception/mode",
 		Decisions:      "/decisions",
 		Actions:        "/decisions/actions",
+		Evidence:       "/decisions/evidence",
 	}
 }
 
@@ -49,7 +53,7 @@ func (t Topics) withDefaults() Topics {
 	d := DefaultTopics()
 	for _, p := range []struct{ v, def *string }{
 		{&t.State, &d.State}, {&t.SelfAssessment, &d.SelfAssessment}, {&t.PerceptionMode, &d.PerceptionMode},
-		{&t.Decisions, &d.Decisions}, {&t.Actions, &d.Actions},
+		{&t.Decisions, &d.Decisions}, {&t.Actions, &d.Actions}, {&t.Evidence, &d.Evidence},
 	} {
 		if *p.v == "" {
 			*p.v = *p.def
@@ -71,6 +75,9 @@ type Options struct {
 	MaxEpisodes int
 	// MaxMarks bounds the marks kept; later ones are counted. Default 10000.
 	MaxMarks int
+	// MaxActions bounds the actions whose trail is kept; later ones are
+	// counted. Default 10000.
+	MaxActions int
 }
 
 // Defaults of Options.
@@ -78,6 +85,7 @@ const (
 	DefaultMaxBuckets  = 2048
 	DefaultMaxEpisodes = 100_000
 	DefaultMaxMarks    = 10_000
+	DefaultMaxActions  = 10_000
 )
 
 func (o Options) resolved() (Options, error) {
@@ -91,6 +99,9 @@ func (o Options) resolved() (Options, error) {
 	if o.MaxMarks == 0 {
 		o.MaxMarks = DefaultMaxMarks
 	}
+	if o.MaxActions == 0 {
+		o.MaxActions = DefaultMaxActions
+	}
 	switch {
 	case o.MaxBuckets < 16 || o.MaxBuckets > 1<<20:
 		return o, fmt.Errorf("%w: MaxBuckets %d: want 16 to %d", ErrOptions, o.MaxBuckets, 1<<20)
@@ -98,6 +109,8 @@ func (o Options) resolved() (Options, error) {
 		return o, fmt.Errorf("%w: MaxEpisodes %d: want >= 0", ErrOptions, o.MaxEpisodes)
 	case o.MaxMarks < 0:
 		return o, fmt.Errorf("%w: MaxMarks %d: want >= 0", ErrOptions, o.MaxMarks)
+	case o.MaxActions < 0:
+		return o, fmt.Errorf("%w: MaxActions %d: want >= 0", ErrOptions, o.MaxActions)
 	}
 	return o, nil
 }
@@ -135,12 +148,14 @@ func CollectFiles(name string, files []string, opts Options) (*Flight, error) {
 	var openErr error
 	for i, path := range files {
 		r, err := bag.OpenRecording(path, bag.ReaderOptions{
-			Topics: []string{t.State, t.SelfAssessment, t.PerceptionMode, t.Decisions, t.Actions},
+			Topics: []string{t.State, t.SelfAssessment, t.PerceptionMode, t.Decisions, t.Actions, t.Evidence},
 			Schemas: map[string]string{
 				t.State:          "ghost/msg/VehicleState",
 				t.SelfAssessment: "ghost/msg/BeliefSelfAssessment",
 				t.PerceptionMode: "ghost/msg/PerceptionMode",
 				t.Decisions:      "ghost/msg/DecisionRationale",
+				t.Actions:        "ghost/msg/ActionReceipt",
+				t.Evidence:       "ghost/msg/ActionEvidence",
 			},
 		})
 		if err != nil {
@@ -197,6 +212,11 @@ type Collector struct {
 	sa ros2msg.BeliefSelfAssessment
 	pm ros2msg.PerceptionMode
 	dr ros2msg.DecisionRationale
+	ar ros2msg.ActionReceipt
+	ae ros2msg.ActionEvidence
+
+	// actionIndex finds an action of the trail by id.
+	actionIndex map[uint64]int
 
 	// cur is the running episode (the last of f.Episodes, or scratch once
 	// MaxEpisodes is reached); nil before the first decision.
@@ -238,11 +258,13 @@ func NewCollector(opts Options) (*Collector, error) {
 		recent:  make(map[int64]seenBelief, recentBeliefs),
 		recentQ: make([]int64, 0, recentBeliefs),
 		pending: make(map[int64]int),
+
+		actionIndex: make(map[uint64]int),
 	}, nil
 }
 
 // Message decodes one recorded message by topic and feeds it. Messages on
-// other topics are ignored; on the actions topic they are counted.
+// other topics are ignored; evidence batches are counted.
 func (c *Collector) Message(topic, schema string, logNs int64, data []byte) {
 	t := c.opts.Topics
 	switch topic {
@@ -278,9 +300,23 @@ func (c *Collector) Message(topic, schema string, logNs int64, data []byte) {
 		r := ros2msg.RationaleFromWire(&c.dr)
 		c.Decision(logNs, &r)
 	case t.Actions:
-		c.f.Actions.Topic, c.f.Actions.Schema = topic, schema
-		c.f.Actions.Messages++
+		a := &c.f.Actions
+		a.Topic, a.Schema = topic, schema
+		a.Messages++
 		c.seeLog(logNs)
+		if err := c.ar.UnmarshalCDR(data); err != nil {
+			a.Undecodable++
+			return
+		}
+		c.receipt(logNs, &c.ar)
+	case t.Evidence:
+		a := &c.f.Actions
+		a.EvidenceTopic = topic
+		a.EvidenceBatches++
+		c.seeLog(logNs)
+		if err := c.ae.UnmarshalCDR(data); err != nil {
+			a.EvidenceUndecodable++
+		}
 	}
 }
 
@@ -535,10 +571,18 @@ func (c *Collector) Finish() *Flight {
 	c.f.BucketNs = c.b.width
 	c.f.BucketStartNs = c.b.lo * c.b.width
 	c.f.Buckets = c.b.b
-	if a := c.f.Actions; a.Topic != "" {
-		c.note(fmt.Sprintf("%d messages on %s (%s) are counted, not shown: this build knows no action-receipt schema",
-			a.Messages, a.Topic, a.Schema))
+	if a := &c.f.Actions; a.Undecodable > 0 {
+		c.note(fmt.Sprintf("%d of %d messages on %s (%s) did not decode as action receipts: the action trail lacks them",
+			a.Undecodable, a.Messages, a.Topic, a.Schema))
 	}
+	if a := &c.f.Actions; a.EvidenceUndecodable > 0 {
+		c.note(fmt.Sprintf("%d of %d messages on %s did not decode as evidence batches", a.EvidenceUndecodable, a.EvidenceBatches, a.EvidenceTopic))
+	}
+	if a := &c.f.Actions; a.Omitted > 0 {
+		c.note(fmt.Sprintf("%d actions after the first %d are counted, not drawn", a.Omitted, len(a.Trail)))
+	}
+	c.f.Actions.Escalations = escalations(&c.f)
+	c.actionIndex = nil
 	f := c.f
 	return &f
 }

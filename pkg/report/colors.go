@@ -2,33 +2,51 @@ package report
 
 import "github.com/ghost-robotics/ghost/pkg/decisions"
 
-// Colours: the Okabe-Ito palette (distinguishable with the common forms of
-// colour blindness) for the decision kinds and levels, with the same colour
-// for a kind and the flight mode it engages (engage_rtl and rtl, ...), so
-// the eye links them across figures. Every colour also has a label in a
-// legend or a tooltip: colour is never the only carrier.
+// Colours. Every colour of a figure has one meaning, listed once in the
+// report's legend table (legend below); a test holds the figures to it.
+//
+// The decision kinds take the Okabe-Ito palette, distinguishable with the
+// common forms of colour blindness: abstain_uncertain, the "I don't know"
+// outcome, is black, the loudest, not a calm colour. The self-assessment
+// levels take one hue of their own, light to dark as knowledge fades, so
+// they never read as a kind. States the strips name in words (flight mode,
+// perception mode, armed) are white boxes with their name, and the
+// action trail's events are shapes in ink: colour never carries those.
 const (
-	colGreen     = "#009E73" // bluish green
-	colSky       = "#56B4E9" // sky blue
-	colYellow    = "#F0E442"
-	colPurple    = "#CC79A7" // reddish purple
-	colOrange    = "#E69F00"
-	colBlue      = "#0072B2"
-	colVermilion = "#D55E00"
+	colGreen     = "#009E73" // bluish green: proceed
+	colBlack     = "#000000" // abstain_uncertain
+	colYellow    = "#F0E442" // hold
+	colSky       = "#56B4E9" // yield_to_pilot
+	colOrange    = "#E69F00" // engage_rtl
+	colBlue      = "#0072B2" // engage_land
+	colVermilion = "#D55E00" // engage_kill
 	colGrey      = "#999999" // outside a catalog
-	colNone      = "#EEEEEE" // no data
-	colInk       = "#222222"
+
+	colKnown     = "#EBCFE0" // level known
+	colUncertain = "#CC79A7" // level uncertain (Okabe-Ito reddish purple)
+	colUnknown   = "#6A2150" // level unknown
+
+	colNone    = "#EEEEEE" // nothing recorded, or nothing to compare
+	colBattery = "#6E6E6E" // battery range in a time slice
+	colAxisX   = "#C4C4C4" // the x axis of a standard deviation panel
+
+	// Ink and structure: text, glyphs, marks, frames, grid.
+	colInk   = "#222222"
+	colMuted = "#555555" // secondary text
+	colGrid  = "#DDDDDD"
+	colFrame = "#BBBBBB"
+	colWhite = "#FFFFFF"
 )
 
 // kindColor is the colour of each decision kind, indexed by decisions.Kind.
 var kindColor = [decisions.NumKinds]string{
 	decisions.KindProceed:          colGreen,
 	decisions.KindHold:             colYellow,
-	decisions.KindYieldToPilot:     colPurple,
+	decisions.KindYieldToPilot:     colSky,
 	decisions.KindEngageRTL:        colOrange,
 	decisions.KindEngageLand:       colBlue,
 	decisions.KindEngageKill:       colVermilion,
-	decisions.KindAbstainUncertain: colSky,
+	decisions.KindAbstainUncertain: colBlack,
 }
 
 // kindOrder lists the kinds from benign to drastic: legends use it, and a
@@ -46,18 +64,57 @@ func KindColor(k decisions.Kind) string {
 	return colGrey
 }
 
+// onColor returns the text colour readable on a fill of the palette.
+func onColor(fill string) string {
+	switch fill {
+	case colBlack, colBlue, colVermilion, colGreen, colUnknown:
+		return colWhite
+	}
+	return colInk
+}
+
 // levelColor is indexed by decisions.Level.
-var levelColor = [3]string{colGreen, colYellow, colVermilion}
+var levelColor = [3]string{colKnown, colUncertain, colUnknown}
 
-// flightModeColor is indexed by decisions.FlightMode.
-var flightModeColor = [7]string{"#BBBBBB", colPurple, "#999933", colGreen, colOrange, colBlue, colVermilion}
+// legendEntry is one row of the legend table: a colour (or a pattern or
+// symbol, in swatch) and its one meaning.
+type legendEntry struct {
+	// color is the fill or stroke colour the meaning owns; empty for a
+	// symbol drawn in ink.
+	color string
+	// swatch is the CSS background of the table's swatch; symbol a
+	// character standing for a shape drawn in ink.
+	swatch, symbol string
+	meaning        string
+}
 
-// perceptionColor is indexed by decisions.PerceptionMode (Paul Tol's muted
-// scheme, nominal a quiet grey).
-var perceptionColor = [8]string{"#DDDDDD", "#DDCC77", "#88CCEE", "#44AA99", "#CC6677", "#AA4499", "#332288", "#882255"}
+// hatchCSS draws the "mode differs" hatching in the legend table.
+const hatchCSS = "repeating-linear-gradient(135deg," + colInk + " 0 1.5px," + colWhite + " 1.5px 5px)"
 
-// axisColor colours the x, y and z axes of a block.
-var axisColor = [3]string{colBlue, colOrange, colPurple}
-
-// markColor is indexed by MarkKind.
-var markColor = [3]string{colSky, colOrange, colVermilion}
+// legend is the report's one legend: every colour of the figures, each
+// with one meaning, then the symbols.
+var legend = func() []legendEntry {
+	var out []legendEntry
+	for _, k := range kindOrder {
+		out = append(out, legendEntry{color: kindColor[k], meaning: "decision " + k.String()})
+	}
+	return append(out,
+		legendEntry{color: colGrey, meaning: "a value outside its catalog"},
+		legendEntry{color: colKnown, meaning: "self-assessment level known"},
+		legendEntry{color: colUncertain, meaning: "self-assessment level uncertain; its dashed line is the known threshold, above which an axis is uncertain"},
+		legendEntry{color: colUnknown, meaning: "self-assessment level unknown; its dashed line is the unknown threshold, above which an axis is unknown"},
+		legendEntry{color: colNone, meaning: "nothing recorded in this time slice, or nothing to compare"},
+		legendEntry{color: colBattery, meaning: "battery: lowest to highest value in the time slice"},
+		legendEntry{color: colAxisX, meaning: "standard deviation of the x axis (wide, under y); y is a thin ink line, z a dashed one"},
+		legendEntry{swatch: hatchCSS, meaning: "the vehicle's flight mode differs from the decided kind (see the mapping below)"},
+		legendEntry{swatch: colWhite, meaning: "a state named in its strip: flight mode, perception mode, armed"},
+		legendEntry{symbol: "▼", meaning: "command sent (▽: sent again, a retry)"},
+		legendEntry{symbol: "✓", meaning: "command acknowledged ACCEPTED by the vehicle"},
+		legendEntry{symbol: "●", meaning: "the vehicle reached the commanded state"},
+		legendEntry{symbol: "✕", meaning: "the action failed or was refused; its class is written under it (transport, executor with the vehicle's answer, not applicable, blocked by policy)"},
+		legendEntry{symbol: "⊘", meaning: "the action was superseded by a newer decision before it concluded"},
+		legendEntry{symbol: "◇", meaning: "evidence from the executor rejected (provenance)"},
+		legendEntry{symbol: "▲", meaning: "escalation: the decided kind becomes more severe while the previous kind's last action has not reached its state"},
+		legendEntry{symbol: "▮", meaning: "a mark: decided without an assessment, rejected input, audit problem (the row says which)"},
+	)
+}()

@@ -45,7 +45,8 @@ type Flight struct {
 	Policies []Count
 	// Counts are the totals.
 	Counts Counts
-	// Actions describes the action-receipt topic, when the recording has one.
+	// Actions is the action trail: the receipts of every action the
+	// decisions started, and the escalations derived from them.
 	Actions Actions
 	// Notes are things the reader of the report must know about the input
 	// (unusable channels, a truncated recording), one line each.
@@ -75,17 +76,6 @@ type Counts struct {
 type Count struct {
 	Name string
 	N    uint64
-}
-
-// Actions describes the action receipts of a recording: shown only as a
-// count, since no receipt schema is known to this build.
-type Actions struct {
-	// Topic is the receipts topic; empty when the recording has none.
-	Topic string
-	// Schema is the channel's schema name.
-	Schema string
-	// Messages counts the receipts recorded.
-	Messages uint64
 }
 
 // Bucket aggregates what happened in one slice of the time axis. Masks

@@ -92,11 +92,12 @@ func perceptionMsg(t testing.TB, p decisions.PerceptionReport, log int64) recMsg
 }
 
 var topicTypes = map[string]string{
-	"/state/nav":         "VehicleState",
-	"/self_assessment":   "BeliefSelfAssessment",
-	"/perception/mode":   "PerceptionMode",
-	"/decisions":         "DecisionRationale",
-	"/decisions/actions": "ActionReceipt",
+	"/state/nav":          "VehicleState",
+	"/self_assessment":    "BeliefSelfAssessment",
+	"/perception/mode":    "PerceptionMode",
+	"/decisions":          "DecisionRationale",
+	"/decisions/actions":  "ActionReceipt",
+	"/decisions/evidence": "ActionEvidence",
 }
 
 // writeRecording writes msgs to a new MCAP file in a temporary directory.

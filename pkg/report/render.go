@@ -27,11 +27,14 @@ table{border-collapse:collapse;font-size:13px}
 td,th{padding:3px 8px;border-bottom:1px solid #eee;text-align:left;vertical-align:top}
 th{background:#f4f4f4}
 table.head td:first-child{font-weight:600;white-space:nowrap;color:#444}
-.verdict{display:inline-block;padding:2px 10px;border-radius:4px;font-weight:700;color:#fff;background:#777}
-.PASS{background:#009E73}.FAIL{background:#D55E00}
+.verdict{display:inline-block;padding:1px 10px;border-radius:4px;font-weight:700;color:#222;background:#eee;border:2px dashed #222}
+.PASS{background:#fff;border-style:solid}.FAIL{background:#222;color:#fff;border-style:solid}
 .sw{display:inline-block;width:11px;height:11px;margin-right:5px;vertical-align:-1px;border:1px solid #0003}
+.sym{display:inline-block;width:13px;margin-right:3px;text-align:center;font-weight:700}
+table.legend td{border-bottom:1px solid #f4f4f4}
 .mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px}
-.num{text-align:right;font-variant-numeric:tabular-nums}
+.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.kind{white-space:nowrap}
 figure{margin:10px 0}
 figure svg{max-width:100%;height:auto;display:block}
 tr:target{background:#fff3b0}
@@ -64,11 +67,13 @@ func Render(w io.Writer, f *Flight, a Audit) error {
 		p.b(fig.SVG)
 		p.s("</figure>\n")
 	}
+	p.legend()
 	p.episodes(f, t)
+	p.actions(f, t)
 	p.marks(f, a, t)
-	p.s(`<p class="muted">Time is the belief stamp (simulation time) from the first stamp of the recording. `,
+	p.s(`<p class="muted">Time is the belief stamp, in seconds from the first stamp of the recording. `,
 		`Each figure shows the worst value seen in each time slice (`, esc(fmtDur(f.BucketNs)), `), so short events stay visible; `,
-		`the decision band and the episode table keep every change of decision kind exactly.</p>`)
+		`the decision band, the action lane and the episode and action tables keep every change of decision kind and every receipt exactly.</p>`)
 	p.s("</body></html>\n")
 	if p.err != nil {
 		return fmt.Errorf("write report: %w", p.err)
@@ -112,9 +117,8 @@ func (p *printer) header(f *Flight, a Audit, t timeAxis) {
 	}
 	p.row("recording", rec)
 	if f.HasStamps {
-		p.row("span", fmt.Sprintf("%s of belief stamps, %s to %s (sim ns)%s",
-			esc(fmtSpan(uint64(f.LastStampNs)-uint64(f.FirstStampNs))), strconv.FormatInt(f.FirstStampNs, 10), strconv.FormatInt(f.LastStampNs, 10),
-			esc(logSpan(f))))
+		p.row("span", fmt.Sprintf("%s of belief stamps; times below are seconds from the first stamp", esc(fmtSpan(uint64(f.LastStampNs)-uint64(f.FirstStampNs)))))
+		p.row("date", esc(flightDate(f)))
 	} else {
 		p.row("span", "no stamped message in the recording")
 	}
@@ -163,8 +167,9 @@ func (p *printer) header(f *Flight, a Audit, t timeAxis) {
 	c := f.Counts
 	p.row("inputs", fmt.Sprintf("%d beliefs, %d self-assessments, %d perception reports; %d beliefs decided without an assessment; %d inputs rejected; %d identical repeats",
 		c.Beliefs, c.Assessments, c.Perception, c.NoAssessment, c.Rejected, c.Duplicates))
-	if f.Actions.Topic != "" {
-		p.row("actions", fmt.Sprintf("%d receipts on %s (not shown)", f.Actions.Messages, esc(f.Actions.Topic)))
+	p.row("actions", esc(actionsSummary(f)))
+	if f.HasStamps {
+		p.row("mode vs decision", esc(modeSummary(f)))
 	}
 	for _, n := range f.Notes {
 		p.row("note", `<span class="note">`+esc(n)+`</span>`)
@@ -183,15 +188,23 @@ func countsHTML(cs []Count) string {
 	return strings.Join(parts, ", ")
 }
 
-// logSpan describes the log times: as UTC dates when they look like wall
-// clock times, else as a duration.
-func logSpan(f *Flight) string {
-	const year2000 = 946684800 * int64(time.Second)
-	if f.FirstLogNs >= year2000 {
-		return fmt.Sprintf("; recorded %s to %s UTC",
-			time.Unix(0, f.FirstLogNs).UTC().Format("2006-01-02 15:04:05"), time.Unix(0, f.LastLogNs).UTC().Format("2006-01-02 15:04:05"))
+// year2000 is where a time in ns since 1970 starts to look like a wall
+// clock rather than a simulation or boot time.
+const year2000 = 946684800 * int64(time.Second)
+
+// flightDate says when the flight took place, when the recording tells:
+// from stamps that are wall-clock times, else from log times that are.
+func flightDate(f *Flight) string {
+	const layout = "2006-01-02 15:04:05"
+	utc := func(ns int64) string { return time.Unix(0, ns).UTC().Format(layout) }
+	switch {
+	case f.FirstStampNs >= year2000:
+		return "flown " + utc(f.FirstStampNs) + " to " + utc(f.LastStampNs) + " UTC (the belief stamps are wall-clock time)"
+	case f.FirstLogNs >= year2000:
+		return "recorded " + utc(f.FirstLogNs) + " to " + utc(f.LastLogNs) + " UTC (log times; the belief stamps are not wall-clock time)"
 	}
-	return "; log times span " + fmtSpan(uint64(f.LastLogNs)-uint64(f.FirstLogNs))
+	return "no wall-clock time in the recording: its stamps and log times are simulation or boot time (log times span " +
+		fmtSpan(uint64(f.LastLogNs)-uint64(f.FirstLogNs)) + ")"
 }
 
 // fmtSpan writes a duration (last minus first, taken unsigned so no span
@@ -266,7 +279,7 @@ func (p *printer) episodes(f *Flight, t timeAxis) {
 	rows := EpisodeRows(f)
 	for i, r := range rows {
 		e := &f.Episodes[i]
-		p.s(`<tr id="`, r.ID, `"><td class="num">`, strconv.Itoa(e.N), `</td><td><span class="sw" style="background:`, KindColor(e.Kind), `"></span>`,
+		p.s(`<tr id="`, r.ID, `"><td class="num">`, strconv.Itoa(e.N), `</td><td class="kind"><span class="sw" style="background:`, KindColor(e.Kind), `"></span>`,
 			esc(r.Kind), `</td><td class="num">`, r.Start, `</td><td class="num">`, r.End, `</td><td class="num">`, r.Duration,
 			`</td><td class="num">`, esc(r.Decisions), `</td><td class="mono">`, esc(r.Reasons), `</td><td class="mono"`)
 		if r.FullHash != "" {
@@ -287,7 +300,7 @@ func (p *printer) marks(f *Flight, a Audit, t timeAxis) {
 		return
 	}
 	p.s(`<p class="muted">Consecutive marks with the same text share a row.</p>`)
-	p.s(`<table><tr><th>what</th><th class="num">time</th><th class="num">count</th><th class="num">first stamp (ns)</th><th>details</th></tr>`, "\n")
+	p.s(`<table><tr><th>what</th><th class="num">time</th><th class="num">count</th><th>details</th></tr>`, "\n")
 	rows, listed := 0, uint64(0)
 	var cur *Mark
 	var first, last int64
@@ -298,15 +311,15 @@ func (p *printer) marks(f *Flight, a Audit, t timeAxis) {
 		}
 		rows++
 		listed += n
-		st, when := "?", fmtSec(t.seconds(max(first, t.start)))
+		st, when := "before any stamp", fmtSec(t.seconds(max(first, t.origin)))
 		if first != minStamp {
-			st = strconv.FormatInt(first, 10)
+			st = "first stamp " + strconv.FormatInt(first, 10) + " ns"
 		}
 		if last != first {
-			when += " to " + fmtSec(t.seconds(max(last, t.start)))
+			when += " to " + fmtSec(t.seconds(max(last, t.origin)))
 		}
-		p.s(`<tr><td><span class="sw" style="background:`, markColor[cur.Kind], `"></span>`, esc(cur.Kind.String()), `</td><td class="num">`,
-			when, `</td><td class="num">`, strconv.FormatUint(n, 10), `</td><td class="num mono">`, st, "</td><td>", esc(cur.Text), "</td></tr>\n")
+		p.s(`<tr><td>`, esc(cur.Kind.String()), `</td><td class="num" title="`, st, `">`,
+			when, `</td><td class="num">`, strconv.FormatUint(n, 10), "</td><td>", esc(cur.Text), "</td></tr>\n")
 	}
 	add := func(m Mark) {
 		if cur != nil && cur.Kind == m.Kind && cur.Text == m.Text {

@@ -17,8 +17,11 @@ const (
 	titleSpace = 26 // the figure's title above its first row
 )
 
-// timeAxis maps stamps to x coordinates.
+// timeAxis maps stamps to x coordinates: the window [start, start+span]
+// fills the plot's width, and times read as seconds from origin, the
+// flight's first stamp, in every window.
 type timeAxis struct {
+	origin      int64
 	start, span int64 // ns
 }
 
@@ -31,7 +34,12 @@ func newTimeAxis(f *Flight) timeAxis {
 	if span <= 0 {
 		span = 1e9
 	}
-	return timeAxis{start: f.FirstStampNs, span: span}
+	return timeAxis{origin: f.FirstStampNs, start: f.FirstStampNs, span: span}
+}
+
+// window returns the axis of [lo, hi] with the same origin.
+func (t timeAxis) window(lo, hi int64) timeAxis {
+	return timeAxis{origin: t.origin, start: lo, span: max(hi-lo, 1)}
 }
 
 // x returns the x coordinate of stamp, clamped to the plot.
@@ -43,9 +51,19 @@ func (t timeAxis) xf(stamp float64) float64 {
 	return plotLeft + min(max(d, 0), 1)*plotWidth
 }
 
-// seconds returns the stamp as seconds from the start of the axis.
+// visible reports whether [lo, hi] meets the window.
+func (t timeAxis) visible(lo, hi float64) bool {
+	return hi >= float64(t.start) && lo <= float64(t.start)+float64(t.span)
+}
+
+// seconds returns the stamp as seconds from the origin.
 func (t timeAxis) seconds(stamp int64) float64 {
-	return (float64(stamp) - float64(t.start)) / 1e9
+	return (float64(stamp) - float64(t.origin)) / 1e9
+}
+
+// xSec is the x coordinate of v seconds from the origin (unclamped).
+func (t timeAxis) xSec(v float64) float64 {
+	return plotLeft + (v*1e9+float64(t.origin)-float64(t.start))/float64(t.span)*plotWidth
 }
 
 // svgDoc accumulates one figure.
@@ -126,7 +144,8 @@ var niceSteps = []float64{
 	60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400,
 }
 
-// ticks returns the tick positions (seconds from start) of the time axis.
+// ticks returns the tick positions (seconds from the origin) of the
+// window.
 func (t timeAxis) ticks() (step float64, at []float64) {
 	spanS := float64(t.span) / 1e9
 	day := niceSteps[len(niceSteps)-1]
@@ -137,9 +156,11 @@ func (t timeAxis) ticks() (step float64, at []float64) {
 			break
 		}
 	}
+	lo := (float64(t.start) - float64(t.origin)) / 1e9
+	first := math.Ceil(lo/step-1e-9) * step
 	for n := 0; n <= 13; n++ {
-		v := float64(n) * step
-		if v > spanS*(1+1e-9) {
+		v := first + float64(n)*step
+		if v > lo+spanS*(1+1e-9) {
 			break
 		}
 		at = append(at, v)
@@ -174,8 +195,8 @@ func decimals(step float64) int {
 func (s *svgDoc) grid(t timeAxis, top, bottom float64) {
 	_, at := t.ticks()
 	for _, v := range at {
-		x := plotLeft + v*1e9/float64(t.span)*plotWidth
-		s.line(x, top, x, bottom, "#DDDDDD", "")
+		x := t.xSec(v)
+		s.line(x, top, x, bottom, colGrid, "")
 	}
 }
 
@@ -185,10 +206,71 @@ func (s *svgDoc) axis(t timeAxis, y float64) {
 	s.line(plotLeft, y, plotLeft+plotWidth, y, colInk, "")
 	step, at := t.ticks()
 	for _, v := range at {
-		x := plotLeft + v*1e9/float64(t.span)*plotWidth
+		x := t.xSec(v)
 		s.line(x, y, x, y+4, colInk, "")
 		s.text(x, y+16, "middle", "11", colInk, tickLabel(v, step))
 	}
-	s.text(plotLeft-24, y+16, "end", "11", "#555555", "time from start")
+	s.text(plotLeft-24, y+16, "end", "11", colMuted, "time from start")
 	s.height = int(math.Ceil(y)) + axisHeight - 12
+}
+
+// bucketVisible reports whether bucket i meets the axis's window.
+func (t timeAxis) bucketVisible(f *Flight, i int) bool {
+	s0 := float64(f.BucketStartNs) + float64(i)*float64(f.BucketNs)
+	return t.visible(s0, s0+float64(f.BucketNs))
+}
+
+// clampedSec writes a stamp held as a float, clamped to the window, as
+// seconds from the origin.
+func (t timeAxis) clampedSec(stamp float64) string {
+	lo, hi := float64(t.start), float64(t.start)+float64(t.span)
+	return fmtSec((min(max(stamp, lo), hi) - float64(t.origin)) / 1e9)
+}
+
+// frame outlines a panel of height h at top.
+func (s *svgDoc) frame(top, h float64) {
+	s.raw(`<rect x="`, num(plotLeft), `" y="`, num(top), `" width="`, num(plotWidth), `" height="`, num(h), `" fill="none" stroke="`, colFrame, `"/>`)
+}
+
+// hatch stands for the hatching of "the vehicle's mode differs" in strip
+// styles; it is drawn with lines, not a colour.
+const hatch = "hatch"
+
+// hatched draws a white rectangle crossed by ink diagonals 5 px apart.
+func (s *svgDoc) hatched(x, y, w, h float64, title string) {
+	s.raw("<g><title>", esc(title), "</title>")
+	s.rect(x, y, w, h, colWhite, "")
+	var p pathBuilder
+	for k := x - h; k < x+w; k += 5 {
+		// The diagonal from (k, y+h) to (k+h, y), cut to [x, x+w].
+		x0, x1 := max(k, x), min(k+h, x+w)
+		if x1 <= x0 {
+			continue
+		}
+		p.breakLine()
+		p.lineTo(x0, y+h-(x0-k))
+		p.lineTo(x1, y+h-(x1-k))
+	}
+	s.raw(`<path d="`, p.String(), `" stroke="`, colInk, `" stroke-width="1.2" fill="none"/>`)
+	s.raw(`<rect x="`, num(x), `" y="`, num(y), `" width="`, num(w), `" height="`, num(h), `" fill="none" stroke="`, colInk, `"/></g>`)
+}
+
+// textWidth estimates the width of text in the sans-serif font at size px.
+func textWidth(text string, size float64) float64 {
+	return float64(len([]rune(text))) * size * 0.56
+}
+
+// axisStyle draws the x, y and z standard deviations: x wide and grey under
+// a thin ink y, so that equal values still show both; z dashed.
+var axisStyle = [3]string{
+	` stroke="` + colAxisX + `" stroke-width="5"`,
+	` stroke="` + colInk + `" stroke-width="1.5"`,
+	` stroke="` + colInk + `" stroke-width="1.5" stroke-dasharray="5 3"`,
+}
+
+// thresholdStyle draws the known and unknown thresholds in the colour of
+// the level above them.
+var thresholdStyle = [2]string{
+	` stroke="` + colUncertain + `" stroke-width="2" stroke-dasharray="6 4"`,
+	` stroke="` + colUnknown + `" stroke-width="2" stroke-dasharray="6 4"`,
 }

@@ -41,11 +41,13 @@ func TestReportInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run(t, ctx, dir, bin, "sim", "--out", flight, "--quiet", "--policy-file", policy)
+	// It acts through the simulated PX4, so the report has an action trail.
+	acting := []string{"--policy-file", policy, "--executor", "px4", "--enable-kill"}
+	run(t, ctx, dir, bin, append([]string{"sim", "--out", flight, "--quiet"}, acting...)...)
 
 	// The report as users make it, audit included.
 	html := filepath.Join(dir, "report.html")
-	run(t, ctx, dir, bin, "report", flight, "--out", html, "--figures", filepath.Join(dir, "figures"), "--quiet", "--policy-file", policy)
+	run(t, ctx, dir, bin, append([]string{"report", flight, "--out", html, "--figures", filepath.Join(dir, "figures"), "--quiet"}, acting...)...)
 	f, err := report.Collect(flight, report.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -54,8 +56,15 @@ func TestReportInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Contains(page, []byte("PASS")) {
-		t.Error("the report of a sim flight does not show the audit's PASS")
+	// The audit passed; the policy's battery thresholds, the action trail,
+	// its escalations and the detail of the crowded end are shown.
+	for _, want := range []string{"PASS", "battery lt 15 %: hold (battery_low)", `id="action-1"`, "Escalations", `id="fig-detail-1"`} {
+		if !bytes.Contains(page, []byte(want)) {
+			t.Errorf("the report of a sim flight lacks %q", want)
+		}
+	}
+	if len(f.Actions.Trail) == 0 || len(f.Actions.Escalations) == 0 {
+		t.Fatalf("the acting flight has %d actions and %d escalations", len(f.Actions.Trail), len(f.Actions.Escalations))
 	}
 
 	start := time.Now()
@@ -75,7 +84,7 @@ func TestReportInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, band := screenshot(t, ctx, chromium, dir, figs[0], 1200, 200)
+	_, band := screenshot(t, ctx, chromium, dir, figs[0], 1200, 300)
 	inBand := map[string]bool{}
 	for y := bandTop + 2; y < bandTop+bandHeight-2; y++ {
 		for x := 172; x < 1178; x++ {
@@ -92,6 +101,36 @@ func TestReportInChromium(t *testing.T) {
 			t.Errorf("kind %s: %d decisions, on the band %v", k, f.Counts.ByKind[k], shown)
 		}
 	}
+	// The action lane, on the full timeline and in the details of its
+	// crowded stretches: the bar or mark of every kind acted on, in its
+	// kind's colour, and the shapes of its events in ink.
+	inLane := map[string]bool{}
+	lanes := []image.Image{band}
+	for _, fig := range figs[1:] {
+		if strings.HasPrefix(filepath.Base(fig), "detail-") {
+			_, img := screenshot(t, ctx, chromium, dir, fig, 1200, 300)
+			lanes = append(lanes, img)
+		}
+	}
+	if len(lanes) < 2 {
+		t.Error("no detail figure of the flight's crowded end")
+	}
+	for _, img := range lanes {
+		for y := laneTop; y < laneTop+laneHeight; y++ {
+			for x := 160; x < 1190; x++ {
+				r, g, b, _ := img.At(x, y).RGBA()
+				inLane[fmt.Sprintf("#%02X%02X%02X", r>>8, g>>8, b>>8)] = true
+			}
+		}
+	}
+	for _, a := range f.Actions.Trail {
+		if c := strings.ToUpper(report.KindColor(a.Kind)); !inLane[c] {
+			t.Errorf("action %d (%s): its colour %s is not in the action lane", a.ID, a.Kind, c)
+		}
+	}
+	if !inLane["#222222"] {
+		t.Error("no event shape in the action lane")
+	}
 	if t.Failed() {
 		if keep := os.Getenv("REPORT_SCREENSHOT"); keep != "" {
 			_ = os.WriteFile(keep, data, 0o644)
@@ -99,8 +138,12 @@ func TestReportInChromium(t *testing.T) {
 	}
 }
 
-// The decision band's place in its figure (pkg/report's geometry).
-const bandTop, bandHeight = 26, 44
+// The places of the decision band and of the action lane's bars in their
+// figure (pkg/report's geometry).
+const (
+	bandTop, bandHeight = 26, 44
+	laneTop, laneHeight = 102, 24
+)
 
 // screenshot renders the file at path in a w x h window and decodes the PNG.
 func screenshot(t *testing.T, ctx context.Context, chromium, dir, path string, w, h int) ([]byte, image.Image) {
