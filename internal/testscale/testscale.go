@@ -3,9 +3,11 @@
 // without the race detector), a deterministic sample otherwise, so that a
 // plain `go test ./...` stays quick. Every sample keeps each family of
 // cases (its first and last members and an even spread between), so a
-// scaled-down test still fails on what it exists to catch. It is for tests
-// only: it chooses which cases run, never what a case checks, and it never
-// draws at random.
+// scaled-down test still fails on what it exists to catch, and says in its
+// log that it was scaled down (go test shows a passing test's log with -v,
+// a failing one's always). -short keeps the skips it has and runs the
+// sample. It is for tests only: it chooses which cases run, never what a
+// case checks, and it never draws at random.
 package testscale
 
 import (
