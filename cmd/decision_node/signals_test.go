@@ -11,17 +11,16 @@ import (
 	"time"
 )
 
-// childArgs, when set in the environment, makes TestChildProcess run the
-// command line it holds (one argument a line) and exit with its status: the
-// parent test then signals a real process.
+// childArgs, when set in the environment, makes the test binary run the
+// command line it holds (one argument a line) instead of the tests and exit
+// with its status: the parent test then signals a real process.
 const childArgs = "DECISION_NODE_TEST_ARGS"
 
-func TestChildProcess(t *testing.T) {
-	args := os.Getenv(childArgs)
-	if args == "" {
-		t.Skip("runs only as a child of TestSignalsCompleteTheOutput")
+func TestMain(m *testing.M) {
+	if args := os.Getenv(childArgs); args != "" {
+		os.Exit(run(strings.Split(args, "\n"), os.Stdout, os.Stderr))
 	}
-	os.Exit(run(strings.Split(args, "\n"), os.Stdout, os.Stderr))
+	os.Exit(m.Run())
 }
 
 func TestSignalsCompleteTheOutput(t *testing.T) {
@@ -37,7 +36,7 @@ func TestSignalsCompleteTheOutput(t *testing.T) {
 			dir := t.TempDir()
 			out := filepath.Join(dir, "flight.mcap")
 			// Ten simulated hours: far more than the test waits.
-			cmd := exec.Command(os.Args[0], "-test.run=^TestChildProcess$")
+			cmd := exec.Command(os.Args[0])
 			cmd.Env = append(os.Environ(), childArgs+"="+strings.Join([]string{"sim", "--out", out, "--duration", "10h"}, "\n"))
 			var stderr strings.Builder
 			cmd.Stderr = &stderr

@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/ghost-robotics/ghost/internal/testscale"
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/ros2msg"
@@ -334,6 +337,71 @@ func names(r *AuditReport, stamp int64, logTime uint64) bool {
 	return false
 }
 
+// judge verifies forgery f of message m and returns verify's verdict and,
+// when the verdict breaks what f expects, a description of the lie.
+func judge(f *forgery, m bag.Message) (passed bool, lie string) {
+	report, _ := Verify(&sliceSource{msgs: f.msgs}, VerifyOptions{})
+	where := fmt.Sprintf("%s of message %d (%s, log time %d, stamp %d): %s", f.kind, f.at, m.Topic, m.LogTime, f.stamp, f.why)
+	passed = report.Passed()
+	switch {
+	case f.expect == mustFail && passed:
+		lie = fmt.Sprintf("%s: verify passed (a verdict lie)", where)
+	case f.expect == mustFail && !names(report, f.stamp, m.LogTime):
+		lie = fmt.Sprintf("%s: verify failed without naming the message: %v %v %v", where, report.Reasons, report.Problems, report.Notes)
+	case f.expect == mustPass && !passed:
+		lie = fmt.Sprintf("%s: verify failed on a forgery that changed nothing: %v %v %v", where, report.Reasons, report.Problems, report.Notes)
+	case f.expect == mayEither && !passed && !names(report, f.stamp, m.LogTime) && len(report.Problems) == 0:
+		lie = fmt.Sprintf("%s: verify failed naming nothing: %v %v", where, report.Reasons, report.Notes)
+	}
+	return passed, lie
+}
+
+// forgeryKinds are the forgeries made of every message.
+var forgeryKinds = []string{"drop", "duplicate", "flip", "reencode", "move"}
+
+// forgeryCase is one forgery: of kind forgeryKinds[kind] at message at.
+type forgeryCase struct{ at, kind int }
+
+// verdict is what verify said of one forgery.
+type verdict struct {
+	f    forgery // its messages dropped once verified
+	pass bool
+	lie  string // what verify got wrong, or ""
+}
+
+// judgeAll makes the forgeries of plan here, in order (making one may fail
+// t), and verifies them on every core: verify is safe to call
+// concurrently, which the race detector checks on the way. A forgery that
+// cannot be made has an empty kind.
+func judgeAll(t *testing.T, w *forgeryWorld, plan []forgeryCase) []verdict {
+	verdicts := make([]verdict, len(plan))
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for j := range jobs {
+				v := &verdicts[j]
+				v.pass, v.lie = judge(&v.f, w.msgs[v.f.at])
+				v.f.msgs = nil
+			}
+		})
+	}
+	func() {
+		defer close(jobs)
+		for j, c := range plan {
+			// Each case draws from its own seed, so a sampled forgery is
+			// the very one the full run makes.
+			rng := rand.New(rand.NewPCG(2026, uint64(c.at*len(forgeryKinds)+c.kind)))
+			if f, ok := w.forge(t, forgeryKinds[c.kind], c.at, rng); ok {
+				verdicts[j].f = f
+				jobs <- j
+			}
+		}
+	}()
+	wg.Wait()
+	return verdicts
+}
+
 func TestNoVerdictLies(t *testing.T) {
 	base := simulatedRecording(t)
 	// Messages on a topic no decision reads.
@@ -350,46 +418,32 @@ func TestNoVerdictLies(t *testing.T) {
 		t.Fatalf("the untouched recording does not pass: %v %v", err, r.Reasons)
 	}
 
-	rng := rand.New(rand.NewPCG(2026, 9))
-	kinds := []string{"drop", "duplicate", "flip", "reencode", "move"}
-	// Every message, every forgery; a seeded sample of 300 in -short and
-	// under the race detector.
-	var plan [][2]int
+	// Every message, every forgery in the full run; otherwise a sample that
+	// keeps each topic's first, last and evenly spread messages for every
+	// kind of forgery.
+	var plan []forgeryCase
 	for i := range msgs {
-		for k := range kinds {
-			plan = append(plan, [2]int{i, k})
+		for k := range forgeryKinds {
+			plan = append(plan, forgeryCase{i, k})
 		}
 	}
-	if testing.Short() || raceEnabled {
-		rng.Shuffle(len(plan), func(a, b int) { plan[a], plan[b] = plan[b], plan[a] })
-		plan = plan[:300]
-	}
-	tally := map[string]int{}
+	plan = testscale.Sample(t, plan, 300, func(c forgeryCase) [2]string { return [2]string{msgs[c.at].Topic, forgeryKinds[c.kind]} })
+
 	start := time.Now()
-	for _, p := range plan {
-		f, ok := w.forge(t, kinds[p[1]], p[0], rng)
-		if !ok {
-			continue
+	verdicts := judgeAll(t, w, plan)
+	tally := map[string]int{}
+	for _, v := range verdicts {
+		if v.f.kind == "" {
+			continue // a forgery that cannot be made (reencode of a topic without a codec)
 		}
-		m := msgs[f.at]
-		report, _ := Verify(&sliceSource{msgs: f.msgs}, VerifyOptions{})
-		where := fmt.Sprintf("%s of message %d (%s, log time %d, stamp %d): %s", f.kind, f.at, m.Topic, m.LogTime, f.stamp, f.why)
-		passed := report.Passed()
-		switch {
-		case f.expect == mustFail && passed:
-			t.Errorf("%s: verify passed (a verdict lie)", where)
-		case f.expect == mustFail && !names(report, f.stamp, m.LogTime):
-			t.Errorf("%s: verify failed without naming the message: %v %v %v", where, report.Reasons, report.Problems, report.Notes)
-		case f.expect == mustPass && !passed:
-			t.Errorf("%s: verify failed on a forgery that changed nothing: %v %v %v", where, report.Reasons, report.Problems, report.Notes)
-		case f.expect == mayEither && !passed && !names(report, f.stamp, m.LogTime) && len(report.Problems) == 0:
-			t.Errorf("%s: verify failed naming nothing: %v %v", where, report.Reasons, report.Notes)
+		if v.lie != "" {
+			t.Error(v.lie)
 		}
 		verdict := "pass"
-		if !passed {
+		if !v.pass {
 			verdict = "fail"
 		}
-		tally[f.kind+" / "+f.expect.String()+" / "+f.why+" -> "+verdict]++
+		tally[v.f.kind+" / "+v.f.expect.String()+" / "+v.f.why+" -> "+verdict]++
 	}
 	keys := make([]string, 0, len(tally))
 	for k := range tally {

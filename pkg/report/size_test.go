@@ -5,6 +5,7 @@ import (
 	"io"
 	"testing"
 
+	"github.com/ghost-robotics/ghost/internal/testscale"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 )
 
@@ -53,19 +54,17 @@ func dayLong(tb testing.TB, c *Collector, hours int64) {
 }
 
 // TestDayLongReportSize: a day at 50 Hz renders to less than 10 MB, with
-// every kind on the band.
+// every kind on the band. A day is 13 million messages (minutes under the
+// race detector): the full run feeds it all, the plain run two hours.
 func TestDayLongReportSize(t *testing.T) {
 	if testing.Short() {
-		t.Skip("feeds 13 million messages")
+		t.Skip("feeds millions of messages")
 	}
 	c, err := NewCollector(Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	hours := int64(24)
-	if raceEnabled {
-		hours = 2 // the race detector makes a day take minutes
-	}
+	hours := int64(testscale.Count(t, 24, 2, "hours"))
 	dayLong(t, c, hours)
 	f := c.Finish()
 	if len(f.Buckets) > DefaultMaxBuckets {
@@ -112,6 +111,3 @@ func BenchmarkCollectorMessage(b *testing.B) {
 		i++
 	}
 }
-
-// raceEnabled is set by race_test.go under the race detector.
-var raceEnabled bool

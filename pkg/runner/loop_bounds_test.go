@@ -7,17 +7,16 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/ghost-robotics/ghost/internal/testscale"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 )
 
-// million is the length of the long event sequences: a million, or a
-// tenth of it with -short or under the race detector (bounds do not depend
-// on instrumentation, and the plain run covers the full million).
+// million is the length of the long event sequences: a million in the full
+// run (GHOST_TEST_FULL=1), a tenth of it otherwise: the default bounds are
+// about a thousand entries, so the sample still passes them a hundredfold.
 func million(t *testing.T) int {
-	if testing.Short() || raceEnabled {
-		return 100_000
-	}
-	return 1_000_000
+	t.Helper()
+	return testscale.Count(t, 1_000_000, 100_000, "events")
 }
 
 // TestLoopBoundedAssessmentsWithoutBeliefs feeds a million assessments and

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ghost-robotics/ghost/internal/golden"
+	"github.com/ghost-robotics/ghost/internal/testscale"
 )
 
 // The expected values in this file were read from the logs' bytes with a
@@ -253,10 +254,16 @@ func TestTruncatedEverywhereExcerpt(t *testing.T) {
 	checkEveryPrefix(t, excerpt(t), math.MaxInt, true, 1)
 }
 
+// TestTruncatedEverywhereRealLog cuts the first 64 KiB of a real log at
+// every offset. The full run (GHOST_TEST_FULL=1) reads the framing edges
+// of every message after the whole prefix; otherwise those of every 16th
+// message, and the edges of the others after the header alone, as the
+// other cuts are read.
 func TestTruncatedEverywhereRealLog(t *testing.T) {
 	stride := 1
-	if testing.Short() {
+	if !testscale.Full(t) {
 		stride = 16
+		testscale.Scaled(t, "the edges of every 16th message read after the whole prefix")
 	}
 	checkEveryPrefix(t, realLog(t), 64<<10, true, stride)
 }
