@@ -37,7 +37,7 @@ const ulogExample = `  decision_node ulog --in flight.ulg --out flight.mcap
   decision_node verify flight.mcap`
 
 func runULog(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("ulog", "ulog --in flight.ulg --out flight.mcap [flags]", ulogDescription, ulogExample, stderr)
+	fs := newFlags("ulog", ulogDescription, ulogExample, stdout)
 	in := fs.String("in", "", "PX4 flight log (`file`, ULog)")
 	out := fs.String("out", "", "output recording (`file`, MCAP); must not exist unless --force")
 	position := fs.String("position", bridge.PositionLocalPosition, "estimator topic that makes beliefs: local_position or odometry")
@@ -45,13 +45,12 @@ func runULog(args []string, stdout, stderr io.Writer) error {
 	px4Msgs := fs.String("px4-msgs", "", "for --emit px4: ament prefix path holding share/px4_msgs (default: AMENT_PREFIX_PATH)")
 	px4NS := fs.String("px4-namespace", "", `for --emit px4: namespace of the topics ("" for /fmu/..., /uav_1 for /uav_1/fmu/...)`)
 	var df decisionFlags
-	df.register(fs)
-	if err := parseFlags(fs, args); err != nil {
+	df.register(fs.FlagSet)
+	if err := fs.parse(args); err != nil {
 		return err
 	}
-	if *in == "" || *out == "" || fs.NArg() > 0 {
-		fs.Usage()
-		return fail(exitUsage, "ulog needs --in and --out (and no other arguments)")
+	if err := fs.need("in", "out"); err != nil {
+		return err
 	}
 	cfg, sopts, err := df.session()
 	if err != nil {
@@ -96,7 +95,7 @@ func runULog(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fail(exitUsage, "--position: %w", err)
 	}
-	if err := df.decideInto("ulog", src, 0, *in, *out, cfg, sopts, stderr); err != nil {
+	if _, err := df.decideInto("ulog", src, 0, *in, *out, cfg, sopts, stderr); err != nil {
 		return err
 	}
 	if !df.quiet {

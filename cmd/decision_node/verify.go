@@ -64,7 +64,7 @@ const verifyExample = `  decision_node sim --out flight.mcap
   decision_node verify fleet/ --json fleet.json`
 
 func runVerify(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("verify", "verify recording.mcap [more.mcap | directory ...] [--json report.json]", verifyDescription, verifyExample, stderr)
+	fs := newFlags("verify", verifyDescription, verifyExample, stdout)
 	jsonOut := fs.String("json", "", "write the report as JSON to `file` (\"-\" for stdout)")
 	format := fs.String("format", "ghost", "shape of the --json report: ghost (verdict, findings, counts, problems) or reference (the Python reference's ADR-0022 DecisionTraceReport)")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
@@ -73,7 +73,7 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	fs.Func("policy-file", "YAML rule policy `file` this host supplies (repeatable); a decision is re-run with the policy whose id it names",
 		func(s string) error { policyFiles = append(policyFiles, s); return nil })
 	var ef executorFlags
-	ef.register(fs)
+	ef.register(fs.FlagSet)
 	var allow findingList
 	fs.Var(&allow, "allow", "report `finding` without failing on it (repeatable), e.g. --allow unknown_policy")
 	// Accept the recordings before or after the flags.
@@ -81,12 +81,11 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	for len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
 		paths, args = append(paths, args[0]), args[1:]
 	}
-	if err := parseFlags(fs, args); err != nil {
+	if err := fs.parse(args); err != nil {
 		return err
 	}
 	paths = append(paths, fs.Args()...)
 	if len(paths) == 0 {
-		fs.Usage()
 		return fail(exitUsage, "verify needs a recording (or several, or a directory of them)")
 	}
 	path := paths[0]
