@@ -749,14 +749,9 @@ func (v *verifier) audit(p recorded, rd *redecision) {
 		LogTimeNs: p.logTime, Stamp: r.BeliefStampSimNs, Kind: d.Kind, KindName: d.Kind.String(),
 		Reason: d.Reason, PolicyID: r.PolicyID,
 	}
-	var problems []string
-	var causes []problemCause
-	problem := func(f Finding, cause, subject, text string) {
-		problems = append(problems, text)
-		causes = append(causes, problemCause{f, cause, subject})
-	}
+	var problems decisionProblems
 	if v.lastStamp >= 0 && r.BeliefStampSimNs <= v.lastStamp {
-		problem(FindingStampProblem, "", "", fmt.Sprintf("stamp %d not after the previous decision's %d", r.BeliefStampSimNs, v.lastStamp))
+		problems.add(FindingStampProblem, "", "", fmt.Sprintf("stamp %d not after the previous decision's %d", r.BeliefStampSimNs, v.lastStamp))
 		v.report.StampProblems++
 		v.report.find(FindingStampProblem, 1)
 	}
@@ -768,7 +763,7 @@ func (v *verifier) audit(p recorded, rd *redecision) {
 		res.Chain = ChainNoAssessmentClaimed
 	case hashes.count() == 0:
 		res.Chain = ChainAssessmentMissing
-		problem(FindingAssessmentMissing, "", "", fmt.Sprintf("no self-assessment with stamp %d in the recording", r.BeliefStampSimNs))
+		problems.add(FindingAssessmentMissing, "", "", fmt.Sprintf("no self-assessment with stamp %d in the recording", r.BeliefStampSimNs))
 	default:
 		res.Chain = ChainBroken
 		for k := range hashes.count() {
@@ -777,7 +772,7 @@ func (v *verifier) audit(p recorded, rd *redecision) {
 			}
 		}
 		if res.Chain == ChainBroken {
-			problem(FindingChainBroken, "", "", fmt.Sprintf("self_assessment_sha256 %s, but the assessment with stamp %d hashes to %s",
+			problems.add(FindingChainBroken, "", "", fmt.Sprintf("self_assessment_sha256 %s, but the assessment with stamp %d hashes to %s",
 				r.SelfAssessmentSHA256, r.BeliefStampSimNs, hashes.first.hex()))
 		}
 	}
@@ -787,18 +782,18 @@ func (v *verifier) audit(p recorded, rd *redecision) {
 	case v.candidateFor(r.PolicyID) == nil:
 		res.Rerun = RerunUnknownPolicy
 		if v.supplied(r.PolicyID) {
-			problem(FindingUnknownPolicy, "", "", fmt.Sprintf("policy %q differs from the recording's first decision's: decision not re-run", r.PolicyID))
+			problems.add(FindingUnknownPolicy, "", "", fmt.Sprintf("policy %q differs from the recording's first decision's: decision not re-run", r.PolicyID))
 		} else {
-			problem(FindingUnknownPolicy, CausePolicyNotSupplied, capText(r.PolicyID, 80), fmt.Sprintf("policy %q was not supplied: decision not re-run", r.PolicyID))
+			problems.add(FindingUnknownPolicy, CausePolicyNotSupplied, capText(r.PolicyID, 80), fmt.Sprintf("policy %q was not supplied: decision not re-run", r.PolicyID))
 		}
 	case res.Chain == ChainBroken || res.Chain == ChainAssessmentMissing:
 		res.Rerun = RerunNoContext
 	case rd == nil:
 		res.Rerun = RerunNoContext
-		problem(FindingNoContext, "", "", fmt.Sprintf("the Loop, fed the recording, did not decide belief %d (belief missing or rejected)", r.BeliefStampSimNs))
+		problems.add(FindingNoContext, "", "", fmt.Sprintf("the Loop, fed the recording, did not decide belief %d (belief missing or rejected)", r.BeliefStampSimNs))
 	case !sameRationale(&rd.r, &r):
 		res.Rerun = RerunDiverged
-		problem(FindingDiverged, "", "", fmt.Sprintf("re-run gives %s (assessment %s), recorded %s (assessment %s)",
+		problems.add(FindingDiverged, "", "", fmt.Sprintf("re-run gives %s (assessment %s), recorded %s (assessment %s)",
 			rd.r.Decision, shortHash(rd.r.SelfAssessmentSHA256), d, shortHash(r.SelfAssessmentSHA256)))
 	default:
 		res.Rerun = RerunMatched
@@ -806,12 +801,9 @@ func (v *verifier) audit(p recorded, rd *redecision) {
 			v.report.WithoutAssessment[rd.without.String()]++
 		}
 	}
-	if len(problems) > 0 {
-		res.Problem = capText(joinProblems(problems), 1000)
-		describe := func() string { return res.Describe() }
-		for _, c := range causes {
-			v.report.cause(c.f, c.cause, c.subject, describe)
-		}
+	if len(problems.texts) > 0 {
+		res.Problem = capText(joinProblems(problems.texts), 1000)
+		problems.count(&v.report, &res)
 	}
 	res.ClaimedSHA256 = r.SelfAssessmentSHA256
 	if hashes.count() > 0 && v.opts.OnAudit != nil {
@@ -829,10 +821,30 @@ func (v *verifier) audit(p recorded, rd *redecision) {
 	}
 }
 
-// problemCause is the finding and cause of one problem of a decision.
+// decisionProblems are what is wrong with one decision, each with its
+// finding and cause.
+type decisionProblems struct {
+	texts  []string
+	causes []problemCause
+}
+
 type problemCause struct {
 	f              Finding
 	cause, subject string
+}
+
+// add records one problem; cause and subject as for AuditReport.cause.
+func (p *decisionProblems) add(f Finding, cause, subject, text string) {
+	p.texts = append(p.texts, text)
+	p.causes = append(p.causes, problemCause{f, cause, subject})
+}
+
+// count counts the problems of the audited decision res under their
+// causes, res describing them.
+func (p *decisionProblems) count(r *AuditReport, res *DecisionAudit) {
+	for _, c := range p.causes {
+		r.cause(c.f, c.cause, c.subject, res.Describe)
+	}
 }
 
 // sameRationale compares two rationales field by field.
