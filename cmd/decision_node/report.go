@@ -143,27 +143,18 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	// ran, as verify does.
 	var ef executorFlags
 	ef.register(fs.FlagSet)
-	// Accept the recording before or after the flags.
-	var path string
-	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
-		path, args = args[0], args[1:]
-	}
 	if err := fs.parse(args); err != nil {
 		return err
 	}
-	if path == "" && fs.NArg() > 0 {
-		path, args = fs.Arg(0), fs.Args()[1:]
-	} else {
-		args = fs.Args()
-	}
 	switch {
-	case path == "":
+	case fs.NArg() == 0:
 		return fail(exitUsage, "report needs a recording")
-	case len(args) > 0:
-		return fail(exitUsage, "report takes one recording, got also %s", quoteArgs(args))
+	case fs.NArg() > 1:
+		return fail(exitUsage, "report takes one recording, got also %s", quoteArgs(fs.Args()[1:]))
 	case *out == "":
 		return fail(exitUsage, "report needs --out")
 	}
+	path := fs.Arg(0)
 	if filepath.Clean(*out) == filepath.Clean(path) {
 		return fail(exitUsage, "--out %s is the recording: choose another file", *out)
 	}

@@ -76,15 +76,10 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	ef.register(fs.FlagSet)
 	var allow findingList
 	fs.Var(&allow, "allow", "report `finding` without failing on it (repeatable), e.g. --allow unknown_policy")
-	// Accept the recordings before or after the flags.
-	var paths []string
-	for len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
-		paths, args = append(paths, args[0]), args[1:]
-	}
 	if err := fs.parse(args); err != nil {
 		return err
 	}
-	paths = append(paths, fs.Args()...)
+	paths := fs.Args()
 	if len(paths) == 0 {
 		return fail(exitUsage, "verify needs a recording (or several, or a directory of them)")
 	}
