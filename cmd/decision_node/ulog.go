@@ -32,7 +32,9 @@ release's layout works. The mapping (frames, covariance, flight status,
 stamps) is written down in docs/inputs.md. Samples it rejects (a stamp that
 repeats or goes back, no attitude yet, a quaternion of zero norm) are
 skipped and counted. A truncated log is decided up to the damage (exit
-status 1); a log with an unknown incompatible flag is refused.`
+status 1); a log nothing is decided from exits 1 saying why (no sample of
+the estimator topic, or none that became a belief); a log with an unknown
+incompatible flag is refused.`
 
 const ulogExample = `  decision_node ulog --in flight.ulg --out flight.mcap
   decision_node verify flight.mcap`

@@ -41,8 +41,11 @@ undecodable_decision, chain_broken, assessment_missing, diverged, no_context,
 unknown_policy, missing_decision, stamp_problem, undecodable_receipt,
 action_untraced, action_command, action_evidence, action_diverged.
 
-Prints a summary; --json writes a machine-readable report ("-" for stdout)
-with the verdict, its reasons and whether the read was complete.
+Prints a summary, then the problems grouped by cause: one line per cause
+with its count and, when this host can remove it, the fix (the
+--policy-file or --executor to pass), and a few examples. --json writes a
+machine-readable report ("-" for stdout) with the verdict, its reasons,
+whether the read was complete and, on FAIL, the causes.
 
 Exit status 0 on PASS, 1 on FAIL; the printed verdict and the exit status
 always agree.
