@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,7 +9,8 @@ import (
 )
 
 // Every error is one line naming the file, flag or value at fault, and
-// short whatever the input.
+// short whatever the input; a usage error (exit 2) is followed by the
+// command's synopsis and where its help is, nothing more.
 func TestErrorsAreOneClearLine(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "x.mcap")
@@ -37,8 +39,16 @@ func TestErrorsAreOneClearLine(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			code, _, stderr := cli(t, tt.args...)
-			msg := strings.TrimSuffix(stderr, "\n")
-			if code != tt.code || strings.Contains(msg, "\n") || len(msg) > 1200 {
+			msg, rest, _ := strings.Cut(stderr, "\n")
+			if code == exitUsage {
+				want := fmt.Sprintf("usage: decision_node %s %s\nrun 'decision_node %[1]s -h' for help\n", tt.args[0], lookupCommand(tt.args[0]).synopsis)
+				if rest != want {
+					t.Errorf("after the error:\n%s\nwant:\n%s", rest, want)
+				}
+			} else if rest != "" {
+				t.Errorf("more than one line:\n%s", stderr)
+			}
+			if code != tt.code || len(msg) > 1200 {
 				t.Fatalf("exit %d (want %d), %d bytes of stderr:\n%.600s", code, tt.code, len(stderr), stderr)
 			}
 			for _, s := range tt.says {

@@ -32,21 +32,21 @@ func (f *executorFlags) register(fs *flag.FlagSet) {
 }
 
 // verifyArgs are the flags verify needs to re-check the same executors.
-func (f *executorFlags) verifyArgs() string {
+func (f *executorFlags) verifyArgs() []string {
 	if f.executor == "" {
-		return ""
+		return nil
 	}
-	s := " --executor " + f.executor
+	args := []string{"--executor", f.executor}
 	if f.enable != "" {
-		s += " --enable " + f.enable
+		args = append(args, "--enable", f.enable)
 	}
 	if f.enableKill {
-		s += " --enable-kill"
+		args = append(args, "--enable-kill")
 	}
 	if f.vehicle != 1 {
-		s += " --target-vehicle " + strconv.FormatUint(uint64(f.vehicle), 10)
+		args = append(args, "--target-vehicle", strconv.FormatUint(uint64(f.vehicle), 10))
 	}
-	return s
+	return args
 }
 
 // apply adds the executors to sopts. simulated gives the px4 executor the

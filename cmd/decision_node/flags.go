@@ -5,41 +5,217 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"strings"
 	"time"
 
+	"github.com/ghost-robotics/ghost/internal/limitedfile"
 	"github.com/ghost-robotics/ghost/pkg/audit"
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
+	"github.com/ghost-robotics/ghost/pkg/rules"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 )
 
-// errHelp marks a -h request: usage was printed, exit 0.
+// errHelp marks a -h request: the help was printed, exit 0.
 var errHelp = flag.ErrHelp
 
-// newFlags returns a flag set whose -h prints the command's description,
-// its flags and an example.
-func newFlags(name, synopsis, description, example string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: decision_node %s\n\n%s\n\nFlags:\n", synopsis, strings.TrimSpace(description))
-		fs.PrintDefaults()
-		fmt.Fprintf(stderr, "\nExample:\n%s\n", example)
-	}
-	return fs
+// cmdFlags is a command's flag set. Its help (-h, --help, anywhere before
+// "--" or --ros-args) goes to stdout; a parse error is returned as a usage
+// error, which run prints as one line with the command's synopsis.
+type cmdFlags struct {
+	*flag.FlagSet
+	name, description, example string
+	stdout                     io.Writer
+	args                       []string // the arguments that are not flags
 }
 
-// parseFlags parses args, mapping -h to exit 0 and bad flags to exit 2.
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return &exitError{code: exitOK, err: errHelp}
+// newFlags returns the flag set of the command called name.
+func newFlags(name, description, example string, stdout io.Writer) *cmdFlags {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return &cmdFlags{FlagSet: fs, name: name, description: description, example: example, stdout: stdout}
+}
+
+// parse parses args: a help request prints the help and returns errHelp
+// (exit 0); a bad flag is a usage error (exit 2) saying what is wrong in
+// the user's spelling (--flag).
+func (c *cmdFlags) parse(args []string) error {
+	if helpRequested(args) {
+		c.printHelp()
+		return &exitError{code: exitOK, err: errHelp}
+	}
+	// Flags may follow arguments (verify flight.mcap --json r.json), as
+	// in most command-line tools; after "--" everything is an argument.
+	for {
+		if err := c.Parse(args); err != nil {
+			return &exitError{code: exitUsage, err: c.explain(err)}
 		}
-		return &exitError{code: exitUsage, err: err}
+		rest := c.FlagSet.Args()
+		if len(rest) == 0 {
+			return nil
+		}
+		if len(rest) < len(args) && args[len(args)-len(rest)-1] == "--" {
+			c.args = append(c.args, rest...)
+			return nil
+		}
+		c.args, args = append(c.args, rest[0]), rest[1:]
+	}
+}
+
+// Args are the arguments that are not flags, wherever they stood.
+func (c *cmdFlags) Args() []string { return c.args }
+
+// NArg is len(Args()).
+func (c *cmdFlags) NArg() int { return len(c.args) }
+
+// Arg is the i-th argument, "" if there is none.
+func (c *cmdFlags) Arg(i int) string {
+	if i < 0 || i >= len(c.args) {
+		return ""
+	}
+	return c.args[i]
+}
+
+// need is the usage error of a command given arguments it does not take or
+// missing one of its required flags, nil when all is well.
+func (c *cmdFlags) need(required ...string) error {
+	if c.NArg() > 0 {
+		hint := ""
+		if in := c.Lookup("in"); in != nil && in.Value.String() == "" {
+			hint = ": name the input with --in"
+		}
+		return fail(exitUsage, "%s takes no arguments, got %s%s", c.name, quoteArgs(c.Args()), hint)
+	}
+	var missing []string
+	for _, name := range required {
+		if f := c.Lookup(name); f != nil && f.Value.String() == "" {
+			missing = append(missing, "--"+name)
+		}
+	}
+	if len(missing) > 0 {
+		return fail(exitUsage, "%s needs %s", c.name, strings.Join(missing, " and "))
 	}
 	return nil
+}
+
+// isHelp reports whether arg asks for help.
+func isHelp(arg string) bool {
+	switch arg {
+	case "-h", "--h", "-help", "--help":
+		return true
+	}
+	return false
+}
+
+// helpRequested reports whether args ask for help before "--" or
+// --ros-args (what follows those belongs to something else).
+func helpRequested(args []string) bool {
+	for _, a := range args {
+		if a == "--" || a == "--ros-args" {
+			return false
+		}
+		if isHelp(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// printHelp writes the command's synopsis, description, flags and example.
+func (c *cmdFlags) printHelp() {
+	w := c.stdout
+	synopsis := ""
+	if cmd := lookupCommand(c.name); cmd != nil && cmd.synopsis != "" {
+		synopsis = " " + cmd.synopsis
+	}
+	fmt.Fprintf(w, "Usage: decision_node %s%s\n\n%s\n", c.name, synopsis, strings.TrimSpace(c.description))
+	n := 0
+	c.VisitAll(func(*flag.Flag) { n++ })
+	if n > 0 {
+		fmt.Fprint(w, "\nFlags:\n")
+		c.VisitAll(func(f *flag.Flag) { printFlag(w, f) })
+	}
+	fmt.Fprintf(w, "\nExample:\n%s\n", c.example)
+}
+
+// printFlag writes one flag as flag.PrintDefaults does, but spelt --flag
+// as users type it.
+func printFlag(w io.Writer, f *flag.Flag) {
+	name, usage := flag.UnquoteUsage(f)
+	line := "  --" + f.Name
+	if name != "" {
+		line += " " + name
+	}
+	fmt.Fprintf(w, "%s\n    \t%s", line, strings.ReplaceAll(usage, "\n", "\n    \t"))
+	switch f.DefValue {
+	case "", "0", "false", "0s", "[]":
+	default:
+		if _, ok := flagValue(f).(string); ok {
+			fmt.Fprintf(w, " (default %q)", f.DefValue)
+		} else {
+			fmt.Fprintf(w, " (default %s)", f.DefValue)
+		}
+	}
+	fmt.Fprintln(w)
+}
+
+// flagValue is the flag's current value, nil for a flag.Value that does
+// not say.
+func flagValue(f *flag.Flag) any {
+	if g, ok := f.Value.(flag.Getter); ok {
+		return g.Get()
+	}
+	return nil
+}
+
+// explain rewrites the flag package's error in the user's spelling
+// (--flag), with what a value should look like and, for an unknown flag,
+// the closest one.
+func (c *cmdFlags) explain(err error) error {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+		name = strings.TrimLeft(name, "-")
+		var names []string
+		c.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		if s := suggest(name, names); s != "" {
+			return fmt.Errorf("unknown flag --%s (did you mean --%s?)", capText(name, 40), s)
+		}
+		return fmt.Errorf("unknown flag --%s", capText(name, 40))
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
+		return fmt.Errorf("--%s needs a value", strings.TrimLeft(name, "-"))
+	}
+	var value, name string
+	if n, _ := fmt.Sscanf(msg, "invalid value %q for flag -%s", &value, &name); n == 2 {
+		name = strings.TrimSuffix(name, ":")
+		if f := c.Lookup(name); f != nil {
+			why := msg[strings.Index(msg, ": ")+2:]
+			return fmt.Errorf("--%s %s: %s", name, shellQuote(capText(value, 40)), valueHint(f, why))
+		}
+	}
+	if n, _ := fmt.Sscanf(msg, "invalid boolean value %q for -%s", &value, &name); n == 2 {
+		return fmt.Errorf("--%s=%s: want true or false", strings.TrimSuffix(name, ":"), shellQuote(capText(value, 40)))
+	}
+	return errors.New(strings.ReplaceAll(msg, " -", " --"))
+}
+
+// valueHint says what a flag's value should look like, after the parse
+// error why.
+func valueHint(f *flag.Flag, why string) string {
+	switch flagValue(f).(type) {
+	case time.Duration:
+		return "not a duration: write it with a unit, such as 2s, 500ms or 1m30s"
+	case int, int64:
+		return "not a whole number"
+	case uint, uint64:
+		return "not a whole number of at least 0"
+	case float64:
+		return "not a number"
+	}
+	return why
 }
 
 // decisionFlags are the flags of every command that decides: the node's
@@ -65,6 +241,21 @@ func (f *decisionFlags) register(fs *flag.FlagSet) {
 	fs.Int64Var(&f.chunkSize, "chunk-size", 0, "output chunk size in `bytes`; a crash loses at most the open chunk (default 1 MiB)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress and no summary on stderr")
 	fs.BoolVar(&f.force, "force", false, "replace the output file if it exists (recordings are never overwritten otherwise)")
+}
+
+// verifyArgs are the flags verify needs to audit what these flags decided
+// with cfg: the parameters file (topics, executors, a policy file it
+// names) and the rule policy file given on the command line. Built-in
+// policies need none: verify always has them.
+func (f *decisionFlags) verifyArgs(cfg nodeconfig.Config) []string {
+	var args []string
+	if f.config != "" {
+		args = append(args, "--config", f.config)
+	}
+	if cfg.PolicyFile != "" && len(f.policyFiles) == 1 && cfg.PolicyFile == f.policyFiles[0] {
+		args = append(args, "--policy-file", cfg.PolicyFile)
+	}
+	return args
 }
 
 // createOutput starts the output recording in a temporary file beside out
@@ -100,6 +291,11 @@ func (f *decisionFlags) settings() (nodeconfig.Config, error) {
 	}
 	switch {
 	case len(f.policyFiles) == 1:
+		// An unusable file is an unusable input (exit 3), told as such
+		// before the configuration names it as a parameter.
+		if _, err := rules.ParseFile(f.policyFiles[0]); err != nil {
+			return cfg, fail(exitIO, "--policy-file: %w", err)
+		}
 		cfg.PolicyFile = f.policyFiles[0]
 	case len(f.policyFiles) > 1 && f.policy == "":
 		return cfg, fail(exitUsage, "%d --policy-file flags: a decision is taken by one policy (several are for verify)", len(f.policyFiles))
@@ -114,9 +310,22 @@ func (f *decisionFlags) settings() (nodeconfig.Config, error) {
 		cfg.Recording.ChunkSize = f.chunkSize
 	}
 	if err := cfg.Validate(); err != nil {
-		return cfg, &exitError{code: exitUsage, err: err}
+		return cfg, &exitError{code: inputOrUsage(err), err: err}
 	}
 	return cfg, nil
+}
+
+// inputOrUsage is the exit status of a configuration error: 3 when a file
+// it names cannot be read or parsed (an unusable input), else 2 (a flag's
+// value).
+func inputOrUsage(err error) int {
+	var pathErr *fs.PathError
+	var parseErr *rules.ParseError
+	if errors.As(err, &pathErr) || errors.As(err, &parseErr) || errors.Is(err, limitedfile.ErrTooLarge) ||
+		errors.Is(err, nodeconfig.ErrParamsFile) {
+		return exitIO
+	}
+	return exitUsage
 }
 
 // session resolves the configuration and the runner's options from it.
@@ -127,7 +336,7 @@ func (f *decisionFlags) session() (nodeconfig.Config, runner.SessionOptions, err
 	}
 	sopts, err := cfg.SessionOptions()
 	if err != nil {
-		return cfg, sopts, &exitError{code: exitUsage, err: err}
+		return cfg, sopts, &exitError{code: inputOrUsage(err), err: err}
 	}
 	// A recording with the node's transition events was made by a managed
 	// node: follow them even when the configuration does not say so.
@@ -138,14 +347,14 @@ func (f *decisionFlags) session() (nodeconfig.Config, runner.SessionOptions, err
 // decideInto drives src through a fresh session into a new recording at
 // out (in names the input, "" for none), showing progress and, unless
 // quiet, the summary; a truncated source is a finding (exit 1) after the
-// output is completed.
+// output is completed. It returns the number of decisions made.
 func (f *decisionFlags) decideInto(label string, src audit.Source, total uint64, in, out string,
-	cfg nodeconfig.Config, sopts runner.SessionOptions, stderr io.Writer) error {
+	cfg nodeconfig.Config, sopts runner.SessionOptions, stderr io.Writer) (uint64, error) {
 	signals := watchSignals()
 	defer signals.release()
 	rec, file, err := f.createOutput(out, in, cfg)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer file.Abort() // after a successful Commit, a no-op
 	progress := newProgress(stderr, label, f.quiet)
@@ -168,24 +377,28 @@ func (f *decisionFlags) decideInto(label string, src audit.Source, total uint64,
 		// Complete (up to the damage of a truncated input): into place.
 		cerr = file.Commit()
 	}
-	if res != nil && !f.quiet {
-		printDecisionSummary(stderr, res.Counters, res.Stats, res.Messages, out)
+	var decided uint64
+	if res != nil {
+		decided = res.Counters.DecisionsTotal()
+		if !f.quiet {
+			printDecisionSummary(stderr, res.Counters, res.Stats, res.Messages, out)
+		}
 	}
 	switch {
 	case cerr != nil:
 		var ee *exitError
 		if errors.As(cerr, &ee) {
-			return cerr
+			return decided, cerr
 		}
-		return fail(exitIO, "write %s: %w", out, cerr)
+		return decided, fail(exitIO, "write %s: %w", out, cerr)
 	case rerr != nil && res != nil && res.Truncated != nil:
-		return fail(exitFindings, "%s: %w (output %s is complete up to there)", in, rerr, out)
+		return decided, fail(exitFindings, "%s: %w (output %s is complete up to there)", in, rerr, out)
 	case rerr != nil:
-		return fail(exitIO, "%s: %w", label, rerr)
+		return decided, fail(exitIO, "%s: %w", label, rerr)
 	case res.Stopped:
-		return fail(exitCode(sig), "%s: stopped by %s after %d messages; %s is complete up to there", label, signalName(sig), res.Messages, out)
+		return decided, fail(exitCode(sig), "%s: stopped by %s after %d messages; %s is complete up to there", label, signalName(sig), res.Messages, out)
 	}
-	return nil
+	return decided, nil
 }
 
 // decisionsTopic is the resolved decisions topic of a validated

@@ -26,24 +26,20 @@ const latencyExample = `  ros2 launch ghost decision.launch.py input_source:=px4
   decision_node latency node.mcap --json latency.json`
 
 func runLatency(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("latency", "latency recording.mcap [--json FILE] [--config FILE]", latencyDescription, latencyExample, stderr)
+	fs := newFlags("latency", latencyDescription, latencyExample, stdout)
 	jsonOut := fs.String("json", "", "also write the figures as JSON to `file` (- for stdout)")
 	var df decisionFlags
 	fs.StringVar(&df.config, "config", "", "ROS 2 parameters `file` naming the node's topics (default: the built-in topics)")
-	// Accept the recording before or after the flags, as verify does.
-	var path string
-	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
-		path, args = args[0], args[1:]
-	}
-	if err := parseFlags(fs, args); err != nil {
+	if err := fs.parse(args); err != nil {
 		return err
 	}
-	if path == "" && fs.NArg() == 1 {
-		path = fs.Arg(0)
-	} else if fs.NArg() > 0 || path == "" {
-		fs.Usage()
-		return fail(exitUsage, "latency needs exactly one recording")
+	switch {
+	case fs.NArg() == 0:
+		return fail(exitUsage, "latency needs a recording")
+	case fs.NArg() > 1:
+		return fail(exitUsage, "latency takes one recording, got also %s", quoteArgs(fs.Args()[1:]))
 	}
+	path := fs.Arg(0)
 	cfg, err := df.settings()
 	if err != nil {
 		return err

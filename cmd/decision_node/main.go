@@ -13,11 +13,11 @@
 //	decision_node policy  check|test FILE ...
 //	decision_node latency node.mcap           a live node's decision latency
 //	decision_node px4-standin                 answer VehicleCommands as PX4 (ROS 2)
+//	decision_node version
 //
-// Exit status: 0 success; 1 the work was done but something is wrong (verify
-// found a broken or missing chain or a divergent decision, or the input was
-// truncated); 2 usage errors; 3 input or output unusable (missing file, not
-// MCAP, bad configuration).
+// Only a command line that starts with a flag (launch passes --ros-args
+// first) runs the node; any other first word must be a command. The exit
+// status follows one rule for every command: see exitRule.
 package main
 
 import (
@@ -26,9 +26,10 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"strings"
 )
 
-// Exit statuses.
+// Exit statuses: one rule for every command (see exitRule).
 const (
 	exitOK       = 0
 	exitFindings = 1
@@ -48,22 +49,6 @@ func (e *exitError) Unwrap() error { return e.err }
 func fail(code int, format string, a ...any) error {
 	return &exitError{code: code, err: fmt.Errorf(format, a...)}
 }
-
-const usage = `decision_node: the ghost decision node.
-
-Usage:
-  decision_node sim     [--out flight.mcap] [--duration 120s] [--rate 50] [flags]
-  decision_node replay  --in input.mcap --out output.mcap [flags]
-  decision_node verify  recording.mcap [--json report.json] [--policy-file FILE ...]
-  decision_node report  recording.mcap --out report.html [--figures DIR]
-  decision_node ulog    --in flight.ulg --out flight.mcap [flags]
-  decision_node policy  check FILE | test FILE CASES
-  decision_node latency recording.mcap [--json FILE]   a live node's decision latency
-  decision_node px4-standin [--deny KIND] [--ros-args ...]   a PX4 stand-in on ROS 2
-  decision_node --ros-args ...      run as a ROS 2 node (builds with -tags rclgo)
-
-Run 'decision_node <command> -h' for a command's flags and an example.
-`
 
 func main() {
 	// GOGC, when set, decides.
@@ -101,45 +86,41 @@ func gcPercent(args []string) int {
 
 func run(args []string, stdout, stderr io.Writer) int {
 	var err error
+	var cmd *command
 	switch {
 	case len(args) == 0 && rosBuild:
 		err = runNode(args, stderr) // ros2 run ghost decision_node
 	case len(args) == 0:
 		fmt.Fprint(stderr, usage)
 		return exitUsage
-	case args[0] == "sim":
-		err = runSim(args[1:], stdout, stderr)
-	case args[0] == "replay":
-		err = runReplay(args[1:], stdout, stderr)
-	case args[0] == "verify":
-		err = runVerify(args[1:], stdout, stderr)
-	case args[0] == "report":
-		err = runReport(args[1:], stdout, stderr)
-	case args[0] == "ulog":
-		err = runULog(args[1:], stdout, stderr)
-	case args[0] == "policy":
-		err = runPolicy(args[1:], stdout, stderr)
-	case args[0] == "latency":
-		err = runLatency(args[1:], stdout, stderr)
-	case args[0] == "px4-standin":
-		err = runStandin(args[1:], stdout, stderr)
-	case args[0] == "-h" || args[0] == "--help" || args[0] == "help":
-		fmt.Fprint(stdout, usage)
-		return exitOK
-	default:
-		// Anything else is a ROS 2 command line (launch passes --ros-args).
+	case isHelp(args[0]) || args[0] == "help":
+		return runHelp(args[1:], stdout, stderr)
+	case args[0] == "--version" || args[0] == "-version":
+		err = runVersion(args[1:], stdout, stderr)
+	case strings.HasPrefix(args[0], "-"):
+		// A ROS 2 command line: launch passes --ros-args first.
 		err = runNode(args, stderr)
+	default:
+		if cmd = lookupCommand(args[0]); cmd == nil {
+			unknownCommand(args[0], stderr)
+			return exitUsage
+		}
+		err = cmd.run(args[1:], stdout, stderr)
 	}
 	if err == nil {
 		return exitOK
 	}
 	var ee *exitError
-	if errors.As(err, &ee) {
-		if ee.err != nil && !errors.Is(ee.err, errHelp) {
-			fmt.Fprintf(stderr, "decision_node: %v\n", ee.err)
-		}
-		return ee.code
+	if !errors.As(err, &ee) {
+		ee = &exitError{code: exitIO, err: err}
 	}
-	fmt.Fprintf(stderr, "decision_node: %v\n", err)
-	return exitIO
+	if ee.err != nil && !errors.Is(ee.err, errHelp) {
+		fmt.Fprintf(stderr, "decision_node: %v\n", ee.err)
+		if ee.code == exitUsage && cmd != nil {
+			// The error, then how the command is used: never its whole
+			// help, which would push the error off the screen.
+			fmt.Fprintf(stderr, "%s\nrun 'decision_node %s -h' for help\n", strings.TrimSpace("usage: decision_node "+cmd.name+" "+cmd.synopsis), cmd.name)
+		}
+	}
+	return ee.code
 }

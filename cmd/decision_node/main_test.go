@@ -138,36 +138,37 @@ func TestErrorsAndUsage(t *testing.T) {
 		t.Fatal(err)
 	}
 	tests := []struct {
-		name string
-		args []string
-		code int
-		want string // in stderr
+		name   string
+		args   []string
+		code   int
+		want   string // in stderr
+		stdout string // in stdout
 	}{
-		{"no command", nil, exitUsage, "Usage"},
-		{"unknown command", []string{"fly"}, exitUsage, "not a command"},
-		{"help", []string{"-h"}, exitOK, ""},
-		{"sim help", []string{"sim", "-h"}, exitOK, "Example"},
-		{"replay help", []string{"replay", "-h"}, exitOK, "Example"},
-		{"verify help", []string{"verify", "-h"}, exitOK, "Example"},
-		{"replay without flags", []string{"replay"}, exitUsage, "needs --in and --out"},
-		{"bad flag", []string{"sim", "--nope"}, exitUsage, "flag provided but not defined"},
-		{"missing file", []string{"verify", filepath.Join(dir, "absent.mcap")}, exitIO, "no such file"},
-		{"not mcap", []string{"verify", notMCAP}, exitIO, "not an MCAP recording"},
-		{"verify two unreadable files", []string{"verify", notMCAP, notMCAP}, exitIO, "2 unreadable"},
-		{"verify nothing", []string{"verify", "--quiet"}, exitUsage, "needs a recording"},
-		{"unknown policy", []string{"sim", "--out", filepath.Join(dir, "x.mcap"), "--policy", "yolo_v1"}, exitUsage, "yolo_v1"},
-		{"bad compression", []string{"sim", "--out", filepath.Join(dir, "x.mcap"), "--compression", "gzip"}, exitUsage, "gzip"},
-		{"missing config", []string{"sim", "--out", filepath.Join(dir, "x.mcap"), "--config", filepath.Join(dir, "none.yaml")}, exitIO, "none.yaml"},
-		{"bad duration", []string{"sim", "--duration", "-1s"}, exitUsage, "duration"},
+		{"no command", nil, exitUsage, "Usage", ""},
+		{"unknown command", []string{"fly"}, exitUsage, `unknown command "fly"`, ""},
+		{"help", []string{"-h"}, exitOK, "", "Usage"},
+		{"sim help", []string{"sim", "-h"}, exitOK, "", "Example"},
+		{"replay help", []string{"replay", "-h"}, exitOK, "", "Example"},
+		{"verify help", []string{"verify", "-h"}, exitOK, "", "Example"},
+		{"replay without flags", []string{"replay"}, exitUsage, "replay needs --in and --out", ""},
+		{"bad flag", []string{"sim", "--nope"}, exitUsage, "unknown flag --nope", ""},
+		{"missing file", []string{"verify", filepath.Join(dir, "absent.mcap")}, exitIO, "no such file", ""},
+		{"not mcap", []string{"verify", notMCAP}, exitIO, "not an MCAP recording", ""},
+		{"verify two unreadable files", []string{"verify", notMCAP, notMCAP}, exitIO, "2 unreadable", ""},
+		{"verify nothing", []string{"verify", "--quiet"}, exitUsage, "needs a recording", ""},
+		{"unknown policy", []string{"sim", "--out", filepath.Join(dir, "x.mcap"), "--policy", "yolo_v1"}, exitUsage, "yolo_v1", ""},
+		{"bad compression", []string{"sim", "--out", filepath.Join(dir, "x.mcap"), "--compression", "gzip"}, exitUsage, "gzip", ""},
+		{"missing config", []string{"sim", "--out", filepath.Join(dir, "x.mcap"), "--config", filepath.Join(dir, "none.yaml")}, exitIO, "none.yaml", ""},
+		{"bad duration", []string{"sim", "--duration", "-1s"}, exitUsage, "duration", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if len(tt.args) == 0 && rosBuild {
 				t.Skip("the ROS 2 build runs the node when no command is given")
 			}
-			code, _, stderr := cli(t, tt.args...)
-			if code != tt.code || !strings.Contains(stderr, tt.want) {
-				t.Fatalf("exit %d (want %d), stderr:\n%s", code, tt.code, stderr)
+			code, stdout, stderr := cli(t, tt.args...)
+			if code != tt.code || !strings.Contains(stderr, tt.want) || !strings.Contains(stdout, tt.stdout) {
+				t.Fatalf("exit %d (want %d), stdout:\n%s\nstderr:\n%s", code, tt.code, stdout, stderr)
 			}
 		})
 	}

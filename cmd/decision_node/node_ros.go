@@ -31,8 +31,8 @@ func runNode(args []string, stderr io.Writer) error {
 		return fail(exitUsage, "%w", err)
 	}
 	if len(rest) > 0 {
-		return fail(exitUsage, "%q is not a command, and the node takes its arguments after --ros-args\n\n%s",
-			strings.Join(rest, " "), usage)
+		return fail(exitUsage, "%q: the node takes its arguments after --ros-args (run 'decision_node -h' for the commands)",
+			strings.Join(rest, " "))
 	}
 	// Log lines go to stderr and, once the node runs, to /rosout, both
 	// filtered by one LevelVar: --log-level or log_level sets it, the

@@ -4,7 +4,6 @@ package main
 
 import (
 	"io"
-	"strings"
 )
 
 // rosBuild: this build has no ROS 2 transport.
@@ -12,7 +11,7 @@ const rosBuild = false
 
 // runNode is the ROS 2 node; this build has no ROS 2 transport.
 func runNode(args []string, stderr io.Writer) error {
-	return fail(exitUsage, "%q is not a command, and this build has no ROS 2 transport: "+
+	return fail(exitUsage, "%s is a ROS 2 node command line, and this build has no ROS 2 transport: "+
 		"build with -tags rclgo inside a sourced ROS 2 Humble workspace (colcon build does), "+
-		"or use sim, replay or verify\n\n%s", strings.Join(args, " "), usage)
+		"or run a command: %s (see 'decision_node -h')", quoteArgs(args[:min(len(args), 4)]), commandNames())
 }

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Outputs (recordings, JSON reports) are written to a temporary file beside
@@ -13,6 +14,12 @@ import (
 // a partial one. Only regular files are replaced: a device node, a pipe, a
 // directory or a symbolic link at the output path is refused, and so is the
 // input itself, with or without --force.
+//
+// A run killed with SIGKILL (or a crash of the machine) cannot remove its
+// temporary file, .TARGET.partial-*: the next run that writes the same
+// target removes it. A run holds a lock on its temporary file while it
+// writes, so the temporary file of a run still going is never taken for a
+// leftover.
 
 // checkOutput says whether path may be written: it must not exist, or be a
 // regular file when replace is set, and must not be the file input (same
@@ -76,25 +83,51 @@ type atomicFile struct {
 	flag, target, input string
 	replace             bool
 	done                bool
+	unlock              func() // releases the lock on the temporary file
 }
 
-// createAtomic checks the target (see checkOutput) and creates the
-// temporary file beside it, in the same directory so that the rename is
-// atomic.
+// partialPrefix is how the names of target's temporary files start.
+func partialPrefix(target string) string { return "." + filepath.Base(target) + ".partial-" }
+
+// createAtomic checks the target (see checkOutput), removes the temporary
+// files earlier runs left beside it, and creates its own, locked, in the
+// same directory so that the rename is atomic.
 func createAtomic(flag, target, input string, replace bool) (*atomicFile, error) {
 	if err := checkOutput(flag, target, input, replace); err != nil {
 		return nil, err
 	}
-	f, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".partial-*")
+	removeLeftovers(target)
+	f, err := os.CreateTemp(filepath.Dir(target), partialPrefix(target)+"*")
 	if err != nil {
 		return nil, fail(exitIO, "%s %s: %w", flag, target, err)
 	}
+	// Without a lock (a file system that has none) the file is still
+	// written; only a concurrent run writing the same target could then
+	// take it for a leftover.
+	unlock, _ := lockPartial(f.Name())
 	if err := f.Chmod(0o644); err != nil {
 		_ = f.Close()
 		_ = os.Remove(f.Name())
+		unlock()
 		return nil, fail(exitIO, "%s %s: %w", flag, target, err)
 	}
-	return &atomicFile{File: f, flag: flag, target: target, input: input, replace: replace}, nil
+	return &atomicFile{File: f, flag: flag, target: target, input: input, replace: replace, unlock: unlock}, nil
+}
+
+// removeLeftovers removes target's temporary files that no running
+// process holds: those of runs that were killed before they could.
+func removeLeftovers(target string) {
+	dir := filepath.Dir(target)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return // creating the temporary file reports why
+	}
+	prefix := partialPrefix(target)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), prefix) && e.Type().IsRegular() {
+			removeUnlocked(filepath.Join(dir, e.Name()))
+		}
+	}
 }
 
 // Commit syncs and closes the temporary file, checks the target again (it
@@ -106,6 +139,8 @@ func (a *atomicFile) Commit() error {
 		return nil
 	}
 	a.done = true
+	// The lock is held until the file has its final name.
+	defer a.unlock()
 	err := a.Sync()
 	if cerr := a.Close(); err == nil {
 		err = cerr
@@ -141,6 +176,7 @@ func (a *atomicFile) Abort() {
 	a.done = true
 	_ = a.Close()
 	_ = os.Remove(a.Name())
+	a.unlock()
 }
 
 // writeFileAtomic writes data to path through a temporary file.

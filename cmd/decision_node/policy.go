@@ -27,55 +27,72 @@ const policyExample = `  decision_node policy check config/policies/px4_failsafe
   decision_node policy test config/policies/px4_failsafe_like.yaml config/policies/px4_failsafe_like.cases.yaml`
 
 func runPolicy(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("policy", "policy check FILE | policy test FILE CASES", policyDescription, policyExample, stderr)
-	if err := parseFlags(fs, args); err != nil {
+	fs := newFlags("policy", policyDescription, policyExample, stdout)
+	if err := fs.parse(args); err != nil {
 		return err
 	}
 	args = fs.Args()
 	if len(args) == 0 {
-		fs.Usage()
-		return fail(exitUsage, "policy needs a subcommand: check or test")
+		return fail(exitUsage, "policy needs a subcommand: check FILE or test FILE CASES")
 	}
-	switch {
-	case args[0] == "check" && len(args) == 2:
-		p, err := rules.ParseFile(args[1])
-		if err != nil {
-			return fail(exitIO, "%w", err)
+	switch sub, files := args[0], args[1:]; {
+	case sub == "check" && len(files) == 1:
+		return policyCheck(files[0], stdout)
+	case sub == "test" && len(files) == 2:
+		return policyTest(files[0], files[1], stdout)
+	case sub == "check":
+		return fail(exitUsage, "policy check takes one FILE, got %d arguments", len(files))
+	case sub == "test":
+		return fail(exitUsage, "policy test takes a policy FILE and a CASES file, got %d arguments", len(files))
+	default:
+		hint := ""
+		if s := suggest(sub, []string{"check", "test"}); s != "" {
+			hint = fmt.Sprintf(" (did you mean %q?)", s)
 		}
-		fmt.Fprintf(stdout, "policy %s: %d rules, id %s\n", args[1], p.NumRules(), p.ID())
-		findings := rules.Check(p)
-		for _, f := range findings {
-			fmt.Fprintln(stdout, f.String())
-		}
-		if len(findings) > 0 {
-			return fail(exitFindings, "%s: %d rules can never decide", args[1], len(findings))
-		}
-		fmt.Fprintln(stdout, "ok: every rule can fire")
-		return nil
-	case args[0] == "test" && len(args) == 3:
-		p, err := rules.ParseFile(args[1])
-		if err != nil {
-			return fail(exitIO, "%w", err)
-		}
-		results, err := rules.RunCasesFile(p, args[2])
-		if err != nil {
-			return fail(exitIO, "%w", err)
-		}
-		failed := 0
-		for _, r := range results {
-			fmt.Fprintln(stdout, r.String())
-			if !r.Pass {
-				failed++
-			}
-		}
-		fmt.Fprintf(stdout, "%d passed, %d failed\n", len(results)-failed, failed)
-		if failed > 0 {
-			return fail(exitFindings, "%s: %d of %d cases failed", args[2], failed, len(results))
-		}
-		return nil
+		return fail(exitUsage, "unknown policy subcommand %q%s: want check or test", capText(sub, 40), hint)
 	}
-	fs.Usage()
-	return fail(exitUsage, "policy %q: want 'check FILE' or 'test FILE CASES'", args)
+}
+
+// policyCheck validates a policy file and reports its dead rules.
+func policyCheck(file string, stdout io.Writer) error {
+	p, err := rules.ParseFile(file)
+	if err != nil {
+		return fail(exitIO, "%w", err)
+	}
+	fmt.Fprintf(stdout, "policy %s: %d rules, id %s\n", file, p.NumRules(), p.ID())
+	findings := rules.Check(p)
+	for _, f := range findings {
+		fmt.Fprintln(stdout, f.String())
+	}
+	if len(findings) > 0 {
+		return fail(exitFindings, "%s: %d rules can never decide", file, len(findings))
+	}
+	fmt.Fprintln(stdout, "ok: every rule can fire")
+	return nil
+}
+
+// policyTest runs a cases file against a policy file.
+func policyTest(file, cases string, stdout io.Writer) error {
+	p, err := rules.ParseFile(file)
+	if err != nil {
+		return fail(exitIO, "%w", err)
+	}
+	results, err := rules.RunCasesFile(p, cases)
+	if err != nil {
+		return fail(exitIO, "%w", err)
+	}
+	failed := 0
+	for _, r := range results {
+		fmt.Fprintln(stdout, r.String())
+		if !r.Pass {
+			failed++
+		}
+	}
+	fmt.Fprintf(stdout, "%d passed, %d failed\n", len(results)-failed, failed)
+	if failed > 0 {
+		return fail(exitFindings, "%s: %d of %d cases failed", cases, failed, len(results))
+	}
+	return nil
 }
 
 // auditSettings resolves what an audit runs with: the configuration (a

@@ -41,11 +41,11 @@ func replayReference(df *decisionFlags, in, out string, cfg nodeconfig.Config, s
 		cfg.Topics[runner.KeySelfAssessmentCalibrated] = runner.CalibratedTopic
 	}
 	if err := cfg.Validate(); err != nil {
-		return fail(exitUsage, "%w", err)
+		return &exitError{code: inputOrUsage(err), err: err}
 	}
 	sopts, err := cfg.SessionOptions()
 	if err != nil {
-		return fail(exitUsage, "%w", err)
+		return &exitError{code: inputOrUsage(err), err: err}
 	}
 	t := &referenceTranslation{roles: roles}
 	for _, i := range sopts.Inputs {
@@ -63,7 +63,7 @@ func replayReference(df *decisionFlags, in, out string, cfg nodeconfig.Config, s
 	src, reportOrder := inLogTimeOrder(reader, reader.Indexed(), in, stderr)
 	defer reportOrder()
 	t.in = src
-	if err := df.decideInto("replay", t, 0, in, out, cfg, sopts, stderr); err != nil {
+	if _, err := df.decideInto("replay", t, 0, in, out, cfg, sopts, stderr); err != nil {
 		return err
 	}
 	if t.skipped > 0 && !df.quiet {

@@ -44,20 +44,19 @@ const replayExample = `  decision_node replay --in flight.mcap --out replayed.mc
   decision_node replay --in rosbag2_folder --out replayed.mcap   # a bag, split or not`
 
 func runReplay(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("replay", "replay --in input.mcap --out output.mcap [flags]", replayDescription, replayExample, stderr)
+	fs := newFlags("replay", replayDescription, replayExample, stdout)
 	in := fs.String("in", "", "input recording (`file`, MCAP, or a rosbag2 bag directory)")
 	out := fs.String("out", "", "output recording (`file`, MCAP); must not exist unless --force")
 	source := fs.String("input-source", "", "what the recording holds: ghost (VehicleState, BeliefSelfAssessment), px4 (PX4 topics, px4_msgs) or odometry (nav_msgs/Odometry); default from the configuration's input.source (ghost)")
 	var df decisionFlags
-	df.register(fs)
+	df.register(fs.FlagSet)
 	var ef executorFlags
-	ef.register(fs)
-	if err := parseFlags(fs, args); err != nil {
+	ef.register(fs.FlagSet)
+	if err := fs.parse(args); err != nil {
 		return err
 	}
-	if *in == "" || *out == "" || fs.NArg() > 0 {
-		fs.Usage()
-		return fail(exitUsage, "replay needs --in and --out (and no other arguments)")
+	if err := fs.need("in", "out"); err != nil {
+		return err
 	}
 	cfg, sopts, err := df.session()
 	if err != nil {
@@ -94,7 +93,8 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	defer files.Close()
 	src, reportOrder := files.source(stderr)
 	defer reportOrder()
-	return df.decideInto("replay", src, files.total, *in, *out, cfg, sopts, stderr)
+	_, err = df.decideInto("replay", src, files.total, *in, *out, cfg, sopts, stderr)
+	return err
 }
 
 // openReplayFiles opens every file of rec with open.
@@ -194,7 +194,7 @@ func replayVehicle(df *decisionFlags, rec recording, out string, cfg nodeconfig.
 		return fail(exitUsage, "--input-source %q: want ghost, px4 or odometry", cfg.Input.Source)
 	}
 	t := bridge.NewTranslation(reader, src)
-	if err := df.decideInto("replay", t, 0, in, out, cfg, sopts, stderr); err != nil {
+	if _, err := df.decideInto("replay", t, 0, in, out, cfg, sopts, stderr); err != nil {
 		return err
 	}
 	if !df.quiet {

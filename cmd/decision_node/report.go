@@ -154,7 +154,7 @@ func collectReference(path string, stderr io.Writer) (*report.Flight, error) {
 }
 
 func runReport(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("report", "report recording.mcap --out report.html [--figures DIR]", reportDescription, reportExample, stderr)
+	fs := newFlags("report", reportDescription, reportExample, stdout)
 	out := fs.String("out", "", "output report (`file`, HTML); must not exist unless --force")
 	figures := fs.String("figures", "", "also write each figure as an SVG file into `dir` (created if needed)")
 	config := fs.String("config", "", "ROS 2 parameters `file` naming the topics (as config/decision.yaml); default: the built-in topic names")
@@ -166,25 +166,19 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	// The action trail is audited with the executors the recording host
 	// ran, as verify does.
 	var ef executorFlags
-	ef.register(fs)
-	// Accept the recording before or after the flags.
-	var path string
-	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
-		path, args = args[0], args[1:]
-	}
-	if err := parseFlags(fs, args); err != nil {
+	ef.register(fs.FlagSet)
+	if err := fs.parse(args); err != nil {
 		return err
 	}
-	if path == "" && fs.NArg() == 1 {
-		path = fs.Arg(0)
-	} else if fs.NArg() > 0 || path == "" {
-		fs.Usage()
-		return fail(exitUsage, "report needs exactly one recording")
-	}
-	if *out == "" {
-		fs.Usage()
+	switch {
+	case fs.NArg() == 0:
+		return fail(exitUsage, "report needs a recording")
+	case fs.NArg() > 1:
+		return fail(exitUsage, "report takes one recording, got also %s", quoteArgs(fs.Args()[1:]))
+	case *out == "":
 		return fail(exitUsage, "report needs --out")
 	}
+	path := fs.Arg(0)
 	if filepath.Clean(*out) == filepath.Clean(path) {
 		return fail(exitUsage, "--out %s is the recording: choose another file", *out)
 	}
@@ -201,7 +195,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	rec, ok := recordingAt(path)
 	switch {
 	case !ok:
-		return fail(exitUsage, "%s is a directory but not a rosbag2 bag: report takes one recording", path)
+		return fail(exitIO, "%s is a directory but not a rosbag2 bag (it has no %s): report takes one recording", path, bag.BagMetadataFile)
 	case rec.err != nil:
 		return fail(exitIO, "%w", rec.err)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/sim"
@@ -26,20 +27,19 @@ const simExample = `  decision_node sim --out flight.mcap --duration 120s --rate
 const maxSimRate = 10000
 
 func runSim(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("sim", "sim [--out flight.mcap] [--duration 120s] [--rate 50] [flags]", simDescription, simExample, stderr)
+	fs := newFlags("sim", simDescription, simExample, stdout)
 	out := fs.String("out", "flight.mcap", "output recording (`file`, MCAP); replaced if it exists")
 	duration := fs.Duration("duration", 120*time.Second, "simulated flight time")
 	rate := fs.Float64("rate", 50, "belief rate in `Hz`")
 	var df decisionFlags
-	df.register(fs)
+	df.register(fs.FlagSet)
 	var ef executorFlags
-	ef.register(fs)
-	if err := parseFlags(fs, args); err != nil {
+	ef.register(fs.FlagSet)
+	if err := fs.parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		fs.Usage()
-		return fail(exitUsage, "sim takes no arguments, got %q", fs.Args())
+		return fail(exitUsage, "sim takes no arguments, got %s", quoteArgs(fs.Args()))
 	}
 	if *duration <= 0 {
 		return fail(exitUsage, "--duration %v: must be > 0", *duration)
@@ -69,11 +69,16 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	// The simulation is reproducible from its flags, so its output is
 	// replaced without asking.
 	df.force = true
-	if err := df.decideInto("sim", src, src.Total(), "", *out, cfg, sopts, stderr); err != nil {
+	if _, err := df.decideInto("sim", src, src.Total(), "", *out, cfg, sopts, stderr); err != nil {
 		return err
 	}
 	if !df.quiet {
-		fmt.Fprintf(stderr, "verify it with: decision_node verify %s%s\n", *out, ef.verifyArgs())
+		rec := *out
+		if strings.HasPrefix(rec, "-") {
+			rec = "./" + rec // not a flag to verify
+		}
+		verify := append(append([]string{"decision_node", "verify", rec}, df.verifyArgs(cfg)...), ef.verifyArgs()...)
+		fmt.Fprintf(stderr, "verify it with: %s\n", quoteArgs(verify))
 	}
 	return nil
 }

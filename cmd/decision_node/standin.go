@@ -46,19 +46,17 @@ func runStandin(args []string, stdout, stderr io.Writer) error {
 	if i := slices.Index(args, "--ros-args"); i >= 0 {
 		flagArgs, rosArgs = args[:i], args[i:]
 	}
-	fs := newFlags("px4-standin", "px4-standin [--release 1.15] [--system-id 1] [--deny KIND,...] [--ros-args ...]",
-		standinDescription, standinExample, stderr)
+	fs := newFlags("px4-standin", standinDescription, standinExample, stdout)
 	release := fs.String("release", "", "PX4 `release` whose px4_msgs layouts to insist on (1.14, 1.15, 1.16); default: the installed px4_msgs")
 	namespace := fs.String("namespace", "", "namespace of the PX4 topics: \"\" for /fmu/..., /uav_1 for /uav_1/fmu/...")
 	system := fs.Uint("system-id", 1, "the vehicle's system `id` (MAV_SYS_ID); commands for another system are ignored")
 	deny := fs.String("deny", "", "comma-separated decision `kinds` whose commands are answered DENIED (e.g. engage_land)")
 	period := fs.Duration("status-period", time.Second, "period of the vehicle_status publication (0: only on changes)")
-	if err := parseFlags(fs, flagArgs); err != nil {
+	if err := fs.parse(flagArgs); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		fs.Usage()
-		return fail(exitUsage, "px4-standin takes no arguments before --ros-args, got %q", fs.Args())
+		return fail(exitUsage, "px4-standin takes no arguments before --ros-args, got %s", quoteArgs(fs.Args()))
 	}
 	if *system == 0 || *system > 255 {
 		return fail(exitUsage, "--system-id %d: a PX4 system id is 1 to 255", *system)

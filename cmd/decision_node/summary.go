@@ -4,13 +4,17 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
 
 	"github.com/ghost-robotics/ghost/pkg/audit"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/rules"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 )
 
@@ -148,15 +152,7 @@ func printAuditSummary(w io.Writer, path string, r *audit.AuditReport) {
 		fmt.Fprintf(tw, "stamps\t%d .. %d\t(span %.3f s)\n", r.FirstStamp, r.LastStamp, float64(r.SpanNs)/1e9)
 	}
 	tw.Flush()
-	for _, p := range r.Problems {
-		fmt.Fprintf(w, "problem: decision %s@%d (%s, %s): %s\n", p.KindName, p.Stamp, p.Chain, p.Rerun, p.Problem)
-	}
-	if r.ProblemsOmitted > 0 {
-		fmt.Fprintf(w, "... and %d more problems\n", r.ProblemsOmitted)
-	}
-	for _, n := range r.Notes {
-		fmt.Fprintf(w, "problem: %s\n", n)
-	}
+	printCauses(w, r)
 	relaxed := ""
 	if len(r.Relaxed) > 0 {
 		relaxed = " (not failing on: " + strings.Join(r.Relaxed, ", ") + ")"
@@ -166,4 +162,83 @@ func printAuditSummary(w io.Writer, path string, r *audit.AuditReport) {
 	} else {
 		fmt.Fprintf(w, "verdict: FAIL: %s%s\n", strings.Join(r.Reasons, "; "), relaxed)
 	}
+}
+
+// printCauses writes the problems grouped by cause: one line per cause
+// with its count and, where the host can fix it, the fix, then a few
+// distinct examples.
+func printCauses(w io.Writer, r *audit.AuditReport) {
+	relaxed := map[string]bool{}
+	for _, f := range r.Relaxed {
+		relaxed[f] = true
+	}
+	for _, c := range r.ProblemCauses() {
+		findings := slices.Sorted(maps.Keys(c.Findings))
+		allowed := ""
+		if !slices.ContainsFunc(findings, func(f string) bool { return !relaxed[f] }) {
+			allowed = " (allowed by --allow)"
+		}
+		examples := c.Examples
+		switch c.Cause {
+		case audit.CausePolicyNotSupplied:
+			fmt.Fprintf(w, "problem: %d decisions name policy %s, which was not supplied: pass --policy-file %s%s\n",
+				c.Count, printable(c.Subject), policyFileHint(c.Subject), allowed)
+			examples = examples[:min(1, len(examples))] // alike: the line above says it all
+		case audit.CauseExecutorNotSupplied:
+			fmt.Fprintf(w, "problem: the recording holds actions by executor %s, which was not supplied: pass --executor %s "+
+				"(with --enable, --enable-kill or --target-vehicle if its host used them) (%s)%s\n",
+				printable(c.Subject), shellQuote(c.Subject), findingCounts(c, findings), allowed)
+			examples = examples[:min(1, len(examples))]
+		default:
+			fmt.Fprintf(w, "problem: %s%s\n", findingCounts(c, findings), allowed)
+		}
+		for _, e := range examples {
+			fmt.Fprintf(w, "  e.g. %s\n", e)
+		}
+		if more := c.Count - uint64(len(examples)); more > 0 {
+			fmt.Fprintf(w, "  ... and %d more with this cause\n", more)
+		}
+	}
+}
+
+// findingCounts writes a cause's problems by finding: "diverged 3".
+func findingCounts(c audit.Cause, findings []string) string {
+	parts := make([]string, len(findings))
+	for i, f := range findings {
+		parts[i] = fmt.Sprintf("%s %d", f, c.Findings[f])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// policyFileHint names the policy file to pass for a rule policy id: the
+// file of this name in config/policies when it defines that very policy
+// (its id carries the hash of its text), else FILE.
+func policyFileHint(id string) string {
+	name, hash, ok := cutLast(id, "_")
+	if !ok || len(hash) != 12 || strings.ContainsAny(name, "/\\.") {
+		return "FILE"
+	}
+	path := filepath.Join("config", "policies", name+".yaml")
+	if p, err := rules.ParseFile(path); err == nil && p.ID() == id {
+		return path
+	}
+	return "FILE (the rule policy file of " + name + " they were decided with)"
+}
+
+func cutLast(s, sep string) (before, after string, ok bool) {
+	if i := strings.LastIndex(s, sep); i >= 0 {
+		return s[:i], s[i+len(sep):], true
+	}
+	return s, "", false
+}
+
+// printable is s as it may be printed: quoted when it holds anything but
+// printable characters.
+func printable(s string) string {
+	for _, r := range s {
+		if !unicode.IsPrint(r) || r == ' ' {
+			return strconv.Quote(s)
+		}
+	}
+	return s
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/bridge"
@@ -31,13 +32,15 @@ release's layout works. The mapping (frames, covariance, flight status,
 stamps) is written down in docs/inputs.md. Samples it rejects (a stamp that
 repeats or goes back, no attitude yet, a quaternion of zero norm) are
 skipped and counted. A truncated log is decided up to the damage (exit
-status 1); a log with an unknown incompatible flag is refused.`
+status 1); a log nothing is decided from exits 1 saying why (no sample of
+the estimator topic, or none that became a belief); a log with an unknown
+incompatible flag is refused.`
 
 const ulogExample = `  decision_node ulog --in flight.ulg --out flight.mcap
   decision_node verify flight.mcap`
 
 func runULog(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("ulog", "ulog --in flight.ulg --out flight.mcap [flags]", ulogDescription, ulogExample, stderr)
+	fs := newFlags("ulog", ulogDescription, ulogExample, stdout)
 	in := fs.String("in", "", "PX4 flight log (`file`, ULog)")
 	out := fs.String("out", "", "output recording (`file`, MCAP); must not exist unless --force")
 	position := fs.String("position", bridge.PositionLocalPosition, "estimator topic that makes beliefs: local_position or odometry")
@@ -45,13 +48,12 @@ func runULog(args []string, stdout, stderr io.Writer) error {
 	px4Msgs := fs.String("px4-msgs", "", "for --emit px4: ament prefix path holding share/px4_msgs (default: AMENT_PREFIX_PATH)")
 	px4NS := fs.String("px4-namespace", "", `for --emit px4: namespace of the topics ("" for /fmu/..., /uav_1 for /uav_1/fmu/...)`)
 	var df decisionFlags
-	df.register(fs)
-	if err := parseFlags(fs, args); err != nil {
+	df.register(fs.FlagSet)
+	if err := fs.parse(args); err != nil {
 		return err
 	}
-	if *in == "" || *out == "" || fs.NArg() > 0 {
-		fs.Usage()
-		return fail(exitUsage, "ulog needs --in and --out (and no other arguments)")
+	if err := fs.need("in", "out"); err != nil {
+		return err
 	}
 	cfg, sopts, err := df.session()
 	if err != nil {
@@ -96,16 +98,52 @@ func runULog(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fail(exitUsage, "--position: %w", err)
 	}
-	if err := df.decideInto("ulog", src, 0, *in, *out, cfg, sopts, stderr); err != nil {
+	decided, err := df.decideInto("ulog", src, 0, *in, *out, cfg, sopts, stderr)
+	if err != nil {
 		return err
 	}
 	if !df.quiet {
 		printULogSummary(stderr, src, b.Tracker().Counters())
 	}
-	if t, ok := r.Truncated(); ok {
+	t, truncated := r.Truncated()
+	switch {
+	case decided == 0 && truncated:
+		return fail(exitFindings, "%s: nothing decided: %s, and %v; %s holds no decision", *in, nothingDecided(src, b.Tracker().Counters(), *position), t, *out)
+	case decided == 0:
+		return fail(exitFindings, "%s: nothing decided: %s; %s holds no decision", *in, nothingDecided(src, b.Tracker().Counters(), *position), *out)
+	case truncated:
 		return fail(exitFindings, "%s: %v (the output holds every decision up to there)", *in, t)
 	}
 	return nil
+}
+
+// nothingDecided says why a log gave no decision: no sample of the
+// estimator topic that makes beliefs, or none of them became a belief.
+func nothingDecided(src *bridge.ULogSource, c vehicle.Counters, position string) string {
+	topic, other, otherFlag := "vehicle_local_position", "vehicle_odometry", bridge.PositionOdometry
+	if position == bridge.PositionOdometry {
+		topic, other, otherFlag = other, topic, bridge.PositionLocalPosition
+	}
+	n := src.Samples[topic]
+	switch {
+	case n == 0 && src.Samples[other] > 0:
+		return fmt.Sprintf("the log holds no %s sample (beliefs are made from it with --position %s) but %d %s samples: pass --position %s",
+			topic, position, src.Samples[other], other, otherFlag)
+	case n == 0:
+		return fmt.Sprintf("the log holds no %s sample, which beliefs are made from", topic)
+	case c.Beliefs == 0:
+		var why []string
+		for i, k := range c.Rejected {
+			if k > 0 {
+				why = append(why, fmt.Sprintf("%d rejected: %s", k, vehicle.Reason(i)))
+			}
+		}
+		if src.FieldErrors > 0 {
+			why = append(why, fmt.Sprintf("%d lacked a field, the last: %v", src.FieldErrors, src.LastFieldError))
+		}
+		return fmt.Sprintf("none of its %d %s samples became a belief (%s)", n, topic, strings.Join(why, "; "))
+	}
+	return fmt.Sprintf("%d beliefs were made and none was decided", c.Beliefs)
 }
 
 func printULogSummary(w io.Writer, src *bridge.ULogSource, c vehicle.Counters) {

@@ -41,8 +41,11 @@ undecodable_decision, chain_broken, assessment_missing, diverged, no_context,
 unknown_policy, missing_decision, stamp_problem, undecodable_receipt,
 action_untraced, action_command, action_evidence, action_diverged.
 
-Prints a summary; --json writes a machine-readable report ("-" for stdout)
-with the verdict, its reasons and whether the read was complete.
+Prints a summary, then the problems grouped by cause: one line per cause
+with its count and, when this host can remove it, the fix (the
+--policy-file or --executor to pass), and a few examples. --json writes a
+machine-readable report ("-" for stdout) with the verdict, its reasons,
+whether the read was complete and, on FAIL, the causes.
 
 Exit status 0 on PASS, 1 on FAIL; the printed verdict and the exit status
 always agree.
@@ -64,7 +67,7 @@ const verifyExample = `  decision_node sim --out flight.mcap
   decision_node verify fleet/ --json fleet.json`
 
 func runVerify(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("verify", "verify recording.mcap [more.mcap | directory ...] [--json report.json]", verifyDescription, verifyExample, stderr)
+	fs := newFlags("verify", verifyDescription, verifyExample, stdout)
 	jsonOut := fs.String("json", "", "write the report as JSON to `file` (\"-\" for stdout)")
 	format := fs.String("format", "ghost", "shape of the --json report: ghost (verdict, findings, counts, problems) or reference (the Python reference's ADR-0022 DecisionTraceReport)")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
@@ -73,20 +76,14 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	fs.Func("policy-file", "YAML rule policy `file` this host supplies (repeatable); a decision is re-run with the policy whose id it names",
 		func(s string) error { policyFiles = append(policyFiles, s); return nil })
 	var ef executorFlags
-	ef.register(fs)
+	ef.register(fs.FlagSet)
 	var allow findingList
 	fs.Var(&allow, "allow", "report `finding` without failing on it (repeatable), e.g. --allow unknown_policy")
-	// Accept the recordings before or after the flags.
-	var paths []string
-	for len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
-		paths, args = append(paths, args[0]), args[1:]
-	}
-	if err := parseFlags(fs, args); err != nil {
+	if err := fs.parse(args); err != nil {
 		return err
 	}
-	paths = append(paths, fs.Args()...)
+	paths := fs.Args()
 	if len(paths) == 0 {
-		fs.Usage()
 		return fail(exitUsage, "verify needs a recording (or several, or a directory of them)")
 	}
 	path := paths[0]

@@ -43,6 +43,9 @@ type actionAudit struct {
 	// waiting are recorded receipts whose decision is not audited yet.
 	waiting fifo[runner.ActionReceipt]
 	execs   []runner.Executor
+	// unsupplied is the first executor a receipt named that the host did
+	// not supply, "" while there is none.
+	unsupplied string
 }
 
 // maxDecidedReserve bounds the storage the decided verdicts take up front
@@ -116,12 +119,12 @@ func (v *verifier) receipt(data []byte, schema string, logTime uint64) {
 	var m ros2msg.ActionReceipt
 	if schema != "ghost/msg/ActionReceipt" && schema != "ghost/ActionReceipt" {
 		v.report.find(FindingUndecodableReceipt, 1)
-		v.report.note(v.opts.MaxProblems, "%s: message at log time %d has schema %q, not ghost/msg/ActionReceipt", v.actionsT, logTime, schema)
+		v.report.note(v.opts.MaxProblems, FindingUndecodableReceipt, "", "", "%s: message at log time %d has schema %q, not ghost/msg/ActionReceipt", v.actionsT, logTime, schema)
 		return
 	}
 	if err := m.UnmarshalCDR(data); err != nil {
 		v.report.find(FindingUndecodableReceipt, 1)
-		v.report.note(v.opts.MaxProblems, "%s: message at log time %d does not decode as an ActionReceipt: %v", v.actionsT, logTime, err)
+		v.report.note(v.opts.MaxProblems, FindingUndecodableReceipt, "", "", "%s: message at log time %d does not decode as an ActionReceipt: %v", v.actionsT, logTime, err)
 		return
 	}
 	rc := runner.ReceiptFromWire(&m)
@@ -281,9 +284,22 @@ func (v *verifier) executor(id string) runner.Executor {
 	return nil
 }
 
+// actionProblem reports a problem of one receipt. A receipt by an
+// executor the host did not supply, and any receipt while the host
+// supplied none, share that cause: the fix is to supply the executor.
 func (v *verifier) actionProblem(f Finding, rc *runner.ActionReceipt, format string, args ...any) {
 	v.report.find(f, 1)
-	v.report.note(v.opts.MaxProblems, "%s: action %d (%s of %s at stamp %d): %s", f, rc.ActionID, rc.Event, rc.Kind, rc.Stamp, fmt.Sprintf(format, args...))
+	cause, subject := "", ""
+	switch {
+	case rc.Executor != "" && v.executor(rc.Executor) == nil:
+		cause, subject = CauseExecutorNotSupplied, capText(rc.Executor, 64)
+		if v.acts.unsupplied == "" {
+			v.acts.unsupplied = subject
+		}
+	case len(v.acts.execs) == 0 && v.acts.unsupplied != "":
+		cause, subject = CauseExecutorNotSupplied, v.acts.unsupplied
+	}
+	v.report.note(v.opts.MaxProblems, f, cause, subject, "%s: action %d (%s of %s at stamp %d): %s", f, rc.ActionID, rc.Event, rc.Kind, rc.Stamp, fmt.Sprintf(format, args...))
 }
 
 // actionSinkFunc adapts a function to a runner.ActionSink.

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -178,6 +179,12 @@ type DecisionAudit struct {
 // OK reports whether the decision is justified.
 func (a *DecisionAudit) OK() bool { return a.Problem == "" }
 
+// Describe writes the audit of the decision on one line: kind, stamp,
+// chain and re-run status, and the problem.
+func (a *DecisionAudit) Describe() string {
+	return fmt.Sprintf("decision %s@%d (%s, %s): %s", a.KindName, a.Stamp, a.Chain, a.Rerun, a.Problem)
+}
+
 // Verdicts.
 const (
 	VerdictPass = "PASS"
@@ -236,6 +243,11 @@ type AuditReport struct {
 	// Notes are problems not tied to one decision (unreadable channels,
 	// the read's end), in order.
 	Notes []string `json:"notes"`
+	// Causes group every problem (Problems, Notes and those omitted) by
+	// what caused it, in the order first seen. Set when the verdict is
+	// FAIL, so a passing report reads as before; ProblemCauses has them
+	// whatever the verdict.
+	Causes []Cause `json:"causes,omitempty"`
 
 	kinds    [decisions.NumKinds]uint64
 	chains   [NumChainStatuses]uint64
@@ -244,6 +256,109 @@ type AuditReport struct {
 	policies []policyCount // first-seen order
 	reasons  []ReasonCount // first-seen order
 	relaxed  map[Finding]bool
+	causes   []Cause
+	causeAt  map[causeKey]int
+}
+
+// Causes the audit recognises. The problems that share one go away
+// together when the cause does.
+const (
+	// CausePolicyNotSupplied: decisions name a policy the host did not
+	// supply (Cause.Subject is its id), so they could not be re-run.
+	CausePolicyNotSupplied = "policy_not_supplied"
+	// CauseExecutorNotSupplied: receipts name an executor the host did
+	// not supply (Cause.Subject is its id), so they cannot be traced to
+	// it, and the trail re-derived without it differs from the recorded
+	// one.
+	CauseExecutorNotSupplied = "executor_not_supplied"
+)
+
+// MaxCauseExamples bounds the examples a Cause keeps.
+const MaxCauseExamples = 3
+
+// maxCauses bounds the causes with a subject a report tells apart (a
+// hostile recording may name any number of policies); the problems of
+// the others are grouped by their finding.
+const maxCauses = 64
+
+// maxExampleTries bounds the problems of one cause compared with its
+// examples, so that a cause of a million alike problems costs little.
+const maxExampleTries = 256
+
+// Cause groups the problems that share one cause, so that a report names
+// it, and what fixes it, once however many decisions or receipts it spoils.
+type Cause struct {
+	// Cause is CausePolicyNotSupplied or CauseExecutorNotSupplied, or
+	// the name of the finding for problems with no more specific cause.
+	Cause string `json:"cause"`
+	// Subject is what the cause names (the policy, the executor); ""
+	// when Cause is a finding.
+	Subject string `json:"subject,omitempty"`
+	// Count is the number of problems, and Findings counts them by
+	// finding.
+	Count    uint64            `json:"count"`
+	Findings map[string]uint64 `json:"findings"`
+	// Examples are up to MaxCauseExamples of the problems, first seen
+	// first, no two alike but for their numbers.
+	Examples []string `json:"examples"`
+	shapes   []string
+	tries    int
+}
+
+type causeKey struct{ cause, subject string }
+
+// ProblemCauses returns the problems grouped by cause, in the order first
+// seen, whatever the verdict.
+func (r *AuditReport) ProblemCauses() []Cause { return slices.Clone(r.causes) }
+
+// cause counts one problem of finding f under its cause (a Cause* constant
+// with its subject, or "" for the finding itself); example describes the
+// problem, called only while the cause lacks examples.
+func (r *AuditReport) cause(f Finding, cause, subject string, example func() string) {
+	k := causeKey{cause, subject}
+	if cause == "" {
+		k = causeKey{string(f), ""}
+	}
+	i, ok := r.causeAt[k]
+	if !ok && len(r.causes) >= maxCauses && k.subject != "" {
+		k = causeKey{string(f), ""}
+		i, ok = r.causeAt[k]
+	}
+	if !ok {
+		if r.causeAt == nil {
+			r.causeAt = map[causeKey]int{}
+		}
+		i = len(r.causes)
+		r.causeAt[k] = i
+		r.causes = append(r.causes, Cause{Cause: k.cause, Subject: k.subject, Findings: map[string]uint64{}, Examples: []string{}})
+	}
+	c := &r.causes[i]
+	c.Count++
+	c.Findings[string(f)]++
+	if len(c.Examples) < MaxCauseExamples && c.tries < maxExampleTries {
+		c.tries++
+		text := example()
+		if sh := numbersOut(text); !slices.Contains(c.shapes, sh) {
+			c.shapes = append(c.shapes, sh)
+			c.Examples = append(c.Examples, text)
+		}
+	}
+}
+
+// numbersOut is s with every run of digits replaced by one '#': two
+// problems alike but for their stamps and counts have the same.
+func numbersOut(s string) string {
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] >= '0' && s[i] <= '9' {
+			if len(b) == 0 || b[len(b)-1] != '#' {
+				b = append(b, '#')
+			}
+			continue
+		}
+		b = append(b, s[i])
+	}
+	return string(b)
 }
 
 // ReasonCount counts the decisions of one kind given for one reason.
@@ -351,6 +466,7 @@ func (r *AuditReport) finish() {
 	r.Verdict = VerdictPass
 	if len(r.Reasons) > 0 {
 		r.Verdict = VerdictFail
+		r.Causes = r.ProblemCauses()
 	}
 }
 
@@ -420,12 +536,22 @@ func (r *AuditReport) problem(res DecisionAudit, maxProblems int) {
 	}
 }
 
-func (r *AuditReport) note(maxProblems int, format string, args ...any) {
+// note records a problem of finding f not tied to one decision, in Notes
+// (up to maxProblems) and under its cause (see cause).
+func (r *AuditReport) note(maxProblems int, f Finding, cause, subject string, format string, args ...any) {
+	text := ""
+	describe := func() string {
+		if text == "" {
+			text = capText(fmt.Sprintf(format, args...), 400)
+		}
+		return text
+	}
 	if len(r.Notes) < maxProblems {
-		r.Notes = append(r.Notes, capText(fmt.Sprintf(format, args...), 400))
+		r.Notes = append(r.Notes, describe())
 	} else {
 		r.ProblemsOmitted++
 	}
+	r.cause(f, cause, subject, describe)
 }
 
 // capText cuts s to at most n bytes, saying so.

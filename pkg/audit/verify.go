@@ -474,7 +474,7 @@ func (v *verifier) finish(err error) (*AuditReport, error) {
 	if err != nil {
 		v.report.ReadComplete = false
 		v.report.find(FindingReadIncomplete, 1)
-		v.report.note(v.opts.MaxProblems, "read incomplete: %v", err)
+		v.report.note(v.opts.MaxProblems, FindingReadIncomplete, "", "", "read incomplete: %v", err)
 	}
 	v.report.finish()
 	return &v.report, err
@@ -551,14 +551,14 @@ func (v *verifier) decision(m *bag.Message, r decisions.Rationale, decodeErr err
 		if !v.badChannels[m.ChannelID] {
 			v.badChannels[m.ChannelID] = true
 			v.report.find(FindingUnreadableDecisionsChannel, 1)
-			v.report.note(v.opts.MaxProblems, "%s: channel %d has schema %q, not ghost/msg/DecisionRationale: its decisions cannot be checked",
+			v.report.note(v.opts.MaxProblems, FindingUnreadableDecisionsChannel, "", "", "%s: channel %d has schema %q, not ghost/msg/DecisionRationale: its decisions cannot be checked",
 				m.Topic, m.ChannelID, m.SchemaName)
 		}
 		decodeErr = fmt.Errorf("schema %q", m.SchemaName)
 	}
 	if decodeErr != nil {
 		v.report.find(FindingUndecodableDecision, 1)
-		v.report.note(v.opts.MaxProblems, "%s: message at log time %d, sequence %d does not decode as a DecisionRationale: %v",
+		v.report.note(v.opts.MaxProblems, FindingUndecodableDecision, "", "", "%s: message at log time %d, sequence %d does not decode as a DecisionRationale: %v",
 			m.Topic, m.LogTime, m.Sequence, decodeErr)
 		return
 	}
@@ -687,7 +687,7 @@ func (v *verifier) unmatched(rd redecision) {
 	default:
 		v.report.Undecided["between"]++
 		v.report.find(FindingMissingDecision, 1)
-		v.report.note(v.opts.MaxProblems, "belief %d was decided by the Loop (%s) but the recording holds no decision for it",
+		v.report.note(v.opts.MaxProblems, FindingMissingDecision, "", "", "belief %d was decided by the Loop (%s) but the recording holds no decision for it",
 			s, rd.r.Decision)
 	}
 }
@@ -734,7 +734,7 @@ func (v *verifier) end(src Source) {
 				continue
 			}
 			v.report.find(FindingUnreadableDecisionsChannel, 1)
-			v.report.note(v.opts.MaxProblems, "%s: channel %d could not be read (%d messages skipped): %v",
+			v.report.note(v.opts.MaxProblems, FindingUnreadableDecisionsChannel, "", "", "%s: channel %d could not be read (%d messages skipped): %v",
 				p.Channel.Topic, p.Channel.ID, p.Skipped, p.Err)
 		}
 	}
@@ -749,9 +749,9 @@ func (v *verifier) audit(p recorded, rd *redecision) {
 		LogTimeNs: p.logTime, Stamp: r.BeliefStampSimNs, Kind: d.Kind, KindName: d.Kind.String(),
 		Reason: d.Reason, PolicyID: r.PolicyID,
 	}
-	var problems []string
+	var problems decisionProblems
 	if v.lastStamp >= 0 && r.BeliefStampSimNs <= v.lastStamp {
-		problems = append(problems, fmt.Sprintf("stamp %d not after the previous decision's %d", r.BeliefStampSimNs, v.lastStamp))
+		problems.add(FindingStampProblem, "", "", fmt.Sprintf("stamp %d not after the previous decision's %d", r.BeliefStampSimNs, v.lastStamp))
 		v.report.StampProblems++
 		v.report.find(FindingStampProblem, 1)
 	}
@@ -763,7 +763,7 @@ func (v *verifier) audit(p recorded, rd *redecision) {
 		res.Chain = ChainNoAssessmentClaimed
 	case hashes.count() == 0:
 		res.Chain = ChainAssessmentMissing
-		problems = append(problems, fmt.Sprintf("no self-assessment with stamp %d in the recording", r.BeliefStampSimNs))
+		problems.add(FindingAssessmentMissing, "", "", fmt.Sprintf("no self-assessment with stamp %d in the recording", r.BeliefStampSimNs))
 	default:
 		res.Chain = ChainBroken
 		for k := range hashes.count() {
@@ -772,7 +772,7 @@ func (v *verifier) audit(p recorded, rd *redecision) {
 			}
 		}
 		if res.Chain == ChainBroken {
-			problems = append(problems, fmt.Sprintf("self_assessment_sha256 %s, but the assessment with stamp %d hashes to %s",
+			problems.add(FindingChainBroken, "", "", fmt.Sprintf("self_assessment_sha256 %s, but the assessment with stamp %d hashes to %s",
 				r.SelfAssessmentSHA256, r.BeliefStampSimNs, hashes.first.hex()))
 		}
 	}
@@ -782,18 +782,18 @@ func (v *verifier) audit(p recorded, rd *redecision) {
 	case v.candidateFor(r.PolicyID) == nil:
 		res.Rerun = RerunUnknownPolicy
 		if v.supplied(r.PolicyID) {
-			problems = append(problems, fmt.Sprintf("policy %q differs from the recording's first decision's: decision not re-run", r.PolicyID))
+			problems.add(FindingUnknownPolicy, "", "", fmt.Sprintf("policy %q differs from the recording's first decision's: decision not re-run", r.PolicyID))
 		} else {
-			problems = append(problems, fmt.Sprintf("policy %q was not supplied: decision not re-run", r.PolicyID))
+			problems.add(FindingUnknownPolicy, CausePolicyNotSupplied, capText(r.PolicyID, 80), fmt.Sprintf("policy %q was not supplied: decision not re-run", r.PolicyID))
 		}
 	case res.Chain == ChainBroken || res.Chain == ChainAssessmentMissing:
 		res.Rerun = RerunNoContext
 	case rd == nil:
 		res.Rerun = RerunNoContext
-		problems = append(problems, fmt.Sprintf("the Loop, fed the recording, did not decide belief %d (belief missing or rejected)", r.BeliefStampSimNs))
+		problems.add(FindingNoContext, "", "", fmt.Sprintf("the Loop, fed the recording, did not decide belief %d (belief missing or rejected)", r.BeliefStampSimNs))
 	case !sameRationale(&rd.r, &r):
 		res.Rerun = RerunDiverged
-		problems = append(problems, fmt.Sprintf("re-run gives %s (assessment %s), recorded %s (assessment %s)",
+		problems.add(FindingDiverged, "", "", fmt.Sprintf("re-run gives %s (assessment %s), recorded %s (assessment %s)",
 			rd.r.Decision, shortHash(rd.r.SelfAssessmentSHA256), d, shortHash(r.SelfAssessmentSHA256)))
 	default:
 		res.Rerun = RerunMatched
@@ -801,8 +801,9 @@ func (v *verifier) audit(p recorded, rd *redecision) {
 			v.report.WithoutAssessment[rd.without.String()]++
 		}
 	}
-	if len(problems) > 0 {
-		res.Problem = capText(joinProblems(problems), 1000)
+	if len(problems.texts) > 0 {
+		res.Problem = capText(joinProblems(problems.texts), 1000)
+		problems.count(&v.report, &res)
 	}
 	res.ClaimedSHA256 = r.SelfAssessmentSHA256
 	if hashes.count() > 0 && v.opts.OnAudit != nil {
@@ -817,6 +818,32 @@ func (v *verifier) audit(p recorded, rd *redecision) {
 	}
 	if r.BeliefStampSimNs > v.lastStamp {
 		v.lastStamp = r.BeliefStampSimNs
+	}
+}
+
+// decisionProblems are what is wrong with one decision, each with its
+// finding and cause.
+type decisionProblems struct {
+	texts  []string
+	causes []problemCause
+}
+
+type problemCause struct {
+	f              Finding
+	cause, subject string
+}
+
+// add records one problem; cause and subject as for AuditReport.cause.
+func (p *decisionProblems) add(f Finding, cause, subject, text string) {
+	p.texts = append(p.texts, text)
+	p.causes = append(p.causes, problemCause{f, cause, subject})
+}
+
+// count counts the problems of the audited decision res under their
+// causes, res describing them.
+func (p *decisionProblems) count(r *AuditReport, res *DecisionAudit) {
+	for _, c := range p.causes {
+		r.cause(c.f, c.cause, c.subject, res.Describe)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ghost-robotics/ghost/internal/limitedfile"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -20,6 +21,10 @@ import (
 // BagMetadataFile is the name of a rosbag2 bag's metadata in its directory.
 const BagMetadataFile = "metadata.yaml"
 
+// maxBagMetadataBytes bounds what is read of metadata.yaml: ros2 bag record
+// writes some hundred bytes per topic and per file.
+const maxBagMetadataBytes = 16 << 20
+
 // ErrNotBag is returned by BagFiles for a directory without metadata.yaml.
 var ErrNotBag = errors.New("not a rosbag2 bag directory (no " + BagMetadataFile + ")")
 
@@ -27,7 +32,7 @@ var ErrNotBag = errors.New("not a rosbag2 bag directory (no " + BagMetadataFile 
 // order ros2 bag record wrote them; ErrNotBag when dir holds no
 // metadata.yaml.
 func BagFiles(dir string) ([]string, error) {
-	data, err := os.ReadFile(filepath.Join(dir, BagMetadataFile))
+	data, err := limitedfile.ReadFile(filepath.Join(dir, BagMetadataFile), maxBagMetadataBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%s: %w", dir, ErrNotBag)
 	}

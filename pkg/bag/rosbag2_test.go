@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/ghost-robotics/ghost/internal/limitedfile"
 )
 
 // bagMetadataYAML is metadata.yaml as ros2 bag record (Humble, MCAP
@@ -96,6 +98,19 @@ func TestBagFiles(t *testing.T) {
 	}
 	if _, err := BagFiles(dir); err == nil || errors.Is(err, ErrNotBag) || !strings.Contains(err.Error(), meta) {
 		t.Fatalf("broken metadata: %v, want an error naming %s", err, meta)
+	}
+	// A metadata.yaml that never ends is refused at the limit.
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		return
+	}
+	if err := os.Remove(meta); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/dev/zero", meta); err != nil {
+		t.Skip(err)
+	}
+	if _, err := BagFiles(dir); !errors.Is(err, limitedfile.ErrTooLarge) || !strings.Contains(err.Error(), meta) {
+		t.Fatalf("endless metadata: %v, want a size limit error naming %s", err, meta)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ghost-robotics/ghost/internal/limitedfile"
 	"github.com/ghost-robotics/ghost/msg"
 	"github.com/ghost-robotics/ghost/pkg/px4"
 	"github.com/ghost-robotics/ghost/pkg/ros2msg/dynamic"
@@ -41,6 +42,10 @@ type OdometryDefinitions struct {
 	Odometry, Battery *dynamic.Plan
 }
 
+// maxDefinitionBytes bounds what is read of one .msg file; the largest
+// of the packages read is a few kilobytes.
+const maxDefinitionBytes = 1 << 20
+
 // LoadOdometryDefinitions reads the definitions from the installed ROS 2
 // packages of an AMENT_PREFIX_PATH value (first prefix that has a package
 // wins, as in overlays).
@@ -63,7 +68,7 @@ func LoadOdometryDefinitions(amentPrefixPath string) (OdometryDefinitions, error
 			return OdometryDefinitions{}, err
 		}
 		for _, f := range files {
-			text, err := os.ReadFile(f)
+			text, err := limitedfile.ReadFile(f, maxDefinitionBytes)
 			if err != nil {
 				return OdometryDefinitions{}, fmt.Errorf("bridge: %w", err)
 			}

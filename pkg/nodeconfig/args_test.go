@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghost-robotics/ghost/internal/limitedfile"
 	"github.com/ghost-robotics/ghost/pkg/ros2"
 )
 
@@ -303,8 +304,15 @@ func TestFromArgsOversizedFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, err := FromArgs([]string{"--ros-args", "--params-file", file})
-	if !errors.Is(err, ErrParamsFile) || !strings.Contains(err.Error(), "limit") {
-		t.Fatalf("err = %v, want a size limit error", err)
+	if !errors.Is(err, ErrParamsFile) || !errors.Is(err, limitedfile.ErrTooLarge) || !strings.Contains(err.Error(), file) {
+		t.Fatalf("err = %v, want a size limit error naming the file", err)
+	}
+	// A file that never ends is refused at the limit, not read whole.
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		_, err := FromParamsFile("/dev/zero")
+		if !errors.Is(err, ErrParamsFile) || !errors.Is(err, limitedfile.ErrTooLarge) || !strings.Contains(err.Error(), "1 MiB") {
+			t.Fatalf("/dev/zero: %v, want a size limit error", err)
+		}
 	}
 }
 

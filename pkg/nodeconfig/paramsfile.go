@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 
+	"github.com/ghost-robotics/ghost/internal/limitedfile"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -195,14 +195,9 @@ func (c *Config) applySections(sections []paramSection, fqn, file string, source
 // ErrParamsFile and name the file. Reading stops one byte past the size
 // limit, so an oversized file is rejected without being read whole.
 func loadParamsFile(file string) ([]paramSection, error) {
-	f, err := os.Open(file)
+	data, err := limitedfile.ReadFile(file, maxParamsFileSize)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrParamsFile, err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxParamsFileSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrParamsFile, file, err)
 	}
 	sections, err := parseParamsYAML(data)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/ghost-robotics/ghost/internal/limitedfile"
 	"github.com/ghost-robotics/ghost/msg"
 	"github.com/ghost-robotics/ghost/pkg/ros2msg/dynamic"
 )
@@ -133,6 +134,10 @@ func LoadFromAmentIndex(amentPrefixPath string) (*Definitions, error) {
 	return newDefinitions(rel, texts, dir)
 }
 
+// maxDefinitionBytes bounds what is read of one .msg file; the largest
+// px4_msgs definition is a few kilobytes.
+const maxDefinitionBytes = 1 << 20
+
 // readTexts reads name.msg for each name and, transitively, for the
 // px4_msgs message types they use.
 func readTexts(fsys fs.FS, names []string) (map[string]string, error) {
@@ -144,7 +149,7 @@ func readTexts(fsys fs.FS, names []string) (map[string]string, error) {
 		if _, done := texts[name]; done {
 			continue
 		}
-		data, err := fs.ReadFile(fsys, name+".msg")
+		data, err := limitedfile.ReadFS(fsys, name+".msg", maxDefinitionBytes)
 		if err != nil {
 			return nil, fmt.Errorf("read %s.msg: %w", name, err)
 		}

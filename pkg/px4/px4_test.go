@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ghost-robotics/ghost/internal/limitedfile"
 	"github.com/ghost-robotics/ghost/pkg/ros2msg/dynamic"
 )
 
@@ -504,6 +505,15 @@ func TestLoadFromAmentIndex(t *testing.T) {
 	}
 	if _, err := LoadFromAmentIndex(b); err == nil || !strings.Contains(err.Error(), "VehicleAttitude.msg") {
 		t.Errorf("missing file: %v", err)
+	}
+	// A definition that never ends is refused at the limit.
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		if err := os.Symlink("/dev/zero", filepath.Join(b, "share", "px4_msgs", "msg", "VehicleAttitude.msg")); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := LoadFromAmentIndex(b); !errors.Is(err, limitedfile.ErrTooLarge) || !strings.Contains(err.Error(), "VehicleAttitude.msg") {
+			t.Errorf("endless file: %v", err)
+		}
 	}
 	// Mixed layouts match no single release.
 	mixed := fixtureTexts(t, Release114)

@@ -3,9 +3,9 @@ package rules
 import (
 	"fmt"
 	"math"
-	"os"
 	"strconv"
 
+	"github.com/ghost-robotics/ghost/internal/limitedfile"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"go.yaml.in/yaml/v3"
 )
@@ -68,7 +68,7 @@ var caseThresholds = decisions.Thresholds{
 
 // RunCasesFile reads a cases file and runs it against p.
 func RunCasesFile(p *Policy, path string) ([]CaseResult, error) {
-	data, err := os.ReadFile(path)
+	data, err := limitedfile.ReadFile(path, maxFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("rule policy cases: %w", err)
 	}

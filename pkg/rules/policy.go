@@ -4,9 +4,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"strconv"
 
+	"github.com/ghost-robotics/ghost/internal/limitedfile"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"go.yaml.in/yaml/v3"
 )
@@ -111,7 +111,7 @@ var (
 
 // ParseFile reads and parses a policy file; errors name the path.
 func ParseFile(path string) (*Policy, error) {
-	data, err := os.ReadFile(path)
+	data, err := limitedfile.ReadFile(path, maxFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("rule policy: %w", err)
 	}
