@@ -31,7 +31,16 @@ release's layout works. The mapping (frames, covariance, flight status,
 stamps) is written down in docs/inputs.md. Samples it rejects (a stamp that
 repeats or goes back, no attitude yet, a quaternion of zero norm) are
 skipped and counted. A truncated log is decided up to the damage (exit
-status 1); a log with an unknown incompatible flag is refused.`
+status 1); a log with an unknown incompatible flag is refused.
+
+A simulated flight's log (PX4 SITL) holds the simulator's ground truth:
+when it has both vehicle_local_position_groundtruth and
+vehicle_attitude_groundtruth, the output also holds them, ENU, on
+/ground_truth/position, /ground_truth/velocity and /ground_truth/attitude,
+with the estimator's position resets on /ground_truth/estimator_reset (no
+decision reads them; 'decision_node honesty' compares the beliefs with
+them). One of the two alone is no simulator truth and is left out
+(ADR-0037). --truth=false leaves the truth out.`
 
 const ulogExample = `  decision_node ulog --in flight.ulg --out flight.mcap
   decision_node verify flight.mcap`
@@ -44,6 +53,7 @@ func runULog(args []string, stdout, stderr io.Writer) error {
 	emit := fs.String("emit", "decisions", "what to write: decisions (beliefs, assessments and decisions) or px4 (the log as the PX4 topics a vehicle publishes over uXRCE-DDS, for ros2 bag play or replay --input-source px4)")
 	px4Msgs := fs.String("px4-msgs", "", "for --emit px4: ament prefix path holding share/px4_msgs (default: AMENT_PREFIX_PATH)")
 	px4NS := fs.String("px4-namespace", "", `for --emit px4: namespace of the topics ("" for /fmu/..., /uav_1 for /uav_1/fmu/...)`)
+	withTruth := fs.Bool("truth", true, "write the simulator's ground truth when the log holds it (both *_groundtruth topics)")
 	var df decisionFlags
 	df.register(fs)
 	if err := parseFlags(fs, args); err != nil {
@@ -76,8 +86,14 @@ func runULog(args []string, stdout, stderr io.Writer) error {
 		}
 		return fail(exitIO, "%s: %w", *in, err)
 	}
+	var inLog bridge.ULogTruthCounts
+	if *withTruth {
+		if inLog, err = scanULogTruth(*in); err != nil {
+			return err
+		}
+	}
 	if *emit == "px4" {
-		return emitPX4(&df, r, *in, *out, *px4Msgs, *px4NS, cfg, stderr)
+		return emitPX4(&df, r, *in, *out, *px4Msgs, *px4NS, inLog.Both(), cfg, stderr)
 	}
 	if *emit != "decisions" {
 		return fail(exitUsage, "--emit %q: want decisions or px4", *emit)
@@ -96,11 +112,19 @@ func runULog(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fail(exitUsage, "--position: %w", err)
 	}
+	if inLog.Both() {
+		if err := src.WithTruth(); err != nil {
+			return fail(exitIO, "%w", err)
+		}
+	}
 	if err := df.decideInto("ulog", src, 0, *in, *out, cfg, sopts, stderr); err != nil {
 		return err
 	}
 	if !df.quiet {
 		printULogSummary(stderr, src, b.Tracker().Counters())
+		if *withTruth {
+			printULogTruth(stderr, inLog, src.Truth, *out)
+		}
 	}
 	if t, ok := r.Truncated(); ok {
 		return fail(exitFindings, "%s: %v (the output holds every decision up to there)", *in, t)
@@ -132,9 +156,46 @@ func printULogSummary(w io.Writer, src *bridge.ULogSource, c vehicle.Counters) {
 	}
 }
 
+// scanULogTruth counts the ground truth of the log at path, in a read of
+// its own before the conversion.
+func scanULogTruth(path string) (bridge.ULogTruthCounts, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return bridge.ULogTruthCounts{}, fail(exitIO, "%w", err)
+	}
+	defer f.Close()
+	c, err := bridge.ScanULogTruth(f)
+	if err != nil {
+		return c, fail(exitIO, "%s: %w", path, err)
+	}
+	return c, nil
+}
+
+// printULogTruth says what became of the log's ground truth.
+func printULogTruth(w io.Writer, inLog bridge.ULogTruthCounts, out *bridge.ULogTruthCounts, path string) {
+	switch {
+	case inLog.Position == 0 && inLog.Attitude == 0:
+		fmt.Fprintln(w, "ground truth: none in the log (a real flight, or a simulation that logged none)")
+		return
+	case out == nil:
+		fmt.Fprintf(w, "ground truth: left out, the log has %s %d and %s %d samples: a simulator truth needs both\n",
+			bridge.ULogPositionTruth, inLog.Position, bridge.ULogAttitudeTruth, inLog.Attitude)
+		return
+	}
+	fmt.Fprintf(w, "ground truth written: position %d, velocity %d, attitude %d; estimator resets %d", out.Position, out.Velocity, out.Attitude, out.Resets)
+	if out.LostResets > 0 {
+		fmt.Fprintf(w, " (and %d whose steps the log does not tell)", out.LostResets)
+	}
+	fmt.Fprintln(w)
+	if out.Rejected > 0 {
+		fmt.Fprintf(w, "ground truth left out as unusable: %d (last: %v)\n", out.Rejected, out.LastRejected)
+	}
+	fmt.Fprintln(w, "compare the beliefs with it: decision_node honesty", path)
+}
+
 // emitPX4 writes the log as PX4's DDS topics, with PX4's writer QoS in the
 // recording's metadata, so that `ros2 bag play` stands in for a PX4 vehicle.
-func emitPX4(df *decisionFlags, r *ulog.Reader, in, out, prefix, ns string, cfg nodeconfig.Config, stderr io.Writer) error {
+func emitPX4(df *decisionFlags, r *ulog.Reader, in, out, prefix, ns string, withTruth bool, cfg nodeconfig.Config, stderr io.Writer) error {
 	if prefix == "" {
 		prefix = os.Getenv("AMENT_PREFIX_PATH")
 	}
@@ -145,6 +206,11 @@ func emitPX4(df *decisionFlags, r *ulog.Reader, in, out, prefix, ns string, cfg 
 	t, err := bridge.NewPX4Topics(r, defs, ns)
 	if err != nil {
 		return fail(exitUsage, "%w", err)
+	}
+	if withTruth {
+		if err := t.WithTruth(); err != nil {
+			return fail(exitUsage, "%w", err)
+		}
 	}
 	chans, err := t.Channels()
 	if err != nil {
@@ -190,6 +256,10 @@ func emitPX4(df *decisionFlags, r *ulog.Reader, in, out, prefix, ns string, cfg 
 		fmt.Fprintf(stderr, "PX4 %s topics written to %s: vehicle_local_position %d, vehicle_attitude %d, vehicle_status %d, battery_status %d, vehicle_odometry %d\n",
 			defs.Release(), out, t.Samples["vehicle_local_position"], t.Samples["vehicle_attitude"], t.Samples["vehicle_status"],
 			t.Samples["battery_status"], t.Samples["vehicle_odometry"])
+		if withTruth {
+			fmt.Fprintf(stderr, "ground truth written: %s %d, %s %d\n", bridge.ULogPositionTruth, t.Samples[bridge.ULogPositionTruth],
+				bridge.ULogAttitudeTruth, t.Samples[bridge.ULogAttitudeTruth])
+		}
 	}
 	if tr, ok := r.Truncated(); ok {
 		return fail(exitFindings, "%s: %v (the output holds every sample up to there)", in, tr)
