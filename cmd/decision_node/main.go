@@ -56,6 +56,7 @@ Usage:
   decision_node verify  recording.mcap [--json report.json] [--policy-file FILE ...]
   decision_node report  recording.mcap --out report.html [--figures DIR]
   decision_node ulog    --in flight.ulg --out flight.mcap [flags]
+  decision_node honesty recording.mcap [--json FILE]   beliefs against a simulator's truth
   decision_node policy  check FILE | test FILE CASES
   decision_node px4-standin [--deny KIND] [--ros-args ...]   a PX4 stand-in on ROS 2
   decision_node --ros-args ...      run as a ROS 2 node (builds with -tags rclgo)
@@ -115,6 +116,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runReport(args[1:], stdout, stderr)
 	case args[0] == "ulog":
 		err = runULog(args[1:], stdout, stderr)
+	case args[0] == "honesty":
+		err = runHonesty(args[1:], stdout, stderr)
 	case args[0] == "policy":
 		err = runPolicy(args[1:], stdout, stderr)
 	case args[0] == "px4-standin":
