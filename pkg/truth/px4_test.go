@@ -198,6 +198,15 @@ func TestFind(t *testing.T) {
 		{"px4 attitude alone", without(px, PX4TopicLocalPositionTruth), "", FormNone, true, false, false},
 		{"px4 position alone", without(px, PX4TopicAttitudeTruth), "", FormNone, true, false, false},
 		{"px4 in another namespace", px, "/uav_2", FormNone, false, false, false},
+		{"px4 1.17, versioned topics", []bag.Channel{
+			px4Channel(t, d, 1, PX4TopicLocalPositionTruth+"_v1", px4.MsgVehicleLocalPosition),
+			px4Channel(t, d, 2, PX4TopicAttitudeTruth, px4.MsgVehicleAttitude),
+			px4Channel(t, d, 3, PX4TopicLocalPosition+"_v1", px4.MsgVehicleLocalPosition),
+		}, "", FormPX4, false, true, false},
+		{"not a version suffix", []bag.Channel{
+			px4Channel(t, d, 1, PX4TopicLocalPositionTruth+"_vx", px4.MsgVehicleLocalPosition),
+			px4Channel(t, d, 2, PX4TopicAttitudeTruth, px4.MsgVehicleAttitude),
+		}, "", FormNone, true, false, false},
 		{"two vehicles", append(px4Recording(t, d, "/uav_1"), px4Recording(t, d, "/uav_2")...), "", FormNone, false, false, true},
 		{"one of two vehicles", append(px4Recording(t, d, "/uav_1"), px4Recording(t, d, "/uav_2")...), "/uav_2", FormPX4, false, true, false},
 		{"both forms", append(append([]bag.Channel{}, ghost...), px...), "", FormNone, false, false, true},

@@ -119,11 +119,32 @@ func complete(r Recorded, posTopic, attTopic string) Recorded {
 	return Recorded{}
 }
 
+// px4Namespace returns the namespace of topic when it is base below one
+// ("/uav_1" + base, or "" + base), possibly with the version suffix PX4
+// 1.16 and later give versioned messages ("_v1").
+func px4Namespace(topic, base string) (string, bool) {
+	if i := strings.LastIndex(topic, "_v"); i > 0 && i+2 < len(topic) && strings.Trim(topic[i+2:], "0123456789") == "" {
+		topic = topic[:i]
+	}
+	p, ok := strings.CutSuffix(topic, base)
+	return p, ok && (p == "" || p[0] == '/')
+}
+
+// px4ChannelOf returns the channel of base below ns, versioned or not.
+func px4ChannelOf(channels []bag.Channel, ns, base string) (bag.Channel, bool) {
+	for _, c := range channels {
+		if p, ok := px4Namespace(c.Topic, base); ok && p == ns {
+			return c, true
+		}
+	}
+	return bag.Channel{}, false
+}
+
 func findPX4(channels []bag.Channel, ns string) (Recorded, error) {
 	var namespaces []string
 	for _, c := range channels {
 		for _, t := range []string{PX4TopicLocalPositionTruth, PX4TopicAttitudeTruth} {
-			if p, ok := strings.CutSuffix(c.Topic, t); ok && (p == "" || p[0] == '/') && !slices.Contains(namespaces, p) {
+			if p, ok := px4Namespace(c.Topic, t); ok && !slices.Contains(namespaces, p) {
 				namespaces = append(namespaces, p)
 			}
 		}
@@ -140,22 +161,23 @@ func findPX4(channels []bag.Channel, ns string) (Recorded, error) {
 	}
 	r := Recorded{Form: FormPX4}
 	pos, att := ns+PX4TopicLocalPositionTruth, ns+PX4TopicAttitudeTruth
-	if got, ok := typeOf(channels, pos); ok {
-		if err := want(pos, got, typePX4LocalPosition); err != nil {
+	if c, ok := px4ChannelOf(channels, ns, PX4TopicLocalPositionTruth); ok {
+		if err := want(c.Topic, c.SchemaName, typePX4LocalPosition); err != nil {
 			return Recorded{}, err
 		}
+		pos = c.Topic
 		r.Topics[StreamPosition], r.Topics[StreamVelocity] = pos, pos
 	}
-	if got, ok := typeOf(channels, att); ok {
-		if err := want(att, got, typePX4Attitude); err != nil {
+	if c, ok := px4ChannelOf(channels, ns, PX4TopicAttitudeTruth); ok {
+		if err := want(c.Topic, c.SchemaName, typePX4Attitude); err != nil {
 			return Recorded{}, err
 		}
+		att = c.Topic
 		r.Topics[StreamAttitude] = att
 	}
-	if lp := ns + PX4TopicLocalPosition; r.Topics[StreamPosition] != "" {
-		if got, ok := typeOf(channels, lp); ok && bag.SameMessageType(got, typePX4LocalPosition) {
-			r.ResetTopic = lp
-		}
+	if c, ok := px4ChannelOf(channels, ns, PX4TopicLocalPosition); ok && r.Topics[StreamPosition] != "" &&
+		bag.SameMessageType(c.SchemaName, typePX4LocalPosition) {
+		r.ResetTopic = c.Topic
 	}
 	return complete(r, pos, att), nil
 }
