@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -16,11 +17,11 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/honesty"
 )
 
-// recordedDecisions are a recording's decisions as recorded: log time and
-// bytes.
+// recordedDecisions are a recording's decisions, action receipts and
+// evidence as recorded: topic, log time and bytes.
 func recordedDecisions(t *testing.T, path string) []string {
 	t.Helper()
-	r, err := bag.OpenRecording(path, bag.ReaderOptions{Topics: []string{"/decisions"}})
+	r, err := bag.OpenRecording(path, bag.ReaderOptions{Topics: []string{"/decisions", "/decisions/actions", "/decisions/evidence"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +31,7 @@ func recordedDecisions(t *testing.T, path string) []string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, string(rune(m.LogTime%1000))+string(m.Data))
+		out = append(out, fmt.Sprintf("%s %d %x", m.Topic, m.LogTime, m.Data))
 	}
 	return out
 }
@@ -95,6 +96,14 @@ func TestTruthIsNeverADecisionInput(t *testing.T) {
 	sameDecisionsAndVerdict(t, p("truth.mcap"), p("plain.mcap"))
 	mustRun(t, "replay", "--in", p("truth.mcap"), "--out", p("replayed.mcap"), "--quiet")
 	sameDecisionsAndVerdict(t, p("replayed.mcap"), p("plain.mcap"))
+	// Acting through the simulated PX4: the same commands and evidence.
+	acting := []string{"--policy-file", "../../config/policies/px4_failsafe_like.yaml", "--executor", "px4"}
+	mustRun(t, append([]string{"sim", "--out", p("acting-plain.mcap"), "--duration", "30s", "--rate", "20", "--quiet"}, acting...)...)
+	mustRun(t, append([]string{"sim", "--out", p("acting-truth.mcap"), "--duration", "30s", "--rate", "20", "--quiet", "--truth"}, acting...)...)
+	sameDecisionsAndVerdict(t, p("acting-truth.mcap"), p("acting-plain.mcap"), acting...)
+	if !slices.ContainsFunc(recordedDecisions(t, p("acting-truth.mcap")), func(s string) bool { return strings.HasPrefix(s, "/decisions/evidence ") }) {
+		t.Error("the acting flight recorded no evidence: the check above compared less than it should")
+	}
 
 	log := writeTruthLog(t, dir, 50, true)
 	mustRun(t, "ulog", "--in", log, "--out", p("ulog-truth.mcap"), "--quiet")
