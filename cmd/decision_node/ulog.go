@@ -86,11 +86,9 @@ func runULog(args []string, stdout, stderr io.Writer) error {
 		}
 		return fail(exitIO, "%s: %w", *in, err)
 	}
-	var inLog bridge.ULogTruthCounts
-	if *withTruth {
-		if inLog, err = scanULogTruth(*in); err != nil {
-			return err
-		}
+	inLog, err := scanULogTruth(*in, *withTruth)
+	if err != nil {
+		return err
 	}
 	if *emit == "px4" {
 		return emitPX4(&df, r, *in, *out, *px4Msgs, *px4NS, inLog.Both(), cfg, stderr)
@@ -98,24 +96,9 @@ func runULog(args []string, stdout, stderr io.Writer) error {
 	if *emit != "decisions" {
 		return fail(exitUsage, "--emit %q: want decisions or px4", *emit)
 	}
-	resolved, err := cfg.ResolvedTopics()
+	src, b, err := ulogSource(r, *position, cfg, inLog.Both())
 	if err != nil {
-		return fail(exitUsage, "%w", err)
-	}
-	b, err := bridge.New(bridge.Options{
-		StateTopic: resolved[runner.KeyState], AssessmentTopic: resolved[runner.KeySelfAssessment], Thresholds: cfg.Thresholds,
-	})
-	if err != nil {
-		return fail(exitUsage, "%w", err)
-	}
-	src, err := bridge.NewULogSource(r, b, *position)
-	if err != nil {
-		return fail(exitUsage, "--position: %w", err)
-	}
-	if inLog.Both() {
-		if err := src.WithTruth(); err != nil {
-			return fail(exitIO, "%w", err)
-		}
+		return err
 	}
 	if err := df.decideInto("ulog", src, 0, *in, *out, cfg, sopts, stderr); err != nil {
 		return err
@@ -130,6 +113,32 @@ func runULog(args []string, stdout, stderr io.Writer) error {
 		return fail(exitFindings, "%s: %v (the output holds every decision up to there)", *in, t)
 	}
 	return nil
+}
+
+// ulogSource maps the log's estimator samples to beliefs with the
+// configuration's topics and thresholds, and passes its ground truth on
+// when withTruth.
+func ulogSource(r *ulog.Reader, position string, cfg nodeconfig.Config, withTruth bool) (*bridge.ULogSource, *bridge.Bridge, error) {
+	resolved, err := cfg.ResolvedTopics()
+	if err != nil {
+		return nil, nil, fail(exitUsage, "%w", err)
+	}
+	b, err := bridge.New(bridge.Options{
+		StateTopic: resolved[runner.KeyState], AssessmentTopic: resolved[runner.KeySelfAssessment], Thresholds: cfg.Thresholds,
+	})
+	if err != nil {
+		return nil, nil, fail(exitUsage, "%w", err)
+	}
+	src, err := bridge.NewULogSource(r, b, position)
+	if err != nil {
+		return nil, nil, fail(exitUsage, "--position: %w", err)
+	}
+	if withTruth {
+		if err := src.WithTruth(); err != nil {
+			return nil, nil, fail(exitIO, "%w", err)
+		}
+	}
+	return src, b, nil
 }
 
 func printULogSummary(w io.Writer, src *bridge.ULogSource, c vehicle.Counters) {
@@ -157,8 +166,11 @@ func printULogSummary(w io.Writer, src *bridge.ULogSource, c vehicle.Counters) {
 }
 
 // scanULogTruth counts the ground truth of the log at path, in a read of
-// its own before the conversion.
-func scanULogTruth(path string) (bridge.ULogTruthCounts, error) {
+// its own before the conversion; none when the truth is not wanted.
+func scanULogTruth(path string, want bool) (bridge.ULogTruthCounts, error) {
+	if !want {
+		return bridge.ULogTruthCounts{}, nil
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return bridge.ULogTruthCounts{}, fail(exitIO, "%w", err)
