@@ -119,7 +119,8 @@ type BeliefCount struct {
 	WithoutAssessment uint64 `json:"without_assessment"`
 	// WithoutDecision had no decision in the recording.
 	WithoutDecision uint64 `json:"without_decision"`
-	// Unusable did not decode; Duplicate repeated a stamp already read.
+	// Unusable did not decode; Duplicate repeated a stamp already read,
+	// or came after a later belief was judged.
 	Unusable  uint64 `json:"unusable"`
 	Duplicate uint64 `json:"duplicate"`
 	// Late counts assessments and decisions that came after their belief
