@@ -23,6 +23,7 @@ func commands() []command {
 		{"verify", "recording.mcap [more.mcap | directory ...] [--json report.json] [flags]", runVerify},
 		{"report", "recording.mcap --out report.html [--figures DIR] [flags]", runReport},
 		{"ulog", "--in flight.ulg --out flight.mcap [flags]", runULog},
+		{"honesty", "recording.mcap [--json FILE]", runHonesty},
 		{"policy", "check FILE | test FILE CASES", runPolicy},
 		{"latency", "recording.mcap [--json FILE]", runLatency},
 		{"px4-standin", "[--release 1.15] [--system-id 1] [--deny KIND,...] [--ros-args ...]", runStandin},

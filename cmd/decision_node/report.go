@@ -38,7 +38,10 @@ decision episodes and actions, linked from the timeline. Long recordings
 are drawn by time slice (every change of decision kind and every receipt
 is kept), so a day's flight gives a report of a few megabytes.
 
---figures DIR also writes each figure as a standalone SVG file.
+--figures DIR also writes each figure as a standalone SVG file. --truth adds
+the beliefs against the simulator's ground truth the recording holds, as
+'decision_node honesty' finds them, with the true error of each axis drawn
+against the claimed ±1σ and ±3σ (exit status 1 when it gives no verdict).
 
 Exit status 0 when the report is written and the audit passed or was not
 run; 1 when the audit found problems or the recording is truncated (the
@@ -163,6 +166,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	fs.Func("policy-file", "YAML rule policy `file` the audit may re-run (repeatable), as for verify",
 		func(s string) error { policyFiles = append(policyFiles, s); return nil })
 	quiet := fs.Bool("quiet", false, "print nothing on success")
+	withTruth := fs.Bool("truth", false, "also compare the beliefs with the simulator's ground truth the recording holds (see decision_node honesty)")
 	// The action trail is audited with the executors the recording host
 	// ran, as verify does.
 	var ef executorFlags
@@ -229,6 +233,10 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		}
 		return fail(exitIO, "%w", cerr)
 	}
+	var terr error
+	if *withTruth {
+		terr = addTruth(flight, path, cfg, stderr)
+	}
 	aud, aerr := auditRecording(rec, cfg, sopts, policies, stderr)
 	if aerr != nil {
 		aud = report.Audit{Verdict: "not audited", Reasons: []string{"the audit failed: " + aerr.Error()}}
@@ -254,6 +262,8 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		return fail(exitFindings, "%s: audit: %w", path, aerr)
 	case aud.Verdict == audit.VerdictFail:
 		return &exitError{code: exitFindings, err: fmt.Errorf("%s: verdict FAIL: %s", path, strings.Join(aud.Reasons, "; "))}
+	case terr != nil:
+		return terr
 	}
 	return nil
 }

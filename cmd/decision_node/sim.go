@@ -18,7 +18,13 @@ stretch) and perception modes, each stamped with the time it would reach the
 node. They go through the same decision path as the live node and replay,
 and everything is written to one recording: the inputs and /decisions.
 Every branch of the reference policy occurs. The same flags always give the
-same bytes.`
+same bytes.
+
+--truth also records the simulator's ground truth (position, velocity and
+attitude every 10 ms on /ground_truth/*, in the simulator's own world
+frame), which no decision reads: 'decision_node honesty' compares the
+beliefs with it. The estimator's scripted error is honest except where the
+barometer drifts as the GPS comes back (docs/honesty.md).`
 
 const simExample = `  decision_node sim --out flight.mcap --duration 120s --rate 50
   decision_node verify flight.mcap`
@@ -31,6 +37,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "flight.mcap", "output recording (`file`, MCAP); replaced if it exists")
 	duration := fs.Duration("duration", 120*time.Second, "simulated flight time")
 	rate := fs.Float64("rate", 50, "belief rate in `Hz`")
+	withTruth := fs.Bool("truth", false, "also record the simulator's ground truth on /ground_truth/* (for decision_node honesty)")
 	var df decisionFlags
 	df.register(fs.FlagSet)
 	var ef executorFlags
@@ -61,7 +68,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	if err := ef.apply(&sopts, true, logTo); err != nil {
 		return err
 	}
-	vehicle, err := sim.NewVehicle(sim.Options{Duration: *duration, RateHz: *rate, Thresholds: cfg.Thresholds})
+	vehicle, err := sim.NewVehicle(sim.Options{Duration: *duration, RateHz: *rate, Thresholds: cfg.Thresholds, Truth: *withTruth})
 	if err != nil {
 		return fail(exitUsage, "%w", err)
 	}
@@ -79,6 +86,9 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		}
 		verify := append(append([]string{"decision_node", "verify", rec}, df.verifyArgs(cfg)...), ef.verifyArgs()...)
 		fmt.Fprintf(stderr, "verify it with: %s\n", quoteArgs(verify))
+		if *withTruth {
+			fmt.Fprintf(stderr, "compare its beliefs with the truth: decision_node honesty %s\n", quoteArgs([]string{rec}))
+		}
 	}
 	return nil
 }

@@ -34,7 +34,16 @@ repeats or goes back, no attitude yet, a quaternion of zero norm) are
 skipped and counted. A truncated log is decided up to the damage (exit
 status 1); a log nothing is decided from exits 1 saying why (no sample of
 the estimator topic, or none that became a belief); a log with an unknown
-incompatible flag is refused.`
+incompatible flag is refused.
+
+A simulated flight's log (PX4 SITL) holds the simulator's ground truth:
+when it has both vehicle_local_position_groundtruth and
+vehicle_attitude_groundtruth, the output also holds them, ENU, on
+/ground_truth/position, /ground_truth/velocity and /ground_truth/attitude,
+with the estimator's position resets on /ground_truth/estimator_reset (no
+decision reads them; 'decision_node honesty' compares the beliefs with
+them). One of the two alone is no simulator truth and is left out
+(ADR-0037). --truth=false leaves the truth out.`
 
 const ulogExample = `  decision_node ulog --in flight.ulg --out flight.mcap
   decision_node verify flight.mcap`
@@ -47,6 +56,7 @@ func runULog(args []string, stdout, stderr io.Writer) error {
 	emit := fs.String("emit", "decisions", "what to write: decisions (beliefs, assessments and decisions) or px4 (the log as the PX4 topics a vehicle publishes over uXRCE-DDS, for ros2 bag play or replay --input-source px4)")
 	px4Msgs := fs.String("px4-msgs", "", "for --emit px4: ament prefix path holding share/px4_msgs (default: AMENT_PREFIX_PATH)")
 	px4NS := fs.String("px4-namespace", "", `for --emit px4: namespace of the topics ("" for /fmu/..., /uav_1 for /uav_1/fmu/...)`)
+	withTruth := fs.Bool("truth", true, "write the simulator's ground truth when the log holds it (both *_groundtruth topics)")
 	var df decisionFlags
 	df.register(fs.FlagSet)
 	if err := fs.parse(args); err != nil {
@@ -78,25 +88,19 @@ func runULog(args []string, stdout, stderr io.Writer) error {
 		}
 		return fail(exitIO, "%s: %w", *in, err)
 	}
+	inLog, err := scanULogTruth(*in, *withTruth)
+	if err != nil {
+		return err
+	}
 	if *emit == "px4" {
-		return emitPX4(&df, r, *in, *out, *px4Msgs, *px4NS, cfg, stderr)
+		return emitPX4(&df, r, *in, *out, *px4Msgs, *px4NS, inLog.Both(), cfg, stderr)
 	}
 	if *emit != "decisions" {
 		return fail(exitUsage, "--emit %q: want decisions or px4", *emit)
 	}
-	resolved, err := cfg.ResolvedTopics()
+	src, b, err := ulogSource(r, *position, cfg, inLog.Both())
 	if err != nil {
-		return fail(exitUsage, "%w", err)
-	}
-	b, err := bridge.New(bridge.Options{
-		StateTopic: resolved[runner.KeyState], AssessmentTopic: resolved[runner.KeySelfAssessment], Thresholds: cfg.Thresholds,
-	})
-	if err != nil {
-		return fail(exitUsage, "%w", err)
-	}
-	src, err := bridge.NewULogSource(r, b, *position)
-	if err != nil {
-		return fail(exitUsage, "--position: %w", err)
+		return err
 	}
 	decided, err := df.decideInto("ulog", src, 0, *in, *out, cfg, sopts, stderr)
 	if err != nil {
@@ -104,6 +108,9 @@ func runULog(args []string, stdout, stderr io.Writer) error {
 	}
 	if !df.quiet {
 		printULogSummary(stderr, src, b.Tracker().Counters())
+		if *withTruth {
+			printULogTruth(stderr, inLog, src.Truth, *out)
+		}
 	}
 	t, truncated := r.Truncated()
 	switch {
@@ -146,6 +153,32 @@ func nothingDecided(src *bridge.ULogSource, c vehicle.Counters, position string)
 	return fmt.Sprintf("%d beliefs were made and none was decided", c.Beliefs)
 }
 
+// ulogSource maps the log's estimator samples to beliefs with the
+// configuration's topics and thresholds, and passes its ground truth on
+// when withTruth.
+func ulogSource(r *ulog.Reader, position string, cfg nodeconfig.Config, withTruth bool) (*bridge.ULogSource, *bridge.Bridge, error) {
+	resolved, err := cfg.ResolvedTopics()
+	if err != nil {
+		return nil, nil, fail(exitUsage, "%w", err)
+	}
+	b, err := bridge.New(bridge.Options{
+		StateTopic: resolved[runner.KeyState], AssessmentTopic: resolved[runner.KeySelfAssessment], Thresholds: cfg.Thresholds,
+	})
+	if err != nil {
+		return nil, nil, fail(exitUsage, "%w", err)
+	}
+	src, err := bridge.NewULogSource(r, b, position)
+	if err != nil {
+		return nil, nil, fail(exitUsage, "--position: %w", err)
+	}
+	if withTruth {
+		if err := src.WithTruth(); err != nil {
+			return nil, nil, fail(exitIO, "%w", err)
+		}
+	}
+	return src, b, nil
+}
+
 func printULogSummary(w io.Writer, src *bridge.ULogSource, c vehicle.Counters) {
 	fmt.Fprintf(w, "log samples read: vehicle_local_position %d, vehicle_odometry %d, vehicle_attitude %d, vehicle_status %d, battery_status %d\n",
 		src.Samples["vehicle_local_position"], src.Samples["vehicle_odometry"], src.Samples["vehicle_attitude"],
@@ -170,9 +203,49 @@ func printULogSummary(w io.Writer, src *bridge.ULogSource, c vehicle.Counters) {
 	}
 }
 
+// scanULogTruth counts the ground truth of the log at path, in a read of
+// its own before the conversion; none when the truth is not wanted.
+func scanULogTruth(path string, want bool) (bridge.ULogTruthCounts, error) {
+	if !want {
+		return bridge.ULogTruthCounts{}, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return bridge.ULogTruthCounts{}, fail(exitIO, "%w", err)
+	}
+	defer f.Close()
+	c, err := bridge.ScanULogTruth(f)
+	if err != nil {
+		return c, fail(exitIO, "%s: %w", path, err)
+	}
+	return c, nil
+}
+
+// printULogTruth says what became of the log's ground truth.
+func printULogTruth(w io.Writer, inLog bridge.ULogTruthCounts, out *bridge.ULogTruthCounts, path string) {
+	switch {
+	case inLog.Position == 0 && inLog.Attitude == 0:
+		fmt.Fprintln(w, "ground truth: none in the log (a real flight, or a simulation that logged none)")
+		return
+	case out == nil:
+		fmt.Fprintf(w, "ground truth: left out, the log has %s %d and %s %d samples: a simulator truth needs both\n",
+			bridge.ULogPositionTruth, inLog.Position, bridge.ULogAttitudeTruth, inLog.Attitude)
+		return
+	}
+	fmt.Fprintf(w, "ground truth written: position %d, velocity %d, attitude %d; estimator resets %d", out.Position, out.Velocity, out.Attitude, out.Resets)
+	if out.LostResets > 0 {
+		fmt.Fprintf(w, " (and %d whose steps the log does not tell)", out.LostResets)
+	}
+	fmt.Fprintln(w)
+	if out.Rejected > 0 {
+		fmt.Fprintf(w, "ground truth left out as unusable: %d (last: %v)\n", out.Rejected, out.LastRejected)
+	}
+	fmt.Fprintln(w, "compare the beliefs with it: decision_node honesty", path)
+}
+
 // emitPX4 writes the log as PX4's DDS topics, with PX4's writer QoS in the
 // recording's metadata, so that `ros2 bag play` stands in for a PX4 vehicle.
-func emitPX4(df *decisionFlags, r *ulog.Reader, in, out, prefix, ns string, cfg nodeconfig.Config, stderr io.Writer) error {
+func emitPX4(df *decisionFlags, r *ulog.Reader, in, out, prefix, ns string, withTruth bool, cfg nodeconfig.Config, stderr io.Writer) error {
 	if prefix == "" {
 		prefix = os.Getenv("AMENT_PREFIX_PATH")
 	}
@@ -183,6 +256,11 @@ func emitPX4(df *decisionFlags, r *ulog.Reader, in, out, prefix, ns string, cfg 
 	t, err := bridge.NewPX4Topics(r, defs, ns)
 	if err != nil {
 		return fail(exitUsage, "%w", err)
+	}
+	if withTruth {
+		if err := t.WithTruth(); err != nil {
+			return fail(exitUsage, "%w", err)
+		}
 	}
 	chans, err := t.Channels()
 	if err != nil {
@@ -228,6 +306,10 @@ func emitPX4(df *decisionFlags, r *ulog.Reader, in, out, prefix, ns string, cfg 
 		fmt.Fprintf(stderr, "PX4 %s topics written to %s: vehicle_local_position %d, vehicle_attitude %d, vehicle_status %d, battery_status %d, vehicle_odometry %d\n",
 			defs.Release(), out, t.Samples["vehicle_local_position"], t.Samples["vehicle_attitude"], t.Samples["vehicle_status"],
 			t.Samples["battery_status"], t.Samples["vehicle_odometry"])
+		if withTruth {
+			fmt.Fprintf(stderr, "ground truth written: %s %d, %s %d\n", bridge.ULogPositionTruth, t.Samples[bridge.ULogPositionTruth],
+				bridge.ULogAttitudeTruth, t.Samples[bridge.ULogAttitudeTruth])
+		}
 	}
 	if tr, ok := r.Truncated(); ok {
 		return fail(exitFindings, "%s: %v (the output holds every sample up to there)", in, tr)

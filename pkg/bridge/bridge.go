@@ -8,8 +8,9 @@
 //
 // The mapping itself (frames, covariance, flight status, stamps) lives in
 // pkg/vehicle, once for all sources; this package decodes each source's
-// messages into vehicle's inputs and encodes what comes out. It must not
-// decide anything.
+// messages into vehicle's inputs and encodes what comes out. A flight log's
+// ground truth, when it has one, is passed on in package truth's form,
+// beside the beliefs and never into them. It must not decide anything.
 package bridge
 
 import (

@@ -8,6 +8,7 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/px4"
 	"github.com/ghost-robotics/ghost/pkg/ros2msg/dynamic"
+	"github.com/ghost-robotics/ghost/pkg/truth"
 	"github.com/ghost-robotics/ghost/pkg/ulog"
 )
 
@@ -21,6 +22,10 @@ import (
 // battery). Samples the mapping rejects (stamps that repeat or go back, no
 // attitude yet, a quaternion of zero norm) are counted by the bridge's
 // Tracker and skipped; fields a sample lacks are counted in FieldErrors.
+//
+// With WithTruth, the simulator's ground truth the log holds goes out too,
+// in package truth's form (frame truth.FramePX4), with the estimator's
+// position resets: a record beside the beliefs that no decision reads.
 type ULogSource struct {
 	r        *ulog.Reader
 	b        *Bridge
@@ -34,6 +39,9 @@ type ULogSource struct {
 	LastFieldError error
 	// Samples counts the samples of the topics read, by topic.
 	Samples map[string]uint64
+	// Truth counts what went out of the ground truth; nil without it.
+	Truth    *ULogTruthCounts
+	truthOut *ulogTruth
 }
 
 // NewULogSource reads the log r through b; position is PositionLocalPosition
@@ -64,6 +72,11 @@ func (s *ULogSource) Next() (bag.Message, error) {
 			continue
 		}
 		name := d.Name()
+		if s.truthOut != nil {
+			if err := s.truthSample(name, d); err != nil {
+				return bag.Message{}, err
+			}
+		}
 		switch name {
 		case "vehicle_odometry", "vehicle_local_position", "vehicle_attitude", "vehicle_status", "battery_status":
 		default:
@@ -107,6 +120,8 @@ type PX4Topics struct {
 	writers map[string]*dynamic.Writer // ulog topic -> writer
 	plans   map[string]*dynamic.Plan
 	names   map[string]string   // ulog topic -> px4_msgs message
+	dds     map[string]string   // ulog topic -> DDS topic
+	order   []string            // ulog topics, in the order of Channels
 	leaves  map[string][]string // ulog topic -> scalar paths, arrays expanded ("q[0]")
 	seq     uint32
 	last    uint64 // newest log time written
@@ -126,32 +141,57 @@ var px4LogTopics = map[string]string{
 // NewPX4Topics reads r, encoding with defs, under namespace ns.
 func NewPX4Topics(r *ulog.Reader, defs *px4.Definitions, ns string) (*PX4Topics, error) {
 	t := &PX4Topics{r: r, defs: defs, ns: ns, writers: map[string]*dynamic.Writer{}, plans: map[string]*dynamic.Plan{},
-		names: map[string]string{}, leaves: map[string][]string{}, Samples: map[string]uint64{}}
-	for topic, name := range px4LogTopics {
-		p, err := defs.Plan(name)
+		names: map[string]string{}, dds: map[string]string{}, leaves: map[string][]string{}, Samples: map[string]uint64{}}
+	for _, topic := range []string{"vehicle_odometry", "vehicle_local_position", "vehicle_attitude", "vehicle_status", "battery_status"} {
+		name := px4LogTopics[topic]
+		dds, err := defs.TopicName(name, ns)
 		if err != nil {
 			return nil, fmt.Errorf("bridge: %w", err)
 		}
-		w, err := p.NewWriter()
-		if err != nil {
-			return nil, fmt.Errorf("bridge: %s: %w", name, err)
-		}
-		t.plans[topic], t.writers[topic], t.names[topic] = p, w, name
-		for _, path := range p.Paths() {
-			if _, err := p.Field(path + "[0]"); err != nil {
-				t.leaves[topic] = append(t.leaves[topic], path)
-				continue
-			}
-			for i := 0; i < 1024; i++ {
-				elem := fmt.Sprintf("%s[%d]", path, i)
-				if _, err := p.Field(elem); err != nil {
-					break
-				}
-				t.leaves[topic] = append(t.leaves[topic], elem)
-			}
+		if err := t.add(topic, name, dds); err != nil {
+			return nil, err
 		}
 	}
 	return t, nil
+}
+
+// add writes the samples of ulog topic as px4_msgs message name on dds.
+func (t *PX4Topics) add(topic, name, dds string) error {
+	p, err := t.defs.Plan(name)
+	if err != nil {
+		return fmt.Errorf("bridge: %w", err)
+	}
+	w, err := p.NewWriter()
+	if err != nil {
+		return fmt.Errorf("bridge: %s: %w", name, err)
+	}
+	t.plans[topic], t.writers[topic], t.names[topic], t.dds[topic] = p, w, name, dds
+	t.order = append(t.order, topic)
+	for _, path := range p.Paths() {
+		if _, err := p.Field(path + "[0]"); err != nil {
+			t.leaves[topic] = append(t.leaves[topic], path)
+			continue
+		}
+		for i := 0; i < 1024; i++ {
+			elem := fmt.Sprintf("%s[%d]", path, i)
+			if _, err := p.Field(elem); err != nil {
+				break
+			}
+			t.leaves[topic] = append(t.leaves[topic], elem)
+		}
+	}
+	return nil
+}
+
+// WithTruth also writes the log's ground truth, as a SITL vehicle whose
+// topic list names them exports it: vehicle_local_position_groundtruth
+// and vehicle_attitude_groundtruth on /fmu/out/ (see package truth). Call
+// it before the first Next, for a log whose ScanULogTruth says Both.
+func (t *PX4Topics) WithTruth() error {
+	if err := t.add(ULogPositionTruth, px4.MsgVehicleLocalPosition, t.ns+truth.PX4TopicLocalPositionTruth); err != nil {
+		return err
+	}
+	return t.add(ULogAttitudeTruth, px4.MsgVehicleAttitude, t.ns+truth.PX4TopicAttitudeTruth)
 }
 
 // Channel is one output channel of PX4Topics.
@@ -162,12 +202,8 @@ type Channel struct {
 // Channels are the DDS topics written, with their px4_msgs schemas.
 func (t *PX4Topics) Channels() ([]Channel, error) {
 	var out []Channel
-	for _, topic := range []string{"vehicle_odometry", "vehicle_local_position", "vehicle_attitude", "vehicle_status", "battery_status"} {
-		name := t.names[topic]
-		dds, err := t.defs.TopicName(name, t.ns)
-		if err != nil {
-			return nil, fmt.Errorf("bridge: %w", err)
-		}
+	for _, topic := range t.order {
+		name, dds := t.names[topic], t.dds[topic]
 		text, err := t.defs.SchemaText(name)
 		if err != nil {
 			return nil, fmt.Errorf("bridge: %w", err)
@@ -224,10 +260,7 @@ func (t *PX4Topics) Next() (bag.Message, error) {
 				}
 			}
 		}
-		dds, err := t.defs.TopicName(t.names[d.Name()], t.ns)
-		if err != nil {
-			return bag.Message{}, err
-		}
+		dds := t.dds[d.Name()]
 		t.seq++
 		t.Samples[d.Name()]++
 		// The logger writes samples as it receives them, which is not

@@ -30,6 +30,11 @@ const (
 	colBattery = "#6E6E6E" // battery range in a time slice
 	colAxisX   = "#C4C4C4" // the x axis of a standard deviation panel
 
+	// The true error of each axis (report --truth), light to dark.
+	colTruthX = "#D9C3A5"
+	colTruthY = "#A67C52"
+	colTruthZ = "#5C3D1E"
+
 	// Ink and structure: text, glyphs, marks, frames, grid.
 	colInk   = "#222222"
 	colMuted = "#555555" // secondary text
@@ -73,6 +78,9 @@ func onColor(fill string) string {
 	return colInk
 }
 
+// axisColor colours the true error of the x, y and z axes of a block.
+var axisColor = [3]string{colTruthX, colTruthY, colTruthZ}
+
 // levelColor is indexed by decisions.Level.
 var levelColor = [3]string{colKnown, colUncertain, colUnknown}
 
@@ -106,6 +114,9 @@ var legend = func() []legendEntry {
 		legendEntry{color: colNone, meaning: "nothing recorded in this time slice, or nothing to compare"},
 		legendEntry{color: colBattery, meaning: "battery: lowest to highest value in the time slice"},
 		legendEntry{color: colAxisX, meaning: "standard deviation of the x axis (wide, under y); y is a thin ink line, z a dashed one"},
+		legendEntry{color: colTruthX, meaning: "true error of the x axis against the simulator's truth (report --truth); y and z darker"},
+		legendEntry{color: colTruthY, meaning: "true error of the y axis (report --truth)"},
+		legendEntry{color: colTruthZ, meaning: "true error of the z axis (report --truth)"},
 		legendEntry{swatch: hatchCSS, meaning: "the vehicle's flight mode differs from the decided kind (see the mapping below)"},
 		legendEntry{swatch: colWhite, meaning: "a state named in its strip: flight mode, perception mode, armed"},
 		legendEntry{symbol: "▼", meaning: "command sent (▽: sent again, a retry)"},

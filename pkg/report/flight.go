@@ -51,6 +51,9 @@ type Flight struct {
 	// Notes are things the reader of the report must know about the input
 	// (unusable channels, a truncated recording), one line each.
 	Notes []string
+	// Truth is the audit of the beliefs against a simulator's truth, when
+	// the caller ran one (report --truth); nil otherwise.
+	Truth *Truth
 }
 
 // Counts are a Flight's totals.

@@ -67,6 +67,7 @@ func Render(w io.Writer, f *Flight, a Audit) error {
 		p.b(fig.SVG)
 		p.s("</figure>\n")
 	}
+	p.truthSection(f)
 	p.legend()
 	p.episodes(f, t)
 	p.actions(f, t)
@@ -356,7 +357,7 @@ func WriteFigures(dir string, f *Flight, a Audit) ([]string, error) {
 		return nil, fmt.Errorf("figures: %w", err)
 	}
 	var paths []string
-	for _, fig := range Figures(f, a) {
+	for _, fig := range append(Figures(f, a), TruthFigures(f)...) {
 		path := filepath.Join(dir, fig.Name+".svg")
 		data := append([]byte(`<?xml version="1.0" encoding="UTF-8"?>`+"\n"), fig.SVG...)
 		if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {

@@ -417,6 +417,572 @@ func (m *DiagnosticKeyValue) cdrDecode(d *cdrDecoder) {
 	m.Value = d.str("value", 0)
 }
 
+// GeometryPoint is the ROS 2 message geometry_msgs/msg/Point.
+type GeometryPoint struct {
+	// X is "float64 x". This contains the position of a point in free space
+	X float64
+	// Y is "float64 y".
+	Y float64
+	// Z is "float64 z".
+	Z float64
+}
+
+// NewGeometryPoint returns the default GeometryPoint: the defaults its definition gives, zero
+// values elsewhere.
+func NewGeometryPoint() GeometryPoint {
+	return GeometryPoint{}
+}
+
+// Reset sets m to NewGeometryPoint().
+func (m *GeometryPoint) Reset() { *m = NewGeometryPoint() }
+
+// SchemaName returns "geometry_msgs/msg/Point".
+func (*GeometryPoint) SchemaName() string { return "geometry_msgs/msg/Point" }
+
+// CDRSize returns the length of m's serialization, header included.
+func (m *GeometryPoint) CDRSize() int { return cdrHeaderLen + m.cdrEnd(0) }
+
+// MarshalCDR serializes m as little-endian CDR with its encapsulation header.
+func (m *GeometryPoint) MarshalCDR() ([]byte, error) {
+	return m.AppendCDR(make([]byte, 0, m.CDRSize()))
+}
+
+// AppendCDR appends m's serialization, header included, to buf. On error
+// it returns buf with its original length.
+func (m *GeometryPoint) AppendCDR(buf []byte) ([]byte, error) {
+	n := len(buf)
+	buf = append(buf, cdrHeaderLE[:]...)
+	out, err := m.cdrAppend(buf, n+cdrHeaderLen)
+	if err != nil {
+		return buf[:n], toEncodeError("geometry_msgs/msg/Point", err)
+	}
+	return out, nil
+}
+
+// UnmarshalCDR decodes a serialized GeometryPoint, header included. On error m is
+// left unchanged and the error is a *DecodeError.
+func (m *GeometryPoint) UnmarshalCDR(data []byte) error {
+	var d cdrDecoder
+	if !d.start(data, "geometry_msgs/msg/Point") {
+		return d.err
+	}
+	var v GeometryPoint
+	v.cdrDecode(&d)
+	if err := d.finish(); err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+const cdrMinSizeGeometryPoint = 24
+
+// cdrEnd returns the offset after m serialized at off (counted from the
+// end of the header).
+func (m *GeometryPoint) cdrEnd(off int) int {
+	off = cdrAlign(off, 8) + 8
+	off = cdrAlign(off, 8) + 8
+	off = cdrAlign(off, 8) + 8
+	return off
+}
+
+// cdrAppend appends m's fields; origin is where the header ends in buf.
+func (m *GeometryPoint) cdrAppend(buf []byte, origin int) ([]byte, error) {
+	buf = cdrPutF64(buf, origin, m.X)
+	buf = cdrPutF64(buf, origin, m.Y)
+	buf = cdrPutF64(buf, origin, m.Z)
+	return buf, nil
+}
+
+// cdrDecode reads m's fields; the caller checks d.err.
+func (m *GeometryPoint) cdrDecode(d *cdrDecoder) {
+	m.X = d.f64("x")
+	m.Y = d.f64("y")
+	m.Z = d.f64("z")
+}
+
+// PointStamped is the ROS 2 message geometry_msgs/msg/PointStamped.
+//
+// This represents a Point with reference coordinate frame and timestamp
+type PointStamped struct {
+	// Header is "std_msgs/Header header".
+	Header RosHeader
+	// Point is "geometry_msgs/Point point".
+	Point GeometryPoint
+}
+
+// NewPointStamped returns the default PointStamped: the defaults its definition gives, zero
+// values elsewhere.
+func NewPointStamped() PointStamped {
+	return PointStamped{}
+}
+
+// Reset sets m to NewPointStamped().
+func (m *PointStamped) Reset() { *m = NewPointStamped() }
+
+// SchemaName returns "geometry_msgs/msg/PointStamped".
+func (*PointStamped) SchemaName() string { return "geometry_msgs/msg/PointStamped" }
+
+// CDRSize returns the length of m's serialization, header included.
+func (m *PointStamped) CDRSize() int { return cdrHeaderLen + m.cdrEnd(0) }
+
+// MarshalCDR serializes m as little-endian CDR with its encapsulation header.
+func (m *PointStamped) MarshalCDR() ([]byte, error) { return m.AppendCDR(make([]byte, 0, m.CDRSize())) }
+
+// AppendCDR appends m's serialization, header included, to buf. On error
+// it returns buf with its original length.
+func (m *PointStamped) AppendCDR(buf []byte) ([]byte, error) {
+	n := len(buf)
+	buf = append(buf, cdrHeaderLE[:]...)
+	out, err := m.cdrAppend(buf, n+cdrHeaderLen)
+	if err != nil {
+		return buf[:n], toEncodeError("geometry_msgs/msg/PointStamped", err)
+	}
+	return out, nil
+}
+
+// UnmarshalCDR decodes a serialized PointStamped, header included. On error m is
+// left unchanged and the error is a *DecodeError.
+func (m *PointStamped) UnmarshalCDR(data []byte) error {
+	var d cdrDecoder
+	if !d.start(data, "geometry_msgs/msg/PointStamped") {
+		return d.err
+	}
+	var v PointStamped
+	v.cdrDecode(&d)
+	if err := d.finish(); err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+const cdrMinSizePointStamped = 37
+
+// cdrEnd returns the offset after m serialized at off (counted from the
+// end of the header).
+func (m *PointStamped) cdrEnd(off int) int {
+	off = m.Header.cdrEnd(off)
+	off = m.Point.cdrEnd(off)
+	return off
+}
+
+// cdrAppend appends m's fields; origin is where the header ends in buf.
+func (m *PointStamped) cdrAppend(buf []byte, origin int) ([]byte, error) {
+	var err error
+	if buf, err = m.Header.cdrAppend(buf, origin); err != nil {
+		return buf, prefixEncodeErr("header", err)
+	}
+	if buf, err = m.Point.cdrAppend(buf, origin); err != nil {
+		return buf, prefixEncodeErr("point", err)
+	}
+	return buf, nil
+}
+
+// cdrDecode reads m's fields; the caller checks d.err.
+func (m *PointStamped) cdrDecode(d *cdrDecoder) {
+	if d.err != nil {
+		return
+	}
+	m.Header.cdrDecode(d)
+	if d.err != nil {
+		d.prefix("header")
+		return
+	}
+	if d.err != nil {
+		return
+	}
+	m.Point.cdrDecode(d)
+	if d.err != nil {
+		d.prefix("point")
+		return
+	}
+}
+
+// GeometryQuaternion is the ROS 2 message geometry_msgs/msg/Quaternion.
+//
+// This represents an orientation in free space in quaternion form.
+type GeometryQuaternion struct {
+	// X is "float64 x".
+	X float64
+	// Y is "float64 y".
+	Y float64
+	// Z is "float64 z".
+	Z float64
+	// W is "float64 w".
+	W float64
+}
+
+// NewGeometryQuaternion returns the default GeometryQuaternion: the defaults its definition gives, zero
+// values elsewhere.
+func NewGeometryQuaternion() GeometryQuaternion {
+	return GeometryQuaternion{
+		X: 0.0,
+		Y: 0.0,
+		Z: 0.0,
+		W: 1.0,
+	}
+}
+
+// Reset sets m to NewGeometryQuaternion().
+func (m *GeometryQuaternion) Reset() { *m = NewGeometryQuaternion() }
+
+// SchemaName returns "geometry_msgs/msg/Quaternion".
+func (*GeometryQuaternion) SchemaName() string { return "geometry_msgs/msg/Quaternion" }
+
+// CDRSize returns the length of m's serialization, header included.
+func (m *GeometryQuaternion) CDRSize() int { return cdrHeaderLen + m.cdrEnd(0) }
+
+// MarshalCDR serializes m as little-endian CDR with its encapsulation header.
+func (m *GeometryQuaternion) MarshalCDR() ([]byte, error) {
+	return m.AppendCDR(make([]byte, 0, m.CDRSize()))
+}
+
+// AppendCDR appends m's serialization, header included, to buf. On error
+// it returns buf with its original length.
+func (m *GeometryQuaternion) AppendCDR(buf []byte) ([]byte, error) {
+	n := len(buf)
+	buf = append(buf, cdrHeaderLE[:]...)
+	out, err := m.cdrAppend(buf, n+cdrHeaderLen)
+	if err != nil {
+		return buf[:n], toEncodeError("geometry_msgs/msg/Quaternion", err)
+	}
+	return out, nil
+}
+
+// UnmarshalCDR decodes a serialized GeometryQuaternion, header included. On error m is
+// left unchanged and the error is a *DecodeError.
+func (m *GeometryQuaternion) UnmarshalCDR(data []byte) error {
+	var d cdrDecoder
+	if !d.start(data, "geometry_msgs/msg/Quaternion") {
+		return d.err
+	}
+	var v GeometryQuaternion
+	v.cdrDecode(&d)
+	if err := d.finish(); err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+const cdrMinSizeGeometryQuaternion = 32
+
+// cdrEnd returns the offset after m serialized at off (counted from the
+// end of the header).
+func (m *GeometryQuaternion) cdrEnd(off int) int {
+	off = cdrAlign(off, 8) + 8
+	off = cdrAlign(off, 8) + 8
+	off = cdrAlign(off, 8) + 8
+	off = cdrAlign(off, 8) + 8
+	return off
+}
+
+// cdrAppend appends m's fields; origin is where the header ends in buf.
+func (m *GeometryQuaternion) cdrAppend(buf []byte, origin int) ([]byte, error) {
+	buf = cdrPutF64(buf, origin, m.X)
+	buf = cdrPutF64(buf, origin, m.Y)
+	buf = cdrPutF64(buf, origin, m.Z)
+	buf = cdrPutF64(buf, origin, m.W)
+	return buf, nil
+}
+
+// cdrDecode reads m's fields; the caller checks d.err.
+func (m *GeometryQuaternion) cdrDecode(d *cdrDecoder) {
+	m.X = d.f64("x")
+	m.Y = d.f64("y")
+	m.Z = d.f64("z")
+	m.W = d.f64("w")
+}
+
+// QuaternionStamped is the ROS 2 message geometry_msgs/msg/QuaternionStamped.
+//
+// This represents an orientation with reference coordinate frame and timestamp.
+type QuaternionStamped struct {
+	// Header is "std_msgs/Header header".
+	Header RosHeader
+	// Quaternion is "geometry_msgs/Quaternion quaternion".
+	Quaternion GeometryQuaternion
+}
+
+// NewQuaternionStamped returns the default QuaternionStamped: the defaults its definition gives, zero
+// values elsewhere.
+func NewQuaternionStamped() QuaternionStamped {
+	return QuaternionStamped{
+		Quaternion: NewGeometryQuaternion(),
+	}
+}
+
+// Reset sets m to NewQuaternionStamped().
+func (m *QuaternionStamped) Reset() { *m = NewQuaternionStamped() }
+
+// SchemaName returns "geometry_msgs/msg/QuaternionStamped".
+func (*QuaternionStamped) SchemaName() string { return "geometry_msgs/msg/QuaternionStamped" }
+
+// CDRSize returns the length of m's serialization, header included.
+func (m *QuaternionStamped) CDRSize() int { return cdrHeaderLen + m.cdrEnd(0) }
+
+// MarshalCDR serializes m as little-endian CDR with its encapsulation header.
+func (m *QuaternionStamped) MarshalCDR() ([]byte, error) {
+	return m.AppendCDR(make([]byte, 0, m.CDRSize()))
+}
+
+// AppendCDR appends m's serialization, header included, to buf. On error
+// it returns buf with its original length.
+func (m *QuaternionStamped) AppendCDR(buf []byte) ([]byte, error) {
+	n := len(buf)
+	buf = append(buf, cdrHeaderLE[:]...)
+	out, err := m.cdrAppend(buf, n+cdrHeaderLen)
+	if err != nil {
+		return buf[:n], toEncodeError("geometry_msgs/msg/QuaternionStamped", err)
+	}
+	return out, nil
+}
+
+// UnmarshalCDR decodes a serialized QuaternionStamped, header included. On error m is
+// left unchanged and the error is a *DecodeError.
+func (m *QuaternionStamped) UnmarshalCDR(data []byte) error {
+	var d cdrDecoder
+	if !d.start(data, "geometry_msgs/msg/QuaternionStamped") {
+		return d.err
+	}
+	var v QuaternionStamped
+	v.cdrDecode(&d)
+	if err := d.finish(); err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+const cdrMinSizeQuaternionStamped = 45
+
+// cdrEnd returns the offset after m serialized at off (counted from the
+// end of the header).
+func (m *QuaternionStamped) cdrEnd(off int) int {
+	off = m.Header.cdrEnd(off)
+	off = m.Quaternion.cdrEnd(off)
+	return off
+}
+
+// cdrAppend appends m's fields; origin is where the header ends in buf.
+func (m *QuaternionStamped) cdrAppend(buf []byte, origin int) ([]byte, error) {
+	var err error
+	if buf, err = m.Header.cdrAppend(buf, origin); err != nil {
+		return buf, prefixEncodeErr("header", err)
+	}
+	if buf, err = m.Quaternion.cdrAppend(buf, origin); err != nil {
+		return buf, prefixEncodeErr("quaternion", err)
+	}
+	return buf, nil
+}
+
+// cdrDecode reads m's fields; the caller checks d.err.
+func (m *QuaternionStamped) cdrDecode(d *cdrDecoder) {
+	if d.err != nil {
+		return
+	}
+	m.Header.cdrDecode(d)
+	if d.err != nil {
+		d.prefix("header")
+		return
+	}
+	if d.err != nil {
+		return
+	}
+	m.Quaternion.cdrDecode(d)
+	if d.err != nil {
+		d.prefix("quaternion")
+		return
+	}
+}
+
+// GeometryVector3 is the ROS 2 message geometry_msgs/msg/Vector3.
+//
+// This represents a vector in free space.
+type GeometryVector3 struct {
+	// X is "float64 x".
+	X float64
+	// Y is "float64 y".
+	Y float64
+	// Z is "float64 z".
+	Z float64
+}
+
+// NewGeometryVector3 returns the default GeometryVector3: the defaults its definition gives, zero
+// values elsewhere.
+func NewGeometryVector3() GeometryVector3 {
+	return GeometryVector3{}
+}
+
+// Reset sets m to NewGeometryVector3().
+func (m *GeometryVector3) Reset() { *m = NewGeometryVector3() }
+
+// SchemaName returns "geometry_msgs/msg/Vector3".
+func (*GeometryVector3) SchemaName() string { return "geometry_msgs/msg/Vector3" }
+
+// CDRSize returns the length of m's serialization, header included.
+func (m *GeometryVector3) CDRSize() int { return cdrHeaderLen + m.cdrEnd(0) }
+
+// MarshalCDR serializes m as little-endian CDR with its encapsulation header.
+func (m *GeometryVector3) MarshalCDR() ([]byte, error) {
+	return m.AppendCDR(make([]byte, 0, m.CDRSize()))
+}
+
+// AppendCDR appends m's serialization, header included, to buf. On error
+// it returns buf with its original length.
+func (m *GeometryVector3) AppendCDR(buf []byte) ([]byte, error) {
+	n := len(buf)
+	buf = append(buf, cdrHeaderLE[:]...)
+	out, err := m.cdrAppend(buf, n+cdrHeaderLen)
+	if err != nil {
+		return buf[:n], toEncodeError("geometry_msgs/msg/Vector3", err)
+	}
+	return out, nil
+}
+
+// UnmarshalCDR decodes a serialized GeometryVector3, header included. On error m is
+// left unchanged and the error is a *DecodeError.
+func (m *GeometryVector3) UnmarshalCDR(data []byte) error {
+	var d cdrDecoder
+	if !d.start(data, "geometry_msgs/msg/Vector3") {
+		return d.err
+	}
+	var v GeometryVector3
+	v.cdrDecode(&d)
+	if err := d.finish(); err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+const cdrMinSizeGeometryVector3 = 24
+
+// cdrEnd returns the offset after m serialized at off (counted from the
+// end of the header).
+func (m *GeometryVector3) cdrEnd(off int) int {
+	off = cdrAlign(off, 8) + 8
+	off = cdrAlign(off, 8) + 8
+	off = cdrAlign(off, 8) + 8
+	return off
+}
+
+// cdrAppend appends m's fields; origin is where the header ends in buf.
+func (m *GeometryVector3) cdrAppend(buf []byte, origin int) ([]byte, error) {
+	buf = cdrPutF64(buf, origin, m.X)
+	buf = cdrPutF64(buf, origin, m.Y)
+	buf = cdrPutF64(buf, origin, m.Z)
+	return buf, nil
+}
+
+// cdrDecode reads m's fields; the caller checks d.err.
+func (m *GeometryVector3) cdrDecode(d *cdrDecoder) {
+	m.X = d.f64("x")
+	m.Y = d.f64("y")
+	m.Z = d.f64("z")
+}
+
+// Vector3Stamped is the ROS 2 message geometry_msgs/msg/Vector3Stamped.
+//
+// This represents a Vector3 with reference coordinate frame and timestamp
+type Vector3Stamped struct {
+	// Header is "std_msgs/Header header".
+	Header RosHeader
+	// Vector is "geometry_msgs/Vector3 vector".
+	Vector GeometryVector3
+}
+
+// NewVector3Stamped returns the default Vector3Stamped: the defaults its definition gives, zero
+// values elsewhere.
+func NewVector3Stamped() Vector3Stamped {
+	return Vector3Stamped{}
+}
+
+// Reset sets m to NewVector3Stamped().
+func (m *Vector3Stamped) Reset() { *m = NewVector3Stamped() }
+
+// SchemaName returns "geometry_msgs/msg/Vector3Stamped".
+func (*Vector3Stamped) SchemaName() string { return "geometry_msgs/msg/Vector3Stamped" }
+
+// CDRSize returns the length of m's serialization, header included.
+func (m *Vector3Stamped) CDRSize() int { return cdrHeaderLen + m.cdrEnd(0) }
+
+// MarshalCDR serializes m as little-endian CDR with its encapsulation header.
+func (m *Vector3Stamped) MarshalCDR() ([]byte, error) {
+	return m.AppendCDR(make([]byte, 0, m.CDRSize()))
+}
+
+// AppendCDR appends m's serialization, header included, to buf. On error
+// it returns buf with its original length.
+func (m *Vector3Stamped) AppendCDR(buf []byte) ([]byte, error) {
+	n := len(buf)
+	buf = append(buf, cdrHeaderLE[:]...)
+	out, err := m.cdrAppend(buf, n+cdrHeaderLen)
+	if err != nil {
+		return buf[:n], toEncodeError("geometry_msgs/msg/Vector3Stamped", err)
+	}
+	return out, nil
+}
+
+// UnmarshalCDR decodes a serialized Vector3Stamped, header included. On error m is
+// left unchanged and the error is a *DecodeError.
+func (m *Vector3Stamped) UnmarshalCDR(data []byte) error {
+	var d cdrDecoder
+	if !d.start(data, "geometry_msgs/msg/Vector3Stamped") {
+		return d.err
+	}
+	var v Vector3Stamped
+	v.cdrDecode(&d)
+	if err := d.finish(); err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+const cdrMinSizeVector3Stamped = 37
+
+// cdrEnd returns the offset after m serialized at off (counted from the
+// end of the header).
+func (m *Vector3Stamped) cdrEnd(off int) int {
+	off = m.Header.cdrEnd(off)
+	off = m.Vector.cdrEnd(off)
+	return off
+}
+
+// cdrAppend appends m's fields; origin is where the header ends in buf.
+func (m *Vector3Stamped) cdrAppend(buf []byte, origin int) ([]byte, error) {
+	var err error
+	if buf, err = m.Header.cdrAppend(buf, origin); err != nil {
+		return buf, prefixEncodeErr("header", err)
+	}
+	if buf, err = m.Vector.cdrAppend(buf, origin); err != nil {
+		return buf, prefixEncodeErr("vector", err)
+	}
+	return buf, nil
+}
+
+// cdrDecode reads m's fields; the caller checks d.err.
+func (m *Vector3Stamped) cdrDecode(d *cdrDecoder) {
+	if d.err != nil {
+		return
+	}
+	m.Header.cdrDecode(d)
+	if d.err != nil {
+		d.prefix("header")
+		return
+	}
+	if d.err != nil {
+		return
+	}
+	m.Vector.cdrDecode(d)
+	if d.err != nil {
+		d.prefix("vector")
+		return
+	}
+}
+
 // LifecycleChangeStateRequest is the ROS 2 message lifecycle_msgs/msg/ChangeStateRequest.
 type LifecycleChangeStateRequest struct {
 	// Transition is "lifecycle_msgs/Transition transition". The requested transition. This change state service will fail if the transition is not possible.

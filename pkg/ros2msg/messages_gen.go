@@ -2043,6 +2043,12 @@ var (
 	_ CDRMessage = (*DiagnosticArray)(nil)
 	_ CDRMessage = (*DiagnosticStatus)(nil)
 	_ CDRMessage = (*DiagnosticKeyValue)(nil)
+	_ CDRMessage = (*GeometryPoint)(nil)
+	_ CDRMessage = (*PointStamped)(nil)
+	_ CDRMessage = (*GeometryQuaternion)(nil)
+	_ CDRMessage = (*QuaternionStamped)(nil)
+	_ CDRMessage = (*GeometryVector3)(nil)
+	_ CDRMessage = (*Vector3Stamped)(nil)
 	_ CDRMessage = (*ActionEvidence)(nil)
 	_ CDRMessage = (*ActionEvidenceItem)(nil)
 	_ CDRMessage = (*ActionReceipt)(nil)
@@ -2099,6 +2105,12 @@ var cdrSchemaNames = []string{
 	"diagnostic_msgs/msg/DiagnosticArray",
 	"diagnostic_msgs/msg/DiagnosticStatus",
 	"diagnostic_msgs/msg/KeyValue",
+	"geometry_msgs/msg/Point",
+	"geometry_msgs/msg/PointStamped",
+	"geometry_msgs/msg/Quaternion",
+	"geometry_msgs/msg/QuaternionStamped",
+	"geometry_msgs/msg/Vector3",
+	"geometry_msgs/msg/Vector3Stamped",
 	"ghost/msg/ActionEvidence",
 	"ghost/msg/ActionEvidenceItem",
 	"ghost/msg/ActionReceipt",
@@ -2163,6 +2175,24 @@ func newCDRMessage(schemaName string) CDRMessage {
 		return &m
 	case "diagnostic_msgs/msg/KeyValue":
 		m := NewDiagnosticKeyValue()
+		return &m
+	case "geometry_msgs/msg/Point":
+		m := NewGeometryPoint()
+		return &m
+	case "geometry_msgs/msg/PointStamped":
+		m := NewPointStamped()
+		return &m
+	case "geometry_msgs/msg/Quaternion":
+		m := NewGeometryQuaternion()
+		return &m
+	case "geometry_msgs/msg/QuaternionStamped":
+		m := NewQuaternionStamped()
+		return &m
+	case "geometry_msgs/msg/Vector3":
+		m := NewGeometryVector3()
+		return &m
+	case "geometry_msgs/msg/Vector3Stamped":
+		m := NewVector3Stamped()
 		return &m
 	case "ghost/msg/ActionEvidence":
 		m := NewActionEvidence()

@@ -11,6 +11,12 @@
 // without covariance, battery drain, return and landing; together they reach
 // every branch of the reference policy.
 //
+// With Options.Truth it also publishes its ground truth: the true state,
+// in its own world frame, of a vehicle whose estimator errs in a scripted
+// way (truth.go says how), for an audit of the beliefs against it. The
+// truth goes on topics no decision reads; without it every message is as
+// before.
+//
 // The package draws no random numbers and reads no clock: the same options
 // give the same messages, byte for byte. It decides nothing; the runner does.
 package sim

@@ -5,18 +5,32 @@ import (
 	"io"
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
+	"github.com/ghost-robotics/ghost/pkg/ros2"
 	"github.com/ghost-robotics/ghost/pkg/ros2msg"
 	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/truth"
 )
 
 // Publisher serializes the vehicle's publications as ROS 2 messages (CDR),
 // logged at their arrival time: a message source like a recording. Next
 // returns io.EOF after the last message.
+//
+// The ground truth, when the vehicle has it, goes out in package truth's
+// form (ghost's, frame truth.FrameSim): position, velocity and attitude,
+// one message each, on the truth topics, which no input of the decision
+// path reads. Its channels and schemas are in Channels.
 type Publisher struct {
 	v      *Vehicle
 	topics [3]string // by runner.InputKind
 	seq    uint32
 	buf    []byte
+	truth  *truth.Encoder
+	chans  []bag.Channel
+	// pending[next:] are the truth messages of one sample not yet
+	// returned.
+	pending [truth.NumStreams]bag.Message
+	next    int
+	bufs    [truth.NumStreams][]byte
 }
 
 // NewPublisher publishes v's events on the topics of inputs: beliefs on
@@ -32,14 +46,40 @@ func NewPublisher(v *Vehicle, inputs []runner.InputSpec) *Publisher {
 			p.topics[k] = inputs[i].Topic
 		}
 	}
+	if v.opts.Truth {
+		// Errors here are programming errors of the fixed frame and the
+		// embedded schemas; the first truth message reports them.
+		p.truth, _ = truth.NewEncoder(truth.FrameSim)
+		chans, _ := truth.GhostChannels(false)
+		for i, c := range chans {
+			p.chans = append(p.chans, bag.Channel{ID: uint16(i + 1), Topic: c.Topic, SchemaName: c.SchemaName,
+				SchemaText: c.SchemaText, QoS: []ros2.QoSProfile{ros2.DefaultInputQoS()}})
+		}
+	}
 	return p
 }
 
-// Total returns the number of messages the flight publishes.
-func (p *Publisher) Total() uint64 { return p.v.Messages() }
+// Total returns the number of messages the flight publishes (a truth
+// sample is three).
+func (p *Publisher) Total() uint64 {
+	n := p.v.Messages()
+	if p.v.opts.Truth {
+		n += 2 * uint64(p.v.TruthSamples())
+	}
+	return n
+}
+
+// Channels returns the channels of the truth topics with their schemas,
+// none without truth: the decision path's own topics are ghost types whose
+// schemas a recorder knows.
+func (p *Publisher) Channels() []bag.Channel { return p.chans }
 
 // Next returns the next message. Its Data is valid until the next call.
 func (p *Publisher) Next() (bag.Message, error) {
+	if p.next > 0 && p.next < len(p.pending) {
+		p.next++
+		return p.pending[p.next-1], nil
+	}
 	ev, ok, err := p.v.Next()
 	if err != nil {
 		return bag.Message{}, err
@@ -67,6 +107,8 @@ func (p *Publisher) Next() (bag.Message, error) {
 		w := ros2msg.PerceptionToWire(*ev.Perception)
 		m.Topic, m.SchemaName = p.topics[runner.InputPerception], w.SchemaName()
 		p.buf, err = w.AppendCDR(p.buf[:0])
+	case EventTruth:
+		return p.truthMessages(m, ev.Truth)
 	}
 	if err != nil {
 		return bag.Message{}, fmt.Errorf("sim: encode %s at %d: %w", m.Topic, ev.ArrivalNs, err)
@@ -80,4 +122,37 @@ var sensors = []ros2msg.SensorHealth{
 	{SensorID: "imu0", Health: ros2msg.SensorHealthHealthOK},
 	{SensorID: "gps0", Health: ros2msg.SensorHealthHealthOK},
 	{SensorID: "cam0", Health: ros2msg.SensorHealthHealthOK},
+}
+
+// truthMessages returns the first of a truth sample's three messages and
+// keeps the others for the next calls.
+func (p *Publisher) truthMessages(m bag.Message, tr *Truth) (bag.Message, error) {
+	if p.truth == nil || len(p.chans) != int(truth.NumStreams) {
+		return bag.Message{}, fmt.Errorf("sim: truth at %d: no truth encoder", tr.StampNs)
+	}
+	samples := [truth.NumStreams]truth.Sample{
+		{Stream: truth.StreamPosition, StampNs: tr.StampNs, Value: tr.PositionENU},
+		{Stream: truth.StreamVelocity, StampNs: tr.StampNs, Value: tr.VelocityENU},
+		{Stream: truth.StreamAttitude, StampNs: tr.StampNs, Q: tr.Q},
+	}
+	for i, s := range samples {
+		topic, data, err := p.truth.Encode(s)
+		if err != nil {
+			return bag.Message{}, fmt.Errorf("sim: %w", err)
+		}
+		c := p.chans[i]
+		if topic != c.Topic {
+			return bag.Message{}, fmt.Errorf("sim: truth %s went to %s, not %s", s.Stream, topic, c.Topic)
+		}
+		p.bufs[i] = append(p.bufs[i][:0], data...)
+		out := m
+		if i > 0 {
+			p.seq++
+			out.Sequence = p.seq
+		}
+		out.Topic, out.SchemaName, out.ChannelID, out.Data = c.Topic, c.SchemaName, c.ID, p.bufs[i]
+		p.pending[i] = out
+	}
+	p.next = 1
+	return p.pending[0], nil
 }

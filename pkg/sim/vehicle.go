@@ -27,6 +27,10 @@ type Options struct {
 	// AssessmentLatency/2 after its stamp, before its belief, as happens
 	// across ROS 2 topics.
 	AssessmentLatency time.Duration
+	// Truth adds the simulator's ground truth (EventTruth, every
+	// TruthPeriod, recorded 1 ms after its stamp); default false, so that
+	// a flight without it is unchanged.
+	Truth bool
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -59,11 +63,12 @@ func (o Options) withDefaults() (Options, error) {
 // EventKind says what a simulated publication is.
 type EventKind uint8
 
-// The three publications of the simulated vehicle.
+// The publications of the simulated vehicle, and its ground truth.
 const (
 	EventBelief EventKind = iota
 	EventAssessment
 	EventPerception
+	EventTruth // only with Options.Truth; never a decision input
 )
 
 // Event is one publication of the simulated vehicle and the time it reaches
@@ -74,6 +79,7 @@ type Event struct {
 	Belief     *Belief
 	Assessment *decisions.SelfAssessment
 	Perception *decisions.PerceptionReport
+	Truth      *Truth
 }
 
 // Belief is a full simulated estimator output: the decision-relevant
@@ -96,6 +102,7 @@ type Vehicle struct {
 	lastReport int64
 	seq        []int64 // generation order, parallel to queue, for stable ties
 	generated  int64
+	nextTruth  int64 // index of the next truth sample (stamp nextTruth*TruthPeriod)
 }
 
 // heartbeat is how often the perception detector repeats an unchanged mode.
@@ -121,9 +128,13 @@ func NewVehicle(opts Options) (*Vehicle, error) {
 
 // Messages is the number of publications of the whole flight: beliefs,
 // assessments while the assessor is live, perception reports on change and
-// as heartbeat. It runs the schedule without building any message.
+// as heartbeat (and, with Options.Truth, the truth samples). It runs the
+// schedule without building any message.
 func (v *Vehicle) Messages() uint64 {
 	var n uint64
+	if v.opts.Truth {
+		n = uint64(v.TruthSamples())
+	}
 	mode, last := decisions.PerceptionMode(math.MaxUint8), int64(math.MinInt64)
 	for tick := int64(0); tick < v.ticks; tick++ {
 		stamp := v.stampOf(tick)
@@ -142,6 +153,10 @@ func (v *Vehicle) Messages() uint64 {
 
 // Beliefs is the number of beliefs the flight publishes.
 func (v *Vehicle) Beliefs() int64 { return v.ticks }
+
+// TruthSamples is the number of truth samples the flight publishes with
+// Options.Truth: one every TruthPeriod from 0 to the end.
+func (v *Vehicle) TruthSamples() int64 { return v.durationNs/int64(TruthPeriod) + 1 }
 
 func (v *Vehicle) stampOf(tick int64) int64 { return int64(math.Round(float64(tick) * v.periodNs)) }
 
@@ -187,9 +202,13 @@ func (v *Vehicle) push(ev Event) {
 
 // generate queues the publications of one tick: the perception report when
 // the mode changes (and as a heartbeat), the belief, and its assessment
-// while the assessor is live.
+// while the assessor is live; with Options.Truth, the truth samples from
+// this tick's stamp to the next's.
 func (v *Vehicle) generate(tick int64) error {
 	stamp := v.stampOf(tick)
+	if v.opts.Truth {
+		v.generateTruth(tick)
+	}
 	s := vehicleAt(stamp, v.durationNs)
 	if s.perception != v.lastMode || stamp-v.lastReport >= heartbeat {
 		v.lastMode, v.lastReport = s.perception, stamp
@@ -217,4 +236,22 @@ func (v *Vehicle) generate(tick int64) error {
 		v.push(Event{Kind: EventAssessment, ArrivalNs: stamp + latency, Assessment: &a})
 	}
 	return nil
+}
+
+// generateTruth queues the truth samples whose stamps fall from tick's
+// stamp up to the next tick's (to the end of the flight for the last), so
+// that every event of a tick still arrives at or after its stamp.
+func (v *Vehicle) generateTruth(tick int64) {
+	until := v.durationNs
+	if tick+1 < v.ticks {
+		until = v.stampOf(tick+1) - 1
+	}
+	for n := v.TruthSamples(); v.nextTruth < n; v.nextTruth++ {
+		stamp := v.nextTruth * int64(TruthPeriod)
+		if stamp > until {
+			return
+		}
+		tr := truthAt(stamp, v.durationNs)
+		v.push(Event{Kind: EventTruth, ArrivalNs: stamp + int64(truthLatency), Truth: &tr})
+	}
 }

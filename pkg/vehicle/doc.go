@@ -11,6 +11,8 @@
 // unusable number makes its axis unknown, and a sample that cannot become a
 // valid belief (no usable quaternion, a stamp that repeats or goes back) is
 // rejected with a *RejectError and counted, leaving the Tracker as it was.
+// A simulator's ground truth, compared with those beliefs, goes through the
+// same transforms (NEDToENU, AttitudeENU).
 //
 // The package must not decode wire formats, read files, clocks or the
 // environment, or know about transports: callers decode (CDR, ULog) into the

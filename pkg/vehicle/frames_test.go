@@ -1,6 +1,7 @@
 package vehicle
 
 import (
+	"errors"
 	"math"
 	"testing"
 )
@@ -119,5 +120,38 @@ func TestOdometryVectors(t *testing.T) {
 	}
 	if s.StampNs != 5 || s.PositionENU != [3]float64{1, 2, 3} {
 		t.Errorf("stamp %d position %v", s.StampNs, s.PositionENU)
+	}
+}
+
+func TestTruthTransformsAreTheEstimates(t *testing.T) {
+	// The truth helpers must be the estimates' own transforms: a PX4
+	// local position and attitude mapped as an estimate and as truth give
+	// the same ENU values.
+	p := PX4LocalPosition{Timestamp: 1000, XYValid: true, ZValid: true, VXYValid: true, VZValid: true,
+		X: 1.5, Y: -2.25, Z: -10, VX: 0.5, VY: 1, VZ: -0.25}
+	att := PX4Attitude{Timestamp: 1000, Q: [4]float32{0.9238795, 0.1, -0.05, 0.3826834}}
+	s, err := MapPX4LocalPosition(p, att, NoFlightStatus())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := NEDToENU([3]float32{p.X, p.Y, p.Z}); got != s.PositionENU {
+		t.Errorf("NEDToENU(position) = %v, the estimate's mapping gives %v", got, s.PositionENU)
+	}
+	if got := NEDToENU([3]float32{p.VX, p.VY, p.VZ}); got != s.VelocityENU {
+		t.Errorf("NEDToENU(velocity) = %v, the estimate's mapping gives %v", got, s.VelocityENU)
+	}
+	q, err := AttitudeENU("vehicle_attitude_groundtruth", att.Q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q != s.OrientationQ {
+		t.Errorf("AttitudeENU = %v, the estimate's mapping gives %v", q, s.OrientationQ)
+	}
+	for _, bad := range [][4]float32{{float32(math.NaN()), 0, 0, 0}, {0, 0, 0, 0}, {2, 0, 0, 0}} {
+		if _, err := AttitudeENU("vehicle_attitude_groundtruth", bad); err == nil {
+			t.Errorf("AttitudeENU(%v) accepted", bad)
+		} else if !errors.Is(err, ErrQuaternion) {
+			t.Errorf("AttitudeENU(%v) = %v, want ErrQuaternion", bad, err)
+		}
 	}
 }

@@ -1,7 +1,9 @@
 // Package stdmsgs embeds the standard ROS 2 message definitions the ghost
 // node uses besides its own: builtin_interfaces/Time, std_msgs/Header, the
 // diagnostic_msgs KeyValue, DiagnosticStatus and DiagnosticArray,
-// rosgraph_msgs/Clock (sim time), rcl_interfaces/Log (/rosout), and the
+// rosgraph_msgs/Clock (sim time), rcl_interfaces/Log (/rosout), the
+// geometry_msgs PointStamped, Vector3Stamped and QuaternionStamped (with
+// Point, Vector3 and Quaternion) of a recorded ground truth, and the
 // rcl_interfaces and lifecycle_msgs types of the parameter and lifecycle
 // services.
 //

@@ -37,7 +37,12 @@ var stdGoNames = map[string]string{
 	"lifecycle_msgs/GetAvailableStatesResponse":      "LifecycleGetAvailableStatesResponse",
 	"lifecycle_msgs/GetAvailableTransitionsResponse": "LifecycleGetAvailableTransitionsResponse",
 	"rosgraph_msgs/Clock":                            "RosClock",
-	"rcl_interfaces/Log":                             "RosLog",
+	// geometry_msgs' plain names (Point, Vector3) would read as the
+	// node's own values.
+	"geometry_msgs/Point":      "GeometryPoint",
+	"geometry_msgs/Vector3":    "GeometryVector3",
+	"geometry_msgs/Quaternion": "GeometryQuaternion",
+	"rcl_interfaces/Log":       "RosLog",
 }
 
 // initialisms are written in capitals in Go names (Go naming conventions).

@@ -1,0 +1,188 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"time"
+
+	"github.com/ghost-robotics/ghost/pkg/bag"
+	"github.com/ghost-robotics/ghost/pkg/honesty"
+	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
+	"github.com/ghost-robotics/ghost/pkg/report"
+	"github.com/ghost-robotics/ghost/pkg/runner"
+)
+
+const honestyDescription = `
+Did the vehicle know what it claimed to know? Compares every belief of a
+recording (an MCAP file, or a rosbag2 bag directory) with the simulator's
+ground truth the recording holds, and follows the claims into the
+decisions. The truth is ghost's /ground_truth/* (sim --truth, or ulog of a
+SITL log) or PX4's /fmu/out/vehicle_local_position_groundtruth with
+/fmu/out/vehicle_attitude_groundtruth (a SITL vehicle exporting them).
+
+Per axis (position_x ... orientation_z): the KNOWN claims whose true error
+exceeded the known threshold (overconfident), the UNCERTAIN or UNKNOWN
+claims whose true error was within it (underconfident), with their time,
+and the RMS of the error over the claimed standard deviation (1 when the
+claims are honest); per block the NEES with its chi-square bounds; the
+decisions taken on overconfident beliefs, and the needless holds and
+abstentions. The truth is interpolated to each belief stamp from the
+samples on either side, within --max-gap; the position offset between the
+estimator's origin and the simulator's is taken at the first belief with
+truth and follows the estimator's resets (docs/honesty.md).
+
+Exit status 0 when the numbers are given; 1 when no verdict could be given
+(no simulator truth, only one half of it, nothing compared, or the
+recording is truncated); 2 usage errors; 3 input unusable. The estimator's
+own output is never taken for truth.`
+
+const honestyExample = `  decision_node sim --truth --out flight.mcap
+  decision_node honesty flight.mcap --json honesty.json`
+
+func runHonesty(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("honesty", honestyDescription, honestyExample, stdout)
+	jsonOut := fs.String("json", "", "also write the figures as JSON to `file` (- for stdout, then without the table)")
+	config := fs.String("config", "", "ROS 2 parameters `file` naming the topics (as config/decision.yaml); default: the built-in topic names")
+	ns := fs.String("px4-namespace", "", `namespace of PX4's ground-truth topics ("/uav_1"); default: the only one the recording has`)
+	maxGap := fs.Duration("max-gap", 50*time.Millisecond, "farthest a truth sample may be from a belief stamp, on either side")
+	quiet := fs.Bool("quiet", false, "print no table")
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	switch {
+	case fs.NArg() == 0:
+		return fail(exitUsage, "honesty needs a recording")
+	case fs.NArg() > 1:
+		return fail(exitUsage, "honesty takes one recording, got also %s", quoteArgs(fs.Args()[1:]))
+	}
+	path := fs.Arg(0)
+	if *maxGap <= 0 {
+		return fail(exitUsage, "--max-gap %v: must be > 0", *maxGap)
+	}
+	cfg, err := (&decisionFlags{config: *config}).settings()
+	if err != nil {
+		return err
+	}
+	opts, err := honestyOptions(cfg, *ns, *maxGap)
+	if err != nil {
+		return err
+	}
+	res, rerr := auditHonesty(path, opts, stderr)
+	if res == nil {
+		return rerr
+	}
+	if *jsonOut != "" {
+		if err := writeJSON(*jsonOut, path, stdout, res); err != nil {
+			return err
+		}
+	}
+	if !*quiet && *jsonOut != "-" {
+		if err := honesty.WriteTable(stdout, res); err != nil {
+			return fail(exitIO, "write table: %w", err)
+		}
+	}
+	switch {
+	case rerr != nil:
+		return fail(exitFindings, "%s: %w (the numbers cover what was read)", path, rerr)
+	case res.Verdict != honesty.VerdictGiven:
+		return fail(exitFindings, "%s: no verdict: %s", path, res.Reason)
+	}
+	return nil
+}
+
+// honestyOptions are the audit's options from the configuration's topics.
+func honestyOptions(cfg nodeconfig.Config, ns string, maxGap time.Duration) (honesty.Options, error) {
+	t, err := cfg.ResolvedTopics()
+	if err != nil {
+		return honesty.Options{}, fail(exitUsage, "%w", err)
+	}
+	return honesty.Options{
+		StateTopic: t[runner.KeyState], AssessmentTopic: t[runner.KeySelfAssessment], DecisionsTopic: t.Decisions(),
+		PX4Namespace: ns, MaxGap: maxGap,
+	}, nil
+}
+
+// auditHonesty opens the recording at path (a file, or a rosbag2 bag's
+// files as one stream in log-time order) and audits it. A nil Result comes
+// with an exit error; a Result with an error is what was read before a
+// damage.
+func auditHonesty(path string, opts honesty.Options, stderr io.Writer) (*honesty.Result, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, fail(exitIO, "%w", err)
+	}
+	rec, ok := recordingAt(path)
+	switch {
+	case !ok:
+		return nil, fail(exitUsage, "%s is a directory but not a rosbag2 bag: honesty takes one recording", path)
+	case rec.err != nil:
+		return nil, fail(exitIO, "%w", rec.err)
+	}
+	open := func(f string) (*bag.Reader, error) { return openInput(f, nil, "", "", stderr, nil) }
+	first, err := open(rec.files[0])
+	if err != nil {
+		return nil, err
+	}
+	files, err := openFiles(rec, first, open)
+	if err != nil {
+		first.Close()
+		return nil, err
+	}
+	defer files.Close()
+	src, reportOrder := files.source(stderr)
+	res, err := honesty.Audit(src, files.channels(), opts)
+	reportOrder()
+	switch {
+	case res == nil && errors.Is(err, honesty.ErrTruth):
+		return nil, fail(exitIO, "%s: %w", path, err)
+	case res == nil:
+		return nil, fail(exitIO, "%s: %w", path, err)
+	case err != nil:
+		return res, fmt.Errorf("read: %w", err)
+	}
+	return res, nil
+}
+
+// addTruth audits the recording at path against its simulator truth, as
+// honesty does, and gives the flight the result to draw (report --truth).
+// The flight always gets a Truth, which says why when there is no verdict;
+// the error is then the exit status to end with, once the report is out.
+func addTruth(f *report.Flight, path string, cfg nodeconfig.Config, stderr io.Writer) error {
+	opts, err := honestyOptions(cfg, "", 0)
+	if err != nil {
+		return err
+	}
+	c := report.NewTruthCollector(f)
+	opts.OnSample = func(s *honesty.Sample) { c.Add(s.StampNs, s.Err, s.Std) }
+	res, aerr := auditHonesty(path, opts, stderr)
+	if res == nil {
+		f.Truth = c.Finish("none", honesty.VerdictNone, aerr.Error(), nil, nil)
+		return aerr
+	}
+	var rows []report.TruthRow
+	for _, name := range honesty.AxisNames {
+		a := res.Axes[name]
+		rms := math.NaN()
+		if a.RMSNormalizedError != nil {
+			rms = *a.RMSNormalizedError
+		}
+		rows = append(rows, report.TruthRow{Axis: name, Unit: a.Unit, KnownThreshold: a.KnownThreshold, Samples: a.Samples,
+			KnownClaims: a.KnownClaims, KnownViolations: a.KnownViolations, UnknownClaims: a.UnknownClaims,
+			UnknownButWithin: a.UnknownButWithin, KnownViolationsS: a.KnownViolationsS, UnknownButWithinS: a.UnknownButWithinS,
+			RMSNormalized: rms})
+	}
+	source := res.Truth.Origin
+	if res.Truth.Frame != "" {
+		source += ", frame " + res.Truth.Frame
+	}
+	f.Truth = c.Finish(source, res.Verdict, res.Reason, rows, res.Notes)
+	switch {
+	case aerr != nil:
+		return fail(exitFindings, "%s: truth: %w", path, aerr)
+	case res.Verdict != honesty.VerdictGiven:
+		return fail(exitFindings, "%s: truth: no verdict: %s", path, res.Reason)
+	}
+	return nil
+}

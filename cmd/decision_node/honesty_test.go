@@ -1,0 +1,340 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ghost-robotics/ghost/internal/golden"
+	"github.com/ghost-robotics/ghost/internal/px4fixture"
+	"github.com/ghost-robotics/ghost/internal/ulogtest"
+	"github.com/ghost-robotics/ghost/pkg/bag"
+	"github.com/ghost-robotics/ghost/pkg/honesty"
+)
+
+// recordedDecisions are a recording's decisions, action receipts and
+// evidence as recorded: topic, log time and bytes.
+func recordedDecisions(t *testing.T, path string) []string {
+	t.Helper()
+	r, err := bag.OpenRecording(path, bag.ReaderOptions{Topics: []string{"/decisions", "/decisions/actions", "/decisions/evidence"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var out []string
+	for m, err := range r.Messages() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, fmt.Sprintf("%s %d %x", m.Topic, m.LogTime, m.Data))
+	}
+	return out
+}
+
+// verifyJSON is verify's JSON report of a recording, and its exit status.
+func verifyJSON(t *testing.T, path string, extra ...string) (string, int) {
+	t.Helper()
+	out := path + ".verify.json"
+	code, _, stderr := cli(t, append([]string{"verify", path, "--json", out, "--quiet"}, extra...)...)
+	if code > exitFindings {
+		t.Fatalf("verify %s: exit %d: %s", path, code, stderr)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data), code
+}
+
+func mustRun(t *testing.T, args ...string) string {
+	t.Helper()
+	code, stdout, stderr := cli(t, args...)
+	if code != exitOK {
+		t.Fatalf("%v: exit %d: %s%s", args, code, stderr, lastLines(stdout, 5))
+	}
+	return stdout
+}
+
+// sameDecisionsAndVerdict checks that two recordings, one with the truth
+// and one without, hold the same decisions and verify the same.
+func sameDecisionsAndVerdict(t *testing.T, with, without string, verifyArgs ...string) {
+	t.Helper()
+	a, b := recordedDecisions(t, with), recordedDecisions(t, without)
+	if len(a) == 0 || !slices.Equal(a, b) {
+		t.Fatalf("%d decisions with the truth, %d without, or they differ", len(a), len(b))
+	}
+	ja, ca := verifyJSON(t, with, verifyArgs...)
+	jb, cb := verifyJSON(t, without, verifyArgs...)
+	if ja != jb || ca != cb || ca != exitOK {
+		t.Fatalf("verify differs with the truth (exit %d, %d):\n%s\n%s", ca, cb, ja, jb)
+	}
+}
+
+// writeTruthLog writes ulogtest's simulated flight with ground truth.
+func writeTruthLog(t *testing.T, dir string, n int, both bool) string {
+	t.Helper()
+	path := filepath.Join(dir, "sitl.ulg")
+	if err := os.WriteFile(path, ulogtest.TruthFlight(n, both), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestTruthIsNeverADecisionInput: the same flight recorded with and without
+// its truth holds the same decisions and verifies the same, for sim, ulog
+// and a replay of either.
+func TestTruthIsNeverADecisionInput(t *testing.T) {
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	mustRun(t, "sim", "--out", p("plain.mcap"), "--duration", "30s", "--rate", "20", "--quiet")
+	mustRun(t, "sim", "--out", p("truth.mcap"), "--duration", "30s", "--rate", "20", "--truth", "--quiet")
+	sameDecisionsAndVerdict(t, p("truth.mcap"), p("plain.mcap"))
+	mustRun(t, "replay", "--in", p("truth.mcap"), "--out", p("replayed.mcap"), "--quiet")
+	sameDecisionsAndVerdict(t, p("replayed.mcap"), p("plain.mcap"))
+	// Acting through the simulated PX4: the same commands and evidence.
+	acting := []string{"--policy-file", "../../config/policies/px4_failsafe_like.yaml", "--executor", "px4"}
+	mustRun(t, append([]string{"sim", "--out", p("acting-plain.mcap"), "--duration", "30s", "--rate", "20", "--quiet"}, acting...)...)
+	mustRun(t, append([]string{"sim", "--out", p("acting-truth.mcap"), "--duration", "30s", "--rate", "20", "--quiet", "--truth"}, acting...)...)
+	sameDecisionsAndVerdict(t, p("acting-truth.mcap"), p("acting-plain.mcap"), acting...)
+	if !slices.ContainsFunc(recordedDecisions(t, p("acting-truth.mcap")), func(s string) bool { return strings.HasPrefix(s, "/decisions/evidence ") }) {
+		t.Error("the acting flight recorded no evidence: the check above compared less than it should")
+	}
+
+	log := writeTruthLog(t, dir, 50, true)
+	mustRun(t, "ulog", "--in", log, "--out", p("ulog-truth.mcap"), "--quiet")
+	mustRun(t, "ulog", "--in", log, "--out", p("ulog-plain.mcap"), "--truth=false", "--quiet")
+	sameDecisionsAndVerdict(t, p("ulog-truth.mcap"), p("ulog-plain.mcap"))
+	// The truth is in the one and not in the other.
+	for path, want := range map[string]bool{p("ulog-truth.mcap"): true, p("ulog-plain.mcap"): false, p("truth.mcap"): true, p("plain.mcap"): false} {
+		r, err := bag.OpenRecording(path, bag.ReaderOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		has := slices.ContainsFunc(r.Channels(), func(c bag.Channel) bool { return c.Topic == "/ground_truth/position" })
+		r.Close()
+		if has != want {
+			t.Errorf("%s: truth channel %v, want %v", filepath.Base(path), has, want)
+		}
+	}
+}
+
+// honestyOf runs honesty with --json and returns the exit status, the table
+// and the parsed result.
+func honestyOf(t *testing.T, args ...string) (int, string, *honesty.Result) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "honesty.json")
+	code, stdout, stderr := cli(t, append([]string{"honesty", "--json", out}, args...)...)
+	if code > exitFindings {
+		t.Fatalf("honesty %v: exit %d: %s", args, code, stderr)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r honesty.Result
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatal(err)
+	}
+	return code, stdout, &r
+}
+
+// TestHonestyOfTheSimulatedFlight: sim's truth against its beliefs gives
+// the numbers its scripted estimator error implies.
+func TestHonestyOfTheSimulatedFlight(t *testing.T) {
+	flight := filepath.Join(t.TempDir(), "flight.mcap")
+	mustRun(t, "sim", "--out", flight, "--duration", "60s", "--rate", "25", "--truth", "--quiet")
+	code, table, r := honestyOf(t, flight)
+	if code != exitOK || r.Verdict != honesty.VerdictGiven || !strings.Contains(table, "verdict: given") {
+		t.Fatalf("exit %d, verdict %s: %s\n%s", code, r.Verdict, r.Reason, table)
+	}
+	if r.Truth.Source != "simulator" || r.Truth.Frame != "ghost_sim_world" {
+		t.Errorf("truth %+v", r.Truth)
+	}
+	// The simulator's world origin lies (-12.5, 30, 1.5) from the
+	// estimator's, and the estimate has no error at the start.
+	for name, want := range map[string]float64{"position_x": 12.5, "position_y": -30, "position_z": -1.5} {
+		if o := r.Offsets.Axes[name]; math.Abs(o.ValueM-want) > 1e-9 || o.StampNs != 0 {
+			t.Errorf("%s offset %+v, want %v at 0", name, o, want)
+		}
+	}
+	// Honest in nominal flight: e/sigma RMS well below 1 horizontally...
+	for _, name := range []string{"position_x", "velocity_y", "orientation_z"} {
+		if a := r.Axes[name]; a.RMSNormalizedError == nil || *a.RMSNormalizedError < 0.3 || *a.RMSNormalizedError > 1 {
+			t.Errorf("%s: rms e/sigma %v", name, a.RMSNormalizedError)
+		}
+	}
+	// ... but the barometer's drift makes the known altitude overconfident,
+	// and the vehicle proceeds on it.
+	if a := r.Axes["position_z"]; a.KnownViolations == 0 || a.KnownViolationsS < 3 || *a.RMSNormalizedError < 1.5 {
+		t.Errorf("position_z: %d violations (%v s), rms e/sigma %v", a.KnownViolations, a.KnownViolationsS, *a.RMSNormalizedError)
+	}
+	if k := r.Consequences.Overconfident.ByKind["proceed"]; k == nil || k.Seconds < 3 {
+		t.Errorf("overconfident proceeds: %+v", r.Consequences.Overconfident)
+	}
+	if n := r.NEES["position"]; n.Mean == nil || *n.Mean < 3 || n.Skipped == 0 {
+		t.Errorf("position NEES %+v", n)
+	}
+}
+
+// TestHonestyOfASITLLog: a SITL log's truth, in ghost's form (ulog) and in
+// PX4's (ulog --emit px4, replayed as a PX4 vehicle's topics), gives the
+// same numbers; the estimator's reset moves the offset in both.
+func TestHonestyOfASITLLog(t *testing.T) {
+	dir := t.TempDir()
+	log := writeTruthLog(t, dir, 60, true)
+	prefix := filepath.Join(dir, "ws")
+	msgs := filepath.Join(prefix, "share", "px4_msgs", "msg")
+	if err := os.MkdirAll(msgs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range px4fixture.Texts(t, "1.15") {
+		if err := os.WriteFile(filepath.Join(msgs, name+".msg"), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	params := filepath.Join(dir, "px4.yaml")
+	if err := os.WriteFile(params, []byte("/**:\n  ros__parameters:\n    input:\n      source: px4\n    px4:\n      position: local_position\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ghost, topics, replayed := filepath.Join(dir, "ghost.mcap"), filepath.Join(dir, "px4.mcap"), filepath.Join(dir, "replayed.mcap")
+	mustRun(t, "ulog", "--in", log, "--out", ghost, "--quiet")
+	mustRun(t, "ulog", "--in", log, "--out", topics, "--emit", "px4", "--px4-msgs", prefix, "--quiet")
+	mustRun(t, "replay", "--in", topics, "--out", replayed, "--config", params, "--quiet")
+	var results []*honesty.Result
+	for _, rec := range []string{ghost, replayed} {
+		code, table, r := honestyOf(t, rec, "--config", params)
+		if code != exitOK {
+			t.Fatalf("%s: exit %d\n%s", rec, code, table)
+		}
+		if r.Offsets.Resets.Applied != 1 || r.Beliefs.Compared == 0 {
+			t.Errorf("%s: resets %+v, %d compared", rec, r.Offsets.Resets, r.Beliefs.Compared)
+		}
+		for _, name := range honesty.AxisNames[:6] {
+			if a := r.Axes[name]; a.MaxAbsError == nil || *a.MaxAbsError > 1e-4 {
+				t.Errorf("%s: %s max error %v: the offset or the reset was counted as error", rec, name, a.MaxAbsError)
+			}
+		}
+		results = append(results, r)
+	}
+	if a, b := results[0], results[1]; a.Truth.Form != "ghost" || b.Truth.Form != "px4" {
+		t.Fatalf("forms %s and %s", a.Truth.Form, b.Truth.Form)
+	}
+	for _, name := range honesty.AxisNames {
+		a, b := results[0].Axes[name], results[1].Axes[name]
+		if a.Samples != b.Samples || a.KnownClaims != b.KnownClaims || a.UnknownButWithin != b.UnknownButWithin {
+			t.Errorf("%s: ghost's form %+v, PX4's %+v", name, a, b)
+		}
+	}
+	// Half a truth is none.
+	half := writeTruthLog(t, t.TempDir(), 10, false)
+	out := filepath.Join(dir, "half.mcap")
+	code, _, stderr := cli(t, "ulog", "--in", half, "--out", out)
+	if code != exitOK || !strings.Contains(stderr, "a simulator truth needs both") {
+		t.Fatalf("ulog of half a truth: exit %d: %s", code, stderr)
+	}
+	if code, _, r := honestyOf(t, out); code != exitFindings || r.Verdict != honesty.VerdictNone {
+		t.Errorf("honesty of half a truth: exit %d, %+v", code, r)
+	}
+}
+
+// TestHonestyOfTheGoldenSITLLog runs on the shared SITL log, which holds
+// PX4's ground truth.
+func TestHonestyOfTheGoldenSITLLog(t *testing.T) {
+	if golden.Subset() {
+		t.Skip("the SITL log is not in the vendored golden subset")
+	}
+	log := golden.Path(t, "ulog", "px4_v1.13_sitl_tagged.ulg")
+	dir := t.TempDir()
+	with, without := filepath.Join(dir, "with.mcap"), filepath.Join(dir, "without.mcap")
+	mustRun(t, "ulog", "--in", log, "--out", with, "--quiet")
+	mustRun(t, "ulog", "--in", log, "--out", without, "--truth=false", "--quiet")
+	sameDecisionsAndVerdict(t, with, without)
+	code, table, r := honestyOf(t, with)
+	if code != exitOK || r.Truth.Frame != "px4_groundtruth_enu" || r.Beliefs.Compared < 1000 {
+		t.Fatalf("exit %d, %+v\n%s", code, r.Truth, table)
+	}
+	// On the ground, without GPS: centimetres of true error.
+	for _, name := range honesty.AxisNames {
+		if a := r.Axes[name]; a.MaxAbsError == nil || *a.MaxAbsError > 0.1 {
+			t.Errorf("%s: max error %v", name, a.MaxAbsError)
+		}
+	}
+}
+
+func TestHonestyExitStatus(t *testing.T) {
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "plain.mcap")
+	mustRun(t, "sim", "--out", plain, "--duration", "5s", "--rate", "10", "--quiet")
+	notMCAP := filepath.Join(dir, "x.mcap")
+	if err := os.WriteFile(notMCAP, []byte("not a recording"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"honesty"}, exitUsage, "needs a recording"},
+		{[]string{"honesty", plain, plain}, exitUsage, "takes one recording"},
+		{[]string{"honesty", plain, "--max-gap", "0s"}, exitUsage, "--max-gap"},
+		{[]string{"honesty", "--nope", plain}, exitUsage, "unknown flag --nope"},
+		{[]string{"honesty", filepath.Join(dir, "missing.mcap")}, exitIO, "no such file"},
+		{[]string{"honesty", notMCAP}, exitIO, "not an MCAP"},
+		{[]string{"honesty", plain}, exitFindings, "no simulator truth"},
+	}
+	for _, tc := range tests {
+		code, stdout, stderr := cli(t, tc.args...)
+		if code != tc.code || !strings.Contains(stdout+stderr, tc.want) {
+			t.Errorf("%v: exit %d, want %d with %q:\n%s%s", tc.args, code, tc.code, tc.want, stdout, stderr)
+		}
+	}
+	// --json - writes the JSON alone on stdout.
+	truth := filepath.Join(dir, "truth.mcap")
+	mustRun(t, "sim", "--out", truth, "--duration", "5s", "--rate", "10", "--truth", "--quiet")
+	code, stdout, _ := cli(t, "honesty", truth, "--json", "-")
+	var r honesty.Result
+	if code != exitOK || json.Unmarshal([]byte(stdout), &r) != nil || r.Verdict != honesty.VerdictGiven {
+		t.Errorf("--json -: exit %d:\n%s", code, stdout)
+	}
+}
+
+func TestReportTruth(t *testing.T) {
+	dir := t.TempDir()
+	flight := filepath.Join(dir, "flight.mcap")
+	mustRun(t, "sim", "--out", flight, "--duration", "20s", "--rate", "20", "--truth", "--quiet")
+	html, figs := filepath.Join(dir, "report.html"), filepath.Join(dir, "figs")
+	mustRun(t, "report", flight, "--out", html, "--figures", figs, "--truth", "--quiet")
+	data, err := os.ReadFile(html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Beliefs against the truth", `id="fig-truth-position"`, `id="fig-truth-velocity"`, `id="fig-truth-orientation"`, "position_z"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
+	for _, f := range []string{"truth-position.svg", "truth-velocity.svg", "truth-orientation.svg"} {
+		if _, err := os.Stat(filepath.Join(figs, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	// Without truth: the report is written, says why, and the exit status
+	// says no verdict.
+	plain := filepath.Join(dir, "plain.mcap")
+	mustRun(t, "sim", "--out", plain, "--duration", "5s", "--rate", "10", "--quiet")
+	code, _, stderr := cli(t, "report", plain, "--out", html, "--force", "--truth", "--quiet")
+	data, _ = os.ReadFile(html)
+	if code != exitFindings || !strings.Contains(string(data), "No verdict") || !strings.Contains(stderr, "no simulator truth") {
+		t.Errorf("report --truth without truth: exit %d: %s", code, stderr)
+	}
+	// Without --truth the report has no truth section.
+	mustRun(t, "report", flight, "--out", html, "--force", "--quiet")
+	if data, _ = os.ReadFile(html); strings.Contains(string(data), "Beliefs against the truth") {
+		t.Error("a truth section without --truth")
+	}
+}

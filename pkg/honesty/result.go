@@ -1,0 +1,306 @@
+package honesty
+
+import (
+	"github.com/ghost-robotics/ghost/pkg/decisions"
+)
+
+// Verdicts of a Result.
+const (
+	VerdictGiven = "given" // numbers were given
+	VerdictNone  = "none"  // nothing could be compared: Reason says why
+)
+
+// AxisNames are the axes as the assessment's rules name them, in the
+// order of decisions.SelfAssessment.Std.
+var AxisNames = func() [9]string {
+	var out [9]string
+	blocks := [3]string{"position", "velocity", "orientation"}
+	for i := range out {
+		out[i] = blocks[i/3] + "_" + string(rune('x'+i%3))
+	}
+	return out
+}()
+
+// BlockNames are the three blocks, in order.
+var BlockNames = [3]string{"position", "velocity", "orientation"}
+
+var axisUnits = [3]string{"m", "m/s", "rad"}
+
+// Result is the audit of one recording. Its JSON is the --json output.
+type Result struct {
+	Verdict string `json:"verdict"`
+	// Reason says why there is no verdict ("" with one).
+	Reason string    `json:"reason,omitempty"`
+	Truth  TruthInfo `json:"truth"`
+	// Offsets are the estimator-to-truth position offsets removed.
+	Offsets Offsets     `json:"offsets"`
+	Beliefs BeliefCount `json:"beliefs"`
+	// Gaps counts, per truth stream, the beliefs it gave no truth, by why.
+	Gaps map[string]map[string]uint64 `json:"gaps"`
+	// Axes holds the per-axis figures, by axis name.
+	Axes map[string]*Axis `json:"axes"`
+	// NEES holds the consistency of each block.
+	NEES         map[string]*NEES `json:"nees"`
+	Consequences Consequences     `json:"consequences"`
+	// Notes are remarks that qualify the numbers.
+	Notes []string `json:"notes"`
+}
+
+// TruthInfo names the truth and counts it.
+type TruthInfo struct {
+	// Source is "simulator" when the recording holds a simulator's truth
+	// (both position and attitude), else "none": the estimator's own
+	// output is never taken for truth.
+	Source string `json:"source"`
+	// Origin says whose simulator, for people.
+	Origin string `json:"origin"`
+	// Form is "ghost" (/ground_truth/*), "px4" (*_groundtruth) or "none".
+	Form string `json:"form"`
+	// Frame is the frame ghost's form names ("" for PX4's).
+	Frame      string            `json:"frame,omitempty"`
+	Topics     map[string]string `json:"topics"`
+	ResetTopic string            `json:"reset_topic,omitempty"`
+	// Samples counts the usable truth samples read, per stream.
+	Samples map[string]uint64 `json:"samples"`
+	// Rejected counts the truth messages left out as unusable.
+	Rejected     uint64 `json:"rejected"`
+	LastRejected string `json:"last_rejected,omitempty"`
+	// MaxGapNs is the farthest a truth sample may be from a belief stamp.
+	MaxGapNs int64 `json:"max_gap_ns"`
+}
+
+// Offsets are the position offsets between the estimator's origin and the
+// truth's, removed before comparing.
+type Offsets struct {
+	// Axes holds, for position_x, _y and _z, the offset (estimate minus
+	// truth, m) taken at the first belief with truth, and that belief's
+	// stamp; absent for an axis never compared.
+	Axes map[string]Offset `json:"axes"`
+	// Final is the offset at the end, after the resets (m).
+	Final map[string]float64 `json:"final"`
+	// Resets are the estimator's position resets.
+	Resets ResetCount `json:"resets"`
+}
+
+// Offset is one axis' offset at its anchor belief.
+type Offset struct {
+	ValueM  float64 `json:"value_m"`
+	StampNs int64   `json:"at_stamp_ns"`
+}
+
+// ResetCount counts the estimator's position resets.
+type ResetCount struct {
+	// Source is where they came from ("" when the recording holds none:
+	// then a reset cannot be told from an error).
+	Source string `json:"source"`
+	// Applied moved the offsets; BeforeAnchor came before the offsets
+	// were taken and needed none; Lost are resets whose steps the
+	// recording does not tell.
+	Applied      uint64  `json:"applied"`
+	BeforeAnchor uint64  `json:"before_anchor"`
+	Lost         uint64  `json:"lost"`
+	Rejected     uint64  `json:"rejected"`
+	First        []Reset `json:"first"`
+}
+
+// Reset is one applied reset.
+type Reset struct {
+	StampNs int64      `json:"stamp_ns"`
+	DeltaM  [3]float64 `json:"delta_enu_m"`
+}
+
+// BeliefCount counts the beliefs.
+type BeliefCount struct {
+	Read uint64 `json:"read"`
+	// Compared had truth on at least one axis and a self-assessment.
+	Compared uint64 `json:"compared"`
+	// WithoutAssessment had no self-assessment in the recording: no claim
+	// to judge.
+	WithoutAssessment uint64 `json:"without_assessment"`
+	// WithoutDecision had no decision in the recording.
+	WithoutDecision uint64 `json:"without_decision"`
+	// Unusable did not decode; Duplicate repeated a stamp already read,
+	// or came after a later belief was judged.
+	Unusable  uint64 `json:"unusable"`
+	Duplicate uint64 `json:"duplicate"`
+	// Late counts assessments and decisions that came after their belief
+	// was judged (beyond the horizon), or for no belief.
+	Late uint64 `json:"late"`
+}
+
+// Axis holds one axis' figures. Times are in seconds of belief stamps:
+// a claim holds from its belief to the next, at most MaxHold.
+type Axis struct {
+	Unit           string  `json:"unit"`
+	KnownThreshold float64 `json:"known_threshold"`
+	// Samples are the beliefs with a usable truth and a claim.
+	Samples uint64 `json:"samples"`
+	// KnownClaims claimed KNOWN; KnownViolations of them had an absolute
+	// true error above the known threshold (overconfidence).
+	KnownClaims     uint64 `json:"known_claims"`
+	KnownViolations uint64 `json:"known_violations"`
+	// UnknownClaims claimed UNCERTAIN or UNKNOWN; UnknownButWithin of them
+	// had an absolute true error within the known threshold
+	// (underconfidence).
+	UnknownClaims     uint64  `json:"unknown_claims"`
+	UnknownButWithin  uint64  `json:"unknown_but_within"`
+	KnownClaimsS      float64 `json:"known_claims_s"`
+	KnownViolationsS  float64 `json:"known_violations_s"`
+	UnknownClaimsS    float64 `json:"unknown_claims_s"`
+	UnknownButWithinS float64 `json:"unknown_but_within_s"`
+	// ByLevel splits the claims by level: known, uncertain, unknown.
+	ByLevel map[string]*Level `json:"by_level"`
+	// RMSNormalizedError is the RMS of error / claimed deviation over the
+	// NormalizedSamples with a deviation (1 for honest claims); null when
+	// none had one.
+	RMSNormalizedError *float64 `json:"rms_normalized_error"`
+	NormalizedSamples  uint64   `json:"normalized_samples"`
+	// Beyond3Sigma counts errors beyond three claimed deviations.
+	Beyond3Sigma uint64   `json:"beyond_3_sigma"`
+	RMSError     *float64 `json:"rms_error"`
+	MaxAbsError  *float64 `json:"max_abs_error"`
+
+	sumNorm2, sumErr2, maxAbs float64
+	// ns sums the times of KnownClaimsS, KnownViolationsS,
+	// UnknownClaimsS and UnknownButWithinS, exactly.
+	ns [4]int64
+}
+
+// Level holds the claims at one level.
+type Level struct {
+	Claims       uint64  `json:"claims"`
+	WithinKnown  uint64  `json:"within_known"`
+	BeyondKnown  uint64  `json:"beyond_known"`
+	Seconds      float64 `json:"seconds"`
+	WithinKnownS float64 `json:"within_known_s"`
+	BeyondKnownS float64 `json:"beyond_known_s"`
+
+	ns [3]int64 // Seconds, WithinKnownS, BeyondKnownS
+}
+
+// NEES is one block's normalized estimation error squared, e' P^-1 e with
+// P the belief's 3x3 covariance block: chi-square with 3 degrees of
+// freedom when the estimator is consistent.
+type NEES struct {
+	DOF     int    `json:"dof"`
+	Samples uint64 `json:"samples"`
+	// Skipped had a truth on the whole block but no usable covariance
+	// (absent, not finite, not positive definite).
+	Skipped uint64   `json:"skipped"`
+	Mean    *float64 `json:"mean"`
+	// Lower and Upper bound a single sample's NEES at 95 % (chi-square
+	// with DOF degrees of freedom, 2.5 % and 97.5 %); Within counts the
+	// samples inside.
+	Lower          float64  `json:"lower"`
+	Upper          float64  `json:"upper"`
+	Within         uint64   `json:"within"`
+	FractionWithin *float64 `json:"fraction_within"`
+	// MeanLower and MeanUpper bound the mean of Samples independent
+	// samples at 95 % (chi-square with DOF*Samples degrees of freedom,
+	// divided by Samples). Successive beliefs are not independent, so
+	// the mean's bounds are optimistic: see docs/honesty.md.
+	MeanLower *float64 `json:"mean_lower"`
+	MeanUpper *float64 `json:"mean_upper"`
+
+	sum float64
+}
+
+// Consequences follow the claims into the decisions.
+type Consequences struct {
+	// Overconfident are decisions taken while some axis claimed KNOWN
+	// had a true error beyond the known threshold.
+	Overconfident *Group `json:"overconfident"`
+	// NeedlessHolds and NeedlessAbstentions are holds and abstentions
+	// taken on an assessment that was not KNOWN although every axis it
+	// doubted was within the known threshold and no KNOWN claim was
+	// violated.
+	NeedlessHolds       *Group `json:"needless_holds"`
+	NeedlessAbstentions *Group `json:"needless_abstentions"`
+}
+
+// Group is a set of decisions with their time, by kind, and the episodes
+// (runs of consecutive beliefs with the same kind) they form.
+type Group struct {
+	Decisions       uint64                `json:"decisions"`
+	Seconds         float64               `json:"seconds"`
+	ByKind          map[string]*KindCount `json:"by_kind"`
+	Episodes        []Episode             `json:"episodes"`
+	EpisodesOmitted uint64                `json:"episodes_omitted"`
+
+	open *Episode
+	ns   int64
+}
+
+// KindCount is the decisions of one kind and their time.
+type KindCount struct {
+	Decisions uint64  `json:"decisions"`
+	Seconds   float64 `json:"seconds"`
+
+	ns int64
+}
+
+// Episode is a run of consecutive beliefs whose decisions share a kind and
+// a condition.
+type Episode struct {
+	Kind      string   `json:"kind"`
+	StartNs   int64    `json:"start_ns"`
+	EndNs     int64    `json:"end_ns"`
+	Seconds   float64  `json:"seconds"`
+	Decisions uint64   `json:"decisions"`
+	Axes      []string `json:"axes"`
+}
+
+// Sample is one compared belief, for figures: per axis the true error (NaN
+// without truth), the claimed deviation (NaN without one) and level.
+type Sample struct {
+	StampNs  int64
+	Err      [9]float64
+	Std      [9]float64
+	Level    [9]decisions.Level
+	HasClaim bool
+}
+
+func newResult() *Result {
+	r := &Result{
+		Verdict: VerdictNone,
+		Truth:   TruthInfo{Source: "none", Topics: map[string]string{}, Samples: map[string]uint64{}},
+		Offsets: Offsets{Axes: map[string]Offset{}, Final: map[string]float64{}, Resets: ResetCount{First: []Reset{}}},
+		Gaps:    map[string]map[string]uint64{},
+		Axes:    map[string]*Axis{},
+		NEES:    map[string]*NEES{},
+		Consequences: Consequences{
+			Overconfident: newGroup(), NeedlessHolds: newGroup(), NeedlessAbstentions: newGroup(),
+		},
+		Notes: []string{},
+	}
+	for i, name := range AxisNames {
+		r.Axes[name] = &Axis{Unit: axisUnits[i/3], ByLevel: map[string]*Level{
+			"known": {}, "uncertain": {}, "unknown": {},
+		}}
+	}
+	for _, b := range BlockNames {
+		r.NEES[b] = &NEES{DOF: 3, Lower: ChiSquareQuantile(0.025, 3), Upper: ChiSquareQuantile(0.975, 3)}
+	}
+	return r
+}
+
+func newGroup() *Group { return &Group{ByKind: map[string]*KindCount{}, Episodes: []Episode{}} }
+
+// seconds converts a sum of nanoseconds.
+func seconds(ns int64) float64 { return float64(ns) / 1e9 }
+
+// settle turns the exact time sums into the seconds fields.
+func (a *Axis) settle() {
+	a.KnownClaimsS, a.KnownViolationsS = seconds(a.ns[0]), seconds(a.ns[1])
+	a.UnknownClaimsS, a.UnknownButWithinS = seconds(a.ns[2]), seconds(a.ns[3])
+	for _, l := range a.ByLevel {
+		l.Seconds, l.WithinKnownS, l.BeyondKnownS = seconds(l.ns[0]), seconds(l.ns[1]), seconds(l.ns[2])
+	}
+}
+
+func (g *Group) settle() {
+	g.Seconds = seconds(g.ns)
+	for _, k := range g.ByKind {
+		k.Seconds = seconds(k.ns)
+	}
+}
