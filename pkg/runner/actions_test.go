@@ -83,9 +83,15 @@ type harness struct {
 
 func newHarness(t *testing.T, kinds map[int64]decisions.Kind, enable ...decisions.Kind) *harness {
 	t.Helper()
+	return newHarnessWith(t, scriptPolicy{kinds}, enable...)
+}
+
+// newHarnessWith is newHarness deciding with p.
+func newHarnessWith(t *testing.T, p decisions.Policy, enable ...decisions.Kind) *harness {
+	t.Helper()
 	ex := &fakeExec{id: "fake", kinds: []decisions.Kind{decisions.KindHold, decisions.KindEngageRTL, decisions.KindEngageLand, decisions.KindEngageKill}}
 	s, err := NewSession(SessionOptions{
-		Loop:      LoopOptions{Policy: scriptPolicy{kinds}, Actions: ActionOptions{AckTimeout: 300 * time.Millisecond, MaxRetries: 2, ReachTimeout: time.Second}},
+		Loop:      LoopOptions{Policy: p, Actions: ActionOptions{AckTimeout: 300 * time.Millisecond, MaxRetries: 2, ReachTimeout: time.Second}},
 		Executors: []Executor{ex}, Enable: enable, TargetVehicle: vehicle,
 	})
 	if err != nil {
