@@ -17,7 +17,14 @@ import (
 // vehicle is disarmed; its flight mode already is the commanded one),
 // otherwise an execute command. A repeated kind starts nothing: a failed
 // action is not re-sent because the policy keeps deciding the same (a
-// policy escalates instead: it sees the failure, below).
+// policy escalates instead: it sees the failure, below). One exception:
+// when the streak's action ended not_applicable, the first later decision
+// of the streak whose context makes the kind applicable (armed, not already
+// in the commanded mode) starts it again, as a new action with a new id; a
+// kind decided on the ground before arming is thus sent once the vehicle
+// arms. It is started once per such decision, so a vehicle that leaves the
+// commanded mode while the kind is still decided is commanded again, as it
+// would be at an edge.
 //
 // Evidence (for the outstanding action only; the Runner has checked its
 // provenance): an acknowledgement ACCEPTED or IN_PROGRESS makes the action
@@ -220,11 +227,15 @@ func (l *Loop) startActions(a *actionState, now int64, out *Output) {
 	for i := range out.Commands {
 		cmd := &out.Commands[i]
 		k := cmd.Decision.Kind
-		if a.decided && k == a.lastKind {
+		repeat := a.decided && k == a.lastKind
+		if repeat && !(a.kinds[k].outcome == decisions.ActionNotApplicable && !a.cur.valid) {
 			continue
 		}
 		route := cfg.routes[k]
 		why := notApplicable(k, cmd.Context.Flight)
+		if repeat && (why != "" || route.Executor == "" || !route.Enabled) {
+			continue // still nothing to act on
+		}
 		a.decided, a.lastKind = true, k
 		if a.cur.valid {
 			l.conclude(a, OutcomeSuperseded, FailNone, decisions.ActionSuperseded, nil, fmt.Sprintf(
@@ -247,8 +258,11 @@ func (l *Loop) startActions(a *actionState, now int64, out *Output) {
 			start.attempt, start.sentAt = 1, now
 			a.cur = start
 			a.track(decisions.ActionSent)
-			out.Actions = append(out.Actions, l.actionCmd(&a.cur, ActionExecute, fmt.Sprintf(
-				"the decided kind changed to %s", k)))
+			detail := fmt.Sprintf("the decided kind changed to %s", k)
+			if repeat {
+				detail = fmt.Sprintf("%s was not applicable before; decision %d's context makes it applicable", k, cmd.Decision.DecisionStampSimNs)
+			}
+			out.Actions = append(out.Actions, l.actionCmd(&a.cur, ActionExecute, detail))
 		}
 	}
 	if a.cur.valid {
