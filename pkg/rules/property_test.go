@@ -26,6 +26,11 @@ var leafPool = []string{
 	"{battery_v: {ge: 14.0}}",
 	"{missing: assessment}",
 	"{missing: perception}",
+}
+
+// actionLeafPool are the leaves over the action state; the random
+// conditions draw from both pools (the benchmark from leafPool only).
+var actionLeafPool = []string{
 	"{action: {kind: engage_land, outcome: {in: [denied, not_reached]}}}",
 	"{action: {kind: hold, outcome: pending}}",
 	"{action: {kind: engage_kill, enabled: true}}",
@@ -35,7 +40,11 @@ var kindPool = []string{"proceed", "abstain_uncertain", "hold", "yield_to_pilot"
 
 func randCond(rng *rand.Rand, depth int) string {
 	if depth > 2 || rng.IntN(3) == 0 {
-		return leafPool[rng.IntN(len(leafPool))]
+		i := rng.IntN(len(leafPool) + len(actionLeafPool))
+		if i >= len(leafPool) {
+			return actionLeafPool[i-len(leafPool)]
+		}
+		return leafPool[i]
 	}
 	switch rng.IntN(3) {
 	case 0:
