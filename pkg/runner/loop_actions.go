@@ -18,13 +18,14 @@ import (
 // otherwise an execute command. A repeated kind starts nothing: a failed
 // action is not re-sent because the policy keeps deciding the same (a
 // policy escalates instead: it sees the failure, below). One exception:
-// when the streak's action ended not_applicable, the first later decision
-// of the streak whose context makes the kind applicable (armed, not already
-// in the commanded mode) starts it again, as a new action with a new id; a
-// kind decided on the ground before arming is thus sent once the vehicle
-// arms. It is started once per such decision, so a vehicle that leaves the
-// commanded mode while the kind is still decided is commanded again, as it
-// would be at an edge.
+// when the streak's last action ended not_applicable, the first later
+// decision of the streak whose context makes the kind applicable (armed,
+// not already in the commanded mode) starts it again, as a new action with
+// a new id: a kind decided on the ground is sent once the vehicle arms, and
+// one decided while the vehicle was already in the commanded mode is sent
+// if the vehicle leaves that mode while the kind is still decided, as it
+// would be at an edge. A restarted action that ends otherwise is not
+// started again.
 //
 // Evidence (for the outstanding action only; the Runner has checked its
 // provenance): an acknowledgement ACCEPTED or IN_PROGRESS makes the action
