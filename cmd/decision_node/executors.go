@@ -20,6 +20,8 @@ type executorFlags struct {
 	enable     string
 	enableKill bool
 	vehicle    uint
+	// simPX4 shapes the simulated PX4 (sim only: simPX4Flags).
+	simPX4 sim.PX4Options
 }
 
 func (f *executorFlags) register(fs *flag.FlagSet) {
@@ -59,7 +61,7 @@ func (f *executorFlags) apply(sopts *runner.SessionOptions, simulated bool, logT
 			return fail(exitUsage, "--enable and --enable-kill need --executor")
 		}
 		if simulated {
-			simulateExecutors(sopts, logTo) // executors.* of a --config file
+			simulateExecutors(sopts, f.simPX4, logTo) // executors.* of a --config file
 		}
 		return nil
 	}
@@ -71,7 +73,9 @@ func (f *executorFlags) apply(sopts *runner.SessionOptions, simulated bool, logT
 	case "px4":
 		opts := executor.PX4Options{}
 		if simulated {
-			opts.Transport = sim.NewPX4(sim.PX4Options{SystemID: uint8(f.vehicle)})
+			so := f.simPX4
+			so.SystemID = uint8(f.vehicle)
+			opts.Transport = sim.NewPX4(so)
 		}
 		ex = executor.NewPX4(opts)
 	case "log":
@@ -113,13 +117,91 @@ func (f *executorFlags) apply(sopts *runner.SessionOptions, simulated bool, logT
 // simulateExecutors gives the executors a --config file set (executors.*, which
 // re-check recorded evidence) what sim gives --executor: the simulated PX4
 // as the px4 executor's transport, logTo as the log executor's output.
-func simulateExecutors(sopts *runner.SessionOptions, logTo io.Writer) {
+func simulateExecutors(sopts *runner.SessionOptions, so sim.PX4Options, logTo io.Writer) {
 	for i, e := range sopts.Executors {
 		switch e.ID() {
 		case "px4":
-			sopts.Executors[i] = executor.NewPX4(executor.PX4Options{Transport: sim.NewPX4(sim.PX4Options{SystemID: uint8(sopts.TargetVehicle)})})
+			so.SystemID = uint8(sopts.TargetVehicle)
+			sopts.Executors[i] = executor.NewPX4(executor.PX4Options{Transport: sim.NewPX4(so)})
 		case "log":
 			sopts.Executors[i] = executor.NewLog("log", executor.PX4Kinds(), nil, logTo)
 		}
 	}
+}
+
+// simPX4Flags script the simulated PX4 of sim: how it answers each action,
+// so that every escalation path can be run and re-checked.
+type simPX4Flags struct {
+	script, deny, reject, neverReach string
+}
+
+func (f *simPX4Flags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.script, "px4-script", "", "comma-separated `behaviours` the simulated PX4 gives its actions in turn, cycled: "+
+		strings.Join(behaviourNames(), ", ")+" (default "+joinBehaviours(sim.DefaultScript())+")")
+	fs.StringVar(&f.deny, "px4-deny", "", "comma-separated decision `kinds` the simulated PX4 always acknowledges DENIED")
+	fs.StringVar(&f.reject, "px4-reject", "", "comma-separated decision `kinds` the simulated PX4 always acknowledges TEMPORARILY_REJECTED, "+
+		"as PX4 answers a mode that cannot run now (yield_to_pilot: no pilot sticks)")
+	fs.StringVar(&f.neverReach, "px4-never-reach", "", "comma-separated decision `kinds` the simulated PX4 accepts but never enters (the mode, or the disarm, never comes)")
+}
+
+// set reports whether any flag was given.
+func (f *simPX4Flags) set() bool {
+	return f.script != "" || f.deny != "" || f.reject != "" || f.neverReach != ""
+}
+
+// options turns the flags into the simulated PX4's options; a kind named
+// by two flags is an error.
+func (f *simPX4Flags) options() (sim.PX4Options, error) {
+	var o sim.PX4Options
+	if f.script != "" {
+		for _, s := range strings.Split(f.script, ",") {
+			b, err := sim.ParseBehaviour(strings.TrimSpace(s))
+			if err != nil {
+				return o, fail(exitUsage, "--px4-script: %w", err)
+			}
+			o.Script = append(o.Script, b)
+		}
+	}
+	for _, g := range []struct {
+		flag, list string
+		b          sim.Behaviour
+	}{{"--px4-deny", f.deny, sim.Deny}, {"--px4-reject", f.reject, sim.Reject}, {"--px4-never-reach", f.neverReach, sim.NeverReach}} {
+		if g.list == "" {
+			continue
+		}
+		for _, s := range strings.Split(g.list, ",") {
+			k, err := decisions.ParseKind(strings.TrimSpace(s))
+			if err != nil {
+				return o, fail(exitUsage, "%s %q: %w", g.flag, capText(s, 40), err)
+			}
+			if !slices.Contains(executor.PX4Kinds(), k) {
+				return o, fail(exitUsage, "%s %s: the px4 executor never commands it", g.flag, k)
+			}
+			for _, kb := range o.ByKind {
+				if kb.Kind == k {
+					return o, fail(exitUsage, "%s %s: already scripted as %s", g.flag, k, kb.Behaviour)
+				}
+			}
+			o.ByKind = append(o.ByKind, sim.KindBehaviour{Kind: k, Behaviour: g.b})
+		}
+	}
+	return o, nil
+}
+
+func behaviourNames() []string {
+	var out []string
+	for b := sim.Behaviour(0); ; b++ {
+		if _, err := sim.ParseBehaviour(b.String()); err != nil {
+			return out
+		}
+		out = append(out, b.String())
+	}
+}
+
+func joinBehaviours(bs []sim.Behaviour) string {
+	names := make([]string, len(bs))
+	for i, b := range bs {
+		names[i] = b.String()
+	}
+	return strings.Join(names, ",")
 }

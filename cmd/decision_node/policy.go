@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
@@ -15,7 +16,8 @@ Works with YAML rule policies (see config/policies/README.md).
 
   policy check FILE         validate FILE and report rules that can never
                             fire or are shadowed by an earlier rule of higher
-                            severity; prints the policy id
+                            severity, and tests of the outcome of a kind the
+                            policy never decides; prints the policy id
   policy test FILE CASES    run the table cases of CASES (context steps in,
                             decision out) against FILE
 
@@ -65,7 +67,7 @@ func policyCheck(file string, stdout io.Writer) error {
 		fmt.Fprintln(stdout, f.String())
 	}
 	if len(findings) > 0 {
-		return fail(exitFindings, "%s: %d rules can never decide", file, len(findings))
+		return fail(exitFindings, "%s: %s", file, summarizeFindings(findings))
 	}
 	fmt.Fprintln(stdout, "ok: every rule can fire")
 	return nil
@@ -93,6 +95,27 @@ func policyTest(file, cases string, stdout io.Writer) error {
 		return fail(exitFindings, "%s: %d of %d cases failed", cases, failed, len(results))
 	}
 	return nil
+}
+
+// summarizeFindings counts Check's findings: rules that can never decide,
+// then constant tests of actions the policy never commands.
+func summarizeFindings(fs []rules.Finding) string {
+	dead, constant := 0, 0
+	for _, f := range fs {
+		if f.Kind == rules.NeverCommanded {
+			constant++
+		} else {
+			dead++
+		}
+	}
+	var parts []string
+	if dead > 0 {
+		parts = append(parts, fmt.Sprintf("%d rules can never decide", dead))
+	}
+	if constant > 0 {
+		parts = append(parts, fmt.Sprintf("%d rules test the outcome of a kind the policy never decides", constant))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // auditSettings resolves what an audit runs with: the configuration (a

@@ -3,9 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/ghost-robotics/ghost/pkg/runner"
 	"github.com/ghost-robotics/ghost/pkg/sim"
 )
 
@@ -24,10 +26,25 @@ same bytes.
 attitude every 10 ms on /ground_truth/*, in the simulator's own world
 frame), which no decision reads: 'decision_node honesty' compares the
 beliefs with it. The estimator's scripted error is honest except where the
-barometer drifts as the GPS comes back (docs/honesty.md).`
+barometer drifts as the GPS comes back (docs/honesty.md).
+
+With --executor px4 the decisions act on a simulated PX4, which answers
+each action on a script (--px4-script; by default a cycle that shows every
+outcome: a slow mode change, dropped sends, a denial, ...). --px4-deny,
+--px4-reject and --px4-never-reach make every action of the kinds they
+name be denied, temporarily rejected, or accepted and never reached,
+whatever the script says, so each escalation path of a policy runs; verify
+re-checks such a recording with the same --executor flags (the --px4-*
+flags only shape the simulated vehicle and are not needed there).`
 
 const simExample = `  decision_node sim --out flight.mcap --duration 120s --rate 50
-  decision_node verify flight.mcap`
+  decision_node verify flight.mcap
+
+  # Escalation: a simulated PX4 that accepts everything but never enters
+  # loiter, and denies every land.
+  decision_node sim --out esc.mcap --policy-file config/policies/px4_failsafe_escalating.yaml \
+      --executor px4 --px4-script accept --px4-never-reach hold --px4-deny engage_land
+  decision_node verify --policy-file config/policies/px4_failsafe_escalating.yaml --executor px4 esc.mcap`
 
 // maxSimRate is the simulator's highest belief rate.
 const maxSimRate = 10000
@@ -42,6 +59,8 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	df.register(fs.FlagSet)
 	var ef executorFlags
 	ef.register(fs.FlagSet)
+	var pf simPX4Flags
+	pf.register(fs.FlagSet)
 	if err := fs.parse(args); err != nil {
 		return err
 	}
@@ -65,8 +84,14 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	if df.quiet {
 		logTo = nil
 	}
+	if ef.simPX4, err = pf.options(); err != nil {
+		return err
+	}
 	if err := ef.apply(&sopts, true, logTo); err != nil {
 		return err
+	}
+	if pf.set() && !slices.ContainsFunc(sopts.Executors, func(e runner.Executor) bool { return e.ID() == "px4" }) {
+		return fail(exitUsage, "--px4-script, --px4-deny, --px4-reject and --px4-never-reach shape the simulated PX4: they need --executor px4")
 	}
 	vehicle, err := sim.NewVehicle(sim.Options{Duration: *duration, RateHz: *rate, Thresholds: cfg.Thresholds, Truth: *withTruth})
 	if err != nil {

@@ -1,11 +1,16 @@
 package decisions
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+)
 
 // Context is everything a policy may look at for one belief stamp
 // (ADR-0021's DecisionContext): the belief's stamp, flight and mission status,
 // the self-assessment of that belief if one arrived, the perception mode in
-// force at the stamp, and an optional calibration envelope.
+// force at the stamp, and an optional calibration envelope. Beyond the ADR,
+// it may carry what became of the commands earlier decisions caused
+// (Actions); no contract message or hash covers that part.
 type Context struct {
 	BeliefStampSimNs int64
 	// SelfAssessment is nil when the decision must be taken without one.
@@ -17,6 +22,12 @@ type Context struct {
 	// Perception is the latest report with a stamp <= BeliefStampSimNs,
 	// nil when none precedes it.
 	Perception *PerceptionReport
+	// Actions is the action state of every kind, as the runner derived it
+	// from the session's decisions and the evidence its executors returned
+	// before this context was decided. nil when the session routes no kind
+	// to an executor (every decision advisory): every kind then reads as
+	// not routed, with no command (ActionNone).
+	Actions *ActionStates
 }
 
 // Validate checks the stamp, that an assessment describes this very belief
@@ -50,6 +61,11 @@ func (c *Context) Validate() error {
 			return fmt.Errorf("DecisionContext.perception: %w", err)
 		}
 	}
+	if c.Actions != nil {
+		if err := c.Actions.validate(c.BeliefStampSimNs); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -60,4 +76,114 @@ func (c *Context) SelfAssessmentSHA256() string {
 		return ""
 	}
 	return c.SelfAssessment.SHA256()
+}
+
+// ActionOutcome is what became of the last command of one decision kind:
+// still under way (sent, accepted), reached, superseded, or failed with its
+// reason. The failures refine the runner's failure classes: denied,
+// temporarily_rejected, rejected and not_reached are the executor class
+// (the vehicle refused the command, or did not reach the commanded state in
+// time), transport, not_applicable and blocked_by_policy are those classes.
+type ActionOutcome uint8
+
+// Action outcomes; the order is the policy language's (rules).
+const (
+	// ActionNone: no command of the kind in this session.
+	ActionNone ActionOutcome = iota
+	// ActionSent: sent (or re-sent), no acknowledgement yet.
+	ActionSent
+	// ActionAccepted: acknowledged ACCEPTED or IN_PROGRESS; the commanded
+	// state is not observed yet.
+	ActionAccepted
+	// ActionReached: the vehicle was observed in the commanded state.
+	ActionReached
+	// ActionSuperseded: a decision of another kind replaced it before it
+	// concluded.
+	ActionSuperseded
+	// ActionDenied: acknowledged DENIED.
+	ActionDenied
+	// ActionTemporarilyRejected: acknowledged TEMPORARILY_REJECTED (PX4's
+	// answer to a mode that cannot run now).
+	ActionTemporarilyRejected
+	// ActionRejected: acknowledged with another refusal (UNSUPPORTED,
+	// FAILED, CANCELLED or an unknown result).
+	ActionRejected
+	// ActionNotReached: accepted, but the commanded state was not observed
+	// by the reach deadline.
+	ActionNotReached
+	// ActionTransport: no acknowledgement after the last retry.
+	ActionTransport
+	// ActionNotApplicable: nothing to act on (the vehicle was disarmed, or
+	// already in the commanded mode); nothing was sent.
+	ActionNotApplicable
+	// ActionBlockedByPolicy: the kind has an executor but the operator did
+	// not enable it; nothing was sent.
+	ActionBlockedByPolicy
+)
+
+// NumActionOutcomes is the number of ActionOutcome values.
+const NumActionOutcomes = 12
+
+var actionOutcomeNames = [NumActionOutcomes]string{
+	"none", "sent", "accepted", "reached", "superseded", "denied", "temporarily_rejected", "rejected",
+	"not_reached", "transport", "not_applicable", "blocked_by_policy",
+}
+
+// Valid reports whether o is one of the outcomes.
+func (o ActionOutcome) Valid() bool { return o < NumActionOutcomes }
+
+// String returns the outcome's snake_case name, or "action_outcome(N)".
+func (o ActionOutcome) String() string {
+	if o.Valid() {
+		return actionOutcomeNames[o]
+	}
+	return "action_outcome(" + strconv.Itoa(int(o)) + ")"
+}
+
+// Failed reports whether o is a failure (denied to blocked_by_policy).
+func (o ActionOutcome) Failed() bool { return o >= ActionDenied && o.Valid() }
+
+// ActionState is the action state of one decision kind.
+type ActionState struct {
+	// Routed: an executor serves the kind. Enabled: and the operator
+	// enabled it, so deciding the kind sends a command.
+	Routed, Enabled bool
+	// ID is the correlation id of the kind's last action, 0 when none.
+	ID uint64
+	// DecisionStampSimNs is the stamp of the decision the last action
+	// executes.
+	DecisionStampSimNs int64
+	// Outcome is what became of it so far.
+	Outcome ActionOutcome
+	// Attempts is how many times its command was sent.
+	Attempts uint8
+	// SinceStampSimNs is the belief stamp of the first context that saw
+	// Outcome: the clock of a rule's `for`, so a condition on the outcome
+	// that every context evaluates holds since exactly this stamp. -1 with
+	// ActionNone.
+	SinceStampSimNs int64
+}
+
+// ActionStates is the action state of every kind, indexed by Kind.
+type ActionStates [NumKinds]ActionState
+
+func (s *ActionStates) validate(stamp int64) error {
+	for k := range s {
+		a := &s[k]
+		field := func(f string) string { return "actions[" + Kind(k).String() + "]." + f }
+		switch {
+		case !a.Outcome.Valid():
+			return invalid("DecisionContext", field("outcome"), uint8(a.Outcome), "not an action outcome (0 to 11)")
+		case a.Enabled && !a.Routed:
+			return invalid("DecisionContext", field("enabled"), true, "an enabled kind must be routed to an executor")
+		case (a.Outcome == ActionNone) != (a.ID == 0):
+			return invalid("DecisionContext", field("id"), a.ID, "must be 0 exactly when the outcome is none")
+		case a.Outcome != ActionNone && !a.Routed:
+			return invalid("DecisionContext", field("outcome"), a.Outcome.String(), "a kind no executor serves has no command")
+		case a.Outcome != ActionNone && (a.SinceStampSimNs < 0 || a.SinceStampSimNs > stamp):
+			return invalid("DecisionContext", field("since_stamp_sim_ns"), a.SinceStampSimNs,
+				fmt.Sprintf("must be in [0, %d], the context's belief stamp", stamp))
+		}
+	}
+	return nil
 }

@@ -51,17 +51,20 @@ func BenchmarkDecide20Rules(b *testing.B) {
 // The performance requirement as a test: no allocation per Decide in
 // steady state.
 func TestDecideDoesNotAllocate(t *testing.T) {
-	p := shippedPolicy(t, "px4_failsafe_like.yaml")
-	c := ctx(0, armed(true), assessed(uncertain, 1), battery(0.1, math.NaN()), perception(decisions.PerceptionVIOLost))
-	stamp := int64(0)
-	allocs := testing.AllocsPerRun(1000, func() {
-		stamp += 1_000_000
-		c.BeliefStampSimNs = stamp
-		if _, err := p.Decide(c); err != nil {
-			t.Fatal(err)
+	for _, name := range []string{"px4_failsafe_like.yaml", "px4_failsafe_escalating.yaml"} {
+		p := shippedPolicy(t, name)
+		c := ctx(0, armed(true), assessed(uncertain, 1), battery(0.1, math.NaN()), perception(decisions.PerceptionVIOLost),
+			acted(decisions.KindEngageLand, decisions.ActionDenied, true), acted(decisions.KindEngageKill, decisions.ActionNone, false))
+		stamp := int64(0)
+		allocs := testing.AllocsPerRun(1000, func() {
+			stamp += 1_000_000
+			c.BeliefStampSimNs = stamp
+			if _, err := p.Decide(c); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if allocs != 0 {
+			t.Fatalf("%s: %v allocations per Decide", name, allocs)
 		}
-	})
-	if allocs != 0 {
-		t.Fatalf("%v allocations per Decide", allocs)
 	}
 }

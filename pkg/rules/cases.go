@@ -55,7 +55,7 @@ type tableCase struct {
 
 var (
 	caseKeys       = []string{"name", "steps"}
-	stepKeys       = []string{"at", "assessment", "calibrated_level", "armed", "flight_mode", "mission_mode", "perception_mode", "battery_pct", "battery_v", "expect"}
+	stepKeys       = []string{"at", "assessment", "calibrated_level", "armed", "flight_mode", "mission_mode", "perception_mode", "battery_pct", "battery_v", "actions", "expect"}
 	assessmentKeys = append(append([]string{"level", "overall", "std"}, blockNames[:3]...), axisNames...)
 )
 
@@ -264,6 +264,14 @@ func parseStep(r *reader, n *yaml.Node, what string, prev caseStep) (caseStep, e
 			c.Flight.BatteryV = v
 		}
 	}
+	if e, ok := f["actions"]; ok {
+		if err := parseActions(r, e.val, what+".actions", c); err != nil {
+			return caseStep{}, err
+		}
+	} else if c.Actions != nil {
+		a := *c.Actions // a copy: parseActions of a later step must not reach back
+		c.Actions = &a
+	}
 	if e, ok := f["expect"]; ok {
 		ef, err := r.fields(e.val, what+".expect", []string{"action", "reason"}, []string{"action"})
 		if err != nil {
@@ -357,4 +365,71 @@ func parseAssessment(r *reader, n *yaml.Node, what string) (*decisions.SelfAsses
 		}
 	}
 	return a, nil
+}
+
+// parseActions applies a step's `actions` to the context c (already at the
+// step's stamp): a mapping of kinds to an outcome name or to {outcome: O,
+// enabled: B}. A kind it names is routed, and enabled unless it says
+// enabled: false; an outcome that differs from the previous step's is a
+// new command, seen from this step on. Kinds it does not name keep the
+// previous step's state; before the first `actions`, no kind is routed.
+func parseActions(r *reader, n *yaml.Node, what string, c *decisions.Context) error {
+	f, err := r.fields(n, what, kindNames, nil)
+	if err != nil {
+		return err
+	}
+	s := decisions.ActionStates{}
+	if c.Actions != nil {
+		s = *c.Actions
+	} else {
+		for k := range s {
+			s[k].SinceStampSimNs = -1
+		}
+	}
+	for k, name := range kindNames { // catalog order: errors do not depend on map order
+		e, ok := f[name]
+		if !ok {
+			continue
+		}
+		w := what + "." + name
+		a := &s[k]
+		out, enabled := a.Outcome, true
+		if e.val.Kind == yaml.ScalarNode {
+			o, err := r.name(e.val, w, outcomeNames)
+			if err != nil {
+				return err
+			}
+			out = decisions.ActionOutcome(o)
+		} else {
+			af, err := r.fields(e.val, w, []string{"outcome", "enabled"}, nil)
+			if err != nil {
+				return err
+			}
+			if oe, ok := af["outcome"]; ok {
+				o, err := r.name(oe.val, w+".outcome", outcomeNames)
+				if err != nil {
+					return err
+				}
+				out = decisions.ActionOutcome(o)
+			}
+			if ee, ok := af["enabled"]; ok {
+				if enabled, err = r.boolean(ee.val, w+".enabled"); err != nil {
+					return err
+				}
+			}
+		}
+		a.Routed, a.Enabled = true, enabled
+		if out == a.Outcome {
+			continue
+		}
+		*a = decisions.ActionState{Routed: true, Enabled: enabled, Outcome: out, SinceStampSimNs: -1}
+		if out != decisions.ActionNone {
+			a.ID, a.DecisionStampSimNs, a.SinceStampSimNs = uint64(c.BeliefStampSimNs)+1, c.BeliefStampSimNs, c.BeliefStampSimNs
+			if out != decisions.ActionNotApplicable && out != decisions.ActionBlockedByPolicy {
+				a.Attempts = 1
+			}
+		}
+	}
+	c.Actions = &s
+	return nil
 }

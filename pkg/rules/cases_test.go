@@ -102,3 +102,60 @@ func TestRunCasesErrors(t *testing.T) {
 		})
 	}
 }
+
+// A step's actions set kinds' outcomes and enables; later steps inherit
+// them, and an outcome that changes is seen from its step on (for).
+func TestRunCasesActions(t *testing.T) {
+	src := policyWith(`  - name: land_failed
+    when: {action: {kind: engage_land, outcome: {in: [denied, not_reached]}}}
+    action: engage_kill
+    reason: land_failed
+  - name: hold_slow
+    when: {action: {kind: hold, outcome: pending}}
+    for: 2s
+    action: engage_land
+    reason: hold_not_reached
+  - name: kill_off
+    when: {action: {kind: engage_kill, enabled: false}}
+    action: hold
+    reason: kill_off
+`)
+	p, err := Parse("p.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := `cases:
+  - name: advisory
+    steps:
+      - {at: 0s, expect: {action: hold, reason: kill_off}}
+  - name: escalates
+    steps:
+      - {at: 0s, actions: {hold: sent, engage_kill: {enabled: true}, engage_land: none}, expect: {action: proceed}}
+      - {at: 1s, actions: {hold: accepted}, expect: {action: proceed}}
+      - {at: 2s, expect: {action: engage_land, reason: hold_not_reached}}
+      - {at: 3s, actions: {hold: superseded, engage_land: {outcome: denied}}, expect: {action: engage_kill, reason: land_failed}}
+      - {at: 4s, actions: {engage_kill: {enabled: false}}, expect: {action: engage_kill}}
+      - {at: 5s, actions: {engage_land: reached}, expect: {action: hold, reason: kill_off}}
+`
+	res, err := RunCases(p, "c.yaml", []byte(cases))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		if !r.Pass {
+			t.Error(r)
+		}
+	}
+	for _, tt := range []struct{ src, want string }{
+		{"cases:\n  - {name: a, steps: [{at: 0s, actions: {descend: sent}, expect: {action: hold}}]}\n", `unknown key "descend"`},
+		{"cases:\n  - {name: a, steps: [{at: 0s, actions: {hold: lost}, expect: {action: hold}}]}\n", `hold = "lost"`},
+		{"cases:\n  - {name: a, steps: [{at: 0s, actions: {hold: failed}, expect: {action: hold}}]}\n", `hold = "failed"`},
+		{"cases:\n  - {name: a, steps: [{at: 0s, actions: {hold: {outcome: sent, since: 1s}}, expect: {action: hold}}]}\n", `unknown key "since"`},
+		{"cases:\n  - {name: a, steps: [{at: 0s, actions: {hold: {enabled: 1}}, expect: {action: hold}}]}\n", "want true or false"},
+		{"cases:\n  - {name: a, steps: [{at: 0s, actions: [hold], expect: {action: hold}}]}\n", "want a mapping"},
+	} {
+		if _, err := RunCases(p, "c.yaml", []byte(tt.src)); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%q: error %v, want %q", tt.src, err, tt.want)
+		}
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/ghost-robotics/ghost/pkg/decisions"
 )
 
 // FindingKind classifies a Check finding.
@@ -15,15 +17,21 @@ const (
 	// Shadowed: whenever the rule fires, an earlier rule of at least the
 	// same severity fires too, so the rule never decides.
 	Shadowed
+	// NeverCommanded: the rule tests the outcome of a kind the policy never
+	// decides; nothing ever commands that kind, so its outcome is always
+	// none and the test is constant.
+	NeverCommanded
 )
 
-// String returns "never_fires" or "shadowed".
+// String returns "never_fires", "shadowed" or "never_commanded".
 func (k FindingKind) String() string {
 	switch k {
 	case NeverFires:
 		return "never_fires"
 	case Shadowed:
 		return "shadowed"
+	case NeverCommanded:
+		return "never_commanded"
 	}
 	return "finding(" + strconv.Itoa(int(k)) + ")"
 }
@@ -55,8 +63,11 @@ func (f Finding) String() string {
 // missing); `not` is never analysed. A rule is shadowed by an earlier rule
 // of higher or equal severity whose condition is implied by its own
 // (identical conditions, a leaf whose set contains the later leaf's set, an
-// `all` containing such a leaf, ...), whose `for` is no longer and whose
-// `clear` holds it at least as long.
+// `all` containing such a leaf, ...), whose `for` is no longer, whose
+// `clear` holds it at least as long and which has no `unless`. A rule whose
+// `unless` is implied by its condition never fires either. Separately, a
+// rule that tests the outcome of a kind no rule (nor the default) decides
+// is reported: that kind is never commanded, its outcome is always none.
 func Check(p *Policy) []Finding {
 	d := p.d
 	var out []Finding
@@ -65,18 +76,33 @@ func Check(p *Policy) []Finding {
 	for i := range d.nodes {
 		canon[i] = string(appendCond(nil, d.nodes, int32(i)))
 	}
+	decided := uint32(1) << d.defaultKind
+	for i := range d.rules {
+		decided |= 1 << d.rules[i].kind
+	}
 	for j := range d.rules {
 		rj := &d.rules[j]
 		f := Finding{Rule: j, Name: rj.name, By: -1, File: d.file, Line: rj.line, Column: rj.col}
+		if k, ok := undecidedOutcome(d.nodes, rj, decided); ok {
+			g := f
+			g.Kind, g.Message = NeverCommanded, fmt.Sprintf(
+				"it tests the outcome of %s's commands, but the policy never decides %s: that outcome is always none", k, k)
+			out = append(out, g)
+		}
 		if !satisfiable(d.nodes, rj.root) {
 			f.Kind, f.Message = NeverFires, "its condition can never be true"
+			out = append(out, f)
+			continue
+		}
+		if budget := maxImplySteps; rj.unless >= 0 && implies(d.nodes, canon, rj.root, rj.unless, &budget) {
+			f.Kind, f.Message = NeverFires, "its unless holds whenever its condition does"
 			out = append(out, f)
 			continue
 		}
 		for i := 0; i < j; i++ {
 			ri := &d.rules[i]
 			budget := maxImplySteps
-			if ri.sev >= rj.sev && ri.forNs <= rj.forNs && holdsAsLong(ri, rj) && implies(d.nodes, canon, rj.root, ri.root, &budget) {
+			if ri.sev >= rj.sev && ri.forNs <= rj.forNs && ri.unless < 0 && holdsAsLong(ri, rj) && implies(d.nodes, canon, rj.root, ri.root, &budget) {
 				f.Kind, f.By = Shadowed, i
 				f.Message = fmt.Sprintf("whenever it fires, rule %d (%s, %s) fires too and is at least as severe", i, ri.name, ri.kind)
 				out = append(out, f)
@@ -97,8 +123,38 @@ func holdsAsLong(i, j *rule) bool {
 		return false
 	case i.clear == clearAfter:
 		return i.afterNs >= j.afterNs
+	case i.clear == clearOnModeChange:
+		// i survives every mode change j survives.
+		return ownModes[j.kind]&^ownModes[i.kind] == 0
 	}
 	return true // both on_disarm
+}
+
+// undecidedOutcome returns the first kind whose outcome rule r tests
+// (in when or unless) though no rule of the policy decides it.
+func undecidedOutcome(nodes []node, r *rule, decided uint32) (decisions.Kind, bool) {
+	for _, root := range []int32{r.root, r.unless} {
+		if root < 0 {
+			continue
+		}
+		if k, ok := walkOutcomes(nodes, root, decided); ok {
+			return k, true
+		}
+	}
+	return 0, false
+}
+
+func walkOutcomes(nodes []node, i int32, decided uint32) (decisions.Kind, bool) {
+	n := &nodes[i]
+	if n.op == opActOutcome && !inMask(decided, n.arg) {
+		return decisions.Kind(n.arg), true
+	}
+	for _, k := range n.kids {
+		if kind, ok := walkOutcomes(nodes, k, decided); ok {
+			return kind, true
+		}
+	}
+	return 0, false
 }
 
 // constraint is what a conjunction of leaves demands of one field.

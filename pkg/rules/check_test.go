@@ -41,6 +41,21 @@ func TestCheck(t *testing.T) {
 		{"never shadows any clear", r("a", "{armed: true}", "engage_rtl", "    clear: never\n") + r("b", "{armed: true}", "hold", "    clear: on_disarm\n"), []string{"1 shadowed by 0"}},
 		{"on_disarm does not cover after", r("a", "{armed: true}", "engage_rtl", "    clear: on_disarm\n") + r("b", "{armed: true}", "hold", "    clear: {after: 1s}\n"), nil},
 		{"later rule never shadows earlier", r("a", "{armed: true}", "hold", "") + r("b", "{armed: true}", "hold", "") + r("c", "{armed: true}", "hold", ""), []string{"1 shadowed by 0", "2 shadowed by 0"}},
+		{"disjoint outcomes of one kind", r("a", "{all: [{action: {kind: engage_land, outcome: sent}}, {action: {kind: engage_land, outcome: failed}}]}", "engage_land", ""), []string{"0 never_fires"}},
+		{"enabled and not", r("a", "{all: [{action: {kind: engage_kill, enabled: true}}, {action: {kind: engage_kill, enabled: false}}]}", "engage_kill", ""), []string{"0 never_fires"}},
+		{"outcomes of two kinds", r("a", "{all: [{action: {kind: hold, outcome: sent}}, {action: {kind: engage_land, outcome: failed}}]}", "engage_land", "") + r("b", "{armed: true}", "hold", ""), nil},
+		{"an outcome group implies its member", r("a", "{action: {kind: hold, outcome: failed}}", "engage_rtl", "") + r("b", "{action: {kind: hold, outcome: denied}}", "hold", ""), []string{"1 shadowed by 0"}},
+		{"a member does not imply its group", r("a", "{action: {kind: hold, outcome: denied}}", "engage_rtl", "") + r("b", "{action: {kind: hold, outcome: failed}}", "hold", ""), nil},
+		{"an outcome of a kind never decided", r("a", "{action: {kind: engage_kill, outcome: denied}}", "engage_land", ""), []string{"0 never_commanded"}},
+		{"in unless too", r("a", "{armed: true}", "engage_land", "    unless: {not: {action: {kind: engage_rtl, outcome: none}}}\n"), []string{"0 never_commanded"}},
+		{"an enable of a kind never decided is fine", r("a", "{action: {kind: engage_kill, enabled: true}}", "engage_land", ""), nil},
+		{"the default decides too", r("a", "{action: {kind: proceed, outcome: sent}}", "hold", ""), nil},
+		{"unless implied by the condition", r("a", "{armed: true}", "hold", "    unless: {armed: true}\n"), []string{"0 never_fires"}},
+		{"a rule with unless does not shadow", r("a", "{armed: true}", "engage_rtl", "    unless: {flight_mode: manual}\n") + r("b", "{armed: true}", "hold", ""), nil},
+		{"a rule with unless can be shadowed", r("a", "{armed: true}", "engage_rtl", "") + r("b", "{armed: true}", "hold", "    unless: {flight_mode: manual}\n"), []string{"1 shadowed by 0"}},
+		{"on_mode_change covers its own kind", r("a", "{armed: true}", "engage_land", "    clear: on_mode_change\n") + r("b", "{armed: true}", "engage_land", "    clear: on_mode_change\n"), []string{"1 shadowed by 0"}},
+		{"on_mode_change of another kind may release first", r("a", "{armed: true}", "engage_kill", "    clear: on_mode_change\n") + r("b", "{armed: true}", "engage_land", "    clear: on_mode_change\n"), nil},
+		{"on_disarm does not cover on_mode_change", r("a", "{armed: true}", "engage_kill", "    clear: on_disarm\n") + r("b", "{armed: true}", "engage_land", "    clear: on_mode_change\n"), nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -50,6 +65,9 @@ func TestCheck(t *testing.T) {
 			}
 			var got []string
 			for _, f := range Check(p) {
+				if f.Kind == NeverCommanded && !strings.Contains(f.Message, "never decides") {
+					t.Errorf("message %q", f.Message)
+				}
 				s := itoa10(f.Rule) + " " + f.Kind.String()
 				if f.Kind == Shadowed {
 					s += " by " + itoa10(f.By)

@@ -37,6 +37,8 @@ const (
 	opBatteryPct  // interval
 	opBatteryV    // interval
 	opMissing     // arg: field; true when the field is missing
+	opActOutcome  // arg: kind; mask over decisions.ActionOutcome
+	opActEnabled  // arg: kind; mask bit 0: not enabled matches, bit 1: enabled matches
 )
 
 // Fields a context may lack; a rule over a missing field cannot be
@@ -166,6 +168,10 @@ type facts struct {
 	armed                uint8
 	flight, mission, per uint8
 	batteryPct, batteryV float64
+	// actOutcome and actEnabled are per kind (none and not enabled when
+	// the context carries no action state).
+	actOutcome [decisions.NumKinds]uint8
+	actEnabled [decisions.NumKinds]uint8
 }
 
 func (f *facts) load(c *decisions.Context) {
@@ -201,6 +207,14 @@ func (f *facts) load(c *decisions.Context) {
 		f.armed = 1
 	}
 	f.flight, f.mission = uint8(c.Flight.Mode), uint8(c.Mission.Mode)
+	if a := c.Actions; a != nil {
+		for k := range a {
+			f.actOutcome[k] = uint8(a[k].Outcome)
+			if a[k].Enabled {
+				f.actEnabled[k] = 1
+			}
+		}
+	}
 }
 
 func inMask(mask uint32, v uint8) bool { return (mask>>v)&1 == 1 }
@@ -258,6 +272,10 @@ func eval(nodes []node, i int32, f *facts) (tri, uint8) {
 		return of(inMask(n.mask, f.flight)), 0
 	case opMissionMode:
 		return of(inMask(n.mask, f.mission)), 0
+	case opActOutcome:
+		return of(inMask(n.mask, f.actOutcome[n.arg%decisions.NumKinds])), 0
+	case opActEnabled:
+		return of(inMask(n.mask, f.actEnabled[n.arg%decisions.NumKinds])), 0
 	case opEffective:
 		if !f.present[fieldAssessment] && !f.present[fieldCalibration] {
 			return triUnknown, fieldAssessment
@@ -295,7 +313,7 @@ const (
 
 // leafKeys are the condition keys, in the order the README lists them.
 var condKeys = []string{"all", "any", "not", "level", "axis", "std", "effective_level", "calibrated_level",
-	"armed", "flight_mode", "mission_mode", "perception_mode", "battery_pct", "battery_v", "missing"}
+	"armed", "flight_mode", "mission_mode", "perception_mode", "battery_pct", "battery_v", "missing", "action"}
 
 var levelOps = []string{"is", "in", "at_least", "at_most"}
 var numOps = []string{"lt", "le", "gt", "ge"}
@@ -421,6 +439,8 @@ func (b *builder) cond(y *yaml.Node, what string, depth int) (int32, error) {
 	case "missing":
 		f, err := b.r.name(v, what, fieldNames)
 		return b.add(node{op: opMissing, arg: uint8(f)}), err
+	case "action":
+		return b.action(v, what)
 	}
 	return 0, b.r.errf(e.key, "%s: unknown condition %s (want one of %v)", what, quote(key), condKeys)
 }
@@ -592,6 +612,14 @@ func appendCond(b []byte, nodes []node, i int32) []byte {
 		return append(appendInterval(b, n.iv, true), "}}"...)
 	case opMissing:
 		return append(b, `{"missing":"`+fieldNames[n.arg]+`"}`...)
+	case opActOutcome:
+		b = append(b, `{"action":{"kind":"`+kindNames[n.arg]+`","outcome":{"in":`...)
+		return append(appendMask(b, n.mask, outcomeNames), "}}}"...)
+	case opActEnabled:
+		if n.mask == 2 {
+			return append(b, `{"action":{"enabled":true,"kind":"`+kindNames[n.arg]+`"}}`...)
+		}
+		return append(b, `{"action":{"enabled":false,"kind":"`+kindNames[n.arg]+`"}}`...)
 	}
 	return b
 }

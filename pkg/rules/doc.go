@@ -1,6 +1,8 @@
 // Package rules implements rule policies written in YAML: ordered rules,
-// each a condition over the decision context, a decision kind, a reason, a
-// delay (`for`) and a release condition (`clear`), with the decision being
+// each a condition over the decision context (the belief's assessment, the
+// flight and mission status, and what became of earlier commands), a
+// decision kind, a reason, a delay (`for`), a release condition (`clear`)
+// and an optional silencing condition (`unless`), with the decision being
 // the most severe fired rule. It parses and validates policy files strictly
 // (every error names file:line:column), gives each policy an identity that
 // names the rule set exactly (name plus a hash of its canonical form),

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/ghost-robotics/ghost/pkg/decisions"
 )
 
 // FuzzParse: no input panics; what parses has a valid id, a canonical form
@@ -20,6 +22,9 @@ func FuzzParse(f *testing.F) {
 		"", "{}", "[]", "name: a", policyWith(oneRule), policyWith(oneRule + "    for: 1s\n    clear: never\n"),
 		"name: &a x\nversion: *a\n", "a: b\n---\nc: d\n", "!!binary aGVsbG8=", "? [a]\n: b\n",
 		policyWith("  - {name: r, when: {any: [{not: {missing: perception}}, {std: {axis: position_x, gt: 1e308}}]}, action: engage_kill, reason: k}\n"),
+		policyWith("  - {name: r, when: {action: {kind: engage_land, outcome: {in: [executor, transport]}, enabled: true}}, unless: {action: {kind: hold, outcome: pending}}, action: engage_rtl, reason: f, clear: on_mode_change}\n"),
+		policyWith("  - {name: r, when: {action: {kind: hold, outcome: failed}}, action: engage_land, reason: f, for: 5s}\n"),
+		policyWith("  - {name: r, when: {action: {kind: hold, outcome: {in: [none, sent]}}}, action: hold, reason: f}\n"),
 	} {
 		f.Add([]byte(s))
 	}
@@ -39,6 +44,10 @@ func FuzzParse(f *testing.F) {
 		if err != nil || d.Validate() != nil {
 			t.Fatalf("decide: %v %v", d, err)
 		}
+		d, err = p.Decide(ctx(1, assessed(known, 1), armed(true), acted(decisions.KindEngageLand, decisions.ActionDenied, true)))
+		if err != nil || d.Validate() != nil {
+			t.Fatalf("decide with actions: %v %v", d, err)
+		}
 	})
 }
 
@@ -51,6 +60,7 @@ func FuzzRunCases(f *testing.F) {
 		}
 	}
 	f.Add([]byte("cases:\n  - {name: a, steps: [{at: 0s, assessment: {level: known, std: {position_x: none}}, expect: {action: hold}}]}\n"))
+	f.Add([]byte("cases:\n  - {name: a, steps: [{at: 0s, actions: {hold: sent, engage_kill: {enabled: false}}}, {at: 1s, actions: {hold: {outcome: denied}}, expect: {action: hold}}]}\n"))
 	p, err := Parse("p.yaml", []byte(policyWith(oneRule)))
 	if err != nil {
 		f.Fatal(err)

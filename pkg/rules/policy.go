@@ -46,9 +46,10 @@ func SeverityOrder() []decisions.Kind {
 type clearKind uint8
 
 const (
-	clearAfter    clearKind = iota // once its condition has not held for afterNs
-	clearOnDisarm                  // on the first disarmed context
-	clearNever                     // not before the session ends
+	clearAfter        clearKind = iota // once its condition has not held for afterNs
+	clearOnDisarm                      // on the first disarmed context
+	clearNever                         // not before the session ends
+	clearOnModeChange                  // when arming changes, or the mode changes to one not its action's
 )
 
 // rule is one compiled rule.
@@ -60,7 +61,10 @@ type rule struct {
 	forNs        int64
 	clear        clearKind
 	afterNs      int64
-	line, col    int
+	// unless is the root of the condition that silences the rule, -1
+	// when it has none.
+	unless    int32
+	line, col int
 }
 
 // definition is the immutable part of a policy, shared by its instances.
@@ -88,11 +92,20 @@ type ruleState struct {
 // decisions.StatefulPolicy. Its definition is immutable and shared by the
 // instances NewInstance returns; the state is not safe for concurrent use.
 type Policy struct {
-	d          *definition
-	st, saved  []ruleState
-	last       int64 // stamp of the last decided context, -1 before the first
-	savedLast  int64
-	scratchFct facts
+	d         *definition
+	st, saved []ruleState
+	last      int64 // stamp of the last decided context, -1 before the first
+	savedLast int64
+	// prev and savedPrev are the flight status of the last decided
+	// context, for clear: on_mode_change.
+	prev, savedPrev flightSeen
+	scratchFct      facts
+}
+
+// flightSeen is what on_mode_change compares between contexts.
+type flightSeen struct {
+	mode  decisions.FlightMode
+	armed bool
 }
 
 var _ decisions.StatefulPolicy = (*Policy)(nil)
@@ -106,7 +119,7 @@ const (
 
 var (
 	policyKeys = []string{"name", "version", "description", "default", "rules"}
-	ruleKeys   = []string{"name", "description", "when", "action", "reason", "for", "clear"}
+	ruleKeys   = []string{"name", "description", "when", "unless", "action", "reason", "for", "clear"}
 )
 
 // ParseFile reads and parses a policy file; errors name the path.
@@ -214,7 +227,7 @@ func parseRule(b *builder, n *yaml.Node, what string) (rule, error) {
 	if err != nil {
 		return rule{}, err
 	}
-	ru := rule{line: n.Line, col: n.Column, clear: clearAfter}
+	ru := rule{line: n.Line, col: n.Column, clear: clearAfter, unless: -1}
 	if ru.name, err = r.ident(f["name"].val, what+".name", 64); err != nil {
 		return rule{}, err
 	}
@@ -237,7 +250,7 @@ func parseRule(b *builder, n *yaml.Node, what string) (rule, error) {
 	}
 	if e, ok := f["clear"]; ok {
 		if e.val.Kind == yaml.ScalarNode {
-			c, err := r.name(e.val, what+".clear", []string{"on_disarm", "never"})
+			c, err := r.name(e.val, what+".clear", []string{"on_disarm", "never", "on_mode_change"})
 			if err != nil {
 				return rule{}, err
 			}
@@ -254,6 +267,11 @@ func parseRule(b *builder, n *yaml.Node, what string) (rule, error) {
 	}
 	if ru.root, err = b.cond(f["when"].val, what+".when", 0); err != nil {
 		return rule{}, err
+	}
+	if e, ok := f["unless"]; ok {
+		if ru.unless, err = b.cond(e.val, what+".unless", 0); err != nil {
+			return rule{}, err
+		}
 	}
 	return ru, nil
 }
@@ -284,6 +302,8 @@ func (d *definition) appendCanonical(b []byte) []byte {
 			b = append(b, '}')
 		case clearOnDisarm:
 			b = append(b, `"on_disarm"`...)
+		case clearOnModeChange:
+			b = append(b, `"on_mode_change"`...)
 		default:
 			b = append(b, `"never"`...)
 		}
@@ -293,7 +313,15 @@ func (d *definition) appendCanonical(b []byte) []byte {
 		b = append(b, ru.name...)
 		b = append(b, `","reason":"`...)
 		b = append(b, ru.reason...)
-		b = append(b, `","when":`...)
+		if ru.unless >= 0 {
+			// Only rules that have one write it, so the ids of policies
+			// written before it existed do not change.
+			b = append(b, `","unless":`...)
+			b = appendCond(b, d.nodes, ru.unless)
+			b = append(b, `,"when":`...)
+		} else {
+			b = append(b, `","when":`...)
+		}
 		b = appendCond(b, d.nodes, ru.root)
 		b = append(b, '}')
 	}
@@ -337,27 +365,31 @@ func (p *Policy) NewInstance() decisions.StatefulPolicy { return newInstance(p.d
 // Checkpoint saves the state for Rollback.
 func (p *Policy) Checkpoint() {
 	copy(p.saved, p.st)
-	p.savedLast = p.last
+	p.savedLast, p.savedPrev = p.last, p.prev
 }
 
 // Rollback restores the state saved by the last Checkpoint (the initial
 // state when there was none).
 func (p *Policy) Rollback() {
 	copy(p.st, p.saved)
-	p.last = p.savedLast
+	p.last, p.prev = p.savedLast, p.savedPrev
 }
 
 // Decide evaluates every rule on c and returns the most severe fired rule's
 // decision (ties to the earlier rule), abstain_uncertain/missing_<field>
 // when a rule needs a field c lacks and nothing more severe fired, or the
-// default. c's stamp must be >= 0 and greater than the previous context's;
+// default; a rule whose unless holds on c asks for nothing. c's stamp must be >= 0 and greater than the previous context's;
 // otherwise the error wraps ErrStampOrder and the state is unchanged.
 func (p *Policy) Decide(c decisions.Context) (decisions.Decision, error) {
 	t := c.BeliefStampSimNs
 	if t < 0 || t <= p.last {
 		return decisions.Decision{}, &StampError{Stamp: t, Previous: p.last}
 	}
-	p.last = t
+	// on_mode_change compares with the previous context; the first
+	// context changes nothing.
+	armChanged := p.last >= 0 && c.Flight.Armed != p.prev.armed
+	modeChanged := p.last >= 0 && c.Flight.Mode != p.prev.mode
+	p.last, p.prev = t, flightSeen{mode: c.Flight.Mode, armed: c.Flight.Armed}
 	d := p.d
 	f := &p.scratchFct
 	f.load(&c)
@@ -385,6 +417,8 @@ func (p *Policy) Decide(c decisions.Context) (decisions.Decision, error) {
 				s.latched = !(v != triTrue && t-s.notTrueSince >= ru.afterNs)
 			case clearOnDisarm:
 				s.latched = c.Flight.Armed
+			case clearOnModeChange:
+				s.latched = !(armChanged || modeChanged && !inMask(ownModes[ru.kind], uint8(c.Flight.Mode)))
 			}
 		}
 		if v == triTrue && t-s.heldSince >= ru.forNs {
@@ -399,6 +433,11 @@ func (p *Policy) Decide(c decisions.Context) (decisions.Decision, error) {
 			kind, reason = decisions.KindAbstainUncertain, missingReasons[missing]
 		default:
 			continue
+		}
+		if ru.unless >= 0 {
+			if u, _ := eval(d.nodes, ru.unless, f); u == triTrue {
+				continue // silenced: it asks for nothing
+			}
 		}
 		if sev := severity[kind]; best < 0 || sev > bestSev {
 			best, bestSev, bestKind, bestReason = i, sev, kind, reason

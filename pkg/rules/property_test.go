@@ -28,11 +28,23 @@ var leafPool = []string{
 	"{missing: perception}",
 }
 
+// actionLeafPool are the leaves over the action state; the random
+// conditions draw from both pools (the benchmark from leafPool only).
+var actionLeafPool = []string{
+	"{action: {kind: engage_land, outcome: {in: [denied, not_reached]}}}",
+	"{action: {kind: hold, outcome: pending}}",
+	"{action: {kind: engage_kill, enabled: true}}",
+}
+
 var kindPool = []string{"proceed", "abstain_uncertain", "hold", "yield_to_pilot", "engage_rtl", "engage_land", "engage_kill"}
 
 func randCond(rng *rand.Rand, depth int) string {
 	if depth > 2 || rng.IntN(3) == 0 {
-		return leafPool[rng.IntN(len(leafPool))]
+		i := rng.IntN(len(leafPool) + len(actionLeafPool))
+		if i >= len(leafPool) {
+			return actionLeafPool[i-len(leafPool)]
+		}
+		return leafPool[i]
 	}
 	switch rng.IntN(3) {
 	case 0:
@@ -58,13 +70,18 @@ func randRule(rng *rand.Rand, i int) string {
 	if rng.IntN(2) == 0 {
 		fmt.Fprintf(&b, "    for: %dms\n", 500*rng.IntN(4))
 	}
-	switch rng.IntN(4) {
+	switch rng.IntN(5) {
 	case 0:
 		fmt.Fprintf(&b, "    clear: {after: %dms}\n", 500*rng.IntN(4))
 	case 1:
 		b.WriteString("    clear: on_disarm\n")
 	case 2:
 		b.WriteString("    clear: never\n")
+	case 3:
+		b.WriteString("    clear: on_mode_change\n")
+	}
+	if rng.IntN(4) == 0 {
+		fmt.Fprintf(&b, "    unless: %s\n", randCond(rng, 1))
 	}
 	return b.String()
 }
@@ -99,6 +116,13 @@ func randContext(rng *rand.Rand, stamp int64) decisions.Context {
 		v = 10 + 8*rng.Float64()
 	}
 	battery(pct, v)(&c)
+	if rng.IntN(2) == 0 {
+		for k := range decisions.NumKinds {
+			if rng.IntN(2) == 0 {
+				acted(decisions.Kind(k), decisions.ActionOutcome(rng.IntN(decisions.NumActionOutcomes)), rng.IntN(2) == 0)(&c)
+			}
+		}
+	}
 	return c
 }
 

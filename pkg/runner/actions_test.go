@@ -83,9 +83,15 @@ type harness struct {
 
 func newHarness(t *testing.T, kinds map[int64]decisions.Kind, enable ...decisions.Kind) *harness {
 	t.Helper()
+	return newHarnessWith(t, scriptPolicy{kinds}, enable...)
+}
+
+// newHarnessWith is newHarness deciding with p.
+func newHarnessWith(t *testing.T, p decisions.Policy, enable ...decisions.Kind) *harness {
+	t.Helper()
 	ex := &fakeExec{id: "fake", kinds: []decisions.Kind{decisions.KindHold, decisions.KindEngageRTL, decisions.KindEngageLand, decisions.KindEngageKill}}
 	s, err := NewSession(SessionOptions{
-		Loop:      LoopOptions{Policy: scriptPolicy{kinds}, Actions: ActionOptions{AckTimeout: 300 * time.Millisecond, MaxRetries: 2, ReachTimeout: time.Second}},
+		Loop:      LoopOptions{Policy: p, Actions: ActionOptions{AckTimeout: 300 * time.Millisecond, MaxRetries: 2, ReachTimeout: time.Second}},
 		Executors: []Executor{ex}, Enable: enable, TargetVehicle: vehicle,
 	})
 	if err != nil {
@@ -503,5 +509,57 @@ func TestEvidenceReceiptsCarryTheEvidenceArrival(t *testing.T) {
 	}
 	if seen != len(want) {
 		t.Fatalf("%d of the %d receipts made on evidence found\n%s", seen, len(want), h.dump())
+	}
+}
+
+// TestNotApplicableStartsAgain: an action that ended not_applicable starts
+// again, as a new action, at the first later decision of the same kind
+// whose context makes it applicable; nothing else is re-sent.
+func TestNotApplicableStartsAgain(t *testing.T) {
+	fs := func(armed bool, m decisions.FlightMode) decisions.FlightStatus {
+		return decisions.FlightStatus{Armed: armed, Mode: m, BatteryPct: 0.5, BatteryV: math.NaN()}
+	}
+	ground, air := fs(false, decisions.FlightModeInit), fs(true, decisions.FlightModeOffboard)
+	landing := fs(true, decisions.FlightModeLand)
+	h, land, kill := decisions.KindHold, decisions.KindEngageLand, decisions.KindEngageKill
+	each := func(k decisions.Kind) map[int64]decisions.Kind {
+		m := map[int64]decisions.Kind{}
+		for s := int64(100); s <= 600; s += 100 {
+			m[s] = k
+		}
+		return m
+	}
+	tests := []struct {
+		name   string
+		kinds  map[int64]decisions.Kind
+		flight []decisions.FlightStatus // at 100 .. 600 ms
+		script func(x *harness)
+		want   []string
+	}{
+		{"decided on the ground, sent once armed", each(h), []decisions.FlightStatus{ground, ground, air, air, air, air}, func(x *harness) {
+			x.queue(350, ack(2, 176, ResultAccepted), state(2, 4, true))
+		}, []string{"1 failed/not_applicable", "2 sent", "2 evidence_accepted", "2 accepted", "2 reached"}},
+		{"already in the mode, sent once it left it", each(land), []decisions.FlightStatus{landing, landing, air, air, air, air}, func(*harness) {},
+			[]string{"1 failed/not_applicable", "2 sent", "2 retried"}},
+		{"still not applicable: nothing", each(h), []decisions.FlightStatus{ground, ground, ground, ground, ground, ground}, func(*harness) {},
+			[]string{"1 failed/not_applicable"}},
+		{"a failure after the restart is not retried", each(h), []decisions.FlightStatus{ground, air, air, air, air, air}, func(x *harness) {
+			x.queue(250, ack(2, 176, ResultDenied))
+		}, []string{"1 failed/not_applicable", "2 sent", "2 evidence_accepted", "2 failed/executor"}},
+		{"blocked by policy is not started again", each(kill), []decisions.FlightStatus{air, air, air, air, air, air}, func(*harness) {},
+			[]string{"1 failed/blocked_by_policy"}},
+		{"another kind in between starts afresh", map[int64]decisions.Kind{100: h, 200: decisions.KindProceed, 300: h, 400: h},
+			[]decisions.FlightStatus{ground, air, ground, air, air, air}, func(*harness) {},
+			[]string{"1 failed/not_applicable", "2 failed/not_applicable", "3 sent", "3 superseded"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			x := newHarness(t, tc.kinds, h, land)
+			tc.script(x)
+			for i, f := range tc.flight {
+				x.belief(int64(i+1)*100, f)
+			}
+			x.want(tc.want...)
+		})
 	}
 }

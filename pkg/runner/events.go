@@ -113,6 +113,10 @@ type Output struct {
 	calibrations []decisions.Calibration
 	perceptions  []decisions.PerceptionReport
 	evidence     []Evidence
+	// actionStates is what every context of the step sees of the actions
+	// (Loop.actionStates), when haveActionStates.
+	actionStates     decisions.ActionStates
+	haveActionStates bool
 }
 
 // Reset empties o, keeping its storage.
@@ -127,6 +131,7 @@ func (o *Output) Reset() {
 	o.Actions = o.Actions[:0]
 	o.ActiveAction = 0
 	o.evidence = o.evidence[:0]
+	o.haveActionStates = false
 }
 
 // keepEvidence copies ev into o, so the action commands may point into it
@@ -169,8 +174,9 @@ type Command struct {
 	WithoutAssessment WithoutReason
 }
 
-// Clone returns a copy of c whose context owns its assessment and perception
-// report, so it outlives the Output it came from.
+// Clone returns a copy of c whose context owns its assessment, perception
+// report, calibration and action states, so it outlives the Output it came
+// from.
 func (c Command) Clone() Command {
 	if c.Context.SelfAssessment != nil {
 		a := *c.Context.SelfAssessment
@@ -183,6 +189,10 @@ func (c Command) Clone() Command {
 	if c.Context.Calibration != nil {
 		k := *c.Context.Calibration
 		c.Context.Calibration = &k
+	}
+	if c.Context.Actions != nil {
+		s := *c.Context.Actions
+		c.Context.Actions = &s
 	}
 	return c
 }

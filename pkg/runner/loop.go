@@ -356,7 +356,15 @@ func (l *Loop) Step(ev Event, out *Output) error {
 	if l.stateful != nil {
 		l.stateful.Checkpoint()
 	}
-	n, err := l.plan(now, &c, anchor, end, out)
+	// The action state the policy sees is the one after this step's
+	// evidence and deadlines (loop_actions.go).
+	acts := l.act
+	var evidence []Evidence
+	if e, ok := ev.(EvidenceEvent); ok {
+		evidence = e.Items
+	}
+	l.settleActions(&acts, now, evidence, out)
+	n, err := l.plan(now, &c, anchor, end, &acts, out)
 	if err != nil {
 		if l.stateful != nil {
 			l.stateful.Rollback()
@@ -368,12 +376,7 @@ func (l *Loop) Step(ev Event, out *Output) error {
 		out.Reset()
 		return err
 	}
-	acts := l.act
-	var evidence []Evidence
-	if e, ok := ev.(EvidenceEvent); ok {
-		evidence = e.Items
-	}
-	l.planActions(&acts, now, evidence, out)
+	l.startActions(&acts, now, out)
 	l.commit(now, &c, anchor, n, out)
 	l.act = acts
 	return nil
@@ -444,7 +447,7 @@ func (v *pendingView) at(k int) *pendingBelief {
 // at time now, appending the Commands to out. It changes nothing in the
 // session but a stateful policy's state, which Step rolls back on failure. It returns how many of the
 // oldest pending beliefs were decided.
-func (l *Loop) plan(now int64, c *candidate, anchor anchorPlan, end bool, out *Output) (int, error) {
+func (l *Loop) plan(now int64, c *candidate, anchor anchorPlan, end bool, acts *actionState, out *Output) (int, error) {
 	v := l.view(c)
 	newest := l.newestAssessment
 	if c.ok && c.kind == InputAssessment && c.assessment.a.BeliefStampSimNs > newest {
@@ -475,7 +478,7 @@ func (l *Loop) plan(now int64, c *candidate, anchor anchorPlan, end bool, out *O
 		if !ok {
 			return k, nil
 		}
-		if err := l.emit(b, a, why, c, out); err != nil {
+		if err := l.emit(b, a, why, c, acts, out); err != nil {
 			return 0, err
 		}
 	}
@@ -483,9 +486,10 @@ func (l *Loop) plan(now int64, c *candidate, anchor anchorPlan, end bool, out *O
 }
 
 // emit assembles the context of b, runs the policy and appends the Command.
-func (l *Loop) emit(b *pendingBelief, a *heldAssessment, why WithoutReason, c *candidate, out *Output) error {
+func (l *Loop) emit(b *pendingBelief, a *heldAssessment, why WithoutReason, c *candidate, acts *actionState, out *Output) error {
 	s := b.belief.StampSimNs
-	ctx := decisions.Context{BeliefStampSimNs: s, Flight: b.belief.Flight, Mission: b.belief.Mission}
+	ctx := decisions.Context{BeliefStampSimNs: s, Flight: b.belief.Flight, Mission: b.belief.Mission,
+		Actions: l.actionStates(acts, s, out)}
 	if a != nil {
 		ctx.SelfAssessment = out.keepAssessment(&a.a)
 		if a.hasCal {

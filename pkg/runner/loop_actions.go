@@ -16,7 +16,16 @@ import (
 // decision's own context shows the command cannot or need not act (the
 // vehicle is disarmed; its flight mode already is the commanded one),
 // otherwise an execute command. A repeated kind starts nothing: a failed
-// action is not re-sent because the policy keeps deciding the same.
+// action is not re-sent because the policy keeps deciding the same (a
+// policy escalates instead: it sees the failure, below). One exception:
+// when the streak's last action ended not_applicable, the first later
+// decision of the streak whose context makes the kind applicable (armed,
+// not already in the commanded mode) starts it again, as a new action with
+// a new id: a kind decided on the ground is sent once the vehicle arms, and
+// one decided while the vehicle was already in the commanded mode is sent
+// if the vehicle leaves that mode while the kind is still decided, as it
+// would be at an edge. A restarted action that ends otherwise is not
+// started again.
 //
 // Evidence (for the outstanding action only; the Runner has checked its
 // provenance): an acknowledgement ACCEPTED or IN_PROGRESS makes the action
@@ -31,14 +40,45 @@ import (
 // Within a step: evidence first, then deadlines, then the step's decisions
 // in stamp order; so a retry the deadline asks for in the step whose
 // decision supersedes the action is stale, and the Runner refuses it.
+//
+// What the policy sees (decisions.Context.Actions, when any kind is
+// routed): per kind, its route and enable and what became of its last
+// action (sent, accepted, reached, superseded, or the failure: denied,
+// temporarily_rejected or rejected by the acknowledgement's result,
+// not_reached, transport, not_applicable, blocked_by_policy), as of after
+// the step's evidence and deadlines and before the step's own decisions:
+// every decision of a step sees the same state, and an action a decision
+// starts is seen from the next step on. Its since is the belief stamp of
+// the first context that saw the outcome, the clock a rule's `for` counts
+// in. It is a function of the recorded inputs and evidence only, so replay
+// and verify derive it again exactly.
 
 // actionState is the Loop's part of the action trail: the previous
-// decided kind (for edges) and the outstanding action.
+// decided kind (for edges), the outstanding action, and what became of
+// each kind's last action.
 type actionState struct {
 	nextID   uint64
 	lastKind decisions.Kind
 	decided  bool
 	cur      activeAction
+	kinds    [decisions.NumKinds]kindTrack
+}
+
+// kindTrack is what became of one kind's last action.
+type kindTrack struct {
+	id       uint64
+	stamp    int64
+	outcome  decisions.ActionOutcome
+	attempts uint8
+	// seen: a context saw outcome, first at since.
+	seen  bool
+	since int64
+}
+
+// track records outcome o for the kind of the outstanding action.
+func (a *actionState) track(o decisions.ActionOutcome) {
+	c := &a.cur
+	a.kinds[c.kind] = kindTrack{id: c.id, stamp: c.stamp, outcome: o, attempts: c.attempt}
 }
 
 type activeAction struct {
@@ -60,6 +100,7 @@ type activeAction struct {
 // actionConfig is ActionOptions with the defaults filled in.
 type actionConfig struct {
 	routes     [decisions.NumKinds]ActionRoute
+	routed     bool // some kind has an executor
 	ackTimeout uint64
 	maxRetries int
 	reach      uint64
@@ -99,6 +140,7 @@ func newActionConfig(o ActionOptions) (actionConfig, error) {
 		if r.Executor == "" {
 			continue
 		}
+		c.routed = true
 		if len(r.Executor) > 64 || !validID(r.Executor) {
 			return c, fmt.Errorf("%w: Actions.Routes[%s].Executor = %q: must match ^[a-z][a-z0-9_]*$, 1 to 64 characters",
 				ErrOptions, decisions.Kind(k), capText(r.Executor, 64))
@@ -121,11 +163,11 @@ func validID(s string) bool {
 	return true
 }
 
-// planActions appends to out the action commands of a step at time now:
-// evidence is the step's admitted evidence (nil for other events), and the
-// step's decisions are already in out.Commands. It works on a, a copy of the
-// session's action state that Step commits on success.
-func (l *Loop) planActions(a *actionState, now int64, evidence []Evidence, out *Output) {
+// settleActions appends to out the action commands the step's admitted
+// evidence (nil for other events) and the deadlines at time now cause. It
+// works on a, a copy of the session's action state that Step commits on
+// success.
+func (l *Loop) settleActions(a *actionState, now int64, evidence []Evidence, out *Output) {
 	cfg := &l.actions
 	if len(evidence) > 0 && a.cur.valid {
 		l.applyEvidence(a, now, out.keepEvidence(evidence), out)
@@ -136,47 +178,92 @@ func (l *Loop) planActions(a *actionState, now int64, evidence []Evidence, out *
 			if int(c.attempt) <= cfg.maxRetries {
 				c.attempt++
 				c.sentAt = now
+				a.kinds[c.kind].attempts = c.attempt
 				out.Actions = append(out.Actions, l.actionCmd(c, ActionRetry, fmt.Sprintf(
 					"no acknowledgement %s after send %d", time.Duration(cfg.ackTimeout), c.attempt-1)))
 			} else {
-				l.conclude(a, OutcomeFailed, FailTransport, nil, fmt.Sprintf(
+				l.conclude(a, OutcomeFailed, FailTransport, decisions.ActionTransport, nil, fmt.Sprintf(
 					"no acknowledgement %s after the last of %d sends", time.Duration(cfg.ackTimeout), c.attempt), out)
 			}
 		case c.accepted && waited(now, c.acceptedAt) >= cfg.reach:
-			l.conclude(a, OutcomeFailed, FailExecutor, nil, fmt.Sprintf(
+			l.conclude(a, OutcomeFailed, FailExecutor, decisions.ActionNotReached, nil, fmt.Sprintf(
 				"accepted, but the vehicle was not observed in %s within %s", cfg.routes[c.kind].Expect, time.Duration(cfg.reach)), out)
 		}
 	}
+}
+
+// actionStates returns what the policy sees of a for a context at stamp,
+// the first of its step: a kind's outcome no context saw yet is seen from
+// stamp on. It is nil when no kind is routed. Every context of a step gets
+// the same state, kept in out.
+func (l *Loop) actionStates(a *actionState, stamp int64, out *Output) *decisions.ActionStates {
+	if !l.actions.routed {
+		return nil
+	}
+	if out.haveActionStates {
+		return &out.actionStates
+	}
+	s := &out.actionStates
+	for k := range a.kinds {
+		t := &a.kinds[k]
+		r := &l.actions.routes[k]
+		if t.outcome != decisions.ActionNone && !t.seen {
+			t.seen, t.since = true, stamp
+		}
+		s[k] = decisions.ActionState{Routed: r.Executor != "", Enabled: r.Executor != "" && r.Enabled,
+			ID: t.id, DecisionStampSimNs: t.stamp, Outcome: t.outcome, Attempts: t.attempts, SinceStampSimNs: -1}
+		if t.outcome != decisions.ActionNone {
+			s[k].SinceStampSimNs = t.since
+		}
+	}
+	out.haveActionStates = true
+	return s
+}
+
+// startActions appends to out the action commands of the step's decisions,
+// already in out.Commands, and says which action is outstanding after the
+// step.
+func (l *Loop) startActions(a *actionState, now int64, out *Output) {
+	cfg := &l.actions
 	for i := range out.Commands {
 		cmd := &out.Commands[i]
 		k := cmd.Decision.Kind
-		if a.decided && k == a.lastKind {
+		repeat := a.decided && k == a.lastKind
+		if repeat && !(a.kinds[k].outcome == decisions.ActionNotApplicable && !a.cur.valid) {
 			continue
+		}
+		route := cfg.routes[k]
+		why := notApplicable(k, cmd.Context.Flight)
+		if repeat && (why != "" || route.Executor == "" || !route.Enabled) {
+			continue // still nothing to act on
 		}
 		a.decided, a.lastKind = true, k
 		if a.cur.valid {
-			l.conclude(a, OutcomeSuperseded, FailNone, nil, fmt.Sprintf(
+			l.conclude(a, OutcomeSuperseded, FailNone, decisions.ActionSuperseded, nil, fmt.Sprintf(
 				"decision %d (%s) superseded it", cmd.Decision.DecisionStampSimNs, k), out)
 		}
-		route := cfg.routes[k]
 		if route.Executor == "" {
 			continue // advisory
 		}
 		a.nextID++
 		start := activeAction{valid: true, id: a.nextID, stamp: cmd.Decision.DecisionStampSimNs, kind: k, executor: route.Executor}
-		switch why := notApplicable(k, cmd.Context.Flight); {
+		switch {
 		case !route.Enabled:
 			a.cur = start
-			l.conclude(a, OutcomeFailed, FailBlockedByPolicy, nil, fmt.Sprintf(
+			l.conclude(a, OutcomeFailed, FailBlockedByPolicy, decisions.ActionBlockedByPolicy, nil, fmt.Sprintf(
 				"%s is served by executor %s but not enabled", k, route.Executor), out)
 		case why != "":
 			a.cur = start
-			l.conclude(a, OutcomeFailed, FailNotApplicable, nil, why, out)
+			l.conclude(a, OutcomeFailed, FailNotApplicable, decisions.ActionNotApplicable, nil, why, out)
 		default:
 			start.attempt, start.sentAt = 1, now
 			a.cur = start
-			out.Actions = append(out.Actions, l.actionCmd(&a.cur, ActionExecute, fmt.Sprintf(
-				"the decided kind changed to %s", k)))
+			a.track(decisions.ActionSent)
+			detail := fmt.Sprintf("the decided kind changed to %s", k)
+			if repeat {
+				detail = fmt.Sprintf("%s was not applicable before; decision %d's context makes it applicable", k, cmd.Decision.DecisionStampSimNs)
+			}
+			out.Actions = append(out.Actions, l.actionCmd(&a.cur, ActionExecute, detail))
 		}
 	}
 	if a.cur.valid {
@@ -199,33 +286,47 @@ func (l *Loop) applyEvidence(a *actionState, now int64, ev []Evidence, out *Outp
 				continue // a repeated or late acknowledgement changes nothing
 			}
 			if e.Result != ResultAccepted && e.Result != ResultInProgress {
-				l.conclude(a, OutcomeFailed, FailExecutor, ev[i:i+1], fmt.Sprintf(
+				l.conclude(a, OutcomeFailed, FailExecutor, refusal(e.Result), ev[i:i+1], fmt.Sprintf(
 					"the vehicle acknowledged command %d with %s", e.Command, ResultName(e.Result)), out)
 				return
 			}
 			c.accepted, c.acceptedAt = true, now
+			a.track(decisions.ActionAccepted)
 			out.Actions = append(out.Actions, l.actionCmd(c, ActionConclude, "acknowledged "+ResultName(e.Result), ev[i:i+1]...))
 			out.Actions[len(out.Actions)-1].Outcome = OutcomeAccepted
 			if c.haveState && exp.Met(c.mode, c.armed) {
-				l.conclude(a, OutcomeReached, FailNone, nil, fmt.Sprintf("observed %s", exp), out)
+				l.conclude(a, OutcomeReached, FailNone, decisions.ActionReached, nil, fmt.Sprintf("observed %s", exp), out)
 				return
 			}
 		case EvidenceState:
 			c.haveState, c.mode, c.armed = true, e.Mode, e.Armed
 			if c.accepted && exp.Met(e.Mode, e.Armed) {
-				l.conclude(a, OutcomeReached, FailNone, ev[i:i+1], fmt.Sprintf("observed %s", exp), out)
+				l.conclude(a, OutcomeReached, FailNone, decisions.ActionReached, ev[i:i+1], fmt.Sprintf("observed %s", exp), out)
 				return
 			}
 		}
 	}
 }
 
-// conclude ends the outstanding action with outcome.
-func (l *Loop) conclude(a *actionState, o Outcome, f FailureClass, ev []Evidence, detail string, out *Output) {
+// conclude ends the outstanding action with outcome o (f when it failed),
+// which the policy sees as seen.
+func (l *Loop) conclude(a *actionState, o Outcome, f FailureClass, seen decisions.ActionOutcome, ev []Evidence, detail string, out *Output) {
 	cmd := l.actionCmd(&a.cur, ActionConclude, detail, ev...)
 	cmd.Outcome, cmd.Failure = o, f
 	out.Actions = append(out.Actions, cmd)
+	a.track(seen)
 	a.cur = activeAction{}
+}
+
+// refusal is what the policy sees of an acknowledgement that refused.
+func refusal(result uint8) decisions.ActionOutcome {
+	switch result {
+	case ResultDenied:
+		return decisions.ActionDenied
+	case ResultTemporarilyRejected:
+		return decisions.ActionTemporarilyRejected
+	}
+	return decisions.ActionRejected
 }
 
 func (l *Loop) actionCmd(c *activeAction, op ActionOp, detail string, ev ...Evidence) ActionCommand {

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/executor"
 	"github.com/ghost-robotics/ghost/pkg/px4"
 )
@@ -36,9 +37,16 @@ const (
 	OtherVehicle
 	// Duplicate: the acknowledgement arrives twice, identical.
 	Duplicate
+	// NeverReach: ACCEPTED, but the mode (or arming) never changes.
+	NeverReach
+	// Reject: TEMPORARILY_REJECTED, PX4's answer to a mode that cannot
+	// run now (position control without the pilot's sticks); the mode
+	// does not change.
+	Reject
 )
 
-var behaviourNames = [...]string{"accept", "deny", "drop", "drop_first", "slow", "late_ack", "wrong_command", "other_vehicle", "duplicate"}
+var behaviourNames = [...]string{"accept", "deny", "drop", "drop_first", "slow", "late_ack", "wrong_command", "other_vehicle", "duplicate",
+	"never_reach", "reject"}
 
 // String returns the behaviour's snake_case name.
 func (b Behaviour) String() string {
@@ -46,6 +54,22 @@ func (b Behaviour) String() string {
 		return behaviourNames[b]
 	}
 	return fmt.Sprintf("behaviour(%d)", uint8(b))
+}
+
+// ParseBehaviour reads a behaviour's snake_case name.
+func ParseBehaviour(s string) (Behaviour, error) {
+	for i, n := range behaviourNames {
+		if n == s {
+			return Behaviour(i), nil
+		}
+	}
+	return 0, fmt.Errorf("simulated PX4 behaviour %q: want one of %v", s, behaviourNames)
+}
+
+// KindBehaviour makes every action of one decision kind behave alike.
+type KindBehaviour struct {
+	Kind      decisions.Kind
+	Behaviour Behaviour
 }
 
 // DefaultScript holds every behaviour, ordered so that the simulated
@@ -74,6 +98,13 @@ type PX4Options struct {
 	// Script is the behaviour of the n-th action, cycled; default
 	// DefaultScript().
 	Script []Behaviour
+	// ByKind overrides Script for the actions of the kinds it names (the
+	// first entry of a kind wins). The simulated Commander tells a
+	// command's kind by the mode it asks for (AUTO_LOITER hold, POSCTL
+	// yield_to_pilot, AUTO_RTL engage_rtl, AUTO_LAND engage_land, a forced
+	// disarm engage_kill), whatever command carries it. An overridden
+	// action still takes its place in Script's cycle.
+	ByKind []KindBehaviour
 	// NavState is the initial nav_state; default OFFBOARD (14).
 	NavState uint8
 }
@@ -122,6 +153,14 @@ func (p *PX4) SendCommand(c px4.Command, info executor.SendInfo) error {
 		p.current = info.ActionID
 		p.behave = p.opts.Script[p.actions%len(p.opts.Script)]
 		p.actions++
+		if k, ok := kindOf(c); ok {
+			for _, o := range p.opts.ByKind {
+				if o.Kind == k {
+					p.behave = o.Behaviour
+					break
+				}
+			}
+		}
 	}
 	if c.TargetSystem != p.opts.SystemID && c.TargetSystem != 0 || c.TargetComponent != 1 && c.TargetComponent != 0 {
 		return nil // Commander ignores commands for another system or component
@@ -145,6 +184,10 @@ func (p *PX4) SendCommand(c px4.Command, info executor.SendInfo) error {
 		return nil
 	case b == Deny:
 		ack(AckLatency, c.Command, px4.ResultDenied)
+	case b == Reject:
+		ack(AckLatency, c.Command, px4.ResultTemporarilyRejected)
+	case b == NeverReach:
+		ack(AckLatency, c.Command, result)
 	case b == Slow:
 		ack(AckLatency, c.Command, result)
 		if first {
@@ -177,6 +220,33 @@ func (p *PX4) SendCommand(c px4.Command, info executor.SendInfo) error {
 		change(ModeLatency)
 	}
 	return nil
+}
+
+// kindOf reads the decision kind a command asks for by the mode it
+// commands, independently of the executor's mapping.
+func kindOf(c px4.Command) (decisions.Kind, bool) {
+	switch c.Command {
+	case px4.CmdDoSetMode:
+		switch main, sub := uint8(c.Param2), uint8(c.Param3); {
+		case main == px4.MainModeAuto && sub == px4.AutoSubModeLoiter:
+			return decisions.KindHold, true
+		case main == px4.MainModeAuto && sub == px4.AutoSubModeRTL:
+			return decisions.KindEngageRTL, true
+		case main == px4.MainModeAuto && sub == px4.AutoSubModeLand:
+			return decisions.KindEngageLand, true
+		case main == px4.MainModePosctl:
+			return decisions.KindYieldToPilot, true
+		}
+	case px4.CmdNavReturnToLaunch:
+		return decisions.KindEngageRTL, true
+	case px4.CmdNavLand:
+		return decisions.KindEngageLand, true
+	case px4.CmdComponentArmDisarm:
+		if c.Param1 == px4.ArmingActionDisarm {
+			return decisions.KindEngageKill, true
+		}
+	}
+	return 0, false
 }
 
 // effect is what Commander makes of c: the ack result and, when accepted,

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const escalatingPolicy = "../../config/policies/px4_failsafe_escalating.yaml"
+
+// The --px4-* flags script the simulated PX4 so an escalation runs in sim,
+// and verify re-checks the recording with the executor flags alone.
+func TestSimScriptsEscalations(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name  string
+		flags []string
+		want  string // a line of verify's summary
+	}{
+		{"land denied, kill enabled", []string{"--px4-script", "accept", "--px4-deny", "engage_land", "--enable-kill"}, "land_failed"},
+		{"hold and land never reached", []string{"--px4-script", "accept", "--px4-never-reach", "hold, engage_land"}, "hold_not_reached"},
+		{"no pilot sticks", []string{"--px4-script", "accept", "--px4-reject", "yield_to_pilot"}, "pilot_unavailable"},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			flight := filepath.Join(dir, "f"+string(rune('0'+i))+".mcap")
+			args := append([]string{"sim", "--out", flight, "--duration", "60s", "--rate", "10", "--policy-file", escalatingPolicy, "--executor", "px4", "--quiet"}, tc.flags...)
+			if code, _, stderr := cli(t, args...); code != exitOK {
+				t.Fatalf("sim: exit %d %s", code, stderr)
+			}
+			vargs := []string{"verify", flight, "--policy-file", escalatingPolicy, "--executor", "px4", "--quiet"}
+			if strings.Contains(strings.Join(tc.flags, " "), "--enable-kill") {
+				vargs = append(vargs, "--enable-kill")
+			}
+			code, stdout, stderr := cli(t, vargs...)
+			if code != exitOK || !strings.Contains(stdout, tc.want) {
+				t.Fatalf("verify: exit %d, want %q in\n%s%s", code, tc.want, stdout, stderr)
+			}
+		})
+	}
+}
+
+func TestSimPX4FlagErrors(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--px4-deny", "engage_land"}, "need --executor px4"},
+		{[]string{"--executor", "log", "--px4-deny", "engage_land"}, "need --executor px4"},
+		{[]string{"--executor", "px4", "--px4-deny", "descend"}, `--px4-deny "descend"`},
+		{[]string{"--executor", "px4", "--px4-reject", "proceed"}, "never commands it"},
+		{[]string{"--executor", "px4", "--px4-deny", "hold", "--px4-never-reach", "hold"}, "already scripted as deny"},
+		{[]string{"--executor", "px4", "--px4-script", "accept,explode"}, `"explode"`},
+	}
+	for _, tc := range tests {
+		args := append([]string{"sim", "--out", filepath.Join(dir, "x.mcap"), "--duration", "1s", "--quiet"}, tc.args...)
+		code, _, stderr := cli(t, args...)
+		if code != exitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, want %d and %q in %s", tc.args, code, exitUsage, tc.want, stderr)
+		}
+	}
+}
+
+// policy check reports a test of the outcome of a kind the policy never
+// decides, and passes the shipped escalating policy.
+func TestPolicyCheckActionConditions(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte(`name: bad
+version: 1
+default: {action: proceed, reason: nominal}
+rules:
+  - name: land_failed
+    when: {action: {kind: engage_land, outcome: failed}}
+    action: engage_rtl
+    reason: land_failed
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := cli(t, "policy", "check", bad)
+	if code != exitFindings || !strings.Contains(stdout, "never_commanded") || !strings.Contains(stderr, "1 rules test the outcome of a kind the policy never decides") {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, stdout, _ := cli(t, "policy", "check", escalatingPolicy); code != exitOK || !strings.Contains(stdout, "ok: every rule can fire") {
+		t.Fatalf("exit %d\n%s", code, stdout)
+	}
+	if code, stdout, _ := cli(t, "policy", "test", escalatingPolicy, "../../config/policies/px4_failsafe_escalating.cases.yaml"); code != exitOK || !strings.Contains(stdout, " 0 failed") {
+		t.Fatalf("exit %d\n%s", code, stdout)
+	}
+}

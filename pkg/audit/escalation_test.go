@@ -1,0 +1,225 @@
+package audit
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ghost-robotics/ghost/pkg/bag"
+	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/executor"
+	"github.com/ghost-robotics/ghost/pkg/px4"
+	"github.com/ghost-robotics/ghost/pkg/ros2msg"
+	"github.com/ghost-robotics/ghost/pkg/rules"
+	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/sim"
+)
+
+// TestVerifyRederivesANotApplicableRestart: the simulated flight decides
+// hold on the ground, where it is not applicable, and keeps deciding it
+// after arming: the Loop starts it again, and verify derives that restart
+// from the recording; a trail without it fails.
+func TestVerifyRederivesANotApplicableRestart(t *testing.T) {
+	data := actionFlight(t)
+	restart := -1
+	rewrite(t, data, func(i int, rc *runner.ActionReceipt) bool {
+		if restart < 0 && rc.Event == runner.ReceiptSent && strings.Contains(rc.Detail, "was not applicable before") {
+			restart = i
+		}
+		return true
+	})
+	if restart < 0 {
+		t.Fatal("the simulated flight has no action started again after not_applicable")
+	}
+	execs := []runner.Executor{executor.NewPX4(executor.PX4Options{})}
+	if r := verifyActions(t, data, execs); !r.Passed() {
+		t.Fatalf("the recorded trail does not verify: %v %v", r.Reasons, r.Problems)
+	}
+	dropped := rewrite(t, data, func(i int, _ *runner.ActionReceipt) bool { return i != restart })
+	if r := verifyActions(t, dropped, execs); r.Passed() || r.FindingCount(FindingActionDiverged) == 0 {
+		t.Fatalf("a trail without the restart verifies: %v", r.Reasons)
+	}
+}
+
+const escalatingPolicy = "../../config/policies/px4_failsafe_escalating.yaml"
+
+// escalationFlight simulates a minute of flight decided by the escalating
+// policy through the px4 executor, on a simulated PX4 that accepts every
+// action except as byKind says; kill adds engage_kill to the enabled kinds.
+func escalationFlight(t *testing.T, p decisions.Policy, byKind []sim.KindBehaviour, kill bool) ([]byte, runner.SessionOptions) {
+	t.Helper()
+	enable := slices.Clone(enabled)
+	if kill {
+		enable = append(enable, decisions.KindEngageKill)
+	}
+	px := sim.NewPX4(sim.PX4Options{Script: []sim.Behaviour{sim.Accept}, ByKind: byKind})
+	opts := runner.SessionOptions{Loop: runner.LoopOptions{Policy: p}, Enable: enable, TargetVehicle: 1}
+	live := opts
+	live.Executors = []runner.Executor{executor.NewPX4(executor.PX4Options{Transport: px})}
+	data, _, err := replayBytes(t, simSource(t, 60*time.Second, 20), ReplayOptions{Session: live})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Executors = []runner.Executor{executor.NewPX4(executor.PX4Options{})}
+	return data, opts
+}
+
+// decidedReasons counts the recorded decisions by kind/reason.
+func decidedReasons(t *testing.T, data []byte) map[string]int {
+	t.Helper()
+	out := map[string]int{}
+	for _, r := range recordedDecisions(t, data) {
+		out[r.Decision.Kind.String()+"/"+r.Decision.Reason]++
+	}
+	return out
+}
+
+// dropEvidence copies a recording without the evidence messages holding an
+// acknowledgement drop selects.
+func dropEvidence(t *testing.T, data []byte, drop func(e runner.Evidence) bool) ([]byte, int) {
+	t.Helper()
+	n := 0
+	out := rewriteMessages(t, data, func(m *bag.Message) bool {
+		if m.Topic != "/decisions/evidence" {
+			return true
+		}
+		var w ros2msg.ActionEvidence
+		if err := w.UnmarshalCDR(m.Data); err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range runner.EvidenceFromWire(w.Items) {
+			if e.Kind == runner.EvidenceAck && drop(e) {
+				n++
+				return false
+			}
+		}
+		return true
+	})
+	return out, n
+}
+
+// TestEscalationPaths runs every escalation of the shipped escalating
+// policy in the simulator: each reaches its decision, the recording
+// verifies, and the tampering families still fail verify: a receipt whose
+// outcome is changed, and the acknowledgement the escalation rests on
+// dropped from the evidence.
+func TestEscalationPaths(t *testing.T) {
+	policy, err := rules.ParseFile(escalatingPolicy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hold, land, yield := decisions.KindHold, decisions.KindEngageLand, decisions.KindYieldToPilot
+	tests := []struct {
+		name   string
+		byKind []sim.KindBehaviour
+		kill   bool
+		want   []string
+		// cause selects the acknowledgement the escalation rests on.
+		cause func(e runner.Evidence) bool
+	}{
+		{"hold not reached: land", []sim.KindBehaviour{{Kind: hold, Behaviour: sim.NeverReach}}, false,
+			[]string{"engage_land/hold_not_reached"}, ackOf(px4.CmdDoSetMode, px4.ResultAccepted)},
+		{"hold refused: land", []sim.KindBehaviour{{Kind: hold, Behaviour: sim.Deny}}, false,
+			[]string{"engage_land/hold_failed"}, ackOf(px4.CmdDoSetMode, px4.ResultDenied)},
+		{"land denied: return", []sim.KindBehaviour{{Kind: land, Behaviour: sim.Deny}}, false,
+			[]string{"engage_rtl/land_failed"}, ackOf(px4.CmdNavLand, px4.ResultDenied)},
+		{"land denied, kill enabled: kill", []sim.KindBehaviour{{Kind: land, Behaviour: sim.Deny}}, true,
+			[]string{"engage_kill/land_failed"}, ackOf(px4.CmdNavLand, px4.ResultDenied)},
+		{"land not reached: return", []sim.KindBehaviour{{Kind: hold, Behaviour: sim.NeverReach}, {Kind: land, Behaviour: sim.NeverReach}}, false,
+			[]string{"engage_land/hold_not_reached", "engage_rtl/land_failed"}, ackOf(px4.CmdNavLand, px4.ResultAccepted)},
+		{"land not reached, kill enabled: kill", []sim.KindBehaviour{{Kind: hold, Behaviour: sim.NeverReach}, {Kind: land, Behaviour: sim.NeverReach}}, true,
+			[]string{"engage_land/hold_not_reached", "engage_kill/land_failed"}, ackOf(px4.CmdNavLand, px4.ResultAccepted)},
+		{"no pilot sticks: return", []sim.KindBehaviour{{Kind: yield, Behaviour: sim.Reject}}, false,
+			[]string{"engage_rtl/pilot_unavailable"}, ackOf(px4.CmdDoSetMode, px4.ResultTemporarilyRejected)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			data, opts := escalationFlight(t, policy, tc.byKind, tc.kill)
+			got := decidedReasons(t, data)
+			for _, w := range tc.want {
+				if got[w] == 0 {
+					t.Fatalf("the flight never decides %s: %v", w, got)
+				}
+			}
+			verify := func(data []byte) *AuditReport {
+				t.Helper()
+				r, err := Verify(openBytes(t, data), VerifyOptions{Policies: []decisions.Policy{policy}, Session: opts})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return r
+			}
+			if r := verify(data); !r.Passed() {
+				t.Fatalf("the escalation does not verify: %v %v", r.Reasons, r.Problems)
+			}
+			// A receipt's outcome changed: the first failure or acceptance
+			// reads reached.
+			done := false
+			forged := rewrite(t, data, func(_ int, rc *runner.ActionReceipt) bool {
+				if !done && (rc.Event == runner.ReceiptFailed && rc.Failure >= runner.FailTransport || rc.Event == runner.ReceiptAccepted) {
+					done = true
+					rc.Event, rc.Failure = runner.ReceiptReached, runner.FailNone
+				}
+				return true
+			})
+			if r := verify(forged); !done || r.Passed() || r.FindingCount(FindingActionDiverged) == 0 {
+				t.Fatalf("a changed outcome verified (%t): %v", done, r.Reasons)
+			}
+			// The acknowledgement the escalation rests on dropped.
+			dropped, n := dropEvidence(t, data, tc.cause)
+			if n == 0 {
+				t.Fatal("no acknowledgement to drop")
+			}
+			if r := verify(dropped); r.Passed() || r.FindingCount(FindingActionDiverged) == 0 {
+				t.Fatalf("a dropped acknowledgement verified: %v", r.Reasons)
+			}
+		})
+	}
+}
+
+// ackOf selects the acknowledgements of command cmd with result.
+func ackOf(cmd uint32, result uint8) func(e runner.Evidence) bool {
+	return func(e runner.Evidence) bool { return e.Command == cmd && e.Result == result }
+}
+
+// TestEscalatingPolicyAdvisory: without executors the escalating policy
+// sees no command, so it decides as px4_failsafe_like wherever its own
+// perception rule does not fire, and verifies.
+func TestEscalatingPolicyAdvisory(t *testing.T) {
+	esc, err := rules.ParseFile(escalatingPolicy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	like, err := rules.ParseFile("../../config/policies/px4_failsafe_like.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(p decisions.Policy) []decisions.Rationale {
+		data, _, err := replayBytes(t, simSource(t, 60*time.Second, 20), ReplayOptions{Session: runner.SessionOptions{Loop: runner.LoopOptions{Policy: p}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, err := Verify(openBytes(t, data), VerifyOptions{Policies: []decisions.Policy{p}}); err != nil || !r.Passed() {
+			t.Fatalf("advisory flight does not verify: %v %v", err, r.Reasons)
+		}
+		return recordedDecisions(t, data)
+	}
+	a, b := run(esc), run(like)
+	if len(a) != len(b) {
+		t.Fatalf("%d and %d decisions", len(a), len(b))
+	}
+	same := 0
+	for i := range a {
+		switch {
+		case a[i].Decision == b[i].Decision:
+			same++
+		case a[i].Decision.Reason != "perception_lost":
+			t.Errorf("stamp %d: escalating decides %s/%s, px4_failsafe_like %s/%s", a[i].BeliefStampSimNs,
+				a[i].Decision.Kind, a[i].Decision.Reason, b[i].Decision.Kind, b[i].Decision.Reason)
+		}
+	}
+	if same == len(a) {
+		t.Fatal("the perception rule never fired: the comparison shows nothing")
+	}
+}

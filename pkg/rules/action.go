@@ -1,0 +1,147 @@
+package rules
+
+import (
+	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"go.yaml.in/yaml/v3"
+)
+
+// Conditions over the action state (decisions.Context.Actions): what
+// became of the last command of a kind, and whether the kind is enabled.
+//
+//	{action: {kind: engage_land, outcome: {in: [denied, not_reached]}}}
+//	{action: {kind: engage_kill, enabled: true}}
+//
+// They are never unknown: a kind no executor serves, and every kind of a
+// context without action state (an advisory session), reads as not enabled
+// with outcome none.
+
+var kindNames = enumNames(func(i int) (string, bool) { k := decisions.Kind(i); return k.String(), k.Valid() })
+var outcomeNames = enumNames(func(i int) (string, bool) { o := decisions.ActionOutcome(i); return o.String(), o.Valid() })
+
+// outcomeMask returns the bit of outcome o.
+func outcomeMask(outs ...decisions.ActionOutcome) uint32 {
+	m := uint32(0)
+	for _, o := range outs {
+		m |= 1 << o
+	}
+	return m
+}
+
+// outcomeGroups name sets of outcomes; a group stands for its members
+// wherever an outcome may be written.
+var outcomeGroups = []struct {
+	name string
+	mask uint32
+}{
+	{"pending", outcomeMask(decisions.ActionSent, decisions.ActionAccepted)},
+	{"executor", outcomeMask(decisions.ActionDenied, decisions.ActionTemporarilyRejected, decisions.ActionRejected, decisions.ActionNotReached)},
+	{"failed", outcomeMask(decisions.ActionDenied, decisions.ActionTemporarilyRejected, decisions.ActionRejected, decisions.ActionNotReached,
+		decisions.ActionTransport, decisions.ActionNotApplicable, decisions.ActionBlockedByPolicy)},
+}
+
+// outcomeWords are the outcome names, then the group names.
+var outcomeWords = func() []string {
+	w := append([]string(nil), outcomeNames...)
+	for _, g := range outcomeGroups {
+		w = append(w, g.name)
+	}
+	return w
+}()
+
+// action compiles {action: {kind: K, outcome: O, enabled: B}}: one leaf,
+// or the conjunction of both tests.
+func (b *builder) action(y *yaml.Node, what string) (int32, error) {
+	f, err := b.r.fields(y, what, []string{"kind", "outcome", "enabled"}, []string{"kind"})
+	if err != nil {
+		return 0, err
+	}
+	k, err := b.r.name(f["kind"].val, what+".kind", kindNames)
+	if err != nil {
+		return 0, err
+	}
+	var leaves []int32
+	if e, ok := f["outcome"]; ok {
+		mask, err := b.outcomes(e.val, what+".outcome")
+		if err != nil {
+			return 0, err
+		}
+		leaves = append(leaves, b.add(node{op: opActOutcome, arg: uint8(k), mask: mask}))
+	}
+	if e, ok := f["enabled"]; ok {
+		on, err := b.r.boolean(e.val, what+".enabled")
+		if err != nil {
+			return 0, err
+		}
+		mask := uint32(1)
+		if on {
+			mask = 2
+		}
+		leaves = append(leaves, b.add(node{op: opActEnabled, arg: uint8(k), mask: mask}))
+	}
+	switch len(leaves) {
+	case 0:
+		return 0, b.r.errf(y, "%s: want outcome, enabled or both besides kind", what)
+	case 1:
+		return leaves[0], nil
+	}
+	return b.add(node{op: opAll, kids: leaves}), nil
+}
+
+// outcomes reads an outcome or group name, or {in: [names...]}.
+func (b *builder) outcomes(y *yaml.Node, what string) (uint32, error) {
+	if y.Kind == yaml.ScalarNode {
+		_, m, err := b.outcomeWord(y, what)
+		return m, err
+	}
+	f, err := b.r.fields(y, what, []string{"in"}, []string{"in"})
+	if err != nil {
+		return 0, err
+	}
+	w := what + ".in"
+	items, err := b.r.seq(f["in"].val, w)
+	if err != nil {
+		return 0, err
+	}
+	if len(items) == 0 {
+		return 0, b.r.errf(f["in"].val, "%s: want at least one outcome", w)
+	}
+	mask, seen := uint32(0), make([]bool, len(outcomeWords))
+	for _, it := range items {
+		i, m, err := b.outcomeWord(it, w)
+		if err != nil {
+			return 0, err
+		}
+		if seen[i] {
+			return 0, b.r.errf(it, "%s: %s listed twice", w, quote(it.Value))
+		}
+		seen[i] = true
+		mask |= m
+	}
+	return mask, nil
+}
+
+// outcomeWord reads an outcome or group name: its index in outcomeWords
+// and the outcomes it stands for.
+func (b *builder) outcomeWord(y *yaml.Node, what string) (int, uint32, error) {
+	i, err := b.r.name(y, what, outcomeWords)
+	switch {
+	case err != nil:
+		return 0, 0, err
+	case i < len(outcomeNames):
+		return i, 1 << i, nil
+	}
+	return i, outcomeGroups[i-len(outcomeNames)].mask, nil
+}
+
+// ownModes are, per kind, the flight modes its command puts the vehicle
+// in: a change into one of them does not release a rule of that kind whose
+// clear is on_mode_change (the vehicle doing what the rule asked is not
+// the pilot changing mode). A hold's loiter has no FlightStatus name and
+// reads init.
+var ownModes = [decisions.NumKinds]uint32{
+	decisions.KindHold:         1 << decisions.FlightModeInit,
+	decisions.KindYieldToPilot: 1<<decisions.FlightModeManual | 1<<decisions.FlightModeStabilize,
+	decisions.KindEngageRTL:    1 << decisions.FlightModeRTL,
+	decisions.KindEngageLand:   1 << decisions.FlightModeLand,
+	decisions.KindEngageKill:   1 << decisions.FlightModeKill,
+}
