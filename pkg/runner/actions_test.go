@@ -512,9 +512,11 @@ func TestEvidenceReceiptsCarryTheEvidenceArrival(t *testing.T) {
 	}
 }
 
-// TestNotApplicableStartsAgain: an action that ended not_applicable starts
-// again, as a new action, at the first later decision of the same kind
-// whose context makes it applicable; nothing else is re-sent.
+// TestNotApplicableStartsAgain: an action that ended not_applicable because
+// the vehicle was disarmed starts again, as a new action, at the first
+// later decision of the same kind whose context makes it applicable;
+// nothing else is re-sent, and a vehicle that leaves the commanded mode is
+// not commanded back.
 func TestNotApplicableStartsAgain(t *testing.T) {
 	fs := func(armed bool, m decisions.FlightMode) decisions.FlightStatus {
 		return decisions.FlightStatus{Armed: armed, Mode: m, BatteryPct: 0.5, BatteryV: math.NaN()}
@@ -539,8 +541,8 @@ func TestNotApplicableStartsAgain(t *testing.T) {
 		{"decided on the ground, sent once armed", each(h), []decisions.FlightStatus{ground, ground, air, air, air, air}, func(x *harness) {
 			x.queue(350, ack(2, 176, ResultAccepted), state(2, 4, true))
 		}, []string{"1 failed/not_applicable", "2 sent", "2 evidence_accepted", "2 accepted", "2 reached"}},
-		{"already in the mode, sent once it left it", each(land), []decisions.FlightStatus{landing, landing, air, air, air, air}, func(*harness) {},
-			[]string{"1 failed/not_applicable", "2 sent", "2 retried"}},
+		{"already in the mode: not sent when the vehicle leaves it", each(land), []decisions.FlightStatus{landing, landing, air, air, air, air}, func(*harness) {},
+			[]string{"1 failed/not_applicable"}},
 		{"still not applicable: nothing", each(h), []decisions.FlightStatus{ground, ground, ground, ground, ground, ground}, func(*harness) {},
 			[]string{"1 failed/not_applicable"}},
 		{"a failure after the restart is not retried", each(h), []decisions.FlightStatus{ground, air, air, air, air, air}, func(x *harness) {

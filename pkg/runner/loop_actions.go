@@ -18,14 +18,16 @@ import (
 // otherwise an execute command. A repeated kind starts nothing: a failed
 // action is not re-sent because the policy keeps deciding the same (a
 // policy escalates instead: it sees the failure, below). One exception:
-// when the streak's last action ended not_applicable, the first later
-// decision of the streak whose context makes the kind applicable (armed,
-// not already in the commanded mode) starts it again, as a new action with
-// a new id: a kind decided on the ground is sent once the vehicle arms, and
-// one decided while the vehicle was already in the commanded mode is sent
-// if the vehicle leaves that mode while the kind is still decided, as it
-// would be at an edge. A restarted action that ends otherwise is not
-// started again.
+// when the streak's last action ended not_applicable because the vehicle
+// was disarmed, the first later decision of the streak whose context makes
+// the kind applicable (armed, not already in the commanded mode) starts it
+// again, as a new action with a new id: a kind decided on the ground is
+// sent once the vehicle arms. One that was not applicable because the
+// vehicle already was in the commanded mode is not sent when the vehicle
+// leaves that mode: leaving it is the pilot's or the autopilot's choice,
+// which ghost does not fight; a policy that wants it back decides another
+// kind first, or latches with clear: on_mode_change. A restarted action
+// that ends otherwise is not started again.
 //
 // Evidence (for the outstanding action only; the Runner has checked its
 // provenance): an acknowledgement ACCEPTED or IN_PROGRESS makes the action
@@ -62,6 +64,9 @@ type actionState struct {
 	decided  bool
 	cur      activeAction
 	kinds    [decisions.NumKinds]kindTrack
+	// awaitArm: the streak's last action was not applicable because the
+	// vehicle was disarmed, so arming may start it again.
+	awaitArm bool
 }
 
 // kindTrack is what became of one kind's last action.
@@ -229,7 +234,7 @@ func (l *Loop) startActions(a *actionState, now int64, out *Output) {
 		cmd := &out.Commands[i]
 		k := cmd.Decision.Kind
 		repeat := a.decided && k == a.lastKind
-		if repeat && !(a.kinds[k].outcome == decisions.ActionNotApplicable && !a.cur.valid) {
+		if repeat && !(a.kinds[k].outcome == decisions.ActionNotApplicable && !a.cur.valid && a.awaitArm) {
 			continue
 		}
 		route := cfg.routes[k]
@@ -247,6 +252,7 @@ func (l *Loop) startActions(a *actionState, now int64, out *Output) {
 		}
 		a.nextID++
 		start := activeAction{valid: true, id: a.nextID, stamp: cmd.Decision.DecisionStampSimNs, kind: k, executor: route.Executor}
+		a.awaitArm = why != "" && !cmd.Context.Flight.Armed
 		switch {
 		case !route.Enabled:
 			a.cur = start
