@@ -4,6 +4,7 @@ import (
 	"crypto/ed25519"
 	"fmt"
 	"slices"
+	"time"
 )
 
 // DefaultMaxPending bounds the messages a Checker holds while it waits for
@@ -28,6 +29,12 @@ type CheckOptions struct {
 	// MaxPending bounds the messages held while waiting for their seal;
 	// default DefaultMaxPending. Past it, checking stops with a break.
 	MaxPending int
+	// Skew is how far another recorder's log times may put a message on
+	// the wrong side of a seal: zero for a recording the node wrote itself,
+	// whose seals are logged after every message they cover and before any
+	// they do not; about a second for a recorder such as rosbag2, which
+	// logs each topic at its own receive time.
+	Skew time.Duration
 }
 
 // Checker checks a recording against its seals, message by message in the

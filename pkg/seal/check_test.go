@@ -1,11 +1,13 @@
 package seal
 
 import (
+	"cmp"
 	"crypto/ed25519"
 	"encoding/binary"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // rec is one recorded message.
@@ -42,6 +44,7 @@ func nodeStream(t testing.TB, secs int) []rec {
 	sa := mk("/self_assessment", "ghost/msg/BeliefSelfAssessment")
 	dec := mk("/decisions", "ghost/msg/DecisionRationale")
 	pe := mk("/parameter_events", "rcl_interfaces/msg/ParameterEvent")
+	mk("/decisions/evidence", "ghost/msg/ActionEvidence") // sealed, never a message
 	var out []rec
 	add := func(tp topic, t uint64, data []byte) {
 		s.Add(tp.id, int64(t), data)
@@ -148,11 +151,24 @@ func TestCheckerHostile(t *testing.T) {
 			i := indexOf(s, "/parameter_events", 4)
 			return slices.Insert(s, i+1, rec{"/parameter_events", "rcl_interfaces/msg/ParameterEvent", s[i].logTime + 5, []byte{0, 1, 0, 0, 6, 6}})
 		}},
+		{name: "forged evidence", complete: true, kind: BreakInserted, topic: "/decisions/evidence", edit: forgedEvidence},
+		{name: "forged evidence in a truncated recording", complete: false, kind: BreakInserted, topic: "/decisions/evidence", edit: func(s []rec) []rec {
+			return forgedEvidence(s)[:len(s)*4/5]
+		}},
 		{name: "a recorder's own interleaving of topics", complete: true, edit: func(s []rec) []rec {
 			// Per topic order kept, topics interleaved otherwise.
 			slices.SortStableFunc(s, func(a, b rec) int { return strings.Compare(a.topic, b.topic) })
 			return s
 		}},
+		{name: "another recorder: seals logged before their last messages, cut", complete: false, edit: func(s []rec) []rec {
+			for i := range s {
+				if s[i].topic == DefaultTopic {
+					s[i].logTime -= 30_000_000
+				}
+			}
+			slices.SortStableFunc(s, func(a, b rec) int { return cmp.Compare(a.logTime, b.logTime) })
+			return s[:len(s)*3/5]
+		}, opts: func(o *CheckOptions) { o.Skew = time.Second }},
 		{name: "padded by rmw_cyclonedds", complete: true, edit: func(s []rec) []rec {
 			for i := range s {
 				if s[i].topic != DefaultTopic {
@@ -294,4 +310,10 @@ func TestCheckerUntrusted(t *testing.T) {
 	if lines := r.Lines(); len(lines) != 2 || !strings.Contains(lines[1], "not checked") {
 		t.Fatalf("lines %q", lines)
 	}
+}
+
+// forgedEvidence adds evidence where the node received none.
+func forgedEvidence(s []rec) []rec {
+	i := indexOf(s, "/state/nav", 130)
+	return slices.Insert(s, i, rec{"/decisions/evidence", "ghost/msg/ActionEvidence", s[i].logTime, []byte{0, 1, 0, 0, 1, 0, 0, 0}})
 }

@@ -3,6 +3,7 @@ package seal
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -258,24 +259,13 @@ func (c *Checker) fill(first, last int) {
 			case fs.runStart:
 				c.addBreak(Break{Kind: BreakInserted, Topic: ts.name, LogTimeNs: it.logTime, Index: it.index, Seal: int64(fs.s.Index),
 					Detail: fmt.Sprintf("%d messages before the run's first sealed interval", ts.before)})
-			case it.logTime > fs.logTime:
+			case it.logTime > fs.logTime+c.skew():
 				c.addBreak(Break{Kind: BreakInserted, Topic: ts.name, LogTimeNs: it.logTime, Index: it.index, Seal: int64(fs.s.Index),
 					Detail: fmt.Sprintf("a message in no sealed interval, logged after seal %d", fs.s.Index)})
 			}
 			r.Before += ts.before
 		}
-		after := uint64(len(ts.pending))
-		for _, b := range ts.blocks {
-			if b.seal <= last {
-				after = 0 // broken or missing: already a break
-			}
-		}
-		if after > 0 && r.Final && !ts.broken {
-			it := ts.pending[0]
-			c.addBreak(Break{Kind: BreakInserted, Topic: ts.name, LogTimeNs: it.logTime, Index: it.index, Seal: int64(ls.s.Index),
-				Detail: fmt.Sprintf("%d messages after the final seal", after)})
-		}
-		r.After += after
+		c.leftovers(ts, first, last)
 	}
 }
 
@@ -287,3 +277,48 @@ func rank(k BreakKind) int {
 	}
 	return 1
 }
+
+// leftovers sorts out the messages of ts that no block took, the sealed
+// range being c.seals[first..last]. Any logged inside the range, where
+// every seal lists this topic with all its messages, is inserted; the run's
+// first seal has nothing before it, and its final seal nothing after. The
+// range's edges are the seals' own log times, narrowed by the skew another
+// recorder may have.
+func (c *Checker) leftovers(ts *topicState, first, last int) {
+	for _, b := range ts.blocks {
+		if b.seal <= last {
+			return // a seal in the range is short of them: already a break
+		}
+	}
+	r := &c.report
+	fs := &c.seals[first]
+	lo, hi := fs.logTime+c.skew(), c.seals[last].logTime
+	if fs.runStart {
+		lo = 0
+	}
+	switch {
+	case r.Final:
+		hi = math.MaxUint64
+	case hi < c.skew():
+		hi = 0
+	default:
+		hi -= c.skew()
+	}
+	reported := ts.broken
+	for _, it := range ts.pending {
+		switch {
+		case (it.logTime > lo || fs.runStart) && it.logTime < hi:
+			if !reported {
+				c.addBreak(Break{Kind: BreakInserted, Topic: ts.name, LogTimeNs: it.logTime, Index: it.index, Seal: -1,
+					Detail: fmt.Sprintf("a message in no sealed interval, logged between seals %d and %d, which cover this topic", fs.s.Index, c.seals[last].s.Index)})
+				reported = true
+			}
+		case it.logTime <= lo:
+			r.Before++
+		default:
+			r.After++
+		}
+	}
+}
+
+func (c *Checker) skew() uint64 { return uint64(max(c.opts.Skew, 0)) }
