@@ -5,6 +5,7 @@
     ros2 launch ghost decision.launch.py config_file:=/path/to/my.yaml \\
         state_topic:=/fmu/out/vehicle_state log_level:=debug
     ros2 launch ghost decision.launch.py executor:=px4    # act on PX4
+    ros2 launch ghost decision.launch.py seal_key_file:=/etc/ghost/node.key
 
 Parameters come from config_file (the installed config/decision.yaml
 documents every one with its default); use_sim_time, and policy when given,
@@ -37,6 +38,7 @@ TOPICS = [
     ('decisions_topic', '/decisions'),
     ('diagnostics_topic', '/diagnostics'),
     ('actions_topic', '/decisions/actions'),
+    ('seal_topic', '/decisions/seal'),
 ]
 
 
@@ -56,6 +58,9 @@ def _node(context):
     # and the target vehicle come from config_file.
     if value('executor'):
         overrides['executors.executor'] = LaunchConfiguration('executor')
+    # Sealing stays off unless a key is given (docs/seals.md).
+    if value('seal_key_file'):
+        overrides['seal.key_file'] = LaunchConfiguration('seal_key_file')
     return [
         Node(
             package=PACKAGE,
@@ -100,6 +105,10 @@ def generate_launch_description():
             'executor', default_value='',
             description='executor decisions act through: px4 or log; empty keeps '
                         'the config file value (by default none: every decision is advisory)'),
+        DeclareLaunchArgument(
+            'seal_key_file', default_value='',
+            description='PEM file of the Ed25519 key that seals what the node takes and '
+                        'publishes (docs/seals.md); empty keeps the config file value'),
     ]
     for arg, topic in TOPICS:
         arguments.append(DeclareLaunchArgument(

@@ -53,6 +53,8 @@ type decisionFlags struct {
 	chunkSize   int64
 	quiet       bool
 	force       bool
+	// signingKeyFile seals the output (seals.go).
+	signingKeyFile string
 }
 
 func (f *decisionFlags) register(fs *flag.FlagSet) {
@@ -65,6 +67,7 @@ func (f *decisionFlags) register(fs *flag.FlagSet) {
 	fs.Int64Var(&f.chunkSize, "chunk-size", 0, "output chunk size in `bytes`; a crash loses at most the open chunk (default 1 MiB)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress and no summary on stderr")
 	fs.BoolVar(&f.force, "force", false, "replace the output file if it exists (recordings are never overwritten otherwise)")
+	fs.StringVar(&f.signingKeyFile, "signing-key", "", "Ed25519 private key `file` (PEM, openssl genpkey -algorithm ed25519) that seals the output: a new claim by that key's holder, never the vehicle's (docs/seals.md); without it nothing is sealed")
 }
 
 // createOutput starts the output recording in a temporary file beside out
@@ -141,6 +144,10 @@ func (f *decisionFlags) session() (nodeconfig.Config, runner.SessionOptions, err
 // output is completed.
 func (f *decisionFlags) decideInto(label string, src audit.Source, total uint64, in, out string,
 	cfg nodeconfig.Config, sopts runner.SessionOptions, stderr io.Writer) error {
+	key, err := f.signingKey()
+	if err != nil {
+		return err
+	}
 	signals := watchSignals()
 	defer signals.release()
 	rec, file, err := f.createOutput(out, in, cfg)
@@ -148,8 +155,12 @@ func (f *decisionFlags) decideInto(label string, src audit.Source, total uint64,
 		return err
 	}
 	defer file.Abort() // after a successful Commit, a no-op
+	dst, closeDst, err := sealedOutput(rec, key, cfg)
+	if err != nil {
+		return err
+	}
 	progress := newProgress(stderr, label, f.quiet)
-	res, rerr := audit.Replay(src, rec, audit.ReplayOptions{
+	res, rerr := audit.Replay(src, dst, audit.ReplayOptions{
 		Stop:           signals.Stop(),
 		Session:        sopts,
 		DecisionsTopic: decisionsTopic(cfg),
@@ -163,7 +174,7 @@ func (f *decisionFlags) decideInto(label string, src audit.Source, total uint64,
 		},
 	})
 	sig := signals.release()
-	cerr := rec.Close()
+	cerr := closeDst()
 	if cerr == nil && (rerr == nil || res != nil && res.Truncated != nil) {
 		// Complete (up to the damage of a truncated input): into place.
 		cerr = file.Commit()

@@ -157,6 +157,7 @@ func printAuditSummary(w io.Writer, path string, r *audit.AuditReport) {
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "problem: %s\n", n)
 	}
+	printSeals(w, r)
 	relaxed := ""
 	if len(r.Relaxed) > 0 {
 		relaxed = " (not failing on: " + strings.Join(r.Relaxed, ", ") + ")"

@@ -1829,7 +1829,7 @@ type RecordingSeal struct {
 	LastSequence uint64
 	// MessageCount is "uint64 message_count".
 	MessageCount uint64
-	// FirstTimeNs is "int64 first_time_ns". Node times (arrival or publication, ns) of the interval's first and last messages; 0 when it is empty. seal_time_ns is when the seal was made.
+	// FirstTimeNs is "int64 first_time_ns". The earliest and the latest node time (arrival or publication, ns) of the interval's messages; 0 when it is empty. seal_time_ns is when the seal was made.
 	FirstTimeNs int64
 	// LastTimeNs is "int64 last_time_ns".
 	LastTimeNs int64

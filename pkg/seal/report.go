@@ -95,7 +95,7 @@ func (r *Report) Lines() []string {
 	if keys == "" {
 		keys = "none"
 	}
-	out := []string{fmt.Sprintf("seals %d, keys %s", r.Seals, keys)}
+	out := []string{fmt.Sprintf("%d seals, keys %s", r.Seals, keys)}
 	if !r.Trusted {
 		if r.Seals > 0 {
 			out = append(out, "seals not checked: no --trust-key given, so nothing they say is trusted")

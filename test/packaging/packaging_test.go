@@ -289,21 +289,22 @@ func TestLaunchFile(t *testing.T) {
 		}
 		wantTopics = append(wantTopics, [2]string{in.Key + "_topic", def.Topics[in.Key]})
 	}
-	for _, key := range []string{runner.KeyDecisions, runner.KeyDiagnostics, runner.KeyActions} {
+	for _, key := range []string{runner.KeyDecisions, runner.KeyDiagnostics, runner.KeyActions, runner.KeySeal} {
 		wantTopics = append(wantTopics, [2]string{key + "_topic", def.Topics[key]})
 	}
 	if !reflect.DeepEqual(f.Topics, wantTopics) {
 		t.Errorf("launch TOPICS = %q, want the node's defaults %q", f.Topics, wantTopics)
 	}
 	wantArgs := map[string]string{
-		"config_file":  "<expr>",
-		"namespace":    "",
-		"use_sim_time": "false",
-		"log_level":    "info",
-		"policy":       "",
-		"policy_file":  "",
-		"input_source": "",
-		"executor":     "",
+		"config_file":   "<expr>",
+		"namespace":     "",
+		"use_sim_time":  "false",
+		"log_level":     "info",
+		"policy":        "",
+		"policy_file":   "",
+		"input_source":  "",
+		"executor":      "",
+		"seal_key_file": "",
 	}
 	for _, tp := range wantTopics {
 		wantArgs[tp[0]] = tp[1]
