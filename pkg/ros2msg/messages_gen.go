@@ -1993,7 +1993,7 @@ type RecordingSealTopic struct {
 	MessageCount uint64
 	// FirstSHA256 is "uint8[32] first_sha256". The leaf digest of the topic's first message in the interval, where a recorder that subscribed late finds the interval's start; all zero when the interval holds none.
 	FirstSHA256 [32]uint8
-	// ChainSHA256 is "uint8[32] chain_sha256". The topic's chain over the interval: h = SHA-256(h || leaf) for each message in order, from 32 zero bytes.
+	// ChainSHA256 is "uint8[32] chain_sha256". The topic's chain over the interval: the SHA-256 of its messages' leaf digests one after the other, in order; all zero when there is none.
 	ChainSHA256 [32]uint8
 }
 

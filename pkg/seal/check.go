@@ -92,7 +92,7 @@ type topicState struct {
 	cur      int // pending[:cur] folded into the current block
 	blocks   []block
 	aligned  bool
-	h        Digest
+	h        chainHash
 	n        uint64
 	broken   bool
 	// Messages found before the topic's first whole block: how many, and
@@ -167,7 +167,7 @@ func (c *Checker) Observe(topic, schemaName string, logTime uint64, data []byte)
 func (c *Checker) topic(name string) *topicState {
 	ts, ok := c.topics[name]
 	if !ok {
-		ts = &topicState{name: name, prefixes: map[string][]byte{}}
+		ts = &topicState{name: name, prefixes: map[string][]byte{}, h: newChainHash()}
 		c.topics[name] = ts
 		c.order = append(c.order, ts)
 	}

@@ -78,13 +78,49 @@ func Leaf(topic, typ string, payload []byte) Digest {
 	return newLeafHasher().leaf(leafPrefix(topic, typ), payload)
 }
 
-// Fold extends a topic chain by one leaf: SHA-256(chain || leaf). A chain
-// starts from the zero digest.
-func Fold(chain, leaf Digest) Digest {
-	var b [2 * sha256.Size]byte
-	copy(b[:], chain[:])
-	copy(b[sha256.Size:], leaf[:])
-	return sha256.Sum256(b[:])
+// chainHash folds a topic's leaves, in order, into its chain: the SHA-256
+// of the leaves one after the other, or the zero digest when there are
+// none. A running hash takes each leaf for half a SHA-256 block.
+type chainHash struct {
+	h   hash.Hash
+	n   uint64
+	sum []byte
+	in  []byte // a leaf handed to h: a stack array would escape through the interface
+}
+
+func newChainHash() chainHash {
+	return chainHash{h: sha256.New(), sum: make([]byte, 0, sha256.Size), in: make([]byte, sha256.Size)}
+}
+
+func (c *chainHash) add(leaf Digest) {
+	copy(c.in, leaf[:])
+	c.h.Write(c.in)
+	c.n++
+}
+
+// digest returns the chain so far.
+func (c *chainHash) digest() Digest {
+	var d Digest
+	if c.n > 0 {
+		c.sum = c.h.Sum(c.sum[:0])
+		copy(d[:], c.sum)
+	}
+	return d
+}
+
+func (c *chainHash) reset() {
+	c.h.Reset()
+	c.n = 0
+}
+
+// Chain returns the chain of a topic's leaves in an interval: the SHA-256
+// of the leaves one after the other, the zero digest for none.
+func Chain(leaves ...Digest) Digest {
+	c := newChainHash()
+	for _, l := range leaves {
+		c.add(l)
+	}
+	return c.digest()
 }
 
 // IntervalDigest is the digest of an interval's topics (chain_sha256): the

@@ -27,7 +27,7 @@ func (c *Checker) advance(ts *topicState) {
 			if ts.n == 0 && it.leaf != b.first {
 				break // the chain cannot match: decided below
 			}
-			ts.h = Fold(ts.h, it.leaf)
+			ts.h.add(it.leaf)
 			ts.n++
 			ts.cur++
 		}
@@ -35,7 +35,7 @@ func (c *Checker) advance(ts *topicState) {
 		if !done && !(ts.n == 0 && ts.cur < len(ts.pending)) {
 			return // waiting for more messages
 		}
-		if done && ts.h == b.chain {
+		if done && ts.h.digest() == b.chain {
 			c.whole(ts)
 			continue
 		}
@@ -50,7 +50,8 @@ func (c *Checker) whole(ts *topicState) {
 	c.seals[b.seal].matched++
 	ts.pending = slices.Delete(ts.pending, 0, ts.cur)
 	c.pending -= ts.cur
-	ts.cur, ts.n, ts.h = 0, 0, Digest{}
+	ts.cur, ts.n = 0, 0
+	ts.h.reset()
 	ts.blocks = ts.blocks[1:]
 }
 
@@ -82,7 +83,8 @@ func (c *Checker) dropBefore(ts *topicState, n int) {
 	}
 	ts.pending = slices.Delete(ts.pending, 0, n)
 	c.pending -= n
-	ts.cur, ts.n, ts.h = 0, 0, Digest{}
+	ts.cur, ts.n = 0, 0
+	ts.h.reset()
 }
 
 // align finds ts's first block in the recording, and reports whether it
@@ -132,11 +134,11 @@ func (c *Checker) align(ts *topicState) bool {
 }
 
 func chainOf(items []item) Digest {
-	var h Digest
+	c := newChainHash()
 	for _, it := range items {
-		h = Fold(h, it.leaf)
+		c.add(it.leaf)
 	}
-	return h
+	return c.digest()
 }
 
 // Finish applies the rules that need the whole recording (docs/seals.md)

@@ -34,7 +34,7 @@ type topicChain struct {
 	prefix    []byte
 	count     uint64
 	first     Digest
-	chain     Digest
+	chain     chainHash
 }
 
 // NewSealer returns a Sealer that signs with key.
@@ -68,7 +68,7 @@ func (s *Sealer) Declare(topic, typ string) (TopicID, error) {
 		return 0, fmt.Errorf("seal: more than %d topics", MaxTopics)
 	}
 	id := TopicID(len(s.topics))
-	s.topics = append(s.topics, topicChain{name: topic, typ: typ, prefix: leafPrefix(topic, typ)})
+	s.topics = append(s.topics, topicChain{name: topic, typ: typ, prefix: leafPrefix(topic, typ), chain: newChainHash()})
 	i, _ := slices.BinarySearchFunc(s.sorted, topic, func(a TopicID, name string) int { return strings.Compare(s.topics[a].name, name) })
 	s.sorted = slices.Insert(s.sorted, i, id)
 	return id, nil
@@ -82,7 +82,7 @@ func (s *Sealer) Add(id TopicID, timeNs int64, payload []byte) {
 	if t.count == 0 {
 		t.first = l
 	}
-	t.chain = Fold(t.chain, l)
+	t.chain.add(l)
 	t.count++
 	if s.count == 0 {
 		s.first, s.minNs, s.maxNs = s.next, timeNs, timeNs
@@ -112,8 +112,9 @@ func (s *Sealer) Seal(sealNs int64, final bool) (*Seal, error) {
 	}
 	for _, id := range s.sorted {
 		t := &s.topics[id]
-		out.Topics = append(out.Topics, TopicDigest{Topic: t.name, Type: t.typ, Count: t.count, First: t.first, Chain: t.chain})
-		t.count, t.first, t.chain = 0, Digest{}, Digest{}
+		out.Topics = append(out.Topics, TopicDigest{Topic: t.name, Type: t.typ, Count: t.count, First: t.first, Chain: t.chain.digest()})
+		t.count, t.first = 0, Digest{}
+		t.chain.reset()
 	}
 	out.Chain = IntervalDigest(out.Topics)
 	out.Sign(s.key)
