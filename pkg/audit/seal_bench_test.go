@@ -2,6 +2,7 @@ package audit
 
 import (
 	"io"
+	"slices"
 	"testing"
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
@@ -46,4 +47,51 @@ func BenchmarkReplayEndToEndSealed(b *testing.B) {
 		beliefs += res.Stats.Input(runner.KeyState).Messages
 	}
 	b.ReportMetric(float64(beliefs)/b.Elapsed().Seconds(), "beliefs/s")
+}
+
+// BenchmarkSealingCost replays the bench recording alternately plain and
+// sealed, in rounds, and reports the median ratio of their process CPU
+// times (sealed/plain): measured side by side in one process, the load of
+// a shared machine weighs on both alike. The budget is 1.10.
+func BenchmarkSealingCost(b *testing.B) {
+	path, _ := benchInput(b)
+	key := sealKey(b, "node")
+	replay := func(sealed bool) {
+		in, err := bag.OpenRecording(path, bag.ReaderOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer in.Close()
+		rec, err := bag.NewRecorder(io.Discard, bag.RecorderOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var out Recorder = rec
+		closeOut := rec.Close
+		if sealed {
+			s, err := seal.NewSealer(key)
+			if err != nil {
+				b.Fatal(err)
+			}
+			sr, err := seal.NewRecorder(rec, s, seal.RecorderOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			out, closeOut = sr, sr.Close
+		}
+		if _, err := Replay(in, out, ReplayOptions{readAhead: -1}); err != nil {
+			b.Fatal(err)
+		}
+		if err := closeOut(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var ratios []float64
+	for b.Loop() {
+		plain := measure(b, func() { replay(false) })
+		sealed := measure(b, func() { replay(true) })
+		ratios = append(ratios, float64(sealed.cpu)/float64(plain.cpu))
+	}
+	slices.Sort(ratios)
+	b.ReportMetric(ratios[len(ratios)/2], "sealed/plain-cpu")
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"log/slog"
 	"path/filepath"
+	"slices"
+	"syscall"
 	"testing"
 	"time"
 
@@ -71,4 +73,77 @@ func benchSealed(b *testing.B, cfg nodeconfig.Config) {
 	if c := n.run.Counters(); c.DecisionsTotal() != uint64(b.N) {
 		b.Fatalf("%d decisions for %d stamps", c.DecisionsTotal(), b.N)
 	}
+}
+
+// BenchmarkSealingCost steps blocks of 20,000 stamps alternately through a
+// plain and a sealed node, recording or not, and reports the median ratio
+// of their process CPU times (sealed/plain): side by side in one process,
+// the load of a shared machine weighs on both alike. The budget is 1.10.
+func BenchmarkSealingCost(b *testing.B) {
+	for _, recorded := range []bool{false, true} {
+		name := "bare"
+		if recorded {
+			name = "recorded"
+		}
+		b.Run(name, func(b *testing.B) {
+			nodes := [2]*node{}
+			for i := range nodes {
+				cfg := testConfig()
+				if recorded {
+					cfg.Recording.Path = filepath.Join(b.TempDir(), "bench.mcap")
+				}
+				if i == 1 {
+					cfg.Seal.KeyFile = sealKeys + "node.key"
+				}
+				n, err := newNode(context.Background(), cfg, discardTransport{ros2.NewFakeTransport()},
+					slog.New(slog.DiscardHandler), func() time.Time { return base }, "")
+				if err != nil {
+					b.Fatal(err)
+				}
+				nodes[i] = n
+			}
+			belief := beliefCDR(b, testBelief(0))
+			assessment := assessmentCDR(b, testAssessment(b, 0, 0.1))
+			next := [2]int{}
+			block := func(k int) time.Duration {
+				n := nodes[k]
+				c0 := cpuTime(b)
+				for range 20_000 {
+					next[k]++
+					i := next[k]
+					binary.LittleEndian.PutUint64(belief[4:], uint64(i))
+					binary.LittleEndian.PutUint64(assessment[4:], uint64(i))
+					recv := base.Add(time.Duration(i) * time.Millisecond)
+					n.handle(input{kind: 0, data: belief, recv: recv})
+					n.handle(input{kind: 1, data: assessment, recv: recv})
+					if i%1000 == 0 {
+						n.sealNow(recv, false)
+					}
+				}
+				return cpuTime(b) - c0
+			}
+			var ratios []float64
+			for b.Loop() {
+				plain := block(0)
+				sealed := block(1)
+				ratios = append(ratios, float64(sealed)/float64(plain))
+			}
+			for _, n := range nodes {
+				if err := n.run.Close(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			slices.Sort(ratios)
+			b.ReportMetric(ratios[len(ratios)/2], "sealed/plain-cpu")
+		})
+	}
+}
+
+// cpuTime returns the process's user and system CPU time.
+func cpuTime(tb testing.TB) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		tb.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
