@@ -119,6 +119,44 @@ func TestVerifySealedHostile(t *testing.T) {
 		{"forged evidence", func() []byte {
 			return rewriteMessages(t, data, editTopic("/decisions/evidence", 0, func(b []byte) []byte { b[len(b)-1] ^= 1; return b }))
 		}, []ed25519.PublicKey{pub}, false, "/decisions/evidence"},
+		{"inserted belief (a copy of a real one)", func() []byte {
+			n := 0
+			return rewriteEach(t, data, func(m *bag.Message, write func(*bag.Message)) {
+				write(m)
+				if m.Topic == "/state/nav" {
+					if n == 200 {
+						write(m)
+					}
+					n++
+				}
+			})
+		}, []ed25519.PublicKey{pub}, false, "/state/nav"},
+		{"reordered assessments", func() []byte {
+			var held *bag.Message
+			n := 0
+			return rewriteEach(t, data, func(m *bag.Message, write func(*bag.Message)) {
+				if m.Topic != "/self_assessment" {
+					write(m)
+					return
+				}
+				n++
+				switch {
+				case n == 100:
+					c := *m
+					c.Data = bytes.Clone(m.Data)
+					held = &c
+				case n == 101:
+					// The next one's bytes at the held one's place, and
+					// the other way round.
+					first := *held
+					first.Data, m.Data = m.Data, held.Data
+					write(&first)
+					write(m)
+				default:
+					write(m)
+				}
+			})
+		}, []ed25519.PublicKey{pub}, false, "/self_assessment"},
 		{"wrong key", func() []byte { return data }, []ed25519.PublicKey{other}, false, seal.DefaultTopic},
 		{"truncated", func() []byte { return data[:len(data)*2/3] }, []ed25519.PublicKey{pub}, true, ""},
 	}
@@ -178,4 +216,38 @@ func TestReplayDropsSeals(t *testing.T) {
 	if rep.FindingCount(FindingSealBroken) == 0 || rep.Seals.FirstBreak.Kind != seal.BreakUnsealed {
 		t.Fatalf("replayed forgery: %v", rep.Seals.Lines())
 	}
+}
+
+// rewriteEach copies a recording, handing each message to edit, which
+// writes it (changed or not) any number of times.
+func rewriteEach(t *testing.T, data []byte, edit func(m *bag.Message, write func(*bag.Message))) []byte {
+	t.Helper()
+	r := openBytes(t, data)
+	var buf bytes.Buffer
+	rec, err := bag.NewRecorder(&buf, bag.RecorderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	chans := map[string]bag.ChannelID{}
+	for m, err := range r.Messages() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		ch, ok := chans[m.Topic]
+		if !ok {
+			if ch, err = copyChannel(rec, r, &m); err != nil {
+				t.Fatal(err)
+			}
+			chans[m.Topic] = ch
+		}
+		edit(&m, func(w *bag.Message) {
+			if err := rec.Write(ch, w.LogTime, w.PublishTime, w.Data); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }
