@@ -6,6 +6,7 @@
         state_topic:=/fmu/out/vehicle_state log_level:=debug
     ros2 launch ghost decision.launch.py executor:=px4    # act on PX4
     ros2 launch ghost decision.launch.py recording_path:=/tmp/node.mcap
+    ros2 launch ghost decision.launch.py seal_key_file:=/etc/ghost/node.key
 
 Parameters come from config_file (the installed config/decision.yaml
 documents every one with its default); use_sim_time, and policy when given,
@@ -38,6 +39,7 @@ TOPICS = [
     ('decisions_topic', '/decisions'),
     ('diagnostics_topic', '/diagnostics'),
     ('actions_topic', '/decisions/actions'),
+    ('seal_topic', '/decisions/seal'),
 ]
 
 
@@ -59,6 +61,9 @@ def _node(context):
         overrides['executors.executor'] = LaunchConfiguration('executor')
     if value('recording_path'):
         overrides['recording.path'] = LaunchConfiguration('recording_path')
+    # Sealing stays off unless a key is given (docs/seals.md).
+    if value('seal_key_file'):
+        overrides['seal.key_file'] = LaunchConfiguration('seal_key_file')
     return [
         Node(
             package=PACKAGE,
@@ -107,6 +112,10 @@ def generate_launch_description():
             'executor', default_value='',
             description='executor decisions act through: px4 or log; empty keeps '
                         'the config file value (by default none: every decision is advisory)'),
+        DeclareLaunchArgument(
+            'seal_key_file', default_value='',
+            description='PEM file of the Ed25519 key that seals what the node takes and '
+                        'publishes (docs/seals.md); empty keeps the config file value'),
     ]
     for arg, topic in TOPICS:
         arguments.append(DeclareLaunchArgument(

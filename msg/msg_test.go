@@ -21,7 +21,7 @@ var wantNames = []string{
 	"ActionEvidence", "ActionEvidenceItem", "ActionReceipt",
 	"AssessmentThresholds", "BeliefSelfAssessment", "CalibratedSelfAssessment", "CalibrationHistory",
 	"Decision", "DecisionRationale",
-	"FlightStatus", "Goal", "MissionStatus", "NavigationState", "PerceptionMode",
+	"FlightStatus", "Goal", "MissionStatus", "NavigationState", "PerceptionMode", "RecordingSeal", "RecordingSealTopic",
 	"SensorHealth", "VehicleState",
 }
 

@@ -58,7 +58,7 @@ func openAudit(path string, cfg nodeconfig.Config, sopts runner.SessionOptions, 
 		}
 		decisionsT := decisionsTopic(cfg)
 		actionsT := actionsTopic(cfg)
-		r, err := openInput(path, inputs, decisionsT, actionsT, stderr, nil)
+		r, err := openInput(path, inputs, decisionsT, actionsT, stderr, nil, sealTopic(cfg))
 		if err != nil {
 			return nil, audit.VerifyOptions{}, "", err
 		}
@@ -70,6 +70,7 @@ func openAudit(path string, cfg nodeconfig.Config, sopts runner.SessionOptions, 
 			vopts.ReceiptTimeSkew = audit.RecorderTimeSkew
 			format += ", receipt times within " + audit.RecorderTimeSkew.String() + " (another recorder's log times)"
 		}
+		vopts.Seals = sealOptions(cfg, vopts)
 		return r, vopts, format, nil
 	}
 	rr, err := audit.NewReferenceRecording(chans)

@@ -229,6 +229,8 @@ type decisionFlags struct {
 	chunkSize   int64
 	quiet       bool
 	force       bool
+	// signingKeyFile seals the output (seals.go).
+	signingKeyFile string
 }
 
 func (f *decisionFlags) register(fs *flag.FlagSet) {
@@ -241,6 +243,7 @@ func (f *decisionFlags) register(fs *flag.FlagSet) {
 	fs.Int64Var(&f.chunkSize, "chunk-size", 0, "output chunk size in `bytes`; a crash loses at most the open chunk (default 1 MiB)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress and no summary on stderr")
 	fs.BoolVar(&f.force, "force", false, "replace the output file if it exists (recordings are never overwritten otherwise)")
+	fs.StringVar(&f.signingKeyFile, "signing-key", "", "Ed25519 private key `file` (PEM, openssl genpkey -algorithm ed25519) that seals the output: a new claim by that key's holder, never the vehicle's (docs/seals.md); without it nothing is sealed")
 }
 
 // verifyArgs are the flags verify needs to audit what these flags decided
@@ -350,6 +353,10 @@ func (f *decisionFlags) session() (nodeconfig.Config, runner.SessionOptions, err
 // output is completed. It returns the number of decisions made.
 func (f *decisionFlags) decideInto(label string, src audit.Source, total uint64, in, out string,
 	cfg nodeconfig.Config, sopts runner.SessionOptions, stderr io.Writer) (uint64, error) {
+	key, err := f.signingKey()
+	if err != nil {
+		return 0, err
+	}
 	signals := watchSignals()
 	defer signals.release()
 	rec, file, err := f.createOutput(out, in, cfg)
@@ -357,8 +364,12 @@ func (f *decisionFlags) decideInto(label string, src audit.Source, total uint64,
 		return 0, err
 	}
 	defer file.Abort() // after a successful Commit, a no-op
+	dst, closeDst, err := sealedOutput(rec, key, cfg)
+	if err != nil {
+		return 0, err
+	}
 	progress := newProgress(stderr, label, f.quiet)
-	res, rerr := audit.Replay(src, rec, audit.ReplayOptions{
+	res, rerr := audit.Replay(src, dst, audit.ReplayOptions{
 		Stop:           signals.Stop(),
 		Session:        sopts,
 		DecisionsTopic: decisionsTopic(cfg),
@@ -372,7 +383,7 @@ func (f *decisionFlags) decideInto(label string, src audit.Source, total uint64,
 		},
 	})
 	sig := signals.release()
-	cerr := rec.Close()
+	cerr := closeDst()
 	if cerr == nil && (rerr == nil || res != nil && res.Truncated != nil) {
 		// Complete (up to the damage of a truncated input): into place.
 		cerr = file.Commit()

@@ -165,7 +165,11 @@ func openAuditOf(rec recording, cfg nodeconfig.Config, sopts runner.SessionOptio
 		return nil, fail(exitIO, "%s: a %s split into %d files: audit its files one by one", rec.name, formatReference, len(rec.files))
 	}
 	files, err := openFiles(rec, first, func(f string) (*bag.Reader, error) {
-		return openInput(f, vopts.Session.Inputs, vopts.DecisionsTopic, vopts.ActionsTopic, stderr, nil)
+		var extra []string
+		if vopts.Seals != nil {
+			extra = append(extra, vopts.Seals.Topic)
+		}
+		return openInput(f, vopts.Session.Inputs, vopts.DecisionsTopic, vopts.ActionsTopic, stderr, nil, extra...)
 	})
 	if err != nil {
 		return nil, err

@@ -109,7 +109,9 @@ func openReplayFiles(rec recording, open func(path string) (*bag.Reader, error))
 // openInput opens a recording for reading the given topics, reporting
 // channels it cannot use on stderr, with exit statuses for the common
 // failures (missing, unreadable, not MCAP).
-func openInput(path string, inputs []runner.InputSpec, decisions, actions string, stderr io.Writer, encodings []bag.Encoding) (*bag.Reader, error) {
+// With decisions named, only the inputs, decisions, actions and extra
+// topics are read.
+func openInput(path string, inputs []runner.InputSpec, decisions, actions string, stderr io.Writer, encodings []bag.Encoding, extra ...string) (*bag.Reader, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, fail(exitIO, "%w", err)
@@ -131,6 +133,7 @@ func openInput(path string, inputs []runner.InputSpec, decisions, actions string
 			topics = append(topics, in.Topic)
 			schemas[in.Topic] = in.Type
 		}
+		topics = append(topics, extra...)
 	}
 	r, err := bag.OpenRecording(path, bag.ReaderOptions{
 		Topics:    topics,

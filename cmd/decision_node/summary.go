@@ -153,6 +153,7 @@ func printAuditSummary(w io.Writer, path string, r *audit.AuditReport) {
 	}
 	tw.Flush()
 	printCauses(w, r)
+	printSeals(w, r)
 	relaxed := ""
 	if len(r.Relaxed) > 0 {
 		relaxed = " (not failing on: " + strings.Join(r.Relaxed, ", ") + ")"

@@ -93,6 +93,11 @@ func runULog(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *emit == "px4" {
+		if df.signingKeyFile != "" {
+			// The log's own topics are the vehicle's record, not a claim
+			// ghost makes: sealing them would vouch for what it never took.
+			return fail(exitUsage, "--signing-key seals what ghost decides: --emit px4 writes the vehicle's topics only")
+		}
 		return emitPX4(&df, r, *in, *out, *px4Msgs, *px4NS, inLog.Both(), cfg, stderr)
 	}
 	if *emit != "decisions" {

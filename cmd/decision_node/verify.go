@@ -39,7 +39,19 @@ and evidence. Anything else is a finding with its own count. --allow FINDING
 Findings: read_incomplete, no_decisions, unreadable_decisions_channel,
 undecodable_decision, chain_broken, assessment_missing, diverged, no_context,
 unknown_policy, missing_decision, stamp_problem, undecodable_receipt,
-action_untraced, action_command, action_evidence, action_diverged.
+action_untraced, action_command, action_evidence, action_diverged,
+seal_broken.
+
+Seals (docs/seals.md): a node given a key, or sim and replay given
+--signing-key, seals what it takes and publishes on /decisions/seal. Without
+--trust-key, verify counts the seals and names their keys, and trusts none.
+With --trust-key KEY.pub (repeatable), the recording must hold exactly the
+messages sealed by those keys, each topic in its sealed order: a message
+inserted, dropped, changed or reordered, a seal missing or not signed by a
+trusted key, a message the audit reads that no seal covers, is seal_broken,
+and the first break is named (topic, log time, index). A recording cut
+short is trusted up to its last whole seal, and one from a recorder that
+started late from the first interval it holds whole; verify says so.
 
 Prints a summary, then the problems grouped by cause: one line per cause
 with its count and, when this host can remove it, the fix (the
@@ -79,6 +91,8 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	ef.register(fs.FlagSet)
 	var allow findingList
 	fs.Var(&allow, "allow", "report `finding` without failing on it (repeatable), e.g. --allow unknown_policy")
+	var trust trustKeys
+	trust.register(fs.FlagSet)
 	if err := fs.parse(args); err != nil {
 		return err
 	}
@@ -106,7 +120,7 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		return verifyMany(recs, verifySetup{cfg: cfg, sopts: sopts, policies: policies, allow: allow}, *jsonOut, stdout, stderr)
+		return verifyMany(recs, verifySetup{cfg: cfg, sopts: sopts, policies: policies, allow: allow, trust: trust}, *jsonOut, stdout, stderr)
 	}
 	if *format == "reference" && len(rec.files) > 1 {
 		return fail(exitUsage, "--format reference writes one file's trace, with its SHA-256: %s is a bag of %d files", path, len(rec.files))
@@ -128,6 +142,11 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	vopts := in.vopts
 	vopts.Policies = policies
 	vopts.Relax = allow
+	if vopts.Seals != nil {
+		vopts.Seals.TrustKeys = trust
+	} else if len(trust) > 0 {
+		return fail(exitUsage, "--trust-key: %s is a %s, which carries no seals", path, in.format)
+	}
 	vopts.Total = in.total
 	vopts.OnProgress = progress.update
 	vopts.OnCorrupt = func(err error) { fmt.Fprintf(stderr, "decision_node: verify: skipped: %v\n", err) }

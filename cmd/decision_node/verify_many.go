@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/ed25519"
 	"fmt"
 	"io"
 	"runtime"
@@ -55,6 +56,7 @@ type verifySetup struct {
 	sopts    runner.SessionOptions
 	policies []decisions.Policy
 	allow    []audit.Finding
+	trust    []ed25519.PublicKey // --trust-key
 	// decodeWorkers is audit.VerifyOptions.DecodeWorkers: the cores
 	// left to each file by the files audited side by side.
 	decodeWorkers int
@@ -140,6 +142,9 @@ func verifyOne(rec recording, setup verifySetup, stderr io.Writer) fileAudit {
 	defer in.Close()
 	vopts := in.vopts
 	vopts.Policies, vopts.Relax, vopts.DecodeWorkers = setup.policies, setup.allow, setup.decodeWorkers
+	if vopts.Seals != nil {
+		vopts.Seals.TrustKeys = setup.trust
+	}
 	vopts.Total = in.total // a small recording is verified on one goroutine
 	vopts.OnCorrupt = func(err error) { fmt.Fprintf(stderr, "decision_node: verify: %s: skipped: %v\n", rec.name, err) }
 	report, verr := audit.Verify(in.src, vopts)

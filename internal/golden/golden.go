@@ -175,6 +175,17 @@ var rclpyTypes = []string{"ActionEvidence", "ActionEvidenceItem", "ActionReceipt
 //go:embed rclpy/*.jsonl
 var rclpyVectors embed.FS
 
+// awaitingTypes are ghost message types that no independent implementation
+// has serialized yet: rclpy/generate.py lists them, and its next run on ROS
+// 2 Humble moves them to rclpyTypes. Until then CDRVectors leaves them out
+// and says so, because vectors made by ghost's own codec would prove nothing;
+// their codec is covered by round-trip and fuzz tests.
+var awaitingTypes = []string{"RecordingSeal", "RecordingSealTopic"}
+
+// AwaitingVectors reports whether the ghost message type name (without
+// package) has no independent CDR vectors yet, so CDRVectors leaves it out.
+func AwaitingVectors(name string) bool { return slices.Contains(awaitingTypes, name) }
+
 // CDRVectors reads the vectors of each of names (type names without
 // package, as msg.Names gives them): the shared set's cdr/<name>.jsonl, or
 // ROS 2's own for the types it lacks (named "<Type>#<line> (rclpy)"),
@@ -183,6 +194,10 @@ func CDRVectors(t testing.TB, names []string) []CDRVector {
 	t.Helper()
 	var out []CDRVector
 	for _, name := range names {
+		if slices.Contains(awaitingTypes, name) {
+			t.Logf("no golden CDR vectors for %s yet (rclpy/generate.py makes them on ROS 2): skipped", name)
+			continue
+		}
 		var data []byte
 		var err error
 		label := ""

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/ros2"
 	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/seal"
 )
 
 // Source yields serialized messages in arrival (log-time) order; Next
@@ -41,10 +43,19 @@ type SchemaSource interface {
 	Channels() []bag.Channel
 }
 
+// Recorder is where Replay writes: a *bag.Recorder, or a seal.Recorder
+// that seals what is written through it.
+type Recorder interface {
+	AddChannel(topic, schemaName, schemaText string, qos ...ros2.QoSProfile) (bag.ChannelID, error)
+	AddMessageChannel(topic, msgType string, qos ...ros2.QoSProfile) (bag.ChannelID, error)
+	Write(ch bag.ChannelID, logTime, publishTime uint64, data []byte) error
+	Compression() bag.Compression
+}
+
 // copyChannel declares the output channel of an input message's topic:
 // ghost types with their compiled-in definitions, others with the schema
 // the source recorded (and its QoS profiles).
-func copyChannel(out *bag.Recorder, src Source, m *bag.Message) (bag.ChannelID, error) {
+func copyChannel(out Recorder, src Source, m *bag.Message) (bag.ChannelID, error) {
 	if ss, ok := src.(SchemaSource); ok {
 		for _, c := range ss.Channels() {
 			if c.ID != m.ChannelID || c.Topic != m.Topic {
@@ -74,6 +85,10 @@ type ReplayOptions struct {
 	// one whose earlier receipts are dropped from the input. Default
 	// "/decisions/actions".
 	ActionsTopic string
+	// SealTopic is the topic of the input's seals, which are dropped: they
+	// vouch for what the input's recorder wrote, not for this replay's
+	// output (a seal.Recorder seals that). Default "/decisions/seal".
+	SealTopic string
 	// Total is the number of messages the source will yield, for progress
 	// reports; 0 when unknown.
 	Total uint64
@@ -127,7 +142,7 @@ type ReplayResult struct {
 // returned, wrapped). Corrupt messages are skipped and counted. A closed
 // Stop ends it the same way, without an error. Out is not
 // closed; the caller closes it (after Replay returns) to complete the file.
-func Replay(src Source, out *bag.Recorder, opts ReplayOptions) (*ReplayResult, error) {
+func Replay(src Source, out Recorder, opts ReplayOptions) (*ReplayResult, error) {
 	s, err := runner.NewSession(opts.Session)
 	if err != nil {
 		return nil, err
@@ -146,6 +161,7 @@ func Replay(src Source, out *bag.Recorder, opts ReplayOptions) (*ReplayResult, e
 	if err := runner.CheckTopics(s.Inputs(), runner.Topics{runner.KeyDecisions: decisionsTopic, runner.KeyActions: actionsTopic}); err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
+	sealTopic := cmp.Or(opts.SealTopic, seal.DefaultTopic)
 	decCh, err := out.AddMessageChannel(decisionsTopic, "DecisionRationale", ros2.DefaultDecisionsQoS())
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
@@ -226,8 +242,8 @@ func Replay(src Source, out *bag.Recorder, opts ReplayOptions) (*ReplayResult, e
 	// session.
 	step := func(m *bag.Message, in *decodedInput) error {
 		res.Messages++
-		if m.Topic == decisionsTopic || m.Topic == actionsTopic {
-			return nil // earlier decisions and receipts are replaced by this replay's
+		if m.Topic == decisionsTopic || m.Topic == actionsTopic || m.Topic == sealTopic {
+			return nil // earlier decisions, receipts and seals are replaced by this replay's
 		}
 		if err := s.Pump(int64(m.LogTime), recordEvidence); err != nil {
 			return fmt.Errorf("replay: evidence before %s message %d: %w", m.Topic, m.Sequence, err)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/seal"
 )
 
 // ChainStatus is the outcome of ADR-0022's hash-chain check of one recorded
@@ -130,6 +131,10 @@ const (
 	// one (an outcome the evidence does not support, a missing or an
 	// extra receipt).
 	FindingActionDiverged Finding = "action_diverged"
+	// FindingSealBroken: checked against trusted keys, the recording is
+	// not what its seals say (counted per break; AuditReport.Seals names
+	// the first), or it holds no seal that can be trusted.
+	FindingSealBroken Finding = "seal_broken"
 )
 
 // AllFindings lists every Finding, in report order.
@@ -139,6 +144,7 @@ func AllFindings() []Finding {
 		FindingChainBroken, FindingAssessmentMissing, FindingDiverged, FindingNoContext, FindingUnknownPolicy,
 		FindingMissingDecision, FindingStampProblem,
 		FindingUndecodableReceipt, FindingActionUntraced, FindingActionCommand, FindingActionEvidence, FindingActionDiverged,
+		FindingSealBroken,
 	}
 }
 
@@ -248,6 +254,9 @@ type AuditReport struct {
 	// FAIL, so a passing report reads as before; ProblemCauses has them
 	// whatever the verdict.
 	Causes []Cause `json:"causes,omitempty"`
+	// Seals is the seal check (VerifyOptions.Seals): absent when the
+	// recording holds no seal and no key was trusted.
+	Seals *seal.Report `json:"seals,omitempty"`
 
 	kinds    [decisions.NumKinds]uint64
 	chains   [NumChainStatuses]uint64

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"cmp"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/ros2msg"
 	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/seal"
 )
 
 // Defaults of VerifyOptions.
@@ -81,6 +83,11 @@ type VerifyOptions struct {
 	// less than with workers, which buy wall time with hand-overs between
 	// cores), as suits several verifications running side by side.
 	DecodeWorkers int
+	// Seals, when set, checks the recording against its seals (see
+	// seal.Checker; its Reads is set here to the topics this audit reads)
+	// and reports them: with trusted keys a break is FindingSealBroken,
+	// without them the seals are only counted. Nil ignores seals.
+	Seals *seal.CheckOptions
 }
 
 // MaxDecodeWorkers bounds the default decode workers: decoding is about
@@ -246,6 +253,9 @@ type verifier struct {
 
 	actionsT string
 	acts     actionAudit
+	// seals checks the recording against its seals; nil without.
+	seals *seal.Checker
+	sealT string
 }
 
 func newVerifier(opts VerifyOptions) (*verifier, error) {
@@ -330,7 +340,20 @@ func newVerifier(opts VerifyOptions) (*verifier, error) {
 		v.cands = append(v.cands, c)
 	}
 	v.active = len(v.cands)
+	if opts.Seals != nil {
+		so := *opts.Seals
+		so.Reads = v.reads
+		v.seals = seal.NewChecker(so)
+		v.sealT = cmp.Or(so.Topic, seal.DefaultTopic)
+	}
 	return v, nil
+}
+
+// reads reports whether the audit reads topic: an input, the decisions,
+// the receipts or the chain check's assessments.
+func (v *verifier) reads(topic string) bool {
+	return v.inputIndex(topic) >= 0 || topic == v.decisionsT || topic == v.actionsT ||
+		topic == v.opts.Format.ChainTopic && topic != ""
 }
 
 // withoutFor finds, in the step being published, why stamp was decided
@@ -397,6 +420,12 @@ func (v *verifier) run(src Source) (*AuditReport, error) {
 	}
 	step := func(m *bag.Message, d *decoded) {
 		v.messages++
+		if v.seals != nil {
+			v.seals.Observe(m.Topic, m.SchemaName, m.LogTime, m.Data)
+			if m.Topic == v.sealT {
+				return
+			}
+		}
 		if t := int64(m.LogTime); t > v.now {
 			v.now = t
 		}
@@ -475,6 +504,14 @@ func (v *verifier) finish(err error) (*AuditReport, error) {
 		v.report.ReadComplete = false
 		v.report.find(FindingReadIncomplete, 1)
 		v.report.note(v.opts.MaxProblems, FindingReadIncomplete, "", "", "read incomplete: %v", err)
+	}
+	if v.seals != nil {
+		if r := v.seals.Finish(err == nil); r.Trusted || r.Seals > 0 {
+			v.report.Seals = r
+			if r.Trusted && r.Breaks > 0 {
+				v.report.find(FindingSealBroken, r.Breaks)
+			}
+		}
 	}
 	v.report.finish()
 	return &v.report, err

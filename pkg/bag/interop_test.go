@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -57,7 +58,7 @@ func TestInteropRecording(t *testing.T) {
 	// Every type's vectors come from an independent implementation (the
 	// shared set, or ROS 2's own for the types it lacks): a vector ghost
 	// made itself would prove nothing.
-	names := msg.Names()
+	names := slices.DeleteFunc(msg.Names(), golden.AwaitingVectors)
 	vectors := golden.CDRVectors(t, names)
 	exp := interopExpected{Profile: ProfileROS2}
 	types := map[string]bool{}

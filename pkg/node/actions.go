@@ -182,6 +182,7 @@ func (n *node) recordEvidence(ev runner.EvidenceEvent) error {
 		a.failures++
 		n.warn("evidence_publish", "cannot publish evidence", "topic", a.evTopic, "err", err)
 	}
+	n.sealInput(a.evKind, data, time.Unix(0, ev.ArrivalNs))
 	if n.rec != nil {
 		if err := n.rec.input(a.evKind, data, time.Unix(0, ev.ArrivalNs), n.now()); err != nil {
 			n.stats.recordingFailures++

@@ -16,6 +16,7 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/rosout"
 	"github.com/ghost-robotics/ghost/pkg/rosparam"
 	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/seal"
 )
 
 // Sink ids under which the node registers its sinks with the Runner; they
@@ -59,6 +60,8 @@ type runOptions struct {
 	level *slog.LevelVar
 	// rosout, when set, publishes the node's log records on /rosout.
 	rosout *rosout.Handler
+	// seal makes a seal (with seal.key_file); nil: a ticker every second.
+	seal <-chan time.Time
 }
 
 // Option changes how Run runs the node.
@@ -125,10 +128,15 @@ func run(ctx context.Context, cfg nodeconfig.Config, t ros2.Transport, logger *s
 		return err
 	}
 	n.level = opts.level
+	if opts.seal == nil && n.seal != nil {
+		tk := time.NewTicker(seal.DefaultPeriod)
+		defer tk.Stop()
+		opts.seal = tk.C
+	}
 	transportDone := make(chan error, 1)
 	go func() { transportDone <- t.Run(tctx) }()
 
-	runErr := n.serve(ctx, transportDone, opts.tick, opts.diag)
+	runErr := n.serve(ctx, transportDone, opts.tick, opts.diag, opts.seal)
 
 	stopTransport()
 	if runErr == nil || !errors.Is(runErr, errTransportStopped) {
@@ -167,6 +175,9 @@ type node struct {
 	vehicle *vehicleSource
 	// act publishes and records what the executors do; nil without one.
 	act *acting
+	// seal seals what the node takes and publishes; nil without a key.
+	seal *sealing
+	ros  *rosSink // publishes the decisions
 
 	diagPub ros2.Publisher
 	diag    diagState
@@ -248,7 +259,8 @@ func newNodeWith(tctx context.Context, cfg nodeconfig.Config, t ros2.Transport, 
 	if err != nil {
 		return nil, fmt.Errorf("advertise decisions: %w", err)
 	}
-	if err := n.run.Register(SinkROS, &rosSink{pub: pub, topic: resolved.Decisions()}); err != nil {
+	n.ros = &rosSink{pub: pub, topic: resolved.Decisions()}
+	if err := n.run.Register(SinkROS, n.ros); err != nil {
 		return nil, err
 	}
 	n.diagPub, err = t.Advertise(cfg.Topics[runner.KeyDiagnostics], new(ros2msg.DiagnosticArray).SchemaName(), cfg.QoS[runner.KeyDiagnostics])
@@ -356,11 +368,17 @@ func newNodeWith(tctx context.Context, cfg nodeconfig.Config, t ros2.Transport, 
 			return nil, err
 		}
 	}
+	if err := n.setupSealing(t, resolved); err != nil {
+		return nil, err
+	}
 	attrs := []any{"node", cfg.FullyQualifiedName(), "policy", policy.ID(), "input_source", cfg.Input.Source}
 	for _, in := range inputs {
 		attrs = append(attrs, in.Key, in.Topic)
 	}
 	attrs = append(attrs, "decisions", resolved.Decisions(), "recording", cfg.Recording.Path, "use_sim_time", cfg.UseSimTime)
+	if n.seal != nil {
+		attrs = append(attrs, "seal", resolved.Seal(), "seal_key_id", n.seal.s.KeyID())
+	}
 	if cfg.Lifecycle {
 		attrs = append(attrs, "lifecycle", "unconfigured: deciding after configure and activate")
 	}
@@ -373,7 +391,7 @@ func newNodeWith(tctx context.Context, cfg nodeconfig.Config, t ros2.Transport, 
 
 // serve handles inputs, ticks and diagnostics until ctx is done (nil) or
 // the transport stops (an error wrapping errTransportStopped).
-func (n *node) serve(ctx context.Context, transportDone <-chan error, tick, diag <-chan time.Time) error {
+func (n *node) serve(ctx context.Context, transportDone <-chan error, tick, diag, sealTick <-chan time.Time) error {
 	for {
 		select {
 		case <-ctx.Done():
@@ -391,6 +409,9 @@ func (n *node) serve(ctx context.Context, transportDone <-chan error, tick, diag
 		case t := <-diag:
 			n.drain()
 			n.publishDiagnostics(t)
+		case <-sealTick:
+			n.drain()
+			n.sealNow(n.now(), false)
 		}
 	}
 }
@@ -423,6 +444,7 @@ func (n *node) shutdown() error {
 		end = n.s.Now()
 	}
 	n.stepped(n.s.End(end))
+	n.sealNow(n.now(), true)
 	n.publishDiagnostics(now)
 	if err := n.run.Close(); err != nil {
 		return fmt.Errorf("close sinks: %w", err)
@@ -455,6 +477,7 @@ func (n *node) dispatch(in input) {
 }
 
 func (n *node) handle(in input) {
+	n.sealInput(in.kind, in.data, in.recv)
 	if n.rec != nil {
 		if err := n.rec.input(in.kind, in.data, in.recv, in.wall); err != nil {
 			n.stats.recordingFailures++

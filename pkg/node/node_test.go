@@ -52,6 +52,7 @@ type harness struct {
 	clock *testClock
 	tick  chan time.Time
 	diag  chan time.Time
+	seal  chan time.Time
 	ctx   context.Context
 	stop  context.CancelFunc
 	done  chan error
@@ -67,6 +68,7 @@ func startNode(t *testing.T, cfg nodeconfig.Config) *harness {
 		clock: &testClock{t: base},
 		tick:  make(chan time.Time),
 		diag:  make(chan time.Time),
+		seal:  make(chan time.Time),
 		done:  make(chan error, 1),
 		logs:  new(bytes.Buffer),
 	}
@@ -77,7 +79,7 @@ func startNode(t *testing.T, cfg nodeconfig.Config) *harness {
 	h.stop = stop
 	logger := slog.New(slog.NewTextHandler(&lockedWriter{w: h.logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	go func() {
-		h.done <- run(runCtx, cfg, h.ft, logger, runOptions{now: h.clock.now, tick: h.tick, diag: h.diag})
+		h.done <- run(runCtx, cfg, h.ft, logger, runOptions{now: h.clock.now, tick: h.tick, diag: h.diag, seal: h.seal})
 	}()
 	return h
 }

@@ -20,6 +20,9 @@ type rosSink struct {
 	topic  string
 	buf    []byte
 	closed bool
+	// encoded, when set, is handed each rationale's bytes before they are
+	// published (sealing), so they are encoded once.
+	encoded func([]byte)
 }
 
 func (s *rosSink) Publish(d decisions.Decision, r decisions.Rationale) error {
@@ -32,6 +35,9 @@ func (s *rosSink) Publish(d decisions.Decision, r decisions.Rationale) error {
 		return fmt.Errorf("encode %s for %s: %w: %w", d, s.topic, runner.ErrEncoding, err)
 	}
 	s.buf = data
+	if s.encoded != nil {
+		s.encoded(data)
+	}
 	if err := s.pub.Publish(data); err != nil {
 		return fmt.Errorf("publish %s on %s: %w: %w", d, s.topic, runner.ErrTransport, err)
 	}

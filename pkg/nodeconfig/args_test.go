@@ -348,7 +348,7 @@ func TestFromArgsLaunchROSCommandLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (Topics{"state": "/fmu/state", "self_assessment": "/self_assessment", "perception_mode": "/perception/mode", "self_assessment_calibrated": "", "action_evidence": "/decisions/evidence", "parameter_events": "/parameter_events", "transition_event": "/uav1/decision_node/transition_event", "decisions": "/decisions", "diagnostics": "/diagnostics", "actions": "/decisions/actions"}); !maps.Equal(topics, want) {
+	if want := (Topics{"state": "/fmu/state", "self_assessment": "/self_assessment", "perception_mode": "/perception/mode", "self_assessment_calibrated": "", "action_evidence": "/decisions/evidence", "parameter_events": "/parameter_events", "transition_event": "/uav1/decision_node/transition_event", "decisions": "/decisions", "diagnostics": "/diagnostics", "actions": "/decisions/actions", "seal": "/decisions/seal"}); !maps.Equal(topics, want) {
 		t.Errorf("resolved topics %+v, want %+v", topics, want)
 	}
 }

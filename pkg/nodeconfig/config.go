@@ -75,6 +75,8 @@ type Config struct {
 	// Recording configures the optional in-node MCAP recording
 	// (parameters recording.*).
 	Recording Recording
+	// Seal configures the node's recording seals (parameters seal.*).
+	Seal Seal
 	// DiagnosticsPeriod is the period of the /diagnostics publication
 	// (parameter diagnostics_period_s, default 1.0 s).
 	DiagnosticsPeriod time.Duration
@@ -147,6 +149,14 @@ type Topics = runner.Topics
 // diagnostics to reliable, volatile, keep_last 10.
 type QoS map[string]ros2.QoSProfile
 
+// Seal configures the node's recording seals (docs/seals.md).
+type Seal struct {
+	// KeyFile is the PEM file of the node's Ed25519 private key
+	// (seal.key_file); "" (the default) publishes no seals. The key is
+	// read when the node starts.
+	KeyFile string
+}
+
 // Recording configures the in-node MCAP recording.
 type Recording struct {
 	// Path is the MCAP file to write (recording.path); "" (the default)
@@ -201,7 +211,7 @@ func Default() Config {
 
 func defaultQoS() QoS {
 	q := QoS{runner.KeyDecisions: ros2.DefaultDecisionsQoS(), runner.KeyDiagnostics: ros2.DefaultInputQoS(),
-		runner.KeyActions: ros2.DefaultDecisionsQoS()}
+		runner.KeyActions: ros2.DefaultDecisionsQoS(), runner.KeySeal: ros2.DefaultDecisionsQoS()}
 	for _, in := range runner.DefaultInputs() {
 		q[in.Key] = in.QoS
 	}

@@ -109,7 +109,7 @@ func TestDefaultValues(t *testing.T) {
 		ok   bool
 	}{
 		{"node", c.NodeName == "decision_node" && c.Namespace == "/"},
-		{"topics", maps.Equal(c.Topics, Topics{"state": "/state/nav", "self_assessment": "/self_assessment", "perception_mode": "/perception/mode", "self_assessment_calibrated": "", "action_evidence": "/decisions/evidence", "parameter_events": "/parameter_events", "transition_event": "~/transition_event", "decisions": "/decisions", "diagnostics": "/diagnostics", "actions": "/decisions/actions"})},
+		{"topics", maps.Equal(c.Topics, Topics{"state": "/state/nav", "self_assessment": "/self_assessment", "perception_mode": "/perception/mode", "self_assessment_calibrated": "", "action_evidence": "/decisions/evidence", "parameter_events": "/parameter_events", "transition_event": "~/transition_event", "decisions": "/decisions", "diagnostics": "/diagnostics", "actions": "/decisions/actions", "seal": "/decisions/seal"})},
 		{"input qos", c.QoS["state"] == ros2.QoSProfile{History: ros2.HistoryKeepLast, Depth: 10,
 			Reliability: ros2.ReliabilityReliable, Durability: ros2.DurabilityVolatile}},
 		{"decisions qos", c.QoS["decisions"] == ros2.QoSProfile{History: ros2.HistoryKeepLast, Depth: 100,

@@ -98,6 +98,7 @@ func TestResolvedTopics(t *testing.T) {
 		"parameter_events":           "/parameter_events",
 		"transition_event":           "/uav/decision_node/transition_event",
 		"actions":                    "/decisions/actions",
+		"seal":                       "/decisions/seal",
 	}
 	if !maps.Equal(got, want) {
 		t.Fatalf("ResolvedTopics = %+v, want %+v", got, want)

@@ -92,7 +92,8 @@ var topicKeys = func() []topicKey {
 	return append(ks,
 		topicKey{runner.KeyDecisions, "decision output (ghost/msg/DecisionRationale)", false},
 		topicKey{runner.KeyDiagnostics, "diagnostics output (diagnostic_msgs/msg/DiagnosticArray)", false},
-		topicKey{runner.KeyActions, "action receipts output (ghost/msg/ActionReceipt)", false})
+		topicKey{runner.KeyActions, "action receipts output (ghost/msg/ActionReceipt)", false},
+		topicKey{runner.KeySeal, "recording seals output (ghost/msg/RecordingSeal, with seal.key_file)", false})
 }()
 
 func buildParams() []param {
@@ -156,6 +157,14 @@ func buildParams() []param {
 			}),
 		int64Param("recording.chunk_size", "target size in bytes of a recording chunk",
 			func(c *Config) *int64 { return &c.Recording.ChunkSize }, 1, maxChunkSize),
+		stringParam("seal.key_file", `PEM file of the node's Ed25519 private key (PKCS#8, openssl genpkey -algorithm ed25519); when set, the node seals every message it takes and publishes on topics.seal, once a second and at shutdown; "" publishes no seals`,
+			func(c *Config) *string { return &c.Seal.KeyFile },
+			func(c *Config) error {
+				if strings.IndexByte(c.Seal.KeyFile, 0) >= 0 {
+					return errors.New("contains a NUL byte")
+				}
+				return nil
+			}),
 		durationParam("diagnostics_period_s", "seconds between two /diagnostics publications",
 			func(c *Config) *time.Duration { return &c.DiagnosticsPeriod }),
 		enumParam("log_level", "log level of the node: debug, info, warn, error or fatal; --log-level, when given, wins",

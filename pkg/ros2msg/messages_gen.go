@@ -1796,6 +1796,292 @@ func (m *PerceptionMode) cdrDecode(d *cdrDecoder) {
 	m.Mode = d.u8("mode")
 }
 
+// Constants of ghost/msg/RecordingSeal.
+const (
+	RecordingSealVersion uint8 = 1 // VERSION
+)
+
+// RecordingSeal is the ROS 2 message ghost/msg/RecordingSeal.
+//
+// A signed seal over the messages a node took as input and published, for
+// one interval of its run; published on /decisions/seal once a second and at
+// shutdown, and recorded like the rest. docs/seals.md defines every digest
+// and the signed bytes, with a worked example.
+//
+// The seals of one run form a chain: each covers the messages after the
+// previous seal's, names the previous seal's digest, and is signed with the
+// node's Ed25519 key. Within the interval, each topic's messages are folded,
+// in the order the node took or published them, into one digest per topic
+// (RecordingSealTopic), so any recording of the same topics can be checked,
+// whoever recorded it and however its file is laid out.
+type RecordingSeal struct {
+	// Version is "uint8 version".
+	Version uint8
+	// KeyID is "string key_id". The signing key: the first 8 bytes, in lowercase hex, of the SHA-256 of the public key's PKIX (SubjectPublicKeyInfo) DER.
+	KeyID string
+	// SealIndex is "uint64 seal_index". 0 for the run's first seal, then one more for each seal.
+	SealIndex uint64
+	// FinalSeal is "bool final_seal". Set on the seal the node makes at shutdown: nothing follows it.
+	FinalSeal bool
+	// FirstSequence is "uint64 first_sequence". The interval's messages by the node's sequence numbers (0 for the run's first sealed message). With message_count 0 the interval is empty and first_sequence = last_sequence = the next message's sequence number.
+	FirstSequence uint64
+	// LastSequence is "uint64 last_sequence".
+	LastSequence uint64
+	// MessageCount is "uint64 message_count".
+	MessageCount uint64
+	// FirstTimeNs is "int64 first_time_ns". The earliest and the latest node time (arrival or publication, ns) of the interval's messages; 0 when it is empty. seal_time_ns is when the seal was made.
+	FirstTimeNs int64
+	// LastTimeNs is "int64 last_time_ns".
+	LastTimeNs int64
+	// SealTimeNs is "int64 seal_time_ns".
+	SealTimeNs int64
+	// PreviousSHA256 is "uint8[32] previous_sha256". SHA-256 of the previous seal's signed bytes; all zero for seal 0.
+	PreviousSHA256 [32]uint8
+	// ChainSHA256 is "uint8[32] chain_sha256". SHA-256 over the topics below (the interval digest).
+	ChainSHA256 [32]uint8
+	// Topics is "ghost/RecordingSealTopic[] topics". Every topic the node seals, sorted by name, each with its digest.
+	Topics []RecordingSealTopic
+	// Signature is "uint8[64] signature". Ed25519 signature over the signed bytes (docs/seals.md): the domain "ghost-recording-seal-v1", then every field above but topics, which chain_sha256 covers.
+	Signature [64]uint8
+}
+
+// NewRecordingSeal returns the default RecordingSeal: the defaults its definition gives, zero
+// values elsewhere.
+func NewRecordingSeal() RecordingSeal {
+	return RecordingSeal{
+		Version: 1,
+	}
+}
+
+// Reset sets m to NewRecordingSeal().
+func (m *RecordingSeal) Reset() { *m = NewRecordingSeal() }
+
+// SchemaName returns "ghost/msg/RecordingSeal".
+func (*RecordingSeal) SchemaName() string { return "ghost/msg/RecordingSeal" }
+
+// CDRSize returns the length of m's serialization, header included.
+func (m *RecordingSeal) CDRSize() int { return cdrHeaderLen + m.cdrEnd(0) }
+
+// MarshalCDR serializes m as little-endian CDR with its encapsulation header.
+func (m *RecordingSeal) MarshalCDR() ([]byte, error) {
+	return m.AppendCDR(make([]byte, 0, m.CDRSize()))
+}
+
+// AppendCDR appends m's serialization, header included, to buf. On error
+// it returns buf with its original length.
+func (m *RecordingSeal) AppendCDR(buf []byte) ([]byte, error) {
+	n := len(buf)
+	buf = append(buf, cdrHeaderLE[:]...)
+	out, err := m.cdrAppend(buf, n+cdrHeaderLen)
+	if err != nil {
+		return buf[:n], toEncodeError("ghost/msg/RecordingSeal", err)
+	}
+	return out, nil
+}
+
+// UnmarshalCDR decodes a serialized RecordingSeal, header included. On error m is
+// left unchanged and the error is a *DecodeError.
+func (m *RecordingSeal) UnmarshalCDR(data []byte) error {
+	var d cdrDecoder
+	if !d.start(data, "ghost/msg/RecordingSeal") {
+		return d.err
+	}
+	var v RecordingSeal
+	v.cdrDecode(&d)
+	if err := d.finish(); err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+const cdrMinSizeRecordingSeal = 195
+
+// cdrEnd returns the offset after m serialized at off (counted from the
+// end of the header).
+func (m *RecordingSeal) cdrEnd(off int) int {
+	off++
+	off = cdrStringEnd(off, len(m.KeyID))
+	off = cdrAlign(off, 8) + 8
+	off++
+	off = cdrAlign(off, 8) + 8
+	off = cdrAlign(off, 8) + 8
+	off = cdrAlign(off, 8) + 8
+	off = cdrAlign(off, 8) + 8
+	off = cdrAlign(off, 8) + 8
+	off = cdrAlign(off, 8) + 8
+	off += 1 * 32
+	off += 1 * 32
+	off = cdrAlign(off, 4) + 4
+	for i := range m.Topics {
+		off = m.Topics[i].cdrEnd(off)
+	}
+	off += 1 * 64
+	return off
+}
+
+// cdrAppend appends m's fields; origin is where the header ends in buf.
+func (m *RecordingSeal) cdrAppend(buf []byte, origin int) ([]byte, error) {
+	var err error
+	buf = cdrPutU8(buf, m.Version)
+	if buf, err = cdrPutString(buf, origin, m.KeyID, 0); err != nil {
+		return buf, encodeFieldErr("key_id", err)
+	}
+	buf = cdrPutU64(buf, origin, m.SealIndex)
+	buf = cdrPutBool(buf, m.FinalSeal)
+	buf = cdrPutU64(buf, origin, m.FirstSequence)
+	buf = cdrPutU64(buf, origin, m.LastSequence)
+	buf = cdrPutU64(buf, origin, m.MessageCount)
+	buf = cdrPutU64(buf, origin, uint64(m.FirstTimeNs))
+	buf = cdrPutU64(buf, origin, uint64(m.LastTimeNs))
+	buf = cdrPutU64(buf, origin, uint64(m.SealTimeNs))
+	buf = cdrPut8s(buf, m.PreviousSHA256[:])
+	buf = cdrPut8s(buf, m.ChainSHA256[:])
+	if buf, err = cdrPutCount(buf, origin, len(m.Topics), 0); err != nil {
+		return buf, encodeFieldErr("topics", err)
+	}
+	for i := range m.Topics {
+		if buf, err = m.Topics[i].cdrAppend(buf, origin); err != nil {
+			return buf, prefixEncodeErr(indexPath("topics", i), err)
+		}
+	}
+	buf = cdrPut8s(buf, m.Signature[:])
+	return buf, nil
+}
+
+// cdrDecode reads m's fields; the caller checks d.err.
+func (m *RecordingSeal) cdrDecode(d *cdrDecoder) {
+	m.Version = d.u8("version")
+	m.KeyID = d.str("key_id", 0)
+	m.SealIndex = d.u64("seal_index")
+	m.FinalSeal = d.boolean("final_seal")
+	m.FirstSequence = d.u64("first_sequence")
+	m.LastSequence = d.u64("last_sequence")
+	m.MessageCount = d.u64("message_count")
+	m.FirstTimeNs = int64(d.u64("first_time_ns"))
+	m.LastTimeNs = int64(d.u64("last_time_ns"))
+	m.SealTimeNs = int64(d.u64("seal_time_ns"))
+	cdrRead8(d, m.PreviousSHA256[:], "previous_sha256")
+	cdrRead8(d, m.ChainSHA256[:], "chain_sha256")
+	if d.err != nil {
+		return
+	}
+	if n := d.count("topics", 0, cdrMinSizeRecordingSealTopic); n > 0 {
+		m.Topics = make([]RecordingSealTopic, n)
+		for i := range m.Topics {
+			m.Topics[i].cdrDecode(d)
+			if d.err != nil {
+				d.prefix(indexPath("topics", i))
+				return
+			}
+		}
+	} else {
+		m.Topics = nil
+	}
+	cdrRead8(d, m.Signature[:], "signature")
+}
+
+// RecordingSealTopic is the ROS 2 message ghost/msg/RecordingSealTopic.
+//
+// One topic's messages in the interval of a RecordingSeal (docs/seals.md).
+type RecordingSealTopic struct {
+	// Topic is "string topic". The resolved topic name, as recorded.
+	Topic string
+	// Type is "string type". The message type, "pkg/msg/Type".
+	Type string
+	// MessageCount is "uint64 message_count".
+	MessageCount uint64
+	// FirstSHA256 is "uint8[32] first_sha256". The leaf digest of the topic's first message in the interval, where a recorder that subscribed late finds the interval's start; all zero when the interval holds none.
+	FirstSHA256 [32]uint8
+	// ChainSHA256 is "uint8[32] chain_sha256". The topic's chain over the interval: the SHA-256 of its messages' leaf digests one after the other, in order; all zero when there is none.
+	ChainSHA256 [32]uint8
+}
+
+// NewRecordingSealTopic returns the default RecordingSealTopic: the defaults its definition gives, zero
+// values elsewhere.
+func NewRecordingSealTopic() RecordingSealTopic {
+	return RecordingSealTopic{}
+}
+
+// Reset sets m to NewRecordingSealTopic().
+func (m *RecordingSealTopic) Reset() { *m = NewRecordingSealTopic() }
+
+// SchemaName returns "ghost/msg/RecordingSealTopic".
+func (*RecordingSealTopic) SchemaName() string { return "ghost/msg/RecordingSealTopic" }
+
+// CDRSize returns the length of m's serialization, header included.
+func (m *RecordingSealTopic) CDRSize() int { return cdrHeaderLen + m.cdrEnd(0) }
+
+// MarshalCDR serializes m as little-endian CDR with its encapsulation header.
+func (m *RecordingSealTopic) MarshalCDR() ([]byte, error) {
+	return m.AppendCDR(make([]byte, 0, m.CDRSize()))
+}
+
+// AppendCDR appends m's serialization, header included, to buf. On error
+// it returns buf with its original length.
+func (m *RecordingSealTopic) AppendCDR(buf []byte) ([]byte, error) {
+	n := len(buf)
+	buf = append(buf, cdrHeaderLE[:]...)
+	out, err := m.cdrAppend(buf, n+cdrHeaderLen)
+	if err != nil {
+		return buf[:n], toEncodeError("ghost/msg/RecordingSealTopic", err)
+	}
+	return out, nil
+}
+
+// UnmarshalCDR decodes a serialized RecordingSealTopic, header included. On error m is
+// left unchanged and the error is a *DecodeError.
+func (m *RecordingSealTopic) UnmarshalCDR(data []byte) error {
+	var d cdrDecoder
+	if !d.start(data, "ghost/msg/RecordingSealTopic") {
+		return d.err
+	}
+	var v RecordingSealTopic
+	v.cdrDecode(&d)
+	if err := d.finish(); err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+const cdrMinSizeRecordingSealTopic = 82
+
+// cdrEnd returns the offset after m serialized at off (counted from the
+// end of the header).
+func (m *RecordingSealTopic) cdrEnd(off int) int {
+	off = cdrStringEnd(off, len(m.Topic))
+	off = cdrStringEnd(off, len(m.Type))
+	off = cdrAlign(off, 8) + 8
+	off += 1 * 32
+	off += 1 * 32
+	return off
+}
+
+// cdrAppend appends m's fields; origin is where the header ends in buf.
+func (m *RecordingSealTopic) cdrAppend(buf []byte, origin int) ([]byte, error) {
+	var err error
+	if buf, err = cdrPutString(buf, origin, m.Topic, 0); err != nil {
+		return buf, encodeFieldErr("topic", err)
+	}
+	if buf, err = cdrPutString(buf, origin, m.Type, 0); err != nil {
+		return buf, encodeFieldErr("type", err)
+	}
+	buf = cdrPutU64(buf, origin, m.MessageCount)
+	buf = cdrPut8s(buf, m.FirstSHA256[:])
+	buf = cdrPut8s(buf, m.ChainSHA256[:])
+	return buf, nil
+}
+
+// cdrDecode reads m's fields; the caller checks d.err.
+func (m *RecordingSealTopic) cdrDecode(d *cdrDecoder) {
+	m.Topic = d.str("topic", 0)
+	m.Type = d.str("type", 0)
+	m.MessageCount = d.u64("message_count")
+	cdrRead8(d, m.FirstSHA256[:], "first_sha256")
+	cdrRead8(d, m.ChainSHA256[:], "chain_sha256")
+}
+
 // Constants of ghost/msg/SensorHealth.
 const (
 	SensorHealthHealthOK       uint8 = 0 // HEALTH_OK
@@ -2063,6 +2349,8 @@ var (
 	_ CDRMessage = (*MissionStatus)(nil)
 	_ CDRMessage = (*NavigationState)(nil)
 	_ CDRMessage = (*PerceptionMode)(nil)
+	_ CDRMessage = (*RecordingSeal)(nil)
+	_ CDRMessage = (*RecordingSealTopic)(nil)
 	_ CDRMessage = (*SensorHealth)(nil)
 	_ CDRMessage = (*VehicleState)(nil)
 	_ CDRMessage = (*LifecycleChangeStateRequest)(nil)
@@ -2125,6 +2413,8 @@ var cdrSchemaNames = []string{
 	"ghost/msg/MissionStatus",
 	"ghost/msg/NavigationState",
 	"ghost/msg/PerceptionMode",
+	"ghost/msg/RecordingSeal",
+	"ghost/msg/RecordingSealTopic",
 	"ghost/msg/SensorHealth",
 	"ghost/msg/VehicleState",
 	"lifecycle_msgs/msg/ChangeStateRequest",
@@ -2235,6 +2525,12 @@ func newCDRMessage(schemaName string) CDRMessage {
 		return &m
 	case "ghost/msg/PerceptionMode":
 		m := NewPerceptionMode()
+		return &m
+	case "ghost/msg/RecordingSeal":
+		m := NewRecordingSeal()
+		return &m
+	case "ghost/msg/RecordingSealTopic":
+		m := NewRecordingSealTopic()
 		return &m
 	case "ghost/msg/SensorHealth":
 		m := NewSensorHealth()

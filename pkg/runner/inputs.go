@@ -17,6 +17,8 @@ const (
 	KeyDiagnostics = "diagnostics"
 	// KeyActions names the action receipts (ghost/msg/ActionReceipt).
 	KeyActions = "actions"
+	// KeySeal names the recording seals (ghost/msg/RecordingSeal).
+	KeySeal = "seal"
 )
 
 // DecodeFunc turns one serialized message into the Loop event it carries.
@@ -423,7 +425,7 @@ type Topics map[string]string
 // DefaultTopics returns the default topic of every input of DefaultInputs
 // and of the outputs.
 func DefaultTopics() Topics {
-	t := Topics{KeyDecisions: "/decisions", KeyDiagnostics: "/diagnostics", KeyActions: "/decisions/actions"}
+	t := Topics{KeyDecisions: "/decisions", KeyDiagnostics: "/diagnostics", KeyActions: "/decisions/actions", KeySeal: "/decisions/seal"}
 	for _, in := range DefaultInputs() {
 		t[in.Key] = in.Topic
 	}
@@ -435,6 +437,9 @@ func (t Topics) Decisions() string { return t[KeyDecisions] }
 
 // Actions returns the action receipts topic.
 func (t Topics) Actions() string { return t[KeyActions] }
+
+// Seal returns the recording seals topic.
+func (t Topics) Seal() string { return t[KeySeal] }
 
 // Apply returns a copy of inputs with each Topic replaced by t's topic for
 // its Key, where t names one.

@@ -289,7 +289,7 @@ func TestLaunchFile(t *testing.T) {
 		}
 		wantTopics = append(wantTopics, [2]string{in.Key + "_topic", def.Topics[in.Key]})
 	}
-	for _, key := range []string{runner.KeyDecisions, runner.KeyDiagnostics, runner.KeyActions} {
+	for _, key := range []string{runner.KeyDecisions, runner.KeyDiagnostics, runner.KeyActions, runner.KeySeal} {
 		wantTopics = append(wantTopics, [2]string{key + "_topic", def.Topics[key]})
 	}
 	if !reflect.DeepEqual(f.Topics, wantTopics) {
@@ -305,6 +305,7 @@ func TestLaunchFile(t *testing.T) {
 		"input_source":   "",
 		"executor":       "",
 		"recording_path": "",
+		"seal_key_file":  "",
 	}
 	for _, tp := range wantTopics {
 		wantArgs[tp[0]] = tp[1]

@@ -23,7 +23,8 @@ from rclpy.serialization import serialize_message
 
 from ghost.msg import (ActionEvidence, ActionEvidenceItem, ActionReceipt,
                        AssessmentThresholds, BeliefSelfAssessment,
-                       CalibratedSelfAssessment, CalibrationHistory)
+                       CalibratedSelfAssessment, CalibrationHistory,
+                       RecordingSeal, RecordingSealTopic)
 
 I64_MAX, I64_MIN, U64_MAX, U32_MAX = 2**63 - 1, -2**63, 2**64 - 1, 2**32 - 1
 NAN, INF = float("nan"), float("inf")
@@ -59,6 +60,15 @@ def assessment(stamp, std, levels, sha):
 
 HASH = "7dec64eee96396a3f6603decde908725719132a972e78158809927bb043ebd0d"
 
+
+def octets(n, start=0):
+    return numpy.array([(start + i) % 256 for i in range(n)], dtype=numpy.uint8)
+
+
+def seal_topic(topic="", typ="", n=0, first=0, chain=0):
+    return RecordingSealTopic(topic=topic, type=typ, message_count=n, first_sha256=octets(32, first),
+                              chain_sha256=octets(32, chain))
+
 TYPES = {
     "ActionEvidenceItem": [
         item(),
@@ -84,6 +94,23 @@ TYPES = {
                                                                                    -1.0, 0.1, 1e-300, 3.0, 2.0]),
                       failure=4, evidence=[item(), item(kind=1, executor_id="ü")], detail="dénié\n\"quoted\"",
                       time_ns=-1, schema_version=0),
+    ],
+    "RecordingSealTopic": [
+        RecordingSealTopic(),
+        seal_topic("/state/nav", "ghost/msg/VehicleState", 50, 1, 33),
+        seal_topic("/ü" * 3, "", U64_MAX, 255, 128),
+    ],
+    "RecordingSeal": [
+        RecordingSeal(),
+        RecordingSeal(key_id="0123456789abcdef", seal_index=7, final_seal=True, first_sequence=350,
+                      last_sequence=399, message_count=50, first_time_ns=1_000_000_000, last_time_ns=1_980_000_000,
+                      seal_time_ns=2_000_000_000, previous_sha256=octets(32, 7), chain_sha256=octets(32, 9),
+                      topics=[seal_topic("/decisions", "ghost/msg/DecisionRationale", 25, 3, 4),
+                              seal_topic("/state/nav", "ghost/msg/VehicleState", 25, 5, 6)],
+                      signature=octets(64, 200)),
+        RecordingSeal(version=0, key_id="", seal_index=U64_MAX, final_seal=False, first_sequence=U64_MAX,
+                      last_sequence=0, message_count=U64_MAX, first_time_ns=I64_MIN, last_time_ns=I64_MAX,
+                      seal_time_ns=-1, topics=[RecordingSealTopic()], signature=octets(64, 255)),
     ],
     "CalibrationHistory": [
         history(version=0),

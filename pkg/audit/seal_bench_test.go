@@ -1,0 +1,97 @@
+package audit
+
+import (
+	"io"
+	"slices"
+	"testing"
+
+	"github.com/ghost-robotics/ghost/pkg/bag"
+	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/seal"
+)
+
+// BenchmarkReplayEndToEndSealed is BenchmarkReplayEndToEnd writing through
+// a sealing recorder, as replay --signing-key does: every message written
+// is hashed once more, and a seal is signed every second of log time.
+func BenchmarkReplayEndToEndSealed(b *testing.B) {
+	path, size := benchInput(b)
+	key := sealKey(b, "node")
+	b.ReportAllocs()
+	b.SetBytes(size)
+	var beliefs uint64
+	for b.Loop() {
+		in, err := bag.OpenRecording(path, bag.ReaderOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		rec, err := bag.NewRecorder(io.Discard, bag.RecorderOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		s, err := seal.NewSealer(key)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out, err := seal.NewRecorder(rec, s, seal.RecorderOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		res, err := Replay(in, out, ReplayOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := out.Close(); err != nil {
+			b.Fatal(err)
+		}
+		in.Close()
+		beliefs += res.Stats.Input(runner.KeyState).Messages
+	}
+	b.ReportMetric(float64(beliefs)/b.Elapsed().Seconds(), "beliefs/s")
+}
+
+// BenchmarkSealingCost replays the bench recording alternately plain and
+// sealed, in rounds, and reports the median ratio of their process CPU
+// times (sealed/plain): measured side by side in one process, the load of
+// a shared machine weighs on both alike. The budget is 1.10.
+func BenchmarkSealingCost(b *testing.B) {
+	path, _ := benchInput(b)
+	key := sealKey(b, "node")
+	replay := func(sealed bool) {
+		in, err := bag.OpenRecording(path, bag.ReaderOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer in.Close()
+		rec, err := bag.NewRecorder(io.Discard, bag.RecorderOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var out Recorder = rec
+		closeOut := rec.Close
+		if sealed {
+			s, err := seal.NewSealer(key)
+			if err != nil {
+				b.Fatal(err)
+			}
+			sr, err := seal.NewRecorder(rec, s, seal.RecorderOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			out, closeOut = sr, sr.Close
+		}
+		if _, err := Replay(in, out, ReplayOptions{readAhead: -1}); err != nil {
+			b.Fatal(err)
+		}
+		if err := closeOut(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var ratios []float64
+	for b.Loop() {
+		plain := measure(b, func() { replay(false) })
+		sealed := measure(b, func() { replay(true) })
+		ratios = append(ratios, float64(sealed.cpu)/float64(plain.cpu))
+	}
+	slices.Sort(ratios)
+	b.ReportMetric(ratios[len(ratios)/2], "sealed/plain-cpu")
+}
