@@ -27,7 +27,7 @@ const latencyExample = `  ros2 launch ghost decision.launch.py input_source:=px4
 
 func runLatency(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("latency", latencyDescription, latencyExample, stdout)
-	jsonOut := fs.String("json", "", "also write the figures as JSON to `file` (- for stdout)")
+	jsonOut := fs.String("json", "", "also write the figures as JSON to `file` (- for stdout, then without the table)")
 	var df decisionFlags
 	fs.StringVar(&df.config, "config", "", "ROS 2 parameters `file` naming the node's topics (default: the built-in topics)")
 	if err := fs.parse(args); err != nil {
@@ -89,7 +89,9 @@ func runLatency(args []string, stdout, stderr io.Writer) error {
 		_ = m.Add(msg) // counted in the report
 	}
 	r := m.Report()
-	printLatency(stdout, rec.name, r)
+	if *jsonOut != "-" {
+		printLatency(stdout, rec.name, r)
+	}
 	if *jsonOut != "" {
 		if err := writeJSON(*jsonOut, rec.files[0], stdout, r); err != nil {
 			return err

@@ -83,6 +83,12 @@ func TestLatency(t *testing.T) {
 	if !r.WallClock || r.Decisions.N == 0 || r.Decisions.P50 != 250_000 || r.Decisions.Max <= r.Decisions.P50 {
 		t.Errorf("report %+v", r)
 	}
+	// --json - writes the JSON alone on stdout.
+	code, stdout, _ = cli(t, "latency", live, "--json", "-")
+	var alone latency.Report
+	if err := json.Unmarshal([]byte(stdout), &alone); code != exitOK || err != nil || alone != r {
+		t.Errorf("--json -: exit %d, %v:\n%s", code, err, stdout)
+	}
 	if code, _, _ := cli(t, "latency"); code != exitUsage {
 		t.Errorf("no recording: exit %d, want %d", code, exitUsage)
 	}

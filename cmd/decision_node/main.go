@@ -10,6 +10,7 @@
 //	decision_node verify  recording.mcap [--json report.json]
 //	decision_node report  recording.mcap --out report.html
 //	decision_node ulog    --in flight.ulg --out flight.mcap
+//	decision_node honesty recording.mcap      beliefs against a simulator's truth
 //	decision_node policy  check|test FILE ...
 //	decision_node latency node.mcap           a live node's decision latency
 //	decision_node px4-standin                 answer VehicleCommands as PX4 (ROS 2)

@@ -34,7 +34,7 @@ func (f *decisionFlags) signingKey() (ed25519.PrivateKey, error) {
 	}
 	k, err := seal.LoadPrivateKey(f.signingKeyFile)
 	if err != nil {
-		return nil, fail(exitUsage, "--signing-key: %w", err)
+		return nil, fail(exitIO, "--signing-key: %w", err) // a file it names is unusable
 	}
 	return k, nil
 }
@@ -58,21 +58,35 @@ func sealedOutput(rec *bag.Recorder, key ed25519.PrivateKey, cfg nodeconfig.Conf
 	return out, out.Close, nil
 }
 
-// trustKeys collects --trust-key flags.
+// trustKeys collects --trust-key flags; load reads them once the command
+// line is parsed, so that an unusable key file is exit status 3, as any
+// unusable input, not a usage error.
 type trustKeys []ed25519.PublicKey
 
-func (k *trustKeys) String() string { return fmt.Sprint(len(*k), " keys") }
+// trustKeyFiles are the --trust-key files as given.
+type trustKeyFiles []string
 
-func (k *trustKeys) Set(path string) error {
-	pub, err := seal.LoadPublicKey(path)
-	if err != nil {
-		return err
-	}
-	*k = append(*k, pub)
+func (k *trustKeyFiles) String() string { return fmt.Sprint(len(*k), " keys") }
+
+func (k *trustKeyFiles) Set(path string) error {
+	*k = append(*k, path)
 	return nil
 }
 
-func (k *trustKeys) register(fs *flag.FlagSet) {
+// load reads every key file.
+func (k trustKeyFiles) load() (trustKeys, error) {
+	var keys trustKeys
+	for _, path := range k {
+		pub, err := seal.LoadPublicKey(path)
+		if err != nil {
+			return nil, fail(exitIO, "--trust-key: %w", err)
+		}
+		keys = append(keys, pub)
+	}
+	return keys, nil
+}
+
+func (k *trustKeyFiles) register(fs *flag.FlagSet) {
 	fs.Var(k, "trust-key", "public key `file` (PEM, openssl pkey -pubout) whose seals are trusted (repeatable): the recording must hold exactly the messages they seal (docs/seals.md)")
 }
 

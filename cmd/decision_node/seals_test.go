@@ -39,7 +39,7 @@ func TestSealedSimVerify(t *testing.T) {
 			[]string{"signed by key 5dc6d5bf1e1dc021, which is not trusted"}},
 		{"trusting the replayer", []string{replayed, "--trust-key", testKeys + "other.pub"}, exitOK, []string{"verdict: PASS"}},
 		{"several files", []string{flight, replayed, "--trust-key", testKeys + "node.pub"}, exitFindings, []string{"seal_broken"}},
-		{"a private key to trust", []string{flight, "--trust-key", testKeys + "node.key"}, exitUsage,
+		{"a private key to trust", []string{flight, "--trust-key", testKeys + "node.key"}, exitIO,
 			[]string{"a private key where the public key is needed"}},
 	}
 	for _, tc := range tests {
@@ -57,7 +57,7 @@ func TestSealedSimVerify(t *testing.T) {
 	}
 	for _, key := range []string{testKeys + "node.pub", testKeys + "p256.key", filepath.Join(dir, "absent.key")} {
 		code, _, stderr := cli(t, "sim", "--out", filepath.Join(dir, "x.mcap"), "--duration", "1s", "--signing-key", key)
-		if code != exitUsage || !strings.Contains(stderr, "--signing-key") {
+		if code != exitIO || !strings.Contains(stderr, "--signing-key") { // an unusable file it names
 			t.Errorf("sim --signing-key %s: exit %d, %s", filepath.Base(key), code, stderr)
 		}
 	}

@@ -42,7 +42,7 @@ unknown_policy, missing_decision, stamp_problem, undecodable_receipt,
 action_untraced, action_command, action_evidence, action_diverged,
 seal_broken.
 
-Seals (docs/seals.md): a node given a key, or sim and replay given
+Seals (docs/seals.md): a node given a key, or sim, replay and ulog given
 --signing-key, seals what it takes and publishes on /decisions/seal. Without
 --trust-key, verify counts the seals and names their keys, and trusts none.
 With --trust-key KEY.pub (repeatable), the recording must hold exactly the
@@ -91,8 +91,8 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	ef.register(fs.FlagSet)
 	var allow findingList
 	fs.Var(&allow, "allow", "report `finding` without failing on it (repeatable), e.g. --allow unknown_policy")
-	var trust trustKeys
-	trust.register(fs.FlagSet)
+	var trustFiles trustKeyFiles
+	trustFiles.register(fs.FlagSet)
 	if err := fs.parse(args); err != nil {
 		return err
 	}
@@ -101,6 +101,10 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 		return fail(exitUsage, "verify needs a recording (or several, or a directory of them)")
 	}
 	path := paths[0]
+	trust, err := trustFiles.load()
+	if err != nil {
+		return err
+	}
 	cfg, sopts, policies, err := auditSettings(*config, policyFiles)
 	if err != nil {
 		return err

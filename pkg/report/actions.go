@@ -224,6 +224,11 @@ func (c *Collector) receipt(logNs int64, m *ros2msg.ActionReceipt) {
 	if ev == EventFailed || ev == EventRefused {
 		a.ByFailure[min(m.Failure, NumFailures)]++
 	}
+	if m.ActionID == 0 {
+		// No action: evidence the Runner rejected before it could name
+		// one. It is counted above; it has no row in the trail.
+		return
+	}
 	// Placed by the stamp-to-log offset of the latest stamped message, as
 	// an undecodable message is: a receipt carries no belief stamp of its
 	// own time.

@@ -70,6 +70,8 @@ func actingRecording(t testing.TB) []recMsg {
 		{8010, 5, rtl, 8000, EventSent, 1, 0, -1, -1, "the decided kind changed to engage_rtl"},
 		{8050, 5, rtl, 8000, EventEvidenceAccepted, 0, 0, 2, -1, "1 of 1 items new"},
 		{8050, 5, rtl, 8000, EventFailed, 1, FailureExecutor, 2, -1, "the vehicle acknowledged command 20 with DENIED"},
+		// Evidence for no action the Runner knows: counted, no row.
+		{9500, 0, decisions.KindProceed, 0, EventEvidenceRejected, 0, 0, 0, -1, "evidence item 0: action_id = 9 is no outstanding action; batch rejected whole"},
 		{10010, 6, h, 10000, EventSent, 1, 0, -1, -1, "the decided kind changed to hold"},
 		{10040, 6, h, 10000, EventEvidenceAccepted, 0, 0, 0, -1, "1 of 1 items new"},
 		{10040, 6, h, 10000, EventAccepted, 1, 0, 0, -1, "acknowledged ACCEPTED"},
@@ -121,7 +123,8 @@ func TestActionTrailGolden(t *testing.T) {
 		t.Errorf("action table differs from %s:\ngot:\n%s\nwant:\n%s", path, b.String(), want)
 	}
 	a := f.Actions
-	if a.Messages != 22 || a.Undecodable != 0 || a.ByEvent[EventSent] != 6 || a.ByEvent[EventRetried] != 1 ||
+	if a.Messages != 23 || a.Undecodable != 0 || a.ByEvent[EventSent] != 6 || a.ByEvent[EventRetried] != 1 ||
+		a.ByEvent[EventEvidenceRejected] != 2 || len(a.Trail) != 7 || a.Trail[0].ID == 0 ||
 		a.ByFailure[FailureExecutor] != 2 || a.ByAck[0] != 3 || a.ByAck[2] != 1 {
 		t.Errorf("counts: %+v", a)
 	}
@@ -152,7 +155,7 @@ func TestActionTrailGolden(t *testing.T) {
 		"7.020 s: action 4 evidence_rejected", "observed nav_state 4",
 		"escalation at 3.000 s: hold → engage_land after action 1 (hold) failed (executor)",
 		"10.500 s: hold → ", "was acknowledged ACCEPTED but had not reached its state",
-		"7 actions from 22 receipts on /decisions/actions", "acknowledged 3 ACCEPTED, 1 DENIED", "3 escalations",
+		"7 actions from 23 receipts on /decisions/actions", "acknowledged 3 ACCEPTED, 1 DENIED", "3 escalations",
 	} {
 		if !strings.Contains(html, esc(s)) {
 			t.Errorf("report lacks %q", s)

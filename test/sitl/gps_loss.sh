@@ -22,7 +22,7 @@
 # stops the simulated GPS (px4-sensor_gps_sim stop), lets the belief
 # degrade, starts it again, lands, and stops everything by PID. Then it
 # verifies both recordings, measures latency, writes the report and prints
-# what followed the GPS loss. docs/px4-sitl.md has what it showed.
+# what followed the GPS loss. docs/px4-sitl.md says how to run it and what was checked.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
