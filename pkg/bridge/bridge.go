@@ -29,9 +29,6 @@ const (
 	SourceOdometry = "odometry" // nav_msgs/Odometry (and sensor_msgs/BatteryState)
 )
 
-// Sources lists the input sources.
-func Sources() []string { return []string{SourceGhost, SourcePX4, SourceOdometry} }
-
 // Message is one ghost message the bridge produced. Data is valid until the
 // bridge's next call.
 type Message struct {

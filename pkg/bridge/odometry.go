@@ -97,7 +97,6 @@ type OdometrySource struct {
 	defs                OdometryDefinitions
 	topic, batteryTopic string
 	odom, bat           dynamic.Message
-	cov                 []float64
 }
 
 // NewOdometry returns the odometry source over b; batteryTopic may be "".

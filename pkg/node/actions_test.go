@@ -58,9 +58,8 @@ type graph struct {
 	commands   int
 	ackTopic   string
 	statusTop  string
-	answered   int      // stand-in acks delivered to the node
-	statuses   int      // stand-in statuses delivered to the node
-	answers    [][2]any // topic, data of stand-in publications not yet delivered
+	answered   int // stand-in acks delivered to the node
+	statuses   int // stand-in statuses delivered to the node
 	outputs    []string
 	outputType map[string]string
 }
