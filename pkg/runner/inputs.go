@@ -158,13 +158,6 @@ func (d *Decoded) Assessment() (*decisions.SelfAssessment, bool) {
 // of which must then keep a copy.
 func (d *Decoded) DropDonor() { d.belief.Donor = nil }
 
-// DecodedOf holds ev in a Decoded.
-func DecodedOf(ev Event) Decoded {
-	var d Decoded
-	d.set(ev)
-	return d
-}
-
 func (d *Decoded) set(ev Event) {
 	*d = Decoded{}
 	switch e := ev.(type) {

@@ -256,7 +256,7 @@ func TestEnablesChangeAtRunTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sink := &MemoryActionSink{}
+	sink := &memoryActionSink{}
 	if err := s.Runner().RegisterActionSink("memory", sink); err != nil {
 		t.Fatal(err)
 	}
