@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ghost-robotics/ghost/pkg/audit/pyref"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/pyref"
-	"github.com/ghost-robotics/ghost/pkg/ros2"
+	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 )
 
@@ -55,7 +55,7 @@ func NewReferenceRecording(channels []pyref.ChannelInfo) (ReferenceRecording, er
 	if rr.DecisionsTopic == "" {
 		return rr, fmt.Errorf("reference recording: %w", ErrNoDecisionsChannel)
 	}
-	qos := ros2.DefaultInputQoS()
+	qos := transport.DefaultInputQoS()
 	if t := topic[pyref.RoleBelief]; t != "" {
 		rr.Inputs = append(rr.Inputs, runner.InputSpec{
 			Key: runner.KeyState, Topic: t, Type: schemaOf(pyref.RoleBelief), QoS: qos, Kind: runner.InputBelief,

@@ -14,7 +14,7 @@ import (
 
 	"github.com/foxglove/mcap/go/mcap"
 	"github.com/ghost-robotics/ghost/msg"
-	"github.com/ghost-robotics/ghost/pkg/ros2"
+	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 )
 
 // Format constants of rosbag2's MCAP storage: header profile, schema and
@@ -231,7 +231,7 @@ func (r *Recorder) newBatch() *batch {
 // AddChannel declares a topic with its ROS type ("pkg/msg/Type"), ros2msg
 // schema text and offered QoS profiles. The same topic again returns its
 // channel, or ErrChannelConflict if the schema or QoS differ.
-func (r *Recorder) AddChannel(topic, schemaName, schemaText string, qos ...ros2.QoSProfile) (ChannelID, error) {
+func (r *Recorder) AddChannel(topic, schemaName, schemaText string, qos ...transport.QoSProfile) (ChannelID, error) {
 	switch {
 	case topic == "":
 		return 0, errors.New("add channel: empty topic")
@@ -243,7 +243,7 @@ func (r *Recorder) AddChannel(topic, schemaName, schemaText string, qos ...ros2.
 			return 0, fmt.Errorf("add channel %s: qos[%d]: %w", clip(topic), i, err)
 		}
 	}
-	qosText := ros2.OfferedQoSProfilesYAML(qos...)
+	qosText := transport.OfferedQoSProfilesYAML(qos...)
 
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -280,7 +280,7 @@ func (r *Recorder) AddChannel(topic, schemaName, schemaText string, qos ...ros2.
 
 // AddMessageChannel is AddChannel for a ghost message type ("Decision",
 // "ghost/Decision" or "ghost/msg/Decision"), its schema from package msg.
-func (r *Recorder) AddMessageChannel(topic, msgType string, qos ...ros2.QoSProfile) (ChannelID, error) {
+func (r *Recorder) AddMessageChannel(topic, msgType string, qos ...transport.QoSProfile) (ChannelID, error) {
 	text, err := msg.SchemaText(msgType)
 	if err != nil {
 		return 0, fmt.Errorf("add channel %s: schema of %s: %w", clip(topic), clip(msgType), err)

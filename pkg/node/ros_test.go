@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/ros2"
-	"github.com/ghost-robotics/ghost/pkg/ros2msg"
+	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 	"github.com/ghost-robotics/ghost/pkg/sim"
+	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
 // TestLiveOverROS2 runs the node on a real ROS 2 graph: a peer publishes a
@@ -27,13 +27,13 @@ import (
 //	go test -tags rclgo -run LiveOverROS2 ./pkg/node
 func TestLiveOverROS2(t *testing.T) {
 	cfg, _, peer, logger := liveGraph(t, "live", "ghost_test_peer")
-	pubs := map[string]ros2.Publisher{}
+	pubs := map[string]transport.Publisher{}
 	for topic, typ := range map[string]string{
 		cfg.Topics[runner.KeyState]:          "ghost/msg/VehicleState",
 		cfg.Topics[runner.KeySelfAssessment]: "ghost/msg/BeliefSelfAssessment",
 		cfg.Topics[runner.KeyPerceptionMode]: "ghost/msg/PerceptionMode",
 	} {
-		p, err := peer.Advertise(topic, typ, ros2.DefaultInputQoS())
+		p, err := peer.Advertise(topic, typ, transport.DefaultInputQoS())
 		if err != nil {
 			if strings.Contains(err.Error(), "type support") {
 				t.Skipf("ghost interfaces not built or not sourced: %v", err)
@@ -44,7 +44,7 @@ func TestLiveOverROS2(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var got []decisions.Rationale
-	recvQoS := ros2.DefaultDecisionsQoS()
+	recvQoS := transport.DefaultDecisionsQoS()
 	recvQoS.Depth = 10000
 	err := peer.Subscribe(cfg.Topics[runner.KeyDecisions], "ghost/msg/DecisionRationale", recvQoS, func(data []byte, _ time.Time) {
 		var w ros2msg.DecisionRationale

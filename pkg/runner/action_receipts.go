@@ -5,7 +5,7 @@ import (
 	"strconv"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/ros2msg"
+	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
 // NumOutcomes is the number of Outcome values.

@@ -5,8 +5,8 @@ import (
 	"log"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/ros2msg"
 	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
 var thresholds = decisions.Thresholds{

@@ -6,7 +6,7 @@ import (
 
 	"github.com/ghost-robotics/ghost/msg"
 	"github.com/ghost-robotics/ghost/pkg/bag"
-	"github.com/ghost-robotics/ghost/pkg/ros2"
+	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 )
 
 // DefaultPeriod is how much node time one seal covers.
@@ -18,8 +18,8 @@ type RecorderOptions struct {
 	Topic string
 	// Period is the log time one seal covers; default DefaultPeriod.
 	Period time.Duration
-	// QoS is the seal channel's offered QoS; default ros2.DefaultDecisionsQoS().
-	QoS *ros2.QoSProfile
+	// QoS is the seal channel's offered QoS; default transport.DefaultDecisionsQoS().
+	QoS *transport.QoSProfile
 }
 
 // Recorder seals everything written through it to a bag.Recorder, as the
@@ -55,7 +55,7 @@ func NewRecorder(rec *bag.Recorder, s *Sealer, opts RecorderOptions) (*Recorder,
 	if opts.Period <= 0 {
 		opts.Period = DefaultPeriod
 	}
-	qos := ros2.DefaultDecisionsQoS()
+	qos := transport.DefaultDecisionsQoS()
 	if opts.QoS != nil {
 		qos = *opts.QoS
 	}
@@ -77,7 +77,7 @@ func (r *Recorder) setID(ch bag.ChannelID, id TopicID) {
 
 // AddChannel adds a channel, as bag.Recorder.AddChannel, and declares its
 // topic to the Sealer.
-func (r *Recorder) AddChannel(topic, schemaName, schemaText string, qos ...ros2.QoSProfile) (bag.ChannelID, error) {
+func (r *Recorder) AddChannel(topic, schemaName, schemaText string, qos ...transport.QoSProfile) (bag.ChannelID, error) {
 	if topic == r.topic {
 		return 0, fmt.Errorf("seal: add channel %s: the seal topic is the sealing recorder's own", topic)
 	}
@@ -95,7 +95,7 @@ func (r *Recorder) AddChannel(topic, schemaName, schemaText string, qos ...ros2.
 
 // AddMessageChannel adds a channel of a ghost message type, as
 // bag.Recorder.AddMessageChannel, and declares its topic to the Sealer.
-func (r *Recorder) AddMessageChannel(topic, msgType string, qos ...ros2.QoSProfile) (bag.ChannelID, error) {
+func (r *Recorder) AddMessageChannel(topic, msgType string, qos ...transport.QoSProfile) (bag.ChannelID, error) {
 	if topic == r.topic {
 		return 0, fmt.Errorf("seal: add channel %s: the seal topic is the sealing recorder's own", topic)
 	}
