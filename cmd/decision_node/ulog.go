@@ -9,7 +9,7 @@ import (
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/ros2/config"
-	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/bridge"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/mapping"
@@ -277,9 +277,9 @@ func emitPX4(df *decisionFlags, r *ulog.Reader, in, out, prefix, ns string, with
 	}
 	defer file.Abort() // after a successful Commit, a no-op
 	ids := map[string]bag.ChannelID{}
-	qos := transport.QoSProfile{Reliability: transport.ReliabilityBestEffort, Durability: transport.DurabilityTransientLocal, History: transport.HistoryKeepLast, Depth: 1}
+	profile := qos.Profile{Reliability: qos.ReliabilityBestEffort, Durability: qos.DurabilityTransientLocal, History: qos.HistoryKeepLast, Depth: 1}
 	for _, c := range chans {
-		if ids[c.Topic], err = rec.AddChannel(c.Topic, c.SchemaName, c.SchemaText, qos); err != nil {
+		if ids[c.Topic], err = rec.AddChannel(c.Topic, c.SchemaName, c.SchemaText, profile); err != nil {
 			_ = rec.Close()
 			return fail(exitIO, "%w", err)
 		}

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
-	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
@@ -25,7 +25,7 @@ func ExampleCreateRecording() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	ch, err := rec.AddMessageChannel("/decisions", "DecisionRationale", transport.DefaultDecisionsQoS())
+	ch, err := rec.AddMessageChannel("/decisions", "DecisionRationale", qos.DefaultDecisions())
 	if err != nil {
 		log.Fatal(err)
 	}

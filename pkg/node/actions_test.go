@@ -15,6 +15,7 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/ros2/config"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 	"github.com/ghost-robotics/ghost/pkg/sim"
@@ -256,7 +257,7 @@ func TestNodeActsThroughPX4(t *testing.T) {
 	g := newGraph(t, h, defs, graphPath, decisions.KindEngageLand)
 	receipts := g.play(t, flight(t, cfg))
 
-	if _, q, ok := h.ft.Subscription(g.ackTopic); !ok || q.Reliability != transport.ReliabilityBestEffort {
+	if _, q, ok := h.ft.Subscription(g.ackTopic); !ok || q.Reliability != qos.ReliabilityBestEffort {
 		t.Fatalf("ack subscription %+v %v", q, ok)
 	}
 	if _, _, ok := h.ft.Subscription("/decisions/evidence"); ok {

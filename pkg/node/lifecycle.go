@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ghost-robotics/ghost/pkg/ros2/lifecycle"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
@@ -23,7 +24,7 @@ func (n *node) serveLifecycle(t transport.Transport) error {
 	}
 	n.lc = lifecycle.New(pub.Publish, n.now)
 	for _, s := range n.lc.Services() {
-		if err := t.Serve(s.Name, s.Type, transport.ServicesQoS(), s.Handle); err != nil {
+		if err := t.Serve(s.Name, s.Type, qos.Services(), s.Handle); err != nil {
 			return fmt.Errorf("lifecycle services: %w", err)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/ros2/config"
 	"github.com/ghost-robotics/ghost/pkg/ros2/lifecycle"
 	"github.com/ghost-robotics/ghost/pkg/ros2/param"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/ros2/rosout"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 	"github.com/ghost-robotics/ghost/pkg/runner"
@@ -312,7 +313,7 @@ func newNodeWith(tctx context.Context, cfg config.Config, t transport.Transport,
 	if n.vehicle, err = newVehicleSource(cfg, inputs, ament); err != nil {
 		return nil, fmt.Errorf("node configuration: %w", err)
 	}
-	subscribe := func(topic, typ string, qos transport.QoSProfile, kind int, vehicle bool) error {
+	subscribe := func(topic, typ string, qos qos.Profile, kind int, vehicle bool) error {
 		h := func(data []byte, recv time.Time) {
 			select {
 			case n.in <- input{kind: kind, vehicle: vehicle, data: data, recv: recv, wall: recv}:

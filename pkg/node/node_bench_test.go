@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 )
 
@@ -18,7 +19,7 @@ type discardPublisher struct{ n int }
 
 func (p *discardPublisher) Publish([]byte) error { p.n++; return nil }
 
-func (discardTransport) Advertise(string, string, transport.QoSProfile) (transport.Publisher, error) {
+func (discardTransport) Advertise(string, string, qos.Profile) (transport.Publisher, error) {
 	return &discardPublisher{}, nil
 }
 

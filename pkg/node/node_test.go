@@ -16,6 +16,7 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/ros2/config"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
@@ -589,10 +590,10 @@ func TestRunRejectsBadSetup(t *testing.T) {
 		{"recording exists", func(c *config.Config) { c.Recording.Path = existing }, nil},
 		{"recording directory missing", func(c *config.Config) { c.Recording.Path = filepath.Join(dir, "no", "x.mcap") }, nil},
 		{"advertise fails", func(*config.Config) {}, func(ft *transport.FakeTransport) {
-			_, _ = ft.Advertise("/decisions", "ghost/msg/DecisionRationale", transport.DefaultDecisionsQoS())
+			_, _ = ft.Advertise("/decisions", "ghost/msg/DecisionRationale", qos.DefaultDecisions())
 		}},
 		{"subscribe fails", func(*config.Config) {}, func(ft *transport.FakeTransport) {
-			_ = ft.Subscribe("/self_assessment", "ghost/msg/BeliefSelfAssessment", transport.DefaultInputQoS(), func([]byte, time.Time) {})
+			_ = ft.Subscribe("/self_assessment", "ghost/msg/BeliefSelfAssessment", qos.DefaultInput(), func([]byte, time.Time) {})
 		}},
 	}
 	if err := writeFile(existing); err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/ros2/config"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 	"github.com/ghost-robotics/ghost/pkg/sim"
@@ -54,7 +55,7 @@ func TestActingOverROS2(t *testing.T) {
 		if in.Kind != runner.InputBelief && in.Kind != runner.InputAssessment && in.Kind != runner.InputPerception {
 			continue
 		}
-		p, err := peer.Advertise(in.Topic, in.Type, transport.DefaultInputQoS())
+		p, err := peer.Advertise(in.Topic, in.Type, qos.DefaultInput())
 		if err != nil {
 			if strings.Contains(err.Error(), "type support") {
 				t.Skipf("ghost interfaces not built or not sourced: %v", err)

@@ -12,6 +12,7 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/node"
 	"github.com/ghost-robotics/ghost/pkg/ros2/clock"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/ros2/rosout"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 	"github.com/ghost-robotics/ghost/pkg/runner"
@@ -29,7 +30,7 @@ func TestSimTimeOverROS2(t *testing.T) {
 	cfg.UseSimTime = true
 	cfg.AssessmentTimeout = 200 * time.Millisecond
 	clockTopic, rosoutTopic := prefix+clock.Topic, prefix+rosout.Topic
-	advertise := func(topic, typ string, qos transport.QoSProfile) transport.Publisher {
+	advertise := func(topic, typ string, qos qos.Profile) transport.Publisher {
 		p, err := peer.Advertise(topic, typ, qos)
 		if err != nil {
 			if strings.Contains(err.Error(), "type support") {
@@ -39,14 +40,14 @@ func TestSimTimeOverROS2(t *testing.T) {
 		}
 		return p
 	}
-	statePub := advertise(cfg.Topics[runner.KeyState], "ghost/msg/VehicleState", transport.DefaultInputQoS())
-	assessPub := advertise(cfg.Topics[runner.KeySelfAssessment], "ghost/msg/BeliefSelfAssessment", transport.DefaultInputQoS())
+	statePub := advertise(cfg.Topics[runner.KeyState], "ghost/msg/VehicleState", qos.DefaultInput())
+	assessPub := advertise(cfg.Topics[runner.KeySelfAssessment], "ghost/msg/BeliefSelfAssessment", qos.DefaultInput())
 	clockPub := advertise(clockTopic, clock.TypeName, clock.QoS())
 
 	var mu sync.Mutex
 	var got []decisions.Rationale
 	var logs []ros2msg.RosLog
-	if err := peer.Subscribe(cfg.Topics[runner.KeyDecisions], "ghost/msg/DecisionRationale", transport.DefaultDecisionsQoS(), func(data []byte, _ time.Time) {
+	if err := peer.Subscribe(cfg.Topics[runner.KeyDecisions], "ghost/msg/DecisionRationale", qos.DefaultDecisions(), func(data []byte, _ time.Time) {
 		var w ros2msg.DecisionRationale
 		if err := w.UnmarshalCDR(data); err != nil {
 			t.Errorf("published decision does not decode: %v", err)

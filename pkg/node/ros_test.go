@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 	"github.com/ghost-robotics/ghost/pkg/sim"
@@ -33,7 +34,7 @@ func TestLiveOverROS2(t *testing.T) {
 		cfg.Topics[runner.KeySelfAssessment]: "ghost/msg/BeliefSelfAssessment",
 		cfg.Topics[runner.KeyPerceptionMode]: "ghost/msg/PerceptionMode",
 	} {
-		p, err := peer.Advertise(topic, typ, transport.DefaultInputQoS())
+		p, err := peer.Advertise(topic, typ, qos.DefaultInput())
 		if err != nil {
 			if strings.Contains(err.Error(), "type support") {
 				t.Skipf("ghost interfaces not built or not sourced: %v", err)
@@ -44,7 +45,7 @@ func TestLiveOverROS2(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var got []decisions.Rationale
-	recvQoS := transport.DefaultDecisionsQoS()
+	recvQoS := qos.DefaultDecisions()
 	recvQoS.Depth = 10000
 	err := peer.Subscribe(cfg.Topics[runner.KeyDecisions], "ghost/msg/DecisionRationale", recvQoS, func(data []byte, _ time.Time) {
 		var w ros2msg.DecisionRationale

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
@@ -51,7 +52,7 @@ func TestShutdownOrder(t *testing.T) {
 
 func TestROSSinkAfterClose(t *testing.T) {
 	ft := transport.NewFakeTransport()
-	pub, err := ft.Advertise("/decisions", "ghost/msg/DecisionRationale", transport.DefaultDecisionsQoS())
+	pub, err := ft.Advertise("/decisions", "ghost/msg/DecisionRationale", qos.DefaultDecisions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ghost-robotics/ghost/internal/px4fixture"
 	"github.com/ghost-robotics/ghost/pkg/ros2/config"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/px4"
@@ -135,7 +136,7 @@ func TestNodeDecidesPX4Topics(t *testing.T) {
 			t.Fatalf("decision %d: %+v", i, r)
 		}
 	}
-	if typ, q, ok := ft.Subscription("/fmu/out/vehicle_odometry"); !ok || q.Reliability != transport.ReliabilityBestEffort || typ != "px4_msgs/msg/VehicleOdometry" {
+	if typ, q, ok := ft.Subscription("/fmu/out/vehicle_odometry"); !ok || q.Reliability != qos.ReliabilityBestEffort || typ != "px4_msgs/msg/VehicleOdometry" {
 		t.Fatalf("vehicle_odometry subscribed as %s with %+v, want best effort", typ, q)
 	}
 }

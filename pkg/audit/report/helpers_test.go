@@ -6,7 +6,7 @@ import (
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
@@ -110,7 +110,7 @@ func writeRecording(t testing.TB, msgs []recMsg) string {
 	}
 	chans := map[string]bag.ChannelID{}
 	for _, topic := range []string{"/state/nav", "/self_assessment", "/perception/mode", "/decisions"} {
-		ch, err := rec.AddMessageChannel(topic, topicTypes[topic], transport.DefaultInputQoS())
+		ch, err := rec.AddMessageChannel(topic, topicTypes[topic], qos.DefaultInput())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -119,7 +119,7 @@ func writeRecording(t testing.TB, msgs []recMsg) string {
 	for _, m := range msgs {
 		ch, ok := chans[m.topic]
 		if !ok {
-			ch, err = rec.AddChannel(m.topic, "ghost/msg/"+topicTypes[m.topic], "uint8 status\n", transport.DefaultInputQoS())
+			ch, err = rec.AddChannel(m.topic, "ghost/msg/"+topicTypes[m.topic], "uint8 status\n", qos.DefaultInput())
 			if err != nil {
 				t.Fatal(err)
 			}

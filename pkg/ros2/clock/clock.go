@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
@@ -21,12 +21,12 @@ const (
 // QoS is rclcpp's ClockQoS: the sensor-data profile with depth 1 (best
 // effort, volatile, keep last 1). Only the newest time matters, and a
 // reliable subscription would make the simulator wait for a slow node.
-func QoS() transport.QoSProfile {
-	return transport.QoSProfile{
-		History:     transport.HistoryKeepLast,
+func QoS() qos.Profile {
+	return qos.Profile{
+		History:     qos.HistoryKeepLast,
 		Depth:       1,
-		Reliability: transport.ReliabilityBestEffort,
-		Durability:  transport.DurabilityVolatile,
+		Reliability: qos.ReliabilityBestEffort,
+		Durability:  qos.DurabilityVolatile,
 	}
 }
 

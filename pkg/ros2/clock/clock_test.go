@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
@@ -127,7 +127,7 @@ func TestTimelineSaturates(t *testing.T) {
 
 func TestQoS(t *testing.T) {
 	q := QoS()
-	want := transport.QoSProfile{History: transport.HistoryKeepLast, Depth: 1, Reliability: transport.ReliabilityBestEffort, Durability: transport.DurabilityVolatile}
+	want := qos.Profile{History: qos.HistoryKeepLast, Depth: 1, Reliability: qos.ReliabilityBestEffort, Durability: qos.DurabilityVolatile}
 	if q != want {
 		t.Errorf("QoS = %+v, want %+v", q, want)
 	}

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/internal/limitedfile"
-	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 )
 
 func testFile(name string) string { return filepath.Join("testdata", "params", name) }
@@ -68,7 +68,7 @@ func TestFromArgs(t *testing.T) {
 			want: func(c *Config) {
 				c.LogLevel = slog.LevelDebug
 				c.AssessmentTimeout = 250 * time.Millisecond
-				withQoS(c, "decisions", func(q *transport.QoSProfile) { q.Depth = 50 })
+				withQoS(c, "decisions", func(q *qos.Profile) { q.Depth = 50 })
 			},
 		},
 		{
@@ -84,7 +84,7 @@ func TestFromArgs(t *testing.T) {
 				c.MaxPendingBeliefs = 7
 				c.MaxPendingAssessments = 5
 				c.AssessmentTimeout = 250 * time.Millisecond
-				withQoS(c, "decisions", func(q *transport.QoSProfile) { q.Depth = 60 })
+				withQoS(c, "decisions", func(q *qos.Profile) { q.Depth = 60 })
 				c.DiagnosticsPeriod = 2 * time.Second
 			},
 		},
@@ -97,8 +97,8 @@ func TestFromArgs(t *testing.T) {
 			name: "dotted and nested names, hex integer, quoted string",
 			args: []string{"--ros-args", "--params-file", testFile("dotted.yaml")},
 			want: func(c *Config) {
-				withQoS(c, "state", func(q *transport.QoSProfile) { q.Reliability = transport.ReliabilityBestEffort })
-				withQoS(c, "state", func(q *transport.QoSProfile) { q.Depth = 1 })
+				withQoS(c, "state", func(q *qos.Profile) { q.Reliability = qos.ReliabilityBestEffort })
+				withQoS(c, "state", func(q *qos.Profile) { q.Depth = 1 })
 				c.Thresholds.PositionKnownStdM = 0.25
 				c.UseSimTime = true
 				c.Recording.Path = "/data/flight.mcap"
@@ -292,8 +292,8 @@ func TestFromArgsParamErrorFields(t *testing.T) {
 	if pe.Param != "qos.state.history" || pe.Value != `"keep_some"` || pe.Source != "argument -p qos.state.history:=keep_some" {
 		t.Errorf("ParamError = %+v", pe)
 	}
-	if !errors.Is(err, transport.ErrInvalidQoS) {
-		t.Errorf("error %v should wrap transport.ErrInvalidQoS", err)
+	if !errors.Is(err, qos.ErrInvalid) {
+		t.Errorf("error %v should wrap qos.ErrInvalid", err)
 	}
 }
 

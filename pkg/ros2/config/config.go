@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/rules"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 )
@@ -147,7 +147,7 @@ type Topics = runner.Topics
 // qos.<key>.*). Inputs default to their InputSpec's profile; decisions to
 // reliable, transient_local, keep_last 100 (and so do action receipts);
 // diagnostics to reliable, volatile, keep_last 10.
-type QoS map[string]transport.QoSProfile
+type QoS map[string]qos.Profile
 
 // Seal configures the node's recording seals (docs/seals.md).
 type Seal struct {
@@ -210,8 +210,8 @@ func Default() Config {
 }
 
 func defaultQoS() QoS {
-	q := QoS{runner.KeyDecisions: transport.DefaultDecisionsQoS(), runner.KeyDiagnostics: transport.DefaultInputQoS(),
-		runner.KeyActions: transport.DefaultDecisionsQoS(), runner.KeySeal: transport.DefaultDecisionsQoS()}
+	q := QoS{runner.KeyDecisions: qos.DefaultDecisions(), runner.KeyDiagnostics: qos.DefaultInput(),
+		runner.KeyActions: qos.DefaultDecisions(), runner.KeySeal: qos.DefaultDecisions()}
 	for _, in := range runner.DefaultInputs() {
 		q[in.Key] = in.QoS
 	}

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 )
 
@@ -110,10 +110,10 @@ func TestDefaultValues(t *testing.T) {
 	}{
 		{"node", c.NodeName == "decision_node" && c.Namespace == "/"},
 		{"topics", maps.Equal(c.Topics, Topics{"state": "/state/nav", "self_assessment": "/self_assessment", "perception_mode": "/perception/mode", "self_assessment_calibrated": "", "action_evidence": "/decisions/evidence", "parameter_events": "/parameter_events", "transition_event": "~/transition_event", "decisions": "/decisions", "diagnostics": "/diagnostics", "actions": "/decisions/actions", "seal": "/decisions/seal"})},
-		{"input qos", c.QoS["state"] == transport.QoSProfile{History: transport.HistoryKeepLast, Depth: 10,
-			Reliability: transport.ReliabilityReliable, Durability: transport.DurabilityVolatile}},
-		{"decisions qos", c.QoS["decisions"] == transport.QoSProfile{History: transport.HistoryKeepLast, Depth: 100,
-			Reliability: transport.ReliabilityReliable, Durability: transport.DurabilityTransientLocal}},
+		{"input qos", c.QoS["state"] == qos.Profile{History: qos.HistoryKeepLast, Depth: 10,
+			Reliability: qos.ReliabilityReliable, Durability: qos.DurabilityVolatile}},
+		{"decisions qos", c.QoS["decisions"] == qos.Profile{History: qos.HistoryKeepLast, Depth: 100,
+			Reliability: qos.ReliabilityReliable, Durability: qos.DurabilityTransientLocal}},
 		{"diagnostics qos", c.QoS["diagnostics"] == c.QoS["state"] && c.QoS["self_assessment"] == c.QoS["state"] && c.QoS["perception_mode"] == c.QoS["state"]},
 		{"policy", c.Policy == "uncertainty_aware_reference_v1"},
 		{"timeouts", c.AssessmentTimeout == 100*time.Millisecond && c.DiagnosticsPeriod == time.Second},
@@ -142,12 +142,12 @@ func TestValidate(t *testing.T) {
 		{"namespace trailing slash", func(c *Config) { c.Namespace = "/ns/" }, "__ns"},
 		{"remap", func(c *Config) { c.Remaps = []Remap{{From: "/a", To: "b c"}} }, "remap"},
 		{"topic", func(c *Config) { c.Topics["diagnostics"] = "" }, "topics.diagnostics"},
-		{"reliability", func(c *Config) { withQoS(c, "state", func(q *transport.QoSProfile) { q.Reliability = 9 }) }, "qos.state.reliability"},
-		{"durability", func(c *Config) { withQoS(c, "self_assessment", func(q *transport.QoSProfile) { q.Durability = 9 }) }, "qos.self_assessment.durability"},
-		{"history", func(c *Config) { withQoS(c, "perception_mode", func(q *transport.QoSProfile) { q.History = 9 }) }, "qos.perception_mode.history"},
-		{"depth", func(c *Config) { withQoS(c, "diagnostics", func(q *transport.QoSProfile) { q.Depth = 0 }) }, "qos.diagnostics.depth"},
-		{"liveliness", func(c *Config) { withQoS(c, "decisions", func(q *transport.QoSProfile) { q.Liveliness = 2 }) }, "qos.decisions"},
-		{"negative deadline", func(c *Config) { withQoS(c, "state", func(q *transport.QoSProfile) { q.Deadline = -time.Second }) }, "qos.state"},
+		{"reliability", func(c *Config) { withQoS(c, "state", func(q *qos.Profile) { q.Reliability = 9 }) }, "qos.state.reliability"},
+		{"durability", func(c *Config) { withQoS(c, "self_assessment", func(q *qos.Profile) { q.Durability = 9 }) }, "qos.self_assessment.durability"},
+		{"history", func(c *Config) { withQoS(c, "perception_mode", func(q *qos.Profile) { q.History = 9 }) }, "qos.perception_mode.history"},
+		{"depth", func(c *Config) { withQoS(c, "diagnostics", func(q *qos.Profile) { q.Depth = 0 }) }, "qos.diagnostics.depth"},
+		{"liveliness", func(c *Config) { withQoS(c, "decisions", func(q *qos.Profile) { q.Liveliness = 2 }) }, "qos.decisions"},
+		{"negative deadline", func(c *Config) { withQoS(c, "state", func(q *qos.Profile) { q.Deadline = -time.Second }) }, "qos.state"},
 		{"policy", func(c *Config) { c.Policy = "" }, "policy"},
 		{"assessment timeout", func(c *Config) { c.AssessmentTimeout = 0 }, "assessment_timeout_s"},
 		{"diagnostics period", func(c *Config) { c.DiagnosticsPeriod = -time.Second }, "diagnostics_period_s"},
@@ -267,7 +267,7 @@ func TestNames(t *testing.T) {
 }
 
 // withQoS edits the QoS profile of one topic key in place.
-func withQoS(c *Config, key string, f func(*transport.QoSProfile)) {
+func withQoS(c *Config, key string, f func(*qos.Profile)) {
 	q := c.QoS[key]
 	f(&q)
 	c.QoS[key] = q

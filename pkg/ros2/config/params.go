@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/rules"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 )
@@ -244,8 +244,8 @@ func buildParams() []param {
 
 func qosParams(tk topicKey) []param {
 	prefix := "qos." + tk.key + "."
-	get := func(c *Config) transport.QoSProfile { return c.QoS[tk.key] }
-	update := func(c *Config, f func(*transport.QoSProfile)) {
+	get := func(c *Config) qos.Profile { return c.QoS[tk.key] }
+	update := func(c *Config, f func(*qos.Profile)) {
 		q := c.QoS[tk.key]
 		f(&q)
 		c.QoS[tk.key] = q
@@ -254,27 +254,27 @@ func qosParams(tk topicKey) []param {
 		enumParam(prefix+"reliability", "QoS reliability of the "+tk.role+": reliable, best_effort or system_default",
 			func(c *Config) string { return get(c).Reliability.String() },
 			func(c *Config, s string) error {
-				r, err := transport.ParseReliability(s)
+				r, err := qos.ParseReliability(s)
 				if err == nil {
-					update(c, func(q *transport.QoSProfile) { q.Reliability = r })
+					update(c, func(q *qos.Profile) { q.Reliability = r })
 				}
 				return err
 			}),
 		enumParam(prefix+"durability", "QoS durability of the "+tk.role+": volatile, transient_local or system_default",
 			func(c *Config) string { return get(c).Durability.String() },
 			func(c *Config, s string) error {
-				d, err := transport.ParseDurability(s)
+				d, err := qos.ParseDurability(s)
 				if err == nil {
-					update(c, func(q *transport.QoSProfile) { q.Durability = d })
+					update(c, func(q *qos.Profile) { q.Durability = d })
 				}
 				return err
 			}),
 		enumParam(prefix+"history", "QoS history of the "+tk.role+": keep_last, keep_all or system_default",
 			func(c *Config) string { return get(c).History.String() },
 			func(c *Config, s string) error {
-				h, err := transport.ParseHistory(s)
+				h, err := qos.ParseHistory(s)
 				if err == nil {
-					update(c, func(q *transport.QoSProfile) { q.History = h })
+					update(c, func(q *qos.Profile) { q.History = h })
 				}
 				return err
 			}),
@@ -286,11 +286,11 @@ func qosParams(tk topicKey) []param {
 				if v.i < 0 || v.i > math.MaxUint32 {
 					return fmt.Errorf("want 0 to %d", uint32(math.MaxUint32))
 				}
-				update(c, func(q *transport.QoSProfile) { q.Depth = uint32(v.i) })
+				update(c, func(q *qos.Profile) { q.Depth = uint32(v.i) })
 				return nil
 			},
 			check: func(c *Config) error {
-				if p := get(c); p.History == transport.HistoryKeepLast && p.Depth == 0 {
+				if p := get(c); p.History == qos.HistoryKeepLast && p.Depth == 0 {
 					return errors.New("keep_last history needs a depth of at least 1")
 				}
 				return nil

@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
@@ -27,12 +28,12 @@ const (
 // QoS is rcl's rcl_qos_profile_rosout_default in Humble: reliable,
 // transient local, keep last 1000, lifespan 10 s, so a console started
 // shortly after the node still gets its recent lines.
-func QoS() transport.QoSProfile {
-	return transport.QoSProfile{
-		History:     transport.HistoryKeepLast,
+func QoS() qos.Profile {
+	return qos.Profile{
+		History:     qos.HistoryKeepLast,
 		Depth:       1000,
-		Reliability: transport.ReliabilityReliable,
-		Durability:  transport.DurabilityTransientLocal,
+		Reliability: qos.ReliabilityReliable,
+		Durability:  qos.DurabilityTransientLocal,
 		Lifespan:    10 * time.Second,
 	}
 }

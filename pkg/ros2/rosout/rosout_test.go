@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/ros2/config"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
@@ -264,7 +265,7 @@ func TestQoS(t *testing.T) {
 		t.Fatal(err)
 	}
 	// rcl_qos_profile_rosout_default (rcl/logging_rosout.h, Humble).
-	want := transport.RMWQoS{History: 1, Depth: 1000, Reliability: 1, Durability: 1, Lifespan: 10 * time.Second}
+	want := qos.RMWProfile{History: 1, Depth: 1000, Reliability: 1, Durability: 1, Lifespan: 10 * time.Second}
 	if r != want {
 		t.Errorf("rmw profile %+v, want %+v", r, want)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"strings"
 	"time"
 )
@@ -33,13 +34,13 @@ type Publisher interface {
 // ROS 2 type name, e.g. "ghost/msg/VehicleState".
 type Transport interface {
 	// Subscribe registers h for every message on topic.
-	Subscribe(topic, typeName string, qos QoSProfile, h Handler) error
+	Subscribe(topic, typeName string, qos qos.Profile, h Handler) error
 	// Advertise creates a publisher on topic.
-	Advertise(topic, typeName string, qos QoSProfile) (Publisher, error)
+	Advertise(topic, typeName string, qos qos.Profile) (Publisher, error)
 	// Serve answers the service name (relative, absolute or "~/..." for
 	// the node's own, e.g. "~/get_parameters") of type typeName
 	// ("pkg/srv/Name") with h, over serialized requests and responses.
-	Serve(name, typeName string, qos QoSProfile, h ServiceHandler) error
+	Serve(name, typeName string, qos qos.Profile, h ServiceHandler) error
 	// Run delivers messages to the handlers until ctx is done, then returns
 	// nil; it returns an error only when delivery itself fails.
 	Run(ctx context.Context) error
@@ -100,69 +101,4 @@ func validTypeToken(s string) bool {
 		}
 	}
 	return true
-}
-
-// RMWQoS is a QoS profile as the integer fields of rmw_qos_profile_t
-// (rmw/types.h), the form every ROS 2 client library takes. Durations of
-// zero are RMW_DURATION_UNSPECIFIED, which rmw treats as infinite.
-type RMWQoS struct {
-	History                      int
-	Depth                        int
-	Reliability                  int
-	Durability                   int
-	Deadline                     time.Duration
-	Lifespan                     time.Duration
-	Liveliness                   int
-	LivelinessLeaseDuration      time.Duration
-	AvoidROSNamespaceConventions bool
-}
-
-// The mapping to rmw integers is spelled out rather than cast, so that a
-// renumbering of the Go enums cannot silently change what goes on the wire.
-var (
-	rmwHistory = map[History]int{
-		HistorySystemDefault: 0, // RMW_QOS_POLICY_HISTORY_SYSTEM_DEFAULT
-		HistoryKeepLast:      1, // RMW_QOS_POLICY_HISTORY_KEEP_LAST
-		HistoryKeepAll:       2, // RMW_QOS_POLICY_HISTORY_KEEP_ALL
-	}
-	rmwReliability = map[Reliability]int{
-		ReliabilitySystemDefault: 0, // RMW_QOS_POLICY_RELIABILITY_SYSTEM_DEFAULT
-		ReliabilityReliable:      1, // RMW_QOS_POLICY_RELIABILITY_RELIABLE
-		ReliabilityBestEffort:    2, // RMW_QOS_POLICY_RELIABILITY_BEST_EFFORT
-	}
-	rmwDurability = map[Durability]int{
-		DurabilitySystemDefault:  0, // RMW_QOS_POLICY_DURABILITY_SYSTEM_DEFAULT
-		DurabilityTransientLocal: 1, // RMW_QOS_POLICY_DURABILITY_TRANSIENT_LOCAL
-		DurabilityVolatile:       2, // RMW_QOS_POLICY_DURABILITY_VOLATILE
-	}
-	rmwLiveliness = map[Liveliness]int{
-		LivelinessSystemDefault: 0, // RMW_QOS_POLICY_LIVELINESS_SYSTEM_DEFAULT
-		LivelinessAutomatic:     1, // RMW_QOS_POLICY_LIVELINESS_AUTOMATIC
-		LivelinessManualByTopic: 3, // RMW_QOS_POLICY_LIVELINESS_MANUAL_BY_TOPIC
-	}
-)
-
-// RMW converts p to rmw's integer form after validating it.
-func (p QoSProfile) RMW() (RMWQoS, error) {
-	if err := p.Validate(); err != nil {
-		return RMWQoS{}, err
-	}
-	h, okH := rmwHistory[p.History]
-	r, okR := rmwReliability[p.Reliability]
-	d, okD := rmwDurability[p.Durability]
-	l, okL := rmwLiveliness[p.Liveliness]
-	if !okH || !okR || !okD || !okL {
-		return RMWQoS{}, fmt.Errorf("%w: %+v has no rmw equivalent", ErrInvalidQoS, p)
-	}
-	return RMWQoS{
-		History:                      h,
-		Depth:                        int(p.Depth),
-		Reliability:                  r,
-		Durability:                   d,
-		Deadline:                     p.Deadline,
-		Lifespan:                     p.Lifespan,
-		Liveliness:                   l,
-		LivelinessLeaseDuration:      p.LivelinessLeaseDuration,
-		AvoidROSNamespaceConventions: p.AvoidROSNamespaceConventions,
-	}, nil
 }

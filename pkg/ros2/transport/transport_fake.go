@@ -3,6 +3,7 @@ package transport
 import (
 	"context"
 	"fmt"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"sync"
 	"time"
 )
@@ -25,7 +26,7 @@ type FakeTransport struct {
 
 type fakeSub struct {
 	typeName string
-	qos      QoSProfile
+	qos      qos.Profile
 	h        Handler
 }
 
@@ -55,7 +56,7 @@ func NewFakeTransport() *FakeTransport {
 }
 
 // Subscribe registers h for topic; one subscription per topic.
-func (t *FakeTransport) Subscribe(topic, typeName string, qos QoSProfile, h Handler) error {
+func (t *FakeTransport) Subscribe(topic, typeName string, qos qos.Profile, h Handler) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if err := t.ready(); err != nil {
@@ -75,7 +76,7 @@ func (t *FakeTransport) Subscribe(topic, typeName string, qos QoSProfile, h Hand
 }
 
 // Advertise creates the publisher for topic; one publisher per topic.
-func (t *FakeTransport) Advertise(topic, typeName string, qos QoSProfile) (Publisher, error) {
+func (t *FakeTransport) Advertise(topic, typeName string, qos qos.Profile) (Publisher, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if err := t.ready(); err != nil {
@@ -147,7 +148,7 @@ func (t *FakeTransport) Deliver(ctx context.Context, topic string, data []byte, 
 
 // Serve registers h for the service name (matched as given, "~/" included);
 // one handler per name.
-func (t *FakeTransport) Serve(name, typeName string, qos QoSProfile, h ServiceHandler) error {
+func (t *FakeTransport) Serve(name, typeName string, qos qos.Profile, h ServiceHandler) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if err := t.ready(); err != nil {
@@ -220,7 +221,7 @@ func (t *FakeTransport) CloseCount() int {
 }
 
 // Subscription returns the type name and QoS topic was subscribed with.
-func (t *FakeTransport) Subscription(topic string) (typeName string, qos QoSProfile, ok bool) {
+func (t *FakeTransport) Subscription(topic string) (typeName string, qos qos.Profile, ok bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s, ok := t.subs[topic]
@@ -276,7 +277,7 @@ type FakePublisher struct {
 	t        *FakeTransport
 	Topic    string
 	TypeName string
-	QoS      QoSProfile
+	QoS      qos.Profile
 	msgs     [][]byte
 	err      error
 }

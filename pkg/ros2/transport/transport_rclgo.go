@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/tiiuae/rclgo/pkg/rclgo"
 	"github.com/tiiuae/rclgo/pkg/rclgo/types"
 )
@@ -84,7 +85,7 @@ func (t *RCLTransport) typeSupport(typeName string) (types.MessageTypeSupport, e
 }
 
 // rclQoS converts a profile to rclgo's; the enum integers are rmw's in both.
-func rclQoS(p QoSProfile) (rclgo.QosProfile, error) {
+func rclQoS(p qos.Profile) (rclgo.QosProfile, error) {
 	r, err := p.RMW()
 	if err != nil {
 		return rclgo.QosProfile{}, err
@@ -104,7 +105,7 @@ func rclQoS(p QoSProfile) (rclgo.QosProfile, error) {
 
 // Subscribe creates a subscription that takes serialized messages and
 // passes them to h with the time they were taken.
-func (t *RCLTransport) Subscribe(topic, typeName string, qos QoSProfile, h Handler) error {
+func (t *RCLTransport) Subscribe(topic, typeName string, qos qos.Profile, h Handler) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if err := t.ready(); err != nil {
@@ -141,7 +142,7 @@ func (t *RCLTransport) Subscribe(topic, typeName string, qos QoSProfile, h Handl
 }
 
 // Advertise creates a publisher of serialized messages.
-func (t *RCLTransport) Advertise(topic, typeName string, qos QoSProfile) (Publisher, error) {
+func (t *RCLTransport) Advertise(topic, typeName string, qos qos.Profile) (Publisher, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if err := t.ready(); err != nil {
@@ -165,7 +166,7 @@ func (t *RCLTransport) Advertise(topic, typeName string, qos QoSProfile) (Publis
 // Serve creates a service whose requests and responses h exchanges as
 // CDR bytes (see service_rclgo.go). A request that does not convert, or a
 // handler error, is logged and left unanswered.
-func (t *RCLTransport) Serve(name, typeName string, qos QoSProfile, h ServiceHandler) error {
+func (t *RCLTransport) Serve(name, typeName string, qos qos.Profile, h ServiceHandler) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if err := t.ready(); err != nil {

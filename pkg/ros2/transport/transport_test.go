@@ -3,6 +3,7 @@ package transport
 import (
 	"context"
 	"errors"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"sync"
 	"testing"
 	"time"
@@ -44,56 +45,11 @@ func TestSplitTypeName(t *testing.T) {
 
 // The integers are those of rmw/types.h (Humble), written out here
 // independently of the Go enums.
-func TestQoSProfileRMW(t *testing.T) {
-	tests := []struct {
-		name string
-		in   QoSProfile
-		want RMWQoS
-	}{
-		{"input default", DefaultInputQoS(), RMWQoS{History: 1, Depth: 10, Reliability: 1, Durability: 2}},
-		{"decisions default", DefaultDecisionsQoS(), RMWQoS{History: 1, Depth: 100, Reliability: 1, Durability: 1}},
-		{"best effort keep all", QoSProfile{History: HistoryKeepAll, Reliability: ReliabilityBestEffort, Durability: DurabilitySystemDefault},
-			RMWQoS{History: 2, Reliability: 2, Durability: 0}},
-		{"system defaults", QoSProfile{}, RMWQoS{}},
-		{"liveliness and durations", QoSProfile{History: HistoryKeepLast, Depth: 1, Liveliness: LivelinessManualByTopic,
-			Deadline: time.Second, Lifespan: 2 * time.Second, LivelinessLeaseDuration: 3 * time.Second, AvoidROSNamespaceConventions: true},
-			RMWQoS{History: 1, Depth: 1, Liveliness: 3, Deadline: time.Second, Lifespan: 2 * time.Second,
-				LivelinessLeaseDuration: 3 * time.Second, AvoidROSNamespaceConventions: true}},
-		{"automatic liveliness", QoSProfile{Liveliness: LivelinessAutomatic}, RMWQoS{Liveliness: 1}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := tt.in.RMW()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != tt.want {
-				t.Fatalf("RMW() = %+v, want %+v", got, tt.want)
-			}
-		})
-	}
-}
-
-func TestQoSProfileRMWRejects(t *testing.T) {
-	for _, p := range []QoSProfile{
-		{History: HistoryKeepLast, Depth: 0},
-		{Reliability: 7},
-		{Durability: 3},
-		{History: 9},
-		{Liveliness: 2},
-		{Deadline: -1},
-	} {
-		if got, err := p.RMW(); !errors.Is(err, ErrInvalidQoS) {
-			t.Errorf("RMW(%+v) = %+v, %v; want ErrInvalidQoS", p, got, err)
-		}
-	}
-}
-
 func TestFakeTransport(t *testing.T) {
 	ft := NewFakeTransport()
 	var mu sync.Mutex
 	var got []string
-	err := ft.Subscribe("/in", "ghost/msg/VehicleState", DefaultInputQoS(), func(data []byte, recv time.Time) {
+	err := ft.Subscribe("/in", "ghost/msg/VehicleState", qos.DefaultInput(), func(data []byte, recv time.Time) {
 		mu.Lock()
 		defer mu.Unlock()
 		got = append(got, string(data)+"@"+recv.UTC().Format("15:04:05"))
@@ -101,18 +57,18 @@ func TestFakeTransport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ft.Subscribe("/in", "ghost/msg/VehicleState", DefaultInputQoS(), func([]byte, time.Time) {}); err == nil {
+	if err := ft.Subscribe("/in", "ghost/msg/VehicleState", qos.DefaultInput(), func([]byte, time.Time) {}); err == nil {
 		t.Error("second subscription on /in succeeded")
 	}
-	if err := ft.Subscribe("/bad", "VehicleState", DefaultInputQoS(), func([]byte, time.Time) {}); !errors.Is(err, ErrTypeName) {
+	if err := ft.Subscribe("/bad", "VehicleState", qos.DefaultInput(), func([]byte, time.Time) {}); !errors.Is(err, ErrTypeName) {
 		t.Errorf("bad type name: %v", err)
 	}
-	pub, err := ft.Advertise("/out", "ghost/msg/DecisionRationale", DefaultDecisionsQoS())
+	pub, err := ft.Advertise("/out", "ghost/msg/DecisionRationale", qos.DefaultDecisions())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if typ, qos, ok := ft.Subscription("/in"); !ok || typ != "ghost/msg/VehicleState" || qos != DefaultInputQoS() {
-		t.Errorf("Subscription(/in) = %q %+v %v", typ, qos, ok)
+	if typ, q, ok := ft.Subscription("/in"); !ok || typ != "ghost/msg/VehicleState" || q != qos.DefaultInput() {
+		t.Errorf("Subscription(/in) = %q %+v %v", typ, q, ok)
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -126,7 +82,7 @@ func TestFakeTransport(t *testing.T) {
 	if err := ft.Deliver(ctx, "/nobody", []byte("b"), at); err == nil {
 		t.Error("delivery without a subscription succeeded")
 	}
-	if _, err := ft.Advertise("/late", "ghost/msg/Decision", DefaultInputQoS()); !errors.Is(err, ErrTransportRunning) {
+	if _, err := ft.Advertise("/late", "ghost/msg/Decision", qos.DefaultInput()); !errors.Is(err, ErrTransportRunning) {
 		t.Errorf("Advertise while running: %v", err)
 	}
 	mu.Lock()

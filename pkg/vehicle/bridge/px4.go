@@ -3,7 +3,7 @@ package bridge
 import (
 	"fmt"
 
-	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/mapping"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/px4"
 	"github.com/ghost-robotics/ghost/pkg/wire/dynamic"
@@ -195,14 +195,14 @@ func (b *Bridge) PX4Sample(message string, f px4.Fields, usePosition string) ([]
 }
 
 // sensorQoS converts PX4's QoS facts into a ROS 2 profile.
-func sensorQoS(q px4.QoS) transport.QoSProfile {
-	p := transport.QoSProfile{History: transport.HistoryKeepLast, Depth: uint32(q.Depth),
-		Reliability: transport.ReliabilityBestEffort, Durability: transport.DurabilityVolatile}
+func sensorQoS(q px4.QoS) qos.Profile {
+	p := qos.Profile{History: qos.HistoryKeepLast, Depth: uint32(q.Depth),
+		Reliability: qos.ReliabilityBestEffort, Durability: qos.DurabilityVolatile}
 	if q.Reliability == "reliable" {
-		p.Reliability = transport.ReliabilityReliable
+		p.Reliability = qos.ReliabilityReliable
 	}
 	if q.Durability == "transient_local" {
-		p.Durability = transport.DurabilityTransientLocal
+		p.Durability = qos.DurabilityTransientLocal
 	}
 	return p
 }
@@ -210,7 +210,7 @@ func sensorQoS(q px4.QoS) transport.QoSProfile {
 // Subscription is one topic a source reads.
 type Subscription struct {
 	Topic, Type string
-	QoS         transport.QoSProfile
+	QoS         qos.Profile
 }
 
 // PX4 reads a PX4 vehicle over uXRCE-DDS: its px4_msgs messages, decoded by

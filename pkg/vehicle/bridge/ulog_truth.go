@@ -6,7 +6,7 @@ import (
 	"io"
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
-	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/truth"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/ulog"
 )
@@ -94,7 +94,7 @@ func (s *ULogSource) WithTruth() error {
 	for i, c := range chans {
 		id := uint16(i + 1)
 		t.chans = append(t.chans, bag.Channel{ID: id, Topic: c.Topic, SchemaName: c.SchemaName, SchemaText: c.SchemaText,
-			QoS: []transport.QoSProfile{transport.DefaultInputQoS()}})
+			QoS: []qos.Profile{qos.DefaultInput()}})
 		t.ids[c.Topic] = id
 	}
 	s.truthOut, s.Truth = t, &ULogTruthCounts{}

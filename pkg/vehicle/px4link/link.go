@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/executor"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/px4"
@@ -34,7 +35,7 @@ type Options struct {
 // Subscription is one topic the link reads.
 type Subscription struct {
 	Topic, Type string
-	QoS         transport.QoSProfile
+	QoS         qos.Profile
 }
 
 // Stats count what went through the link.
@@ -62,14 +63,14 @@ type Link struct {
 var _ executor.Transport = (*Link)(nil)
 
 // QoSProfile converts PX4's QoS facts into a ROS 2 profile.
-func QoSProfile(q px4.QoS) transport.QoSProfile {
-	p := transport.QoSProfile{History: transport.HistoryKeepLast, Depth: uint32(max(q.Depth, 1)),
-		Reliability: transport.ReliabilityBestEffort, Durability: transport.DurabilityVolatile}
+func QoSProfile(q px4.QoS) qos.Profile {
+	p := qos.Profile{History: qos.HistoryKeepLast, Depth: uint32(max(q.Depth, 1)),
+		Reliability: qos.ReliabilityBestEffort, Durability: qos.DurabilityVolatile}
 	if q.Reliability == "reliable" {
-		p.Reliability = transport.ReliabilityReliable
+		p.Reliability = qos.ReliabilityReliable
 	}
 	if q.Durability == "transient_local" {
-		p.Durability = transport.DurabilityTransientLocal
+		p.Durability = qos.DurabilityTransientLocal
 	}
 	return p
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/internal/px4fixture"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/executor"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/px4"
@@ -62,15 +63,15 @@ func TestTopicsAndQoS(t *testing.T) {
 			t.Fatal(err)
 		}
 		p := ft.Publisher(tc.cmd)
-		if p == nil || p.TypeName != "px4_msgs/msg/VehicleCommand" || p.QoS.Reliability != transport.ReliabilityBestEffort ||
-			p.QoS.Durability != transport.DurabilityVolatile || p.QoS.History != transport.HistoryKeepLast || p.QoS.Depth != 1 {
+		if p == nil || p.TypeName != "px4_msgs/msg/VehicleCommand" || p.QoS.Reliability != qos.ReliabilityBestEffort ||
+			p.QoS.Durability != qos.DurabilityVolatile || p.QoS.History != qos.HistoryKeepLast || p.QoS.Depth != 1 {
 			t.Fatalf("%s: command publisher %+v", tc.rel, p)
 		}
 		if err := l.Subscribe(ft, nil); err != nil {
 			t.Fatal(err)
 		}
 		typ, q, ok := ft.Subscription(tc.status)
-		if !ok || typ != "px4_msgs/msg/VehicleStatus" || q.Reliability != transport.ReliabilityBestEffort || q.Durability != transport.DurabilityVolatile {
+		if !ok || typ != "px4_msgs/msg/VehicleStatus" || q.Reliability != qos.ReliabilityBestEffort || q.Durability != qos.DurabilityVolatile {
 			t.Fatalf("%s: status subscription %q %+v %v", tc.rel, typ, q, ok)
 		}
 		if _, _, ok := ft.Subscription(strings.TrimSuffix(tc.cmd, "/in/vehicle_command") + "/out/vehicle_command_ack"); !ok {

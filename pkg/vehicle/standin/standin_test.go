@@ -7,6 +7,7 @@ import (
 
 	"github.com/ghost-robotics/ghost/internal/px4fixture"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/executor"
@@ -54,10 +55,10 @@ func TestStandIn(t *testing.T) {
 			}
 			ackTopic, _ := d.TopicName(px4.MsgVehicleCommandAck, "")
 			statusTopic, _ := d.TopicName(px4.MsgVehicleStatus, "")
-			if p := ft.Publisher(statusTopic); p == nil || p.QoS.Reliability != transport.ReliabilityBestEffort || p.QoS.Durability != transport.DurabilityTransientLocal {
+			if p := ft.Publisher(statusTopic); p == nil || p.QoS.Reliability != qos.ReliabilityBestEffort || p.QoS.Durability != qos.DurabilityTransientLocal {
 				t.Fatalf("status publisher %+v", p)
 			}
-			if _, q, ok := ft.Subscription("/fmu/in/vehicle_command"); !ok || q.Reliability != transport.ReliabilityBestEffort {
+			if _, q, ok := ft.Subscription("/fmu/in/vehicle_command"); !ok || q.Reliability != qos.ReliabilityBestEffort {
 				t.Fatalf("command subscription %+v %v", q, ok)
 			}
 			at := time.Unix(10, 0)

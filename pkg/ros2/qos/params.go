@@ -1,10 +1,10 @@
-package transport
+package qos
 
-// ParameterEventsQoS is rmw_qos_profile_parameter_events, the profile
+// ParameterEvents is rmw_qos_profile_parameter_events, the profile
 // rclcpp publishes and subscribes /parameter_events with: reliable,
 // volatile, keep last 1000.
-func ParameterEventsQoS() QoSProfile {
-	return QoSProfile{
+func ParameterEvents() Profile {
+	return Profile{
 		History:     HistoryKeepLast,
 		Depth:       1000,
 		Reliability: ReliabilityReliable,
@@ -12,10 +12,10 @@ func ParameterEventsQoS() QoSProfile {
 	}
 }
 
-// ServicesQoS is rmw_qos_profile_services_default, the profile of every
+// Services is rmw_qos_profile_services_default, the profile of every
 // parameter and lifecycle service: reliable, volatile, keep last 10.
-func ServicesQoS() QoSProfile {
-	return QoSProfile{
+func Services() Profile {
+	return Profile{
 		History:     HistoryKeepLast,
 		Depth:       10,
 		Reliability: ReliabilityReliable,

@@ -1,4 +1,4 @@
-package transport
+package qos
 
 import (
 	"errors"
@@ -70,8 +70,8 @@ func TestQoSParseRejects(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := c.parse(c.in)
-			if !errors.Is(err, ErrInvalidQoS) {
-				t.Fatalf("err = %v, want ErrInvalidQoS", err)
+			if !errors.Is(err, ErrInvalid) {
+				t.Fatalf("err = %v, want ErrInvalid", err)
 			}
 			if !strings.Contains(err.Error(), `"`+c.in+`"`) {
 				t.Fatalf("error %q does not name the value %q", err, c.in)
@@ -93,23 +93,23 @@ func TestQoSStringOutOfRange(t *testing.T) {
 			t.Errorf("%#v.String() = %q", u, u.String())
 		}
 	}
-	if _, err := ParseHistory("unknown"); !errors.Is(err, ErrInvalidQoS) {
+	if _, err := ParseHistory("unknown"); !errors.Is(err, ErrInvalid) {
 		t.Errorf(`ParseHistory("unknown") = %v`, err)
 	}
 }
 
 func TestQoSDefaults(t *testing.T) {
-	in := DefaultInputQoS()
+	in := DefaultInput()
 	if in.Reliability != ReliabilityReliable || in.Durability != DurabilityVolatile ||
 		in.History != HistoryKeepLast || in.Depth != 10 {
-		t.Errorf("DefaultInputQoS() = %+v", in)
+		t.Errorf("DefaultInput() = %+v", in)
 	}
-	dec := DefaultDecisionsQoS()
+	dec := DefaultDecisions()
 	if dec.Reliability != ReliabilityReliable || dec.Durability != DurabilityTransientLocal ||
 		dec.History != HistoryKeepLast || dec.Depth != 100 {
-		t.Errorf("DefaultDecisionsQoS() = %+v", dec)
+		t.Errorf("DefaultDecisions() = %+v", dec)
 	}
-	for _, p := range []QoSProfile{in, dec} {
+	for _, p := range []Profile{in, dec} {
 		if err := p.Validate(); err != nil {
 			t.Errorf("Validate(%+v): %v", p, err)
 		}
@@ -119,24 +119,24 @@ func TestQoSDefaults(t *testing.T) {
 func TestQoSValidate(t *testing.T) {
 	cases := []struct {
 		name string
-		p    QoSProfile
+		p    Profile
 		ok   bool
 	}{
-		{"default input", DefaultInputQoS(), true},
-		{"zero value", QoSProfile{}, true},
-		{"keep_all depth 0", QoSProfile{History: HistoryKeepAll}, true},
-		{"keep_last depth 0", QoSProfile{History: HistoryKeepLast}, false},
-		{"history unknown", QoSProfile{History: HistoryUnknown}, false},
-		{"reliability unknown", QoSProfile{Reliability: ReliabilityUnknown}, false},
-		{"durability unknown", QoSProfile{Durability: DurabilityUnknown}, false},
-		{"liveliness unknown", QoSProfile{Liveliness: LivelinessUnknown}, false},
-		{"reliability 3", QoSProfile{Reliability: 3}, false},
-		{"durability 3", QoSProfile{Durability: 3}, false},
-		{"liveliness 2", QoSProfile{Liveliness: 2}, false},
-		{"liveliness 4", QoSProfile{Liveliness: 4}, false},
-		{"negative deadline", QoSProfile{Deadline: -1}, false},
-		{"negative lifespan", QoSProfile{Lifespan: -1}, false},
-		{"negative lease", QoSProfile{LivelinessLeaseDuration: -1}, false},
+		{"default input", DefaultInput(), true},
+		{"zero value", Profile{}, true},
+		{"keep_all depth 0", Profile{History: HistoryKeepAll}, true},
+		{"keep_last depth 0", Profile{History: HistoryKeepLast}, false},
+		{"history unknown", Profile{History: HistoryUnknown}, false},
+		{"reliability unknown", Profile{Reliability: ReliabilityUnknown}, false},
+		{"durability unknown", Profile{Durability: DurabilityUnknown}, false},
+		{"liveliness unknown", Profile{Liveliness: LivelinessUnknown}, false},
+		{"reliability 3", Profile{Reliability: 3}, false},
+		{"durability 3", Profile{Durability: 3}, false},
+		{"liveliness 2", Profile{Liveliness: 2}, false},
+		{"liveliness 4", Profile{Liveliness: 4}, false},
+		{"negative deadline", Profile{Deadline: -1}, false},
+		{"negative lifespan", Profile{Lifespan: -1}, false},
+		{"negative lease", Profile{LivelinessLeaseDuration: -1}, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -144,8 +144,8 @@ func TestQoSValidate(t *testing.T) {
 			if c.ok && err != nil {
 				t.Fatalf("Validate: %v", err)
 			}
-			if !c.ok && !errors.Is(err, ErrInvalidQoS) {
-				t.Fatalf("Validate = %v, want ErrInvalidQoS", err)
+			if !c.ok && !errors.Is(err, ErrInvalid) {
+				t.Fatalf("Validate = %v, want ErrInvalid", err)
 			}
 		})
 	}
@@ -170,10 +170,10 @@ func TestOfferedQoSProfilesYAMLGolden(t *testing.T) {
     sec: 2147483647
     nsec: 4294967295
   avoid_ros_namespace_conventions: false`
-	if got := OfferedQoSProfilesYAML(DefaultDecisionsQoS()); got != want {
+	if got := OfferedProfilesYAML(DefaultDecisions()); got != want {
 		t.Fatalf("got:\n%s\nwant:\n%s", got, want)
 	}
-	if got := OfferedQoSProfilesYAML(); got != "[]" {
+	if got := OfferedProfilesYAML(); got != "[]" {
 		t.Fatalf("no profiles: got %q, want []", got)
 	}
 }
@@ -181,11 +181,11 @@ func TestOfferedQoSProfilesYAMLGolden(t *testing.T) {
 func TestOfferedQoSProfilesRoundTrip(t *testing.T) {
 	cases := []struct {
 		name     string
-		profiles []QoSProfile
+		profiles []Profile
 	}{
 		{"none", nil},
-		{"defaults", []QoSProfile{DefaultInputQoS(), DefaultDecisionsQoS()}},
-		{"finite durations", []QoSProfile{{
+		{"defaults", []Profile{DefaultInput(), DefaultDecisions()}},
+		{"finite durations", []Profile{{
 			History: HistoryKeepAll, Reliability: ReliabilityBestEffort,
 			Durability: DurabilitySystemDefault, Liveliness: LivelinessManualByTopic,
 			Deadline: 1500 * time.Millisecond, Lifespan: time.Nanosecond,
@@ -195,8 +195,8 @@ func TestOfferedQoSProfilesRoundTrip(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			text := OfferedQoSProfilesYAML(c.profiles...)
-			got, err := ParseOfferedQoSProfiles(text)
+			text := OfferedProfilesYAML(c.profiles...)
+			got, err := ParseOfferedProfiles(text)
 			if err != nil {
 				t.Fatalf("parse %q: %v", text, err)
 			}
@@ -252,17 +252,17 @@ func TestParseOfferedQoSProfiles(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := ParseOfferedQoSProfiles(c.in)
+			got, err := ParseOfferedProfiles(c.in)
 			checkQoSParse(t, c.in, got, err, c.wantErr, c.deadline)
 		})
 	}
 }
 
-func checkQoSParse(t *testing.T, in string, got []QoSProfile, err error, wantErr string, deadline time.Duration) {
+func checkQoSParse(t *testing.T, in string, got []Profile, err error, wantErr string, deadline time.Duration) {
 	t.Helper()
 	if wantErr != "" {
-		if !errors.Is(err, ErrInvalidQoS) || !strings.Contains(err.Error(), wantErr) {
-			t.Fatalf("err = %v, want ErrInvalidQoS containing %q", err, wantErr)
+		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), wantErr) {
+			t.Fatalf("err = %v, want ErrInvalid containing %q", err, wantErr)
 		}
 		return
 	}
@@ -283,20 +283,20 @@ func checkQoSParse(t *testing.T, in string, got []QoSProfile, err error, wantErr
 }
 
 func FuzzQoSParse(f *testing.F) {
-	f.Add(OfferedQoSProfilesYAML(DefaultInputQoS(), DefaultDecisionsQoS()))
+	f.Add(OfferedProfilesYAML(DefaultInput(), DefaultDecisions()))
 	f.Add("[]")
 	f.Add("- history: 1\n  depth: 1\n")
 	f.Add("- {history: 1, depth: 1, reliability: 1, durability: 2, deadline: {sec: 0, nsec: 0}}")
 	f.Fuzz(func(t *testing.T, s string) {
-		profiles, err := ParseOfferedQoSProfiles(s)
+		profiles, err := ParseOfferedProfiles(s)
 		if err != nil {
-			if !errors.Is(err, ErrInvalidQoS) {
-				t.Fatalf("error does not wrap ErrInvalidQoS: %v", err)
+			if !errors.Is(err, ErrInvalid) {
+				t.Fatalf("error does not wrap ErrInvalid: %v", err)
 			}
 			return
 		}
 		// Whatever parses must survive a write/parse round trip unchanged.
-		again, err := ParseOfferedQoSProfiles(OfferedQoSProfilesYAML(profiles...))
+		again, err := ParseOfferedProfiles(OfferedProfilesYAML(profiles...))
 		if err != nil {
 			t.Fatalf("re-parse of written profiles: %v", err)
 		}

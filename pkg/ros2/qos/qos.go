@@ -1,4 +1,4 @@
-package transport
+package qos
 
 import (
 	"errors"
@@ -67,13 +67,13 @@ const (
 	LivelinessUnknown Liveliness = 4 // RMW_QOS_POLICY_LIVELINESS_UNKNOWN
 )
 
-// ErrInvalidQoS is wrapped by every error about a QoS spelling, value or YAML
+// ErrInvalid is wrapped by every error about a QoS spelling, value or YAML
 // document, so callers can tell bad configuration from I/O failures.
-var ErrInvalidQoS = errors.New("invalid QoS")
+var ErrInvalid = errors.New("invalid QoS")
 
-// QoSProfile is a ROS 2 quality-of-service profile (rmw_qos_profile_t).
+// Profile is a ROS 2 quality-of-service profile (rmw_qos_profile_t).
 // Durations of zero mean the rmw default, which is infinite.
-type QoSProfile struct {
+type Profile struct {
 	// History is the history policy; Depth applies to HistoryKeepLast.
 	History History
 	// Depth is the queue depth for HistoryKeepLast.
@@ -94,10 +94,10 @@ type QoSProfile struct {
 	AvoidROSNamespaceConventions bool
 }
 
-// DefaultInputQoS is the profile the node subscribes its inputs with:
+// DefaultInput is the profile the node subscribes its inputs with:
 // reliable, volatile, keep last 10 (rclcpp's default profile).
-func DefaultInputQoS() QoSProfile {
-	return QoSProfile{
+func DefaultInput() Profile {
+	return Profile{
 		History:     HistoryKeepLast,
 		Depth:       10,
 		Reliability: ReliabilityReliable,
@@ -105,11 +105,11 @@ func DefaultInputQoS() QoSProfile {
 	}
 }
 
-// DefaultDecisionsQoS is the profile `/decisions` is published with:
+// DefaultDecisions is the profile `/decisions` is published with:
 // reliable, transient local, keep last 100, so a late-joining recorder or
 // auditor still receives the most recent decisions.
-func DefaultDecisionsQoS() QoSProfile {
-	return QoSProfile{
+func DefaultDecisions() Profile {
+	return Profile{
 		History:     HistoryKeepLast,
 		Depth:       100,
 		Reliability: ReliabilityReliable,
@@ -141,7 +141,7 @@ func ParseReliability(s string) (Reliability, error) {
 			return r, nil
 		}
 	}
-	return 0, fmt.Errorf("%w: reliability %q: want system_default, reliable or best_effort", ErrInvalidQoS, s)
+	return 0, fmt.Errorf("%w: reliability %q: want system_default, reliable or best_effort", ErrInvalid, s)
 }
 
 // String returns the ROS 2 parameter spelling, or "Durability(n)" for values
@@ -167,7 +167,7 @@ func ParseDurability(s string) (Durability, error) {
 			return d, nil
 		}
 	}
-	return 0, fmt.Errorf("%w: durability %q: want system_default, transient_local or volatile", ErrInvalidQoS, s)
+	return 0, fmt.Errorf("%w: durability %q: want system_default, transient_local or volatile", ErrInvalid, s)
 }
 
 // String returns the ROS 2 parameter spelling, or "History(n)" for values
@@ -193,7 +193,7 @@ func ParseHistory(s string) (History, error) {
 			return h, nil
 		}
 	}
-	return 0, fmt.Errorf("%w: history %q: want system_default, keep_last or keep_all", ErrInvalidQoS, s)
+	return 0, fmt.Errorf("%w: history %q: want system_default, keep_last or keep_all", ErrInvalid, s)
 }
 
 // String returns the ROS 2 parameter spelling, or "Liveliness(n)" for values
@@ -219,32 +219,32 @@ func ParseLiveliness(s string) (Liveliness, error) {
 			return l, nil
 		}
 	}
-	return 0, fmt.Errorf("%w: liveliness %q: want system_default, automatic or manual_by_topic", ErrInvalidQoS, s)
+	return 0, fmt.Errorf("%w: liveliness %q: want system_default, automatic or manual_by_topic", ErrInvalid, s)
 }
 
 // Validate reports what rmw would refuse to create an endpoint with: enum
 // values outside the requestable ones (unknown included), a keep-last
 // history with depth 0, negative durations.
-func (p QoSProfile) Validate() error {
+func (p Profile) Validate() error {
 	switch {
 	case p.History >= HistoryUnknown:
-		return fmt.Errorf("%w: history %d out of range", ErrInvalidQoS, p.History)
+		return fmt.Errorf("%w: history %d out of range", ErrInvalid, p.History)
 	case p.Reliability >= ReliabilityUnknown:
-		return fmt.Errorf("%w: reliability %d out of range", ErrInvalidQoS, p.Reliability)
+		return fmt.Errorf("%w: reliability %d out of range", ErrInvalid, p.Reliability)
 	case p.Durability >= DurabilityUnknown:
-		return fmt.Errorf("%w: durability %d out of range", ErrInvalidQoS, p.Durability)
+		return fmt.Errorf("%w: durability %d out of range", ErrInvalid, p.Durability)
 	case p.Liveliness != LivelinessSystemDefault && p.Liveliness != LivelinessAutomatic &&
 		p.Liveliness != LivelinessManualByTopic:
 		// 2 (manual by node) is deprecated, 4 unknown
-		return fmt.Errorf("%w: liveliness %d out of range", ErrInvalidQoS, p.Liveliness)
+		return fmt.Errorf("%w: liveliness %d out of range", ErrInvalid, p.Liveliness)
 	case p.History == HistoryKeepLast && p.Depth == 0:
-		return fmt.Errorf("%w: history keep_last with depth 0", ErrInvalidQoS)
+		return fmt.Errorf("%w: history keep_last with depth 0", ErrInvalid)
 	case p.Deadline < 0:
-		return fmt.Errorf("%w: deadline %v is negative", ErrInvalidQoS, p.Deadline)
+		return fmt.Errorf("%w: deadline %v is negative", ErrInvalid, p.Deadline)
 	case p.Lifespan < 0:
-		return fmt.Errorf("%w: lifespan %v is negative", ErrInvalidQoS, p.Lifespan)
+		return fmt.Errorf("%w: lifespan %v is negative", ErrInvalid, p.Lifespan)
 	case p.LivelinessLeaseDuration < 0:
-		return fmt.Errorf("%w: liveliness_lease_duration %v is negative", ErrInvalidQoS, p.LivelinessLeaseDuration)
+		return fmt.Errorf("%w: liveliness_lease_duration %v is negative", ErrInvalid, p.LivelinessLeaseDuration)
 	}
 	return nil
 }
@@ -258,12 +258,12 @@ const (
 	infiniteNsec = math.MaxUint32
 )
 
-// OfferedQoSProfilesYAML renders profiles as the `offered_qos_profiles`
+// OfferedProfilesYAML renders profiles as the `offered_qos_profiles`
 // channel metadata of a rosbag2 Humble recording: a YAML list of mappings
 // with the enums as integers (Humble cannot parse the string spellings) and
 // infinite durations as {sec: 2147483647, nsec: 4294967295}. An empty call
 // yields "[]", which rosbag2 reads as "no profile known".
-func OfferedQoSProfilesYAML(profiles ...QoSProfile) string {
+func OfferedProfilesYAML(profiles ...Profile) string {
 	if len(profiles) == 0 {
 		return "[]"
 	}
@@ -315,38 +315,38 @@ type yamlDuration struct {
 // hundred bytes per publisher.
 const maxQoSYAML = 1 << 20
 
-// ParseOfferedQoSProfiles parses an `offered_qos_profiles` metadata value as
-// written by rosbag2 (Foxy to Jazzy) or by OfferedQoSProfilesYAML. The
+// ParseOfferedProfiles parses an `offered_qos_profiles` metadata value as
+// written by rosbag2 (Foxy to Jazzy) or by OfferedProfilesYAML. The
 // "unknown" enum values rosbag2 records for discovered publishers are
 // accepted. The empty
 // string and "[]" give no profiles. Any of the infinite spellings rosbag2 has
 // used ({2147483647, 4294967295}, {2147483647, 2147483647},
 // {9223372036854775807, 0}, {9223372036, 854775807}, {0, 0}) gives a zero
 // (infinite) duration. Unknown keys are ignored, missing ones are errors.
-func ParseOfferedQoSProfiles(s string) ([]QoSProfile, error) {
+func ParseOfferedProfiles(s string) ([]Profile, error) {
 	if len(s) > maxQoSYAML {
-		return nil, fmt.Errorf("%w: offered_qos_profiles of %d bytes exceeds %d", ErrInvalidQoS, len(s), maxQoSYAML)
+		return nil, fmt.Errorf("%w: offered_qos_profiles of %d bytes exceeds %d", ErrInvalid, len(s), maxQoSYAML)
 	}
 	if strings.TrimSpace(s) == "" {
 		return nil, nil
 	}
 	var raw []yamlQoS
 	if err := yaml.Unmarshal([]byte(s), &raw); err != nil {
-		return nil, fmt.Errorf("%w: offered_qos_profiles: %w", ErrInvalidQoS, err)
+		return nil, fmt.Errorf("%w: offered_qos_profiles: %w", ErrInvalid, err)
 	}
-	out := make([]QoSProfile, 0, len(raw))
+	out := make([]Profile, 0, len(raw))
 	for i, r := range raw {
 		p, err := r.profile()
 		if err != nil {
-			return nil, fmt.Errorf("%w: offered_qos_profiles[%d]: %w", ErrInvalidQoS, i, err)
+			return nil, fmt.Errorf("%w: offered_qos_profiles[%d]: %w", ErrInvalid, i, err)
 		}
 		out = append(out, p)
 	}
 	return out, nil
 }
 
-func (r yamlQoS) profile() (QoSProfile, error) {
-	var p QoSProfile
+func (r yamlQoS) profile() (Profile, error) {
+	var p Profile
 	var err error
 	enum := func(key string, v *uint64, max uint64) uint8 {
 		if err != nil {
@@ -367,20 +367,20 @@ func (r yamlQoS) profile() (QoSProfile, error) {
 	p.Durability = Durability(enum("durability", r.Durability, uint64(DurabilityUnknown)))
 	p.Liveliness = Liveliness(enum("liveliness", r.Liveliness, uint64(LivelinessUnknown)))
 	if err != nil {
-		return QoSProfile{}, err
+		return Profile{}, err
 	}
 	if p.Liveliness == 2 {
-		return QoSProfile{}, errors.New("liveliness 2 (manual_by_node) is not supported")
+		return Profile{}, errors.New("liveliness 2 (manual_by_node) is not supported")
 	}
 	switch {
 	case r.Depth == nil:
-		return QoSProfile{}, errors.New("missing depth")
+		return Profile{}, errors.New("missing depth")
 	case *r.Depth > math.MaxUint32:
-		return QoSProfile{}, fmt.Errorf("depth %d out of range", *r.Depth)
+		return Profile{}, fmt.Errorf("depth %d out of range", *r.Depth)
 	}
 	p.Depth = uint32(*r.Depth)
 	if r.AvoidROSNamespaceConventions == nil {
-		return QoSProfile{}, errors.New("missing avoid_ros_namespace_conventions")
+		return Profile{}, errors.New("missing avoid_ros_namespace_conventions")
 	}
 	p.AvoidROSNamespaceConventions = *r.AvoidROSNamespaceConventions
 	for _, d := range []struct {
@@ -394,7 +394,7 @@ func (r yamlQoS) profile() (QoSProfile, error) {
 	} {
 		v, err := d.src.duration(d.key)
 		if err != nil {
-			return QoSProfile{}, err
+			return Profile{}, err
 		}
 		*d.dst = v
 	}
