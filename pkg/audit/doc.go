@@ -19,4 +19,14 @@
 // The package reads Sources and writes through a Recorder; it decides
 // nothing itself (the Session does) and never trusts a policy, a hash or a
 // verdict taken from the recording.
+//
+// It heads the group of packages that read recordings after the fact:
+// report (the HTML audit report), pyref (the Python reference's recording
+// and trace formats), honesty (beliefs against a simulator's ground truth)
+// and latency (the node's own reaction times). The group may import msg,
+// pkg/decisions, pkg/rules, pkg/wire, pkg/bag, pkg/ros2/qos, pkg/runner,
+// pkg/seal, pkg/vehicle/truth and its own members; it must not import a
+// ROS 2 transport or the rest of pkg/ros2, pkg/node, pkg/sim or the rest
+// of pkg/vehicle, so that an audit runs on any machine. test/layout checks
+// these rules.
 package audit
