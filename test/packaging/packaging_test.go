@@ -314,7 +314,7 @@ func TestLaunchFile(t *testing.T) {
 		t.Errorf("launch arguments = %q\nwant %q", f.Args, wantArgs)
 	}
 	if def.UseSimTime {
-		t.Error("nodeconfig's use_sim_time default changed: update the launch default")
+		t.Error("package config's use_sim_time default changed: update the launch default")
 	}
 	for _, want := range []string{
 		"get_package_share_directory(PACKAGE), 'config', 'decision.yaml'",
@@ -343,7 +343,7 @@ func flattenParams(prefix string, n *yaml.Node, out *[]string) {
 	}
 }
 
-// An independent reading of config/decision.yaml (nodeconfig's own test
+// An independent reading of config/decision.yaml (package config's own test
 // checks the values): its names are exactly the declared parameters.
 func TestConfigYAMLNamesAreDeclared(t *testing.T) {
 	var doc map[string]map[string]yaml.Node
@@ -362,7 +362,7 @@ func TestConfigYAMLNamesAreDeclared(t *testing.T) {
 	sort.Strings(got)
 	sort.Strings(want)
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("config/decision.yaml names %q\nwant nodeconfig's %q", got, want)
+		t.Errorf("config/decision.yaml names %q\nwant package config's %q", got, want)
 	}
 	if _, err := config.FromParamsFile(filepath.Join(root, "config", "decision.yaml")); err != nil {
 		t.Errorf("config/decision.yaml: %v", err)
