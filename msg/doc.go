@@ -8,6 +8,6 @@
 // "ros2msg"), together with a parser for such schema texts.
 //
 // The package does no I/O beyond reading its embedded files and knows nothing
-// about serialization: the CDR codec lives in pkg/ros2msg and is generated
+// about serialization: the CDR codec lives in pkg/wire/ros2msg and is generated
 // from the definitions parsed here.
 package msg

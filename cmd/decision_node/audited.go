@@ -7,9 +7,9 @@ import (
 
 	"github.com/ghost-robotics/ghost/msg"
 	"github.com/ghost-robotics/ghost/pkg/audit"
+	"github.com/ghost-robotics/ghost/pkg/audit/pyref"
 	"github.com/ghost-robotics/ghost/pkg/bag"
-	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
-	"github.com/ghost-robotics/ghost/pkg/pyref"
+	"github.com/ghost-robotics/ghost/pkg/ros2/config"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 )
 
@@ -30,7 +30,7 @@ var jsonEncoding = []bag.Encoding{{Schema: "", Message: pyref.MessageEncoding}}
 // self-assessments while the configuration enables none is audited with the
 // calibrated input on that channel. The options carry the inputs, the decisions topic and the
 // format; the caller adds policies and callbacks.
-func openAudit(path string, cfg nodeconfig.Config, sopts runner.SessionOptions, stderr io.Writer) (*bag.Reader, audit.VerifyOptions, string, error) {
+func openAudit(path string, cfg config.Config, sopts runner.SessionOptions, stderr io.Writer) (*bag.Reader, audit.VerifyOptions, string, error) {
 	probe, err := openInput(path, nil, "", "", stderr, jsonEncoding)
 	if err != nil {
 		return nil, audit.VerifyOptions{}, "", err
@@ -44,7 +44,7 @@ func openAudit(path string, cfg nodeconfig.Config, sopts runner.SessionOptions, 
 		probe.Close()
 		format := formatGhost
 		inputs := sopts.Inputs
-		if t := calibratedChannel(chans); t != "" && cfg.Topics[runner.KeySelfAssessmentCalibrated] == "" && cfg.Input.Source == nodeconfig.SourceGhost {
+		if t := calibratedChannel(chans); t != "" && cfg.Topics[runner.KeySelfAssessmentCalibrated] == "" && cfg.Input.Source == config.SourceGhost {
 			// A node records only the inputs it reads: a recording with
 			// calibrated assessments was decided on them.
 			c := cfg.Clone()

@@ -31,7 +31,7 @@ func TestUnusableInputExitsThree(t *testing.T) {
 		for _, args := range [][]string{
 			{"sim", "--out", out, "--duration", "2s", "--policy-file", file},
 			{"replay", "--in", flight, "--out", out, "--policy-file", file},
-			{"ulog", "--in", "../../pkg/ulog/testdata/px4_v1.11_excerpt.ulg", "--out", out, "--policy-file", file},
+			{"ulog", "--in", "../../pkg/vehicle/ulog/testdata/px4_v1.11_excerpt.ulg", "--out", out, "--policy-file", file},
 			{"verify", flight, "--policy-file", file},
 			{"report", flight, "--out", out, "--policy-file", file},
 			{"policy", "check", file},

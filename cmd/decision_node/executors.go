@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/executor"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 	"github.com/ghost-robotics/ghost/pkg/sim"
+	"github.com/ghost-robotics/ghost/pkg/vehicle/executor"
 )
 
 // executorFlags choose the executors of sim, replay and verify: none by

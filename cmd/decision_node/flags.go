@@ -13,7 +13,7 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/audit"
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
+	"github.com/ghost-robotics/ghost/pkg/ros2/config"
 	"github.com/ghost-robotics/ghost/pkg/rules"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 )
@@ -250,7 +250,7 @@ func (f *decisionFlags) register(fs *flag.FlagSet) {
 // with cfg: the parameters file (topics, executors, a policy file it
 // names) and the rule policy file given on the command line. Built-in
 // policies need none: verify always has them.
-func (f *decisionFlags) verifyArgs(cfg nodeconfig.Config) []string {
+func (f *decisionFlags) verifyArgs(cfg config.Config) []string {
 	var args []string
 	if f.config != "" {
 		args = append(args, "--config", f.config)
@@ -264,7 +264,7 @@ func (f *decisionFlags) verifyArgs(cfg nodeconfig.Config) []string {
 // createOutput starts the output recording in a temporary file beside out
 // (see atomicFile): an existing file is an error unless --force, and
 // never the input itself nor anything but a regular file.
-func (f *decisionFlags) createOutput(path string, in string, cfg nodeconfig.Config) (*bag.Recorder, *atomicFile, error) {
+func (f *decisionFlags) createOutput(path string, in string, cfg config.Config) (*bag.Recorder, *atomicFile, error) {
 	file, err := createAtomic("--out", path, in, f.force)
 	if err != nil {
 		return nil, nil, err
@@ -279,10 +279,10 @@ func (f *decisionFlags) createOutput(path string, in string, cfg nodeconfig.Conf
 
 // settings resolves the configuration: built-in defaults, then --config,
 // then the flags.
-func (f *decisionFlags) settings() (nodeconfig.Config, error) {
-	cfg := nodeconfig.Default()
+func (f *decisionFlags) settings() (config.Config, error) {
+	cfg := config.Default()
 	if f.config != "" {
-		c, err := nodeconfig.FromParamsFile(f.config)
+		c, err := config.FromParamsFile(f.config)
 		if err != nil {
 			return cfg, &exitError{code: exitIO, err: err}
 		}
@@ -325,14 +325,14 @@ func inputOrUsage(err error) int {
 	var pathErr *fs.PathError
 	var parseErr *rules.ParseError
 	if errors.As(err, &pathErr) || errors.As(err, &parseErr) || errors.Is(err, limitedfile.ErrTooLarge) ||
-		errors.Is(err, nodeconfig.ErrParamsFile) {
+		errors.Is(err, config.ErrParamsFile) {
 		return exitIO
 	}
 	return exitUsage
 }
 
 // session resolves the configuration and the runner's options from it.
-func (f *decisionFlags) session() (nodeconfig.Config, runner.SessionOptions, error) {
+func (f *decisionFlags) session() (config.Config, runner.SessionOptions, error) {
 	cfg, err := f.settings()
 	if err != nil {
 		return cfg, runner.SessionOptions{}, err
@@ -352,7 +352,7 @@ func (f *decisionFlags) session() (nodeconfig.Config, runner.SessionOptions, err
 // quiet, the summary; a truncated source is a finding (exit 1) after the
 // output is completed. It returns the number of decisions made.
 func (f *decisionFlags) decideInto(label string, src audit.Source, total uint64, in, out string,
-	cfg nodeconfig.Config, sopts runner.SessionOptions, stderr io.Writer) (uint64, error) {
+	cfg config.Config, sopts runner.SessionOptions, stderr io.Writer) (uint64, error) {
 	key, err := f.signingKey()
 	if err != nil {
 		return 0, err
@@ -414,7 +414,7 @@ func (f *decisionFlags) decideInto(label string, src audit.Source, total uint64,
 
 // decisionsTopic is the resolved decisions topic of a validated
 // configuration.
-func decisionsTopic(cfg nodeconfig.Config) string {
+func decisionsTopic(cfg config.Config) string {
 	t, err := cfg.ResolvedTopics()
 	if err != nil {
 		return runner.DefaultTopics().Decisions()
@@ -424,7 +424,7 @@ func decisionsTopic(cfg nodeconfig.Config) string {
 
 // actionsTopic is the resolved action receipts topic of a validated
 // configuration.
-func actionsTopic(cfg nodeconfig.Config) string {
+func actionsTopic(cfg config.Config) string {
 	t, err := cfg.ResolvedTopics()
 	if err != nil || t.Actions() == "" {
 		return runner.DefaultTopics().Actions()
@@ -436,7 +436,7 @@ func actionsTopic(cfg nodeconfig.Config) string {
 // outputs of sim and replay are reproducible from their inputs, so they
 // skip the per-chunk fsync that protects a live recording; Close still
 // syncs.
-func recorderOptions(cfg nodeconfig.Config) bag.RecorderOptions {
+func recorderOptions(cfg config.Config) bag.RecorderOptions {
 	return bag.RecorderOptions{
 		Compression: bag.Compression(cfg.Recording.Compression),
 		ChunkSize:   cfg.Recording.ChunkSize,

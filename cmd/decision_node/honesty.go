@@ -8,10 +8,10 @@ import (
 	"os"
 	"time"
 
+	"github.com/ghost-robotics/ghost/pkg/audit/honesty"
+	"github.com/ghost-robotics/ghost/pkg/audit/report"
 	"github.com/ghost-robotics/ghost/pkg/bag"
-	"github.com/ghost-robotics/ghost/pkg/honesty"
-	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
-	"github.com/ghost-robotics/ghost/pkg/report"
+	"github.com/ghost-robotics/ghost/pkg/ros2/config"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 )
 
@@ -94,7 +94,7 @@ func runHonesty(args []string, stdout, stderr io.Writer) error {
 }
 
 // honestyOptions are the audit's options from the configuration's topics.
-func honestyOptions(cfg nodeconfig.Config, ns string, maxGap time.Duration) (honesty.Options, error) {
+func honestyOptions(cfg config.Config, ns string, maxGap time.Duration) (honesty.Options, error) {
 	t, err := cfg.ResolvedTopics()
 	if err != nil {
 		return honesty.Options{}, fail(exitUsage, "%w", err)
@@ -149,7 +149,7 @@ func auditHonesty(path string, opts honesty.Options, stderr io.Writer) (*honesty
 // honesty does, and gives the flight the result to draw (report --truth).
 // The flight always gets a Truth, which says why when there is no verdict;
 // the error is then the exit status to end with, once the report is out.
-func addTruth(f *report.Flight, path string, cfg nodeconfig.Config, stderr io.Writer) error {
+func addTruth(f *report.Flight, path string, cfg config.Config, stderr io.Writer) error {
 	opts, err := honestyOptions(cfg, "", 0)
 	if err != nil {
 		return err

@@ -13,8 +13,8 @@ import (
 	"github.com/ghost-robotics/ghost/internal/golden"
 	"github.com/ghost-robotics/ghost/internal/px4fixture"
 	"github.com/ghost-robotics/ghost/internal/ulogtest"
+	"github.com/ghost-robotics/ghost/pkg/audit/honesty"
 	"github.com/ghost-robotics/ghost/pkg/bag"
-	"github.com/ghost-robotics/ghost/pkg/honesty"
 )
 
 // recordedDecisions are a recording's decisions, action receipts and

@@ -7,8 +7,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/ghost-robotics/ghost/pkg/audit/latency"
 	"github.com/ghost-robotics/ghost/pkg/bag"
-	"github.com/ghost-robotics/ghost/pkg/latency"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 )
 

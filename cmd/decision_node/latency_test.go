@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ghost-robotics/ghost/pkg/audit/latency"
 	"github.com/ghost-robotics/ghost/pkg/bag"
-	"github.com/ghost-robotics/ghost/pkg/latency"
 )
 
 // withPublishTimes copies a recording, giving every decision a publish time

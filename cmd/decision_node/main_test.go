@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
-	"github.com/ghost-robotics/ghost/pkg/ros2msg"
+	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
 // cli runs the command in-process and returns its exit status and output.

@@ -14,9 +14,9 @@ import (
 	"syscall"
 
 	"github.com/ghost-robotics/ghost/pkg/node"
-	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
-	"github.com/ghost-robotics/ghost/pkg/ros2"
-	"github.com/ghost-robotics/ghost/pkg/rosout"
+	"github.com/ghost-robotics/ghost/pkg/ros2/config"
+	"github.com/ghost-robotics/ghost/pkg/ros2/rosout"
+	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 )
 
 // rosBuild: this build runs as a ROS 2 node when no command is given.
@@ -26,7 +26,7 @@ const rosBuild = true
 // decides what is pending, publishes it, closes every sink and returns nil
 // (exit status 0).
 func runNode(args []string, stderr io.Writer) error {
-	cfg, rest, err := nodeconfig.FromArgs(args)
+	cfg, rest, err := config.FromArgs(args)
 	if err != nil {
 		return fail(exitUsage, "%w", err)
 	}
@@ -46,7 +46,7 @@ func runNode(args []string, stderr io.Writer) error {
 	logger := slog.New(slog.NewMultiHandler(text, ro))
 	// The rcl node takes its default name and the root namespace: rcl
 	// applies __node, __ns and the topic remaps from args itself.
-	t, err := ros2.NewRCLTransport(args, nodeconfig.DefaultNodeName, "", logger)
+	t, err := transport.NewRCLTransport(args, config.DefaultNodeName, "", logger)
 	if err != nil {
 		return fail(exitIO, "%w", err)
 	}

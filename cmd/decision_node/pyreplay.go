@@ -5,12 +5,12 @@ import (
 	"io"
 
 	"github.com/ghost-robotics/ghost/pkg/audit"
+	"github.com/ghost-robotics/ghost/pkg/audit/pyref"
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
-	"github.com/ghost-robotics/ghost/pkg/pyref"
-	"github.com/ghost-robotics/ghost/pkg/ros2msg"
+	"github.com/ghost-robotics/ghost/pkg/ros2/config"
 	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
 // replayReference replays a recording the Python reference wrote (JSON
@@ -22,7 +22,7 @@ import (
 // /self_assessment/calibrated), so the decisions use the calibrated
 // context as the reference's did; its recorded decisions and every other
 // channel are left out.
-func replayReference(df *decisionFlags, in, out string, cfg nodeconfig.Config, stderr io.Writer) error {
+func replayReference(df *decisionFlags, in, out string, cfg config.Config, stderr io.Writer) error {
 	reader, err := openInput(in, nil, "", "", stderr, jsonEncoding)
 	if err != nil {
 		return err

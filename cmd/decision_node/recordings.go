@@ -11,7 +11,7 @@ import (
 
 	"github.com/ghost-robotics/ghost/pkg/audit"
 	"github.com/ghost-robotics/ghost/pkg/bag"
-	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
+	"github.com/ghost-robotics/ghost/pkg/ros2/config"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 )
 
@@ -152,7 +152,7 @@ type openedAudit struct {
 // openAuditOf opens rec for verify, its files as one stream (see
 // openedFiles.source); the first file says what the recording is (the
 // inputs, the calibrated channel, the recorder).
-func openAuditOf(rec recording, cfg nodeconfig.Config, sopts runner.SessionOptions, stderr io.Writer) (*openedAudit, error) {
+func openAuditOf(rec recording, cfg config.Config, sopts runner.SessionOptions, stderr io.Writer) (*openedAudit, error) {
 	if rec.err != nil {
 		return nil, fail(exitIO, "%w", rec.err)
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-const referenceRecording = "../../pkg/pyref/testdata/gps_denial"
+const referenceRecording = "../../pkg/audit/pyref/testdata/gps_denial"
 
 // TestVerifyAndReportReferenceRecording: verify and report read a
 // recording the Python reference wrote; --format reference writes the

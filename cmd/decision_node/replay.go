@@ -7,9 +7,9 @@ import (
 	"os"
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
-	"github.com/ghost-robotics/ghost/pkg/bridge"
-	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
+	"github.com/ghost-robotics/ghost/pkg/ros2/config"
 	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/vehicle/bridge"
 )
 
 const replayDescription = `
@@ -72,7 +72,7 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	case rec.err != nil:
 		return fail(exitIO, "%w", rec.err)
 	}
-	if cfg.Input.Source != nodeconfig.SourceGhost {
+	if cfg.Input.Source != config.SourceGhost {
 		return replayVehicle(&df, rec, *out, cfg, sopts, stderr)
 	}
 	if isReferenceRecording(rec.files[0]) {
@@ -156,7 +156,7 @@ func openInput(path string, inputs []runner.InputSpec, decisions, actions string
 // nav_msgs/Odometry) as the live node with that input.source decides them:
 // each estimator sample becomes a belief and its assessment, recorded next
 // to the vehicle's messages, then decided.
-func replayVehicle(df *decisionFlags, rec recording, out string, cfg nodeconfig.Config, sopts runner.SessionOptions, stderr io.Writer) error {
+func replayVehicle(df *decisionFlags, rec recording, out string, cfg config.Config, sopts runner.SessionOptions, stderr io.Writer) error {
 	in := rec.name
 	files, err := openReplayFiles(rec, func(f string) (*bag.Reader, error) {
 		return openInput(f, nil, "", "", stderr, nil)
@@ -175,7 +175,7 @@ func replayVehicle(df *decisionFlags, rec recording, out string, cfg nodeconfig.
 	}
 	var src bridge.Source
 	switch cfg.Input.Source {
-	case nodeconfig.SourcePX4:
+	case config.SourcePX4:
 		defs, err := bridge.PX4DefinitionsOf(channels)
 		if err != nil {
 			return fail(exitIO, "%s: %w", in, err)
@@ -184,7 +184,7 @@ func replayVehicle(df *decisionFlags, rec recording, out string, cfg nodeconfig.
 		if err != nil {
 			return fail(exitUsage, "%w", err)
 		}
-	case nodeconfig.SourceOdometry:
+	case config.SourceOdometry:
 		defs, err := bridge.OdometryDefinitionsOf(channels)
 		if err != nil {
 			return fail(exitIO, "%s: %w", in, err)

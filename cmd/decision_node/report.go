@@ -10,11 +10,11 @@ import (
 	"strings"
 
 	"github.com/ghost-robotics/ghost/pkg/audit"
+	"github.com/ghost-robotics/ghost/pkg/audit/pyref"
+	"github.com/ghost-robotics/ghost/pkg/audit/report"
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
-	"github.com/ghost-robotics/ghost/pkg/pyref"
-	"github.com/ghost-robotics/ghost/pkg/report"
+	"github.com/ghost-robotics/ghost/pkg/ros2/config"
 	"github.com/ghost-robotics/ghost/pkg/rules"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 )
@@ -52,7 +52,7 @@ const reportExample = `  decision_node sim --out flight.mcap
 
 // auditRecording runs verify's audit of rec (ghost or Python reference)
 // for the report's header and marks.
-func auditRecording(rec recording, cfg nodeconfig.Config, sopts runner.SessionOptions, policies []decisions.Policy, stderr io.Writer) (report.Audit, error) {
+func auditRecording(rec recording, cfg config.Config, sopts runner.SessionOptions, policies []decisions.Policy, stderr io.Writer) (report.Audit, error) {
 	in, err := openAuditOf(rec, cfg, sopts, io.Discard)
 	if err != nil {
 		return report.Audit{}, err

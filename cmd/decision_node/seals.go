@@ -8,7 +8,7 @@ import (
 
 	"github.com/ghost-robotics/ghost/pkg/audit"
 	"github.com/ghost-robotics/ghost/pkg/bag"
-	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
+	"github.com/ghost-robotics/ghost/pkg/ros2/config"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 	"github.com/ghost-robotics/ghost/pkg/seal"
 )
@@ -19,7 +19,7 @@ import (
 // given by --trust-key.
 
 // sealTopic is the resolved seal topic of a validated configuration.
-func sealTopic(cfg nodeconfig.Config) string {
+func sealTopic(cfg config.Config) string {
 	t, err := cfg.ResolvedTopics()
 	if err != nil || t.Seal() == "" {
 		return runner.DefaultTopics().Seal()
@@ -42,7 +42,7 @@ func (f *decisionFlags) signingKey() (ed25519.PrivateKey, error) {
 // sealedOutput returns where a decision command writes: rec itself without
 // a key, else a recorder that seals every message written and, on close,
 // writes the final seal.
-func sealedOutput(rec *bag.Recorder, key ed25519.PrivateKey, cfg nodeconfig.Config) (audit.Recorder, func() error, error) {
+func sealedOutput(rec *bag.Recorder, key ed25519.PrivateKey, cfg config.Config) (audit.Recorder, func() error, error) {
 	if key == nil {
 		return rec, rec.Close, nil
 	}
@@ -93,7 +93,7 @@ func (k *trustKeyFiles) register(fs *flag.FlagSet) {
 // sealOptions are the seal check of an audit: report-only without trusted
 // keys. Another recorder's log times may put a message on the wrong side
 // of a seal by as much as its receipts may be skewed.
-func sealOptions(cfg nodeconfig.Config, skewOf audit.VerifyOptions) *seal.CheckOptions {
+func sealOptions(cfg config.Config, skewOf audit.VerifyOptions) *seal.CheckOptions {
 	return &seal.CheckOptions{Topic: sealTopic(cfg), Skew: skewOf.ReceiptTimeSkew}
 }
 

@@ -14,10 +14,10 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/executor"
-	"github.com/ghost-robotics/ghost/pkg/px4"
-	"github.com/ghost-robotics/ghost/pkg/px4standin"
-	"github.com/ghost-robotics/ghost/pkg/ros2"
+	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
+	"github.com/ghost-robotics/ghost/pkg/vehicle/executor"
+	"github.com/ghost-robotics/ghost/pkg/vehicle/px4"
+	"github.com/ghost-robotics/ghost/pkg/vehicle/standin"
 )
 
 const standinDescription = `
@@ -37,7 +37,7 @@ const standinExample = `  decision_node px4-standin --deny engage_land &
 
 // standinOptions are the stand-in's settings from its flags.
 type standinOptions struct {
-	opts   px4standin.Options
+	opts   standin.Options
 	period time.Duration
 }
 
@@ -64,7 +64,7 @@ func runStandin(args []string, stdout, stderr io.Writer) error {
 	if *period < 0 {
 		return fail(exitUsage, "--status-period %v: must be >= 0", *period)
 	}
-	so := standinOptions{opts: px4standin.Options{Namespace: *namespace, SystemID: uint8(*system)}, period: *period}
+	so := standinOptions{opts: standin.Options{Namespace: *namespace, SystemID: uint8(*system)}, period: *period}
 	if *deny != "" {
 		for s := range strings.SplitSeq(*deny, ",") {
 			k, err := decisions.ParseKind(strings.TrimSpace(s))
@@ -100,8 +100,8 @@ func runStandin(args []string, stdout, stderr io.Writer) error {
 
 // serveStandin runs the stand-in on t until ctx is done. tick, when set,
 // replaces the status period's ticker (tests).
-func serveStandin(ctx context.Context, t ros2.Transport, so standinOptions, logger *slog.Logger, tick <-chan time.Time) error {
-	s, err := px4standin.New(t, so.opts)
+func serveStandin(ctx context.Context, t transport.Transport, so standinOptions, logger *slog.Logger, tick <-chan time.Time) error {
+	s, err := standin.New(t, so.opts)
 	if err != nil {
 		return err
 	}
@@ -119,7 +119,7 @@ func serveStandin(ctx context.Context, t ros2.Transport, so standinOptions, logg
 	if err := s.PublishStatus(time.Now()); err != nil {
 		logger.Warn("status not published", "err", err)
 	}
-	var last px4standin.Stats
+	var last standin.Stats
 	for {
 		select {
 		case <-ctx.Done():

@@ -6,10 +6,10 @@ import (
 	"errors"
 	"log/slog"
 
-	"github.com/ghost-robotics/ghost/pkg/ros2"
+	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 )
 
 // newStandinTransport: this build has no ROS 2 transport.
-func newStandinTransport([]string, *slog.Logger) (ros2.Transport, error) {
+func newStandinTransport([]string, *slog.Logger) (transport.Transport, error) {
 	return nil, errors.New("this build has no ROS 2 transport: build with -tags rclgo inside a sourced ROS 2 Humble workspace (colcon build does)")
 }

@@ -9,11 +9,11 @@ import (
 
 	"github.com/ghost-robotics/ghost/internal/px4fixture"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/executor"
-	"github.com/ghost-robotics/ghost/pkg/px4"
-	"github.com/ghost-robotics/ghost/pkg/px4standin"
-	"github.com/ghost-robotics/ghost/pkg/ros2"
+	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/vehicle/executor"
+	"github.com/ghost-robotics/ghost/pkg/vehicle/px4"
+	"github.com/ghost-robotics/ghost/pkg/vehicle/standin"
 )
 
 func TestStandinUsage(t *testing.T) {
@@ -47,13 +47,13 @@ func TestServeStandin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ft := ros2.NewFakeTransport()
+	ft := transport.NewFakeTransport()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	runCtx, stop := context.WithCancel(ctx)
 	tick := make(chan time.Time)
 	done := make(chan error, 1)
-	so := standinOptions{opts: px4standin.Options{Definitions: defs, Deny: []decisions.Kind{decisions.KindHold}}}
+	so := standinOptions{opts: standin.Options{Definitions: defs, Deny: []decisions.Kind{decisions.KindHold}}}
 	go func() { done <- serveStandin(runCtx, ft, so, slog.New(slog.DiscardHandler), tick) }()
 	if _, err := ft.WaitPublished(ctx, "/fmu/out/vehicle_status", 1); err != nil {
 		t.Fatal(err)

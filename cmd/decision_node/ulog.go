@@ -8,13 +8,13 @@ import (
 	"strings"
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
-	"github.com/ghost-robotics/ghost/pkg/bridge"
-	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
-	"github.com/ghost-robotics/ghost/pkg/px4"
-	"github.com/ghost-robotics/ghost/pkg/ros2"
+	"github.com/ghost-robotics/ghost/pkg/ros2/config"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/runner"
-	"github.com/ghost-robotics/ghost/pkg/ulog"
-	"github.com/ghost-robotics/ghost/pkg/vehicle"
+	"github.com/ghost-robotics/ghost/pkg/vehicle/bridge"
+	"github.com/ghost-robotics/ghost/pkg/vehicle/mapping"
+	"github.com/ghost-robotics/ghost/pkg/vehicle/px4"
+	"github.com/ghost-robotics/ghost/pkg/vehicle/ulog"
 )
 
 const ulogDescription = `
@@ -131,7 +131,7 @@ func runULog(args []string, stdout, stderr io.Writer) error {
 
 // nothingDecided says why a log gave no decision: no sample of the
 // estimator topic that makes beliefs, or none of them became a belief.
-func nothingDecided(src *bridge.ULogSource, c vehicle.Counters, position string) string {
+func nothingDecided(src *bridge.ULogSource, c mapping.Counters, position string) string {
 	topic, other, otherFlag := "vehicle_local_position", "vehicle_odometry", bridge.PositionOdometry
 	if position == bridge.PositionOdometry {
 		topic, other, otherFlag = other, topic, bridge.PositionLocalPosition
@@ -147,7 +147,7 @@ func nothingDecided(src *bridge.ULogSource, c vehicle.Counters, position string)
 		var why []string
 		for i, k := range c.Rejected {
 			if k > 0 {
-				why = append(why, fmt.Sprintf("%d rejected: %s", k, vehicle.Reason(i)))
+				why = append(why, fmt.Sprintf("%d rejected: %s", k, mapping.Reason(i)))
 			}
 		}
 		if src.FieldErrors > 0 {
@@ -161,7 +161,7 @@ func nothingDecided(src *bridge.ULogSource, c vehicle.Counters, position string)
 // ulogSource maps the log's estimator samples to beliefs with the
 // configuration's topics and thresholds, and passes its ground truth on
 // when withTruth.
-func ulogSource(r *ulog.Reader, position string, cfg nodeconfig.Config, withTruth bool) (*bridge.ULogSource, *bridge.Bridge, error) {
+func ulogSource(r *ulog.Reader, position string, cfg config.Config, withTruth bool) (*bridge.ULogSource, *bridge.Bridge, error) {
 	resolved, err := cfg.ResolvedTopics()
 	if err != nil {
 		return nil, nil, fail(exitUsage, "%w", err)
@@ -184,7 +184,7 @@ func ulogSource(r *ulog.Reader, position string, cfg nodeconfig.Config, withTrut
 	return src, b, nil
 }
 
-func printULogSummary(w io.Writer, src *bridge.ULogSource, c vehicle.Counters) {
+func printULogSummary(w io.Writer, src *bridge.ULogSource, c mapping.Counters) {
 	fmt.Fprintf(w, "log samples read: vehicle_local_position %d, vehicle_odometry %d, vehicle_attitude %d, vehicle_status %d, battery_status %d\n",
 		src.Samples["vehicle_local_position"], src.Samples["vehicle_odometry"], src.Samples["vehicle_attitude"],
 		src.Samples["vehicle_status"], src.Samples["battery_status"])
@@ -192,7 +192,7 @@ func printULogSummary(w io.Writer, src *bridge.ULogSource, c vehicle.Counters) {
 	sep := " ("
 	for i, n := range c.Rejected {
 		if n > 0 {
-			fmt.Fprintf(w, "%s%s %d", sep, vehicle.Reason(i), n)
+			fmt.Fprintf(w, "%s%s %d", sep, mapping.Reason(i), n)
 			sep = ", "
 		}
 	}
@@ -250,7 +250,7 @@ func printULogTruth(w io.Writer, inLog bridge.ULogTruthCounts, out *bridge.ULogT
 
 // emitPX4 writes the log as PX4's DDS topics, with PX4's writer QoS in the
 // recording's metadata, so that `ros2 bag play` stands in for a PX4 vehicle.
-func emitPX4(df *decisionFlags, r *ulog.Reader, in, out, prefix, ns string, withTruth bool, cfg nodeconfig.Config, stderr io.Writer) error {
+func emitPX4(df *decisionFlags, r *ulog.Reader, in, out, prefix, ns string, withTruth bool, cfg config.Config, stderr io.Writer) error {
 	if prefix == "" {
 		prefix = os.Getenv("AMENT_PREFIX_PATH")
 	}
@@ -277,9 +277,9 @@ func emitPX4(df *decisionFlags, r *ulog.Reader, in, out, prefix, ns string, with
 	}
 	defer file.Abort() // after a successful Commit, a no-op
 	ids := map[string]bag.ChannelID{}
-	qos := ros2.QoSProfile{Reliability: ros2.ReliabilityBestEffort, Durability: ros2.DurabilityTransientLocal, History: ros2.HistoryKeepLast, Depth: 1}
+	profile := qos.Profile{Reliability: qos.ReliabilityBestEffort, Durability: qos.DurabilityTransientLocal, History: qos.HistoryKeepLast, Depth: 1}
 	for _, c := range chans {
-		if ids[c.Topic], err = rec.AddChannel(c.Topic, c.SchemaName, c.SchemaText, qos); err != nil {
+		if ids[c.Topic], err = rec.AddChannel(c.Topic, c.SchemaName, c.SchemaText, profile); err != nil {
 			_ = rec.Close()
 			return fail(exitIO, "%w", err)
 		}

@@ -11,8 +11,8 @@ import (
 	"github.com/ghost-robotics/ghost/internal/golden"
 	"github.com/ghost-robotics/ghost/internal/px4fixture"
 	"github.com/ghost-robotics/ghost/pkg/bag"
-	"github.com/ghost-robotics/ghost/pkg/ros2msg"
-	"github.com/ghost-robotics/ghost/pkg/ulog"
+	"github.com/ghost-robotics/ghost/pkg/vehicle/ulog"
+	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
 // distinctSamples counts the distinct timestamps of instance 0 of
@@ -48,7 +48,7 @@ func distinctSamples(t *testing.T, path string) int {
 // a recording that verify passes, with one decision per distinct
 // vehicle_local_position sample.
 func TestULogThenVerify(t *testing.T) {
-	logs := []string{"../../pkg/ulog/testdata/px4_v1.11_excerpt.ulg"}
+	logs := []string{"../../pkg/vehicle/ulog/testdata/px4_v1.11_excerpt.ulg"}
 	if g, ok := golden.Find(); ok && !golden.Subset() {
 		logs = append(logs, filepath.Join(g, "ulog", "px4_v1.11_cubeorange.ulg"))
 	}
@@ -128,7 +128,7 @@ func TestULogAsPX4TopicsReplaysToTheSameDecisions(t *testing.T) {
 	if err := os.WriteFile(params, []byte("/**:\n  ros__parameters:\n    input:\n      source: px4\n    px4:\n      position: local_position\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	log := "../../pkg/ulog/testdata/px4_v1.11_excerpt.ulg"
+	log := "../../pkg/vehicle/ulog/testdata/px4_v1.11_excerpt.ulg"
 	direct, topics, replayed := filepath.Join(dir, "direct.mcap"), filepath.Join(dir, "px4.mcap"), filepath.Join(dir, "replayed.mcap")
 	for _, args := range [][]string{
 		{"ulog", "--in", log, "--out", direct, "--quiet"},

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/ghost-robotics/ghost/pkg/audit"
-	"github.com/ghost-robotics/ghost/pkg/pyref"
+	"github.com/ghost-robotics/ghost/pkg/audit/pyref"
 )
 
 const verifyDescription = `

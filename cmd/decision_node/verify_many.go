@@ -11,7 +11,7 @@ import (
 
 	"github.com/ghost-robotics/ghost/pkg/audit"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
+	"github.com/ghost-robotics/ghost/pkg/ros2/config"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 )
 
@@ -52,7 +52,7 @@ type manyTotal struct {
 
 // verifySetup is what every file of a verify is audited with.
 type verifySetup struct {
-	cfg      nodeconfig.Config
+	cfg      config.Config
 	sopts    runner.SessionOptions
 	policies []decisions.Policy
 	allow    []audit.Finding

@@ -4,7 +4,7 @@
 // again. The repository keeps no copy of them: px4_msgs is another
 // project's text. Without the shared folder the tests that need it skip,
 // saying where they looked, except in CI (CI set), where they fail. It
-// imports nothing of the project, so pkg/px4's own tests use it too. It is
+// imports nothing of the project, so pkg/vehicle/px4's own tests use it too. It is
 // for tests only.
 package px4fixture
 
@@ -17,7 +17,7 @@ import (
 )
 
 // Messages are the px4_msgs messages the project reads or writes (the list
-// pkg/px4's Messages gives; a test there keeps the two equal).
+// pkg/vehicle/px4's Messages gives; a test there keeps the two equal).
 var Messages = []string{
 	"BatteryStatus", "VehicleAttitude", "VehicleCommand", "VehicleCommandAck",
 	"VehicleLocalPosition", "VehicleOdometry", "VehicleStatus",

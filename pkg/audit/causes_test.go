@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
-	"github.com/ghost-robotics/ghost/pkg/ros2msg"
+	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
 // Problems are grouped by cause with exact counts, however many were

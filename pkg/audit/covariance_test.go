@@ -8,8 +8,8 @@ import (
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/ros2msg"
 	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
 // Verify decodes beliefs' covariances into storage reused batch after
@@ -127,7 +127,8 @@ func TestVerifyDonatesCovariancesToOneLoopOnly(t *testing.T) {
 		b := decisions.Belief{StampSimNs: stamp, OrientationQ: [4]float64{1, 0, 0, 0},
 			Covariance: make([]float64, decisions.CovarianceLen),
 			Mission:    decisions.MissionStatus{StartedSimNs: decisions.NotStarted}}
-		ev := runner.DecodedOf(runner.BeliefEvent{ArrivalNs: stamp, Belief: b, Donor: &pool})
+		w := ros2msg.BeliefToWire(&b)
+		ev := decodeInput(t, v, state, stamp, &w, &pool)
 		v.input(&bag.Message{Topic: state, LogTime: uint64(stamp)}, &ev, nil)
 		return ev.Event().(runner.BeliefEvent).Donor != nil
 	}
@@ -141,4 +142,24 @@ func TestVerifyDonatesCovariancesToOneLoopOnly(t *testing.T) {
 	if !donated() {
 		t.Error("with one candidate, the covariance was not donated")
 	}
+}
+
+// decodeInput encodes m and decodes it with v's input table, as verify
+// decodes a recorded message; with a pool, a belief's covariance is drawn
+// from it and donated with the event.
+func decodeInput(t testing.TB, v *verifier, topic string, arrivalNs int64, m ros2msg.CDRMessage, pool *runner.CovariancePool) runner.Decoded {
+	t.Helper()
+	data, err := m.MarshalCDR()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sc runner.Scratch
+	if pool != nil {
+		sc.DrawFrom(pool)
+	}
+	var ev runner.Decoded
+	if err := runner.NewDecoder(v.inputs).DecodeInto(topic, arrivalNs, data, &sc, &ev); err != nil {
+		t.Fatalf("decode %s: %v", topic, err)
+	}
+	return ev
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/ghost-robotics/ghost/internal/testscale"
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/ros2msg"
+	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
 // "No verdict lies": every single-message forgery of a simulated recording

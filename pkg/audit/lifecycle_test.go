@@ -6,12 +6,12 @@ import (
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/executor"
-	"github.com/ghost-robotics/ghost/pkg/ros2msg"
-	"github.com/ghost-robotics/ghost/pkg/ros2msg/stdmsgs"
 	"github.com/ghost-robotics/ghost/pkg/rules"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 	"github.com/ghost-robotics/ghost/pkg/sim"
+	"github.com/ghost-robotics/ghost/pkg/vehicle/executor"
+	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
+	"github.com/ghost-robotics/ghost/pkg/wire/stdmsgs"
 )
 
 const (

@@ -26,12 +26,6 @@ const (
 	prefetchBatches    = 2       // batches in flight besides those being decoded
 )
 
-// maxPrefetchBytes bounds the message bytes the prefetcher holds at once
-// when no message is larger than maxMessage.
-func maxPrefetchBytes(maxMessage, workers int) int {
-	return (prefetchBatches + workers + 1) * (prefetchBatchBytes + maxMessage)
-}
-
 // fetched is one message with what decode made of it.
 type fetched[T any] struct {
 	msg bag.Message
@@ -56,20 +50,13 @@ type prefetcher[T any] struct {
 	done sync.WaitGroup
 }
 
-// startPrefetch reads src and decodes each message on a new goroutine (or
-// on workers, see startPrefetchInto).
-// The caller takes batches with next, gives each back with release, and
-// calls stop before it returns (which waits for the goroutine, so src is
-// free again).
-func startPrefetch[T any](src Source, workers int, decode func(*bag.Message) T) *prefetcher[T] {
-	return startPrefetchInto(src, workers, func() func(*bag.Message, *T) {
-		return func(m *bag.Message, out *T) { *out = decode(m) }
-	})
-}
-
-// startPrefetchInto is startPrefetch with decode writing into the batch's
-// item (a value returned through a function value would be built on the
-// heap, one allocation per message). The item still holds what an earlier
+// startPrefetchInto reads src and decodes each message on a new goroutine
+// (or on workers, see below). The caller takes batches with next, gives
+// each back with release, and calls stop before it returns (which waits for
+// the goroutines, so src is free again).
+//
+// decode writes into the batch's item (a value returned through a function
+// value would be built on the heap, one allocation per message). The item still holds what an earlier
 // message left there (clearing items of several hundred bytes cost more
 // than decoding some of them), so decode must set every field the batch's
 // reader reads for that message. What decode keeps for longer than the

@@ -11,6 +11,20 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/bag"
 )
 
+// maxPrefetchBytes bounds the message bytes the prefetcher holds at once
+// when no message is larger than maxMessage.
+func maxPrefetchBytes(maxMessage, workers int) int {
+	return (prefetchBatches + workers + 1) * (prefetchBatchBytes + maxMessage)
+}
+
+// startPrefetch is startPrefetchInto with decode returning each message's
+// value.
+func startPrefetch[T any](src Source, workers int, decode func(*bag.Message) T) *prefetcher[T] {
+	return startPrefetchInto(src, workers, func() func(*bag.Message, *T) {
+		return func(m *bag.Message, out *T) { *out = decode(m) }
+	})
+}
+
 // countingSource yields n messages whose Data is their index, reusing one
 // buffer as a recording reader does, then err (or io.EOF).
 type countingSource struct {

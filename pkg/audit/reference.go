@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ghost-robotics/ghost/pkg/audit/pyref"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/pyref"
-	"github.com/ghost-robotics/ghost/pkg/ros2"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 )
 
@@ -55,30 +55,30 @@ func NewReferenceRecording(channels []pyref.ChannelInfo) (ReferenceRecording, er
 	if rr.DecisionsTopic == "" {
 		return rr, fmt.Errorf("reference recording: %w", ErrNoDecisionsChannel)
 	}
-	qos := ros2.DefaultInputQoS()
+	inputQoS := qos.DefaultInput()
 	if t := topic[pyref.RoleBelief]; t != "" {
 		rr.Inputs = append(rr.Inputs, runner.InputSpec{
-			Key: runner.KeyState, Topic: t, Type: schemaOf(pyref.RoleBelief), QoS: qos, Kind: runner.InputBelief,
+			Key: runner.KeyState, Topic: t, Type: schemaOf(pyref.RoleBelief), QoS: inputQoS, Kind: runner.InputBelief,
 			Role: "belief (reference VehicleState, JSON)", NewDecode: decodeWith(beliefEvent),
 		})
 	}
 	switch {
 	case topic[pyref.RoleCalibrated] != "":
 		rr.Inputs = append(rr.Inputs, runner.InputSpec{
-			Key: "self_assessment_calibrated", Topic: topic[pyref.RoleCalibrated], Type: schemaOf(pyref.RoleCalibrated), QoS: qos,
+			Key: "self_assessment_calibrated", Topic: topic[pyref.RoleCalibrated], Type: schemaOf(pyref.RoleCalibrated), QoS: inputQoS,
 			Kind: runner.InputAssessment, Role: "calibrated self-assessment (reference, JSON)", NewDecode: decodeWith(calibratedEvent),
 		})
 		rr.Format.ChainTopic = topic[pyref.RoleAssessment]
 		rr.Format.NewDecodeChain = func() func([]byte) (decisions.SelfAssessment, error) { return pyref.DecodeAssessment }
 	case topic[pyref.RoleAssessment] != "":
 		rr.Inputs = append(rr.Inputs, runner.InputSpec{
-			Key: runner.KeySelfAssessment, Topic: topic[pyref.RoleAssessment], Type: schemaOf(pyref.RoleAssessment), QoS: qos,
+			Key: runner.KeySelfAssessment, Topic: topic[pyref.RoleAssessment], Type: schemaOf(pyref.RoleAssessment), QoS: inputQoS,
 			Kind: runner.InputAssessment, Role: "self-assessment (reference, JSON)", NewDecode: decodeWith(assessmentEvent),
 		})
 	}
 	if t := topic[pyref.RolePerception]; t != "" {
 		rr.Inputs = append(rr.Inputs, runner.InputSpec{
-			Key: runner.KeyPerceptionMode, Topic: t, Type: schemaOf(pyref.RolePerception), QoS: qos, Kind: runner.InputPerception,
+			Key: runner.KeyPerceptionMode, Topic: t, Type: schemaOf(pyref.RolePerception), QoS: inputQoS, Kind: runner.InputPerception,
 			Role: "perception mode (reference, JSON)", NewDecode: decodeWith(perceptionEvent),
 		})
 	}

@@ -11,15 +11,15 @@ import (
 	"testing"
 
 	"github.com/ghost-robotics/ghost/internal/golden"
+	"github.com/ghost-robotics/ghost/pkg/audit/pyref"
 	"github.com/ghost-robotics/ghost/pkg/bag"
-	"github.com/ghost-robotics/ghost/pkg/pyref"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 )
 
 // referenceRecordings are the Python reference's own recordings: the one
 // vendored with pyref, and the others of the shared golden set.
 func referenceRecordings(t *testing.T) []string {
-	paths := []string{"../pyref/testdata/gps_denial.mcap"}
+	paths := []string{"pyref/testdata/gps_denial.mcap"}
 	if g, ok := golden.Find(); ok && !golden.Subset() {
 		for _, n := range []string{"gps_degradation_loss_recovery", "cascade_dropout_ewma"} {
 			paths = append(paths, filepath.Join(g, "python", n+".mcap"))
@@ -141,7 +141,7 @@ func firstDiff(a, b []byte) string {
 // assessment: exactly that stamp's chain is broken, every other decision
 // still verifies and re-runs.
 func TestVerifyReferenceTamperedAssessment(t *testing.T) {
-	r, rr := openReference(t, "../pyref/testdata/gps_denial.mcap")
+	r, rr := openReference(t, "pyref/testdata/gps_denial.mcap")
 	msgs := drainSource(t, r)
 	r.Close()
 	var stamp int64 = -1

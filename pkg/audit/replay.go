@@ -9,7 +9,7 @@ import (
 
 	"github.com/ghost-robotics/ghost/msg"
 	"github.com/ghost-robotics/ghost/pkg/bag"
-	"github.com/ghost-robotics/ghost/pkg/ros2"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 	"github.com/ghost-robotics/ghost/pkg/seal"
 )
@@ -46,8 +46,8 @@ type SchemaSource interface {
 // Recorder is where Replay writes: a *bag.Recorder, or a seal.Recorder
 // that seals what is written through it.
 type Recorder interface {
-	AddChannel(topic, schemaName, schemaText string, qos ...ros2.QoSProfile) (bag.ChannelID, error)
-	AddMessageChannel(topic, msgType string, qos ...ros2.QoSProfile) (bag.ChannelID, error)
+	AddChannel(topic, schemaName, schemaText string, profiles ...qos.Profile) (bag.ChannelID, error)
+	AddMessageChannel(topic, msgType string, profiles ...qos.Profile) (bag.ChannelID, error)
 	Write(ch bag.ChannelID, logTime, publishTime uint64, data []byte) error
 	Compression() bag.Compression
 }
@@ -64,14 +64,14 @@ func copyChannel(out Recorder, src Source, m *bag.Message) (bag.ChannelID, error
 			if _, err := msg.Definition(m.SchemaName); err == nil {
 				break // a ghost type: the compiled-in definition below
 			}
-			qos := c.QoS
-			if len(qos) == 0 {
-				qos = []ros2.QoSProfile{ros2.DefaultInputQoS()}
+			profiles := c.QoS
+			if len(profiles) == 0 {
+				profiles = []qos.Profile{qos.DefaultInput()}
 			}
-			return out.AddChannel(m.Topic, c.SchemaName, c.SchemaText, qos...)
+			return out.AddChannel(m.Topic, c.SchemaName, c.SchemaText, profiles...)
 		}
 	}
-	return out.AddMessageChannel(m.Topic, m.SchemaName, ros2.DefaultInputQoS())
+	return out.AddMessageChannel(m.Topic, m.SchemaName, qos.DefaultInput())
 }
 
 // ReplayOptions configure Replay.
@@ -162,11 +162,11 @@ func Replay(src Source, out Recorder, opts ReplayOptions) (*ReplayResult, error)
 		return nil, fmt.Errorf("replay: %w", err)
 	}
 	sealTopic := cmp.Or(opts.SealTopic, seal.DefaultTopic)
-	decCh, err := out.AddMessageChannel(decisionsTopic, "DecisionRationale", ros2.DefaultDecisionsQoS())
+	decCh, err := out.AddMessageChannel(decisionsTopic, "DecisionRationale", qos.DefaultDecisions())
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
-	actCh, err := out.AddMessageChannel(actionsTopic, "ActionReceipt", ros2.DefaultDecisionsQoS())
+	actCh, err := out.AddMessageChannel(actionsTopic, "ActionReceipt", qos.DefaultDecisions())
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
@@ -201,7 +201,7 @@ func Replay(src Source, out Recorder, opts ReplayOptions) (*ReplayResult, error)
 		ch, ok := inputs[evidenceTopic]
 		if !ok {
 			var err error
-			if ch, err = out.AddMessageChannel(evidenceTopic, "ActionEvidence", ros2.DefaultInputQoS()); err != nil {
+			if ch, err = out.AddMessageChannel(evidenceTopic, "ActionEvidence", qos.DefaultInput()); err != nil {
 				return fmt.Errorf("replay: %w", err)
 			}
 			inputs[evidenceTopic] = ch

@@ -10,8 +10,7 @@ import (
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/ros2msg"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
 // simulatedRecording returns the messages of a short simulated flight with
@@ -285,7 +284,8 @@ func TestVerifyMemoryIsBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 		m := bag.Message{Topic: "/self_assessment", LogTime: uint64(logTime)}
-		ev := runner.DecodedOf(runner.AssessmentEvent{ArrivalNs: logTime, Assessment: s})
+		w := ros2msg.SelfAssessmentToWire(&s)
+		ev := decodeInput(t, v, "/self_assessment", logTime, &w, nil)
 		v.input(&m, &ev, nil)
 		if i%3 == 0 {
 			r := decisions.Rationale{BeliefStampSimNs: 1<<40 + i, PolicyID: decisions.ReferencePolicyID,

@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/foxglove/mcap/go/mcap"
-	"github.com/ghost-robotics/ghost/pkg/ros2"
-	"github.com/ghost-robotics/ghost/pkg/ros2msg"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
+	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
 // testSchemaText is a small ros2msg schema with one dependency, in the
@@ -46,7 +46,7 @@ type recordingCase struct {
 
 type testChannel struct {
 	topic, schema string
-	qos           []ros2.QoSProfile
+	qos           []qos.Profile
 }
 
 type testWrite struct {
@@ -82,8 +82,8 @@ func payload(i int, n int) []byte {
 
 func recordingCases() []recordingCase {
 	three := []testChannel{
-		{"/state/nav", "ghost/msg/VehicleState", []ros2.QoSProfile{ros2.DefaultInputQoS()}},
-		{"/decisions", "ghost/msg/DecisionRationale", []ros2.QoSProfile{ros2.DefaultDecisionsQoS()}},
+		{"/state/nav", "ghost/msg/VehicleState", []qos.Profile{qos.DefaultInput()}},
+		{"/decisions", "ghost/msg/DecisionRationale", []qos.Profile{qos.DefaultDecisions()}},
 		{"/other", "test/msg/Other", nil},
 	}
 	interleaved := func(n, size int) []testWrite {
@@ -268,9 +268,9 @@ func TestRecorderFileLayout(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a, _ := rec.AddChannel("/a", "test/msg/T", testSchemaText, ros2.DefaultInputQoS())
+			a, _ := rec.AddChannel("/a", "test/msg/T", testSchemaText, qos.DefaultInput())
 			b, _ := rec.AddChannel("/b", "test/msg/T", testSchemaText) // shares the schema
-			c, err := rec.AddChannel("/c", "test/msg/U", "uint8 x\n", ros2.DefaultInputQoS(), ros2.DefaultDecisionsQoS())
+			c, err := rec.AddChannel("/c", "test/msg/U", "uint8 x\n", qos.DefaultInput(), qos.DefaultDecisions())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -315,9 +315,9 @@ func TestRecorderFileLayout(t *testing.T) {
 				}
 			}
 			wantQoS := map[string]string{
-				"/a": ros2.OfferedQoSProfilesYAML(ros2.DefaultInputQoS()),
+				"/a": qos.OfferedProfilesYAML(qos.DefaultInput()),
 				"/b": "[]",
-				"/c": ros2.OfferedQoSProfilesYAML(ros2.DefaultInputQoS(), ros2.DefaultDecisionsQoS()),
+				"/c": qos.OfferedProfilesYAML(qos.DefaultInput(), qos.DefaultDecisions()),
 			}
 			for _, ch := range info.Channels {
 				if ch.MessageEncoding != "cdr" || ch.Metadata["offered_qos_profiles"] != wantQoS[ch.Topic] {
@@ -905,7 +905,7 @@ func TestCreateRecording(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch, err := rec.AddChannel("/decisions", "ghost/msg/DecisionRationale", testSchemaText, ros2.DefaultDecisionsQoS())
+	ch, err := rec.AddChannel("/decisions", "ghost/msg/DecisionRationale", testSchemaText, qos.DefaultDecisions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1013,7 +1013,7 @@ func TestRecorderErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch, err := rec.AddChannel("/a", "test/msg/T", testSchemaText, ros2.DefaultInputQoS())
+	ch, err := rec.AddChannel("/a", "test/msg/T", testSchemaText, qos.DefaultInput())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1028,9 +1028,9 @@ func TestRecorderErrors(t *testing.T) {
 		{"conflicting schema", func() error { _, err := rec.AddChannel("/a", "test/msg/U", testSchemaText); return err }, ErrChannelConflict, "/a"},
 		{"conflicting qos", func() error { _, err := rec.AddChannel("/a", "test/msg/T", testSchemaText); return err }, ErrChannelConflict, "/a"},
 		{"invalid qos", func() error {
-			_, err := rec.AddChannel("/b", "test/msg/T", testSchemaText, ros2.QoSProfile{History: ros2.HistoryKeepLast})
+			_, err := rec.AddChannel("/b", "test/msg/T", testSchemaText, qos.Profile{History: qos.HistoryKeepLast})
 			return err
-		}, ros2.ErrInvalidQoS, "/b"},
+		}, qos.ErrInvalid, "/b"},
 		{"empty topic", func() error { _, err := rec.AddChannel("", "test/msg/T", ""); return err }, nil, "empty topic"},
 	}
 	for _, c := range cases {
@@ -1041,7 +1041,7 @@ func TestRecorderErrors(t *testing.T) {
 			}
 		})
 	}
-	again, err := rec.AddChannel("/a", "test/msg/T", testSchemaText, ros2.DefaultInputQoS())
+	again, err := rec.AddChannel("/a", "test/msg/T", testSchemaText, qos.DefaultInput())
 	if err != nil || again != ch {
 		t.Fatalf("re-adding the same channel: %d, %v; want %d", again, err, ch)
 	}
@@ -1164,7 +1164,7 @@ func TestRecorderDeterministic(t *testing.T) {
 		a, _ := rec.AddChannel("/a", "test/msg/T", testSchemaText)
 		for i := range 400 {
 			if i == 150 { // a channel added mid-recording
-				if _, err := rec.AddChannel("/b", "test/msg/U", testSchemaText, ros2.DefaultInputQoS()); err != nil {
+				if _, err := rec.AddChannel("/b", "test/msg/U", testSchemaText, qos.DefaultInput()); err != nil {
 					t.Fatal(err)
 				}
 			}

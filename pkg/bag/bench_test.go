@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ghost-robotics/ghost/pkg/ros2"
-	"github.com/ghost-robotics/ghost/pkg/ros2msg"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
+	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
 const benchMessages = 1_000_000
@@ -48,7 +48,7 @@ func writeDecisions(tb testing.TB, w io.Writer, opts RecorderOptions, msgs [][]b
 	if err != nil {
 		tb.Fatal(err)
 	}
-	ch, err := rec.AddMessageChannel("/decisions", "DecisionRationale", ros2.DefaultDecisionsQoS())
+	ch, err := rec.AddMessageChannel("/decisions", "DecisionRationale", qos.DefaultDecisions())
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func BenchmarkRecorderWrite(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ch, err := rec.AddMessageChannel("/decisions", "DecisionRationale", ros2.DefaultDecisionsQoS())
+	ch, err := rec.AddMessageChannel("/decisions", "DecisionRationale", qos.DefaultDecisions())
 	if err != nil {
 		b.Fatal(err)
 	}

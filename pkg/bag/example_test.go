@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
-	"github.com/ghost-robotics/ghost/pkg/ros2"
-	"github.com/ghost-robotics/ghost/pkg/ros2msg"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
+	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
 // Record decisions into a bare .mcap file that `ros2 bag info` reads, then
@@ -25,7 +25,7 @@ func ExampleCreateRecording() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	ch, err := rec.AddMessageChannel("/decisions", "DecisionRationale", ros2.DefaultDecisionsQoS())
+	ch, err := rec.AddMessageChannel("/decisions", "DecisionRationale", qos.DefaultDecisions())
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/ghost-robotics/ghost/internal/golden"
 	"github.com/ghost-robotics/ghost/msg"
-	"github.com/ghost-robotics/ghost/pkg/ros2"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 )
 
 // interopExpected is expected.json, read by test/interop/check.mjs.
@@ -66,7 +66,7 @@ func TestInteropRecording(t *testing.T) {
 		exp.Channels = append(exp.Channels, interopChannel{
 			Topic:              "/interop/" + name,
 			SchemaName:         msg.SchemaName(name),
-			OfferedQoSProfiles: ros2.OfferedQoSProfilesYAML(ros2.DefaultDecisionsQoS()),
+			OfferedQoSProfiles: qos.OfferedProfilesYAML(qos.DefaultDecisions()),
 		})
 	}
 	for _, comp := range []Compression{CompressionZstd, CompressionLZ4} {
@@ -83,7 +83,7 @@ func TestInteropRecording(t *testing.T) {
 		}
 		ids := map[string]ChannelID{}
 		for _, name := range names {
-			id, err := rec.AddMessageChannel("/interop/"+name, name, ros2.DefaultDecisionsQoS())
+			id, err := rec.AddMessageChannel("/interop/"+name, name, qos.DefaultDecisions())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -18,7 +18,7 @@ import (
 	"syscall"
 
 	"github.com/foxglove/mcap/go/mcap"
-	"github.com/ghost-robotics/ghost/pkg/ros2"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 )
 
 // Errors of the recording reader. Callers branch on them with errors.Is.
@@ -106,7 +106,7 @@ type Channel struct {
 	Metadata                   map[string]string
 	// QoS are the offered QoS profiles from the metadata, nil when absent or
 	// unparsable (QoSErr, which does not stop the read).
-	QoS    []ros2.QoSProfile
+	QoS    []qos.Profile
 	QoSErr error
 }
 
@@ -640,7 +640,7 @@ func (r *Reader) addChannel(body []byte) (int, error) {
 		return n, nil
 	}
 	if q, ok := c.Metadata[MetadataOfferedQoS]; ok {
-		ch.QoS, ch.QoSErr = ros2.ParseOfferedQoSProfiles(q)
+		ch.QoS, ch.QoSErr = qos.ParseOfferedProfiles(q)
 	}
 	cs := r.addState(ch)
 	if err := r.check(c, s); err != nil {

@@ -14,7 +14,7 @@ import (
 
 	"github.com/foxglove/mcap/go/mcap"
 	"github.com/ghost-robotics/ghost/msg"
-	"github.com/ghost-robotics/ghost/pkg/ros2"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 )
 
 // Format constants of rosbag2's MCAP storage: header profile, schema and
@@ -231,19 +231,19 @@ func (r *Recorder) newBatch() *batch {
 // AddChannel declares a topic with its ROS type ("pkg/msg/Type"), ros2msg
 // schema text and offered QoS profiles. The same topic again returns its
 // channel, or ErrChannelConflict if the schema or QoS differ.
-func (r *Recorder) AddChannel(topic, schemaName, schemaText string, qos ...ros2.QoSProfile) (ChannelID, error) {
+func (r *Recorder) AddChannel(topic, schemaName, schemaText string, profiles ...qos.Profile) (ChannelID, error) {
 	switch {
 	case topic == "":
 		return 0, errors.New("add channel: empty topic")
 	case schemaName == "":
 		return 0, fmt.Errorf("add channel %s: empty schema name", clip(topic))
 	}
-	for i, p := range qos {
+	for i, p := range profiles {
 		if err := p.Validate(); err != nil {
 			return 0, fmt.Errorf("add channel %s: qos[%d]: %w", clip(topic), i, err)
 		}
 	}
-	qosText := ros2.OfferedQoSProfilesYAML(qos...)
+	qosText := qos.OfferedProfilesYAML(profiles...)
 
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -280,12 +280,12 @@ func (r *Recorder) AddChannel(topic, schemaName, schemaText string, qos ...ros2.
 
 // AddMessageChannel is AddChannel for a ghost message type ("Decision",
 // "ghost/Decision" or "ghost/msg/Decision"), its schema from package msg.
-func (r *Recorder) AddMessageChannel(topic, msgType string, qos ...ros2.QoSProfile) (ChannelID, error) {
+func (r *Recorder) AddMessageChannel(topic, msgType string, profiles ...qos.Profile) (ChannelID, error) {
 	text, err := msg.SchemaText(msgType)
 	if err != nil {
 		return 0, fmt.Errorf("add channel %s: schema of %s: %w", clip(topic), clip(msgType), err)
 	}
-	return r.AddChannel(topic, msg.SchemaName(msgType), text, qos...)
+	return r.AddChannel(topic, msg.SchemaName(msgType), text, profiles...)
 }
 
 // Write records a copy of one CDR message on channel ch with its receive

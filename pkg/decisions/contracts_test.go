@@ -408,8 +408,7 @@ func TestReferencePolicyTable(t *testing.T) {
 			if tt.calibrated != nil {
 				c.Calibration = &Calibration{AdjustedOverallLevel: *tt.calibrated, AdjustmentPolicyID: "cal_v1", AdjustmentReason: "r", History: CalibrationHistory{SchemaVersion: 1}}
 			}
-			sink := &RecordingSink{}
-			d, r, err := DecideAndPublish(ReferencePolicy{}, c, sink)
+			d, r, err := DecideWithRationale(ReferencePolicy{}, c)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -422,8 +421,8 @@ func TestReferencePolicyTable(t *testing.T) {
 			if c.SelfAssessment != nil && r.SelfAssessmentSHA256 != c.SelfAssessment.SHA256() {
 				t.Fatal("rationale hash is not the assessment's")
 			}
-			if len(sink.Records) != 1 || sink.Records[0].Rationale != r || sink.Records[0].Decision != d {
-				t.Fatalf("sink got %v", sink.Records)
+			if r.Decision != d || r.BeliefStampSimNs != 99 || r.PolicyID != ReferencePolicyID {
+				t.Fatalf("rationale %+v does not bind %v", r, d)
 			}
 		})
 	}
@@ -439,10 +438,6 @@ type stubPolicy struct {
 
 func (p stubPolicy) ID() string                       { return p.id }
 func (p stubPolicy) Decide(Context) (Decision, error) { return p.d, p.err }
-
-type failingSink struct{}
-
-func (failingSink) Publish(Decision, Rationale) error { return errors.New("disk full") }
 
 func TestDecideWithRationaleRejectsBadPolicyOutput(t *testing.T) {
 	ok := Decision{Kind: KindHold, DecisionStampSimNs: 3, Reason: "why", SchemaVersion: 1}
@@ -471,10 +466,6 @@ func TestDecideWithRationaleRejectsBadPolicyOutput(t *testing.T) {
 				t.Fatalf("error %v, want one naming %q", err, tt.want)
 			}
 		})
-	}
-	d, r, err := DecideAndPublish(ReferencePolicy{}, neutralContext(1), failingSink{})
-	if err == nil || !strings.Contains(err.Error(), "disk full") || r.Decision != d || d.Reason != ReasonNoAssessment {
-		t.Fatalf("publish failure: %v %v %v", d, r, err)
 	}
 	if _, err := LookupPolicy("nope"); !errors.Is(err, ErrUnknownPolicy) {
 		t.Fatalf("LookupPolicy: %v", err)
@@ -507,29 +498,6 @@ func FuzzSelfAssessmentValidate(f *testing.F) {
 			t.Fatalf("hash %q", h)
 		}
 	})
-}
-
-func TestDecideWithKnownHash(t *testing.T) {
-	a := validAssessment(t, 8, LevelUncertain)
-	c := neutralContext(8)
-	c.SelfAssessment = &a
-	_, want, err := DecideWithRationale(ReferencePolicy{}, c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, got, err := DecideWithKnownHash(ReferencePolicy{}, c, a.SHA256())
-	if err != nil || got != want {
-		t.Fatalf("got %v %v, want %v", got, err, want)
-	}
-	if _, _, err := DecideWithKnownHash(ReferencePolicy{}, c, ""); err == nil {
-		t.Fatal("empty hash accepted for a context with an assessment")
-	}
-	if _, _, err := DecideWithKnownHash(ReferencePolicy{}, neutralContext(8), a.SHA256()); err == nil {
-		t.Fatal("hash accepted for a context without assessment")
-	}
-	if _, _, err := DecideWithKnownHash(ReferencePolicy{}, c, "ABC"); err == nil {
-		t.Fatal("malformed hash accepted")
-	}
 }
 
 // TestGoalMetadataRememberedValid checks that remembering the last valid

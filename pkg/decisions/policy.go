@@ -65,23 +65,6 @@ var builtinPolicies = []Policy{ReferencePolicy{}}
 // context, the decision and the rationale are validated; any violation is an
 // error and nothing is returned.
 func DecideWithRationale(p Policy, c Context) (Decision, Rationale, error) {
-	return decideBound(p, c, c.SelfAssessmentSHA256)
-}
-
-// DecideWithKnownHash is DecideWithRationale for a caller that has just
-// computed the SHA-256 of c's self-assessment (an auditor matching recorded
-// hashes): it is not computed again. assessmentSHA256 must be
-// c.SelfAssessment.SHA256(), or "" when c has no assessment; a value
-// inconsistent with c is an error.
-func DecideWithKnownHash(p Policy, c Context, assessmentSHA256 string) (Decision, Rationale, error) {
-	if (c.SelfAssessment == nil) != (assessmentSHA256 == "") {
-		return Decision{}, Rationale{}, invalid("DecisionRationale", "self_assessment_sha256", assessmentSHA256,
-			"must be empty exactly when the context has no self-assessment")
-	}
-	return decideBound(p, c, func() string { return assessmentSHA256 })
-}
-
-func decideBound(p Policy, c Context, hash func() string) (Decision, Rationale, error) {
 	if err := c.Validate(); err != nil {
 		return Decision{}, Rationale{}, err
 	}
@@ -99,26 +82,12 @@ func decideBound(p Policy, c Context, hash func() string) (Decision, Rationale, 
 	r := Rationale{
 		Decision:             d,
 		BeliefStampSimNs:     c.BeliefStampSimNs,
-		SelfAssessmentSHA256: hash(),
+		SelfAssessmentSHA256: c.SelfAssessmentSHA256(),
 		PolicyID:             p.ID(),
 		SchemaVersion:        SchemaVersion,
 	}
 	if err := r.Validate(); err != nil {
 		return Decision{}, Rationale{}, fmt.Errorf("policy %s: %w", p.ID(), err)
-	}
-	return d, r, nil
-}
-
-// DecideAndPublish decides with rationale and publishes both to s. On a
-// publish failure the decision and rationale are still returned with the
-// error, so the caller knows what was not delivered.
-func DecideAndPublish(p Policy, c Context, s Sink) (Decision, Rationale, error) {
-	d, r, err := DecideWithRationale(p, c)
-	if err != nil {
-		return d, r, err
-	}
-	if err := s.Publish(d, r); err != nil {
-		return d, r, fmt.Errorf("publish %s: %w", d, err)
 	}
 	return d, r, nil
 }

@@ -8,12 +8,12 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
-	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
-	"github.com/ghost-robotics/ghost/pkg/px4"
-	"github.com/ghost-robotics/ghost/pkg/px4link"
-	"github.com/ghost-robotics/ghost/pkg/ros2"
-	"github.com/ghost-robotics/ghost/pkg/ros2msg"
+	"github.com/ghost-robotics/ghost/pkg/ros2/config"
+	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/vehicle/px4"
+	"github.com/ghost-robotics/ghost/pkg/vehicle/px4link"
+	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
 // SinkActions is the id of the node's action receipt sinks (ROS topic and
@@ -30,7 +30,7 @@ const SinkActions = "actions"
 // vehicle's message), then stepped, at that same time.
 type acting struct {
 	link     *px4link.Link // nil for the log executor
-	evPub    ros2.Publisher
+	evPub    transport.Publisher
 	evKind   int // index of the evidence input in node.inputs
 	evTopic  string
 	buf      []byte
@@ -44,14 +44,14 @@ type acting struct {
 // executor over a link on t (encoding with the px4_msgs of amentPrefix,
 // px4.release checked as input.source px4 checks it), the log executor
 // logging to logger. It returns nil when no executor is set.
-func prepareActing(cfg nodeconfig.Config, t ros2.Transport, sopts *runner.SessionOptions, ament string, logger *slog.Logger) (*acting, error) {
+func prepareActing(cfg config.Config, t transport.Transport, sopts *runner.SessionOptions, ament string, logger *slog.Logger) (*acting, error) {
 	ex := cfg.Executors
-	if ex.Executor == nodeconfig.ExecutorNone {
+	if ex.Executor == config.ExecutorNone {
 		return nil, nil
 	}
 	a := &acting{evKind: -1}
 	var tr *px4link.Link
-	if ex.Executor == nodeconfig.ExecutorPX4 {
+	if ex.Executor == config.ExecutorPX4 {
 		defs, err := px4.LoadFromAmentIndex(ament)
 		if err != nil {
 			return nil, fmt.Errorf("executors.executor px4: %w", err)
@@ -96,7 +96,7 @@ func (a *acting) ownsInput(in runner.InputSpec) bool {
 // startActing advertises the evidence and receipts topics, adds the
 // receipts to the recording, registers the receipt sinks and subscribes
 // to the vehicle's answers. Called once the session and recording exist.
-func (n *node) startActing(tctx context.Context, t ros2.Transport, configured []runner.InputSpec, resolved runner.Topics) error {
+func (n *node) startActing(tctx context.Context, t transport.Transport, configured []runner.InputSpec, resolved runner.Topics) error {
 	a := n.act
 	for k, in := range n.inputs {
 		if in.Kind == runner.InputEvidence {

@@ -14,21 +14,22 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/audit"
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
-	"github.com/ghost-robotics/ghost/pkg/px4"
-	"github.com/ghost-robotics/ghost/pkg/px4standin"
-	"github.com/ghost-robotics/ghost/pkg/ros2"
-	"github.com/ghost-robotics/ghost/pkg/ros2msg"
+	"github.com/ghost-robotics/ghost/pkg/ros2/config"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
+	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 	"github.com/ghost-robotics/ghost/pkg/sim"
+	"github.com/ghost-robotics/ghost/pkg/vehicle/px4"
+	"github.com/ghost-robotics/ghost/pkg/vehicle/standin"
+	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
 const failsafePolicy = "../../config/policies/px4_failsafe_like.yaml"
 
 // startWith is startNode with message definitions from ament.
-func startWith(t *testing.T, cfg nodeconfig.Config, ament string) *harness {
+func startWith(t *testing.T, cfg config.Config, ament string) *harness {
 	t.Helper()
-	h := &harness{t: t, ft: ros2.NewFakeTransport(), cfg: cfg, clock: &testClock{t: base},
+	h := &harness{t: t, ft: transport.NewFakeTransport(), cfg: cfg, clock: &testClock{t: base},
 		tick: make(chan time.Time), diag: make(chan time.Time), done: make(chan error, 1), logs: new(bytes.Buffer)}
 	var cancel context.CancelFunc
 	h.ctx, cancel = context.WithTimeout(context.Background(), 60*time.Second)
@@ -50,26 +51,25 @@ func startWith(t *testing.T, cfg nodeconfig.Config, ament string) *harness {
 // the message it answers).
 type graph struct {
 	h          *harness
-	standin    *px4standin.StandIn
-	sft        *ros2.FakeTransport
+	standin    *standin.StandIn
+	sft        *transport.FakeTransport
 	rec        *bag.Recorder
 	chans      map[string]bag.ChannelID
 	seen       map[string]int // published messages already recorded, by topic
 	commands   int
 	ackTopic   string
 	statusTop  string
-	answered   int      // stand-in acks delivered to the node
-	statuses   int      // stand-in statuses delivered to the node
-	answers    [][2]any // topic, data of stand-in publications not yet delivered
+	answered   int // stand-in acks delivered to the node
+	statuses   int // stand-in statuses delivered to the node
 	outputs    []string
 	outputType map[string]string
 }
 
 func newGraph(t *testing.T, h *harness, defs *px4.Definitions, out string, deny ...decisions.Kind) *graph {
 	t.Helper()
-	g := &graph{h: h, sft: ros2.NewFakeTransport(), chans: map[string]bag.ChannelID{}, seen: map[string]int{}}
+	g := &graph{h: h, sft: transport.NewFakeTransport(), chans: map[string]bag.ChannelID{}, seen: map[string]int{}}
 	var err error
-	if g.standin, err = px4standin.New(g.sft, px4standin.Options{Definitions: defs, Deny: deny}); err != nil {
+	if g.standin, err = standin.New(g.sft, standin.Options{Definitions: defs, Deny: deny}); err != nil {
 		t.Fatal(err)
 	}
 	g.ackTopic, _ = defs.TopicName(px4.MsgVehicleCommandAck, "")
@@ -156,7 +156,7 @@ func (g *graph) input(m bag.Message, next int64) {
 }
 
 // flight is a short simulated flight's inputs, in arrival order.
-func flight(t *testing.T, cfg nodeconfig.Config) []bag.Message {
+func flight(t *testing.T, cfg config.Config) []bag.Message {
 	t.Helper()
 	v, err := sim.NewVehicle(sim.Options{Duration: 40 * time.Second, RateHz: 10, Thresholds: cfg.Thresholds})
 	if err != nil {
@@ -211,7 +211,7 @@ func (g *graph) play(t *testing.T, msgs []bag.Message) []runner.ActionReceipt {
 
 // verify audits a recording with cfg's executors, as `decision_node
 // verify --executor px4 --policy-file ...` does.
-func verify(t *testing.T, path string, cfg nodeconfig.Config) *audit.AuditReport {
+func verify(t *testing.T, path string, cfg config.Config) *audit.AuditReport {
 	t.Helper()
 	so, err := cfg.SessionOptions()
 	if err != nil {
@@ -230,7 +230,7 @@ func verify(t *testing.T, path string, cfg nodeconfig.Config) *audit.AuditReport
 	return rep
 }
 
-func actingConfig(t *testing.T, executor string) nodeconfig.Config {
+func actingConfig(t *testing.T, executor string) config.Config {
 	cfg := testConfig()
 	cfg.PolicyFile = failsafePolicy
 	cfg.Executors.Executor = executor
@@ -251,13 +251,13 @@ func TestNodeActsThroughPX4(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := actingConfig(t, nodeconfig.ExecutorPX4)
+	cfg := actingConfig(t, config.ExecutorPX4)
 	h := startWith(t, cfg, prefix)
 	graphPath := filepath.Join(t.TempDir(), "graph.mcap")
 	g := newGraph(t, h, defs, graphPath, decisions.KindEngageLand)
 	receipts := g.play(t, flight(t, cfg))
 
-	if _, q, ok := h.ft.Subscription(g.ackTopic); !ok || q.Reliability != ros2.ReliabilityBestEffort {
+	if _, q, ok := h.ft.Subscription(g.ackTopic); !ok || q.Reliability != qos.ReliabilityBestEffort {
 		t.Fatalf("ack subscription %+v %v", q, ok)
 	}
 	if _, _, ok := h.ft.Subscription("/decisions/evidence"); ok {
@@ -314,7 +314,7 @@ func TestNodeDefaultExecutesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := actingConfig(t, nodeconfig.ExecutorNone)
+	cfg := actingConfig(t, config.ExecutorNone)
 	h := startWith(t, cfg, prefix)
 	g := newGraph(t, h, defs, "")
 	if receipts := g.play(t, flight(t, cfg)); len(receipts) != 0 {
@@ -342,7 +342,7 @@ func TestNodeDefaultExecutesNothing(t *testing.T) {
 // The log executor sends nothing: its actions end as transport failures,
 // and the trail verifies.
 func TestNodeLogExecutor(t *testing.T) {
-	cfg := actingConfig(t, nodeconfig.ExecutorLog)
+	cfg := actingConfig(t, config.ExecutorLog)
 	h := startWith(t, cfg, "")
 	g := newGraph(t, h, mustDefs(t), "")
 	receipts := g.play(t, flight(t, cfg))
@@ -369,15 +369,15 @@ func mustDefs(t *testing.T) *px4.Definitions {
 func TestNodeExecutorConfigRejected(t *testing.T) {
 	tests := []struct {
 		name  string
-		edit  func(*nodeconfig.Config)
+		edit  func(*config.Config)
 		ament string
 		want  string
 	}{
-		{"unknown executor", func(c *nodeconfig.Config) { c.Executors.Executor = "mavros" }, "", "executors.executor"},
-		{"kill in enable", func(c *nodeconfig.Config) { c.Executors.Executor, c.Executors.Enable = "px4", "engage_kill" }, "", "executors.enable"},
-		{"vehicle 0", func(c *nodeconfig.Config) { c.Executors.Executor, c.Executors.TargetVehicle = "px4", 0 }, "", "executors.target_vehicle"},
-		{"no px4_msgs", func(c *nodeconfig.Config) { c.Executors.Executor = "px4" }, "none", "executors.executor px4"},
-		{"release mismatch", func(c *nodeconfig.Config) { c.Executors.Executor, c.Input.PX4Release = "px4", "1.14" }, "px4", "px4.release is 1.14"},
+		{"unknown executor", func(c *config.Config) { c.Executors.Executor = "mavros" }, "", "executors.executor"},
+		{"kill in enable", func(c *config.Config) { c.Executors.Executor, c.Executors.Enable = "px4", "engage_kill" }, "", "executors.enable"},
+		{"vehicle 0", func(c *config.Config) { c.Executors.Executor, c.Executors.TargetVehicle = "px4", 0 }, "", "executors.target_vehicle"},
+		{"no px4_msgs", func(c *config.Config) { c.Executors.Executor = "px4" }, "none", "executors.executor px4"},
+		{"release mismatch", func(c *config.Config) { c.Executors.Executor, c.Input.PX4Release = "px4", "1.14" }, "px4", "px4.release is 1.14"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -392,7 +392,7 @@ func TestNodeExecutorConfigRejected(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			err := run(ctx, cfg, ros2.NewFakeTransport(), slog.New(slog.DiscardHandler), runOptions{tick: make(chan time.Time), diag: make(chan time.Time), ament: ament})
+			err := run(ctx, cfg, transport.NewFakeTransport(), slog.New(slog.DiscardHandler), runOptions{tick: make(chan time.Time), diag: make(chan time.Time), ament: ament})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want one naming %q", err, tc.want)
 			}
@@ -405,7 +405,7 @@ func TestNodeExecutorConfigRejected(t *testing.T) {
 // decides it, not at a tick no recording holds. Without an executor ticks
 // decide it.
 func TestActingNodeDoesNotTick(t *testing.T) {
-	for _, executor := range []string{nodeconfig.ExecutorNone, nodeconfig.ExecutorLog} {
+	for _, executor := range []string{config.ExecutorNone, config.ExecutorLog} {
 		cfg := testConfig()
 		cfg.Executors.Executor = executor
 		h := startNode(t, cfg)

@@ -6,8 +6,8 @@ import (
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/ros2msg"
 	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
 // TestNodeDecidesOnTheCalibratedInput: with topics.self_assessment_calibrated

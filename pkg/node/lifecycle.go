@@ -3,16 +3,17 @@ package node
 import (
 	"fmt"
 
-	"github.com/ghost-robotics/ghost/pkg/lifecycle"
-	"github.com/ghost-robotics/ghost/pkg/ros2"
-	"github.com/ghost-robotics/ghost/pkg/ros2msg"
+	"github.com/ghost-robotics/ghost/pkg/ros2/lifecycle"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
+	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
 // serveLifecycle, with the lifecycle parameter, serves the lifecycle
 // services and publishes the transition events the session follows when
 // they come back on the transition events input.
-func (n *node) serveLifecycle(t ros2.Transport) error {
+func (n *node) serveLifecycle(t transport.Transport) error {
 	if !n.cfg.Lifecycle {
 		return nil
 	}
@@ -23,7 +24,7 @@ func (n *node) serveLifecycle(t ros2.Transport) error {
 	}
 	n.lc = lifecycle.New(pub.Publish, n.now)
 	for _, s := range n.lc.Services() {
-		if err := t.Serve(s.Name, s.Type, ros2.ServicesQoS(), s.Handle); err != nil {
+		if err := t.Serve(s.Name, s.Type, qos.Services(), s.Handle); err != nil {
 			return fmt.Errorf("lifecycle services: %w", err)
 		}
 	}

@@ -3,9 +3,9 @@ package node
 import (
 	"testing"
 
-	"github.com/ghost-robotics/ghost/pkg/lifecycle"
-	"github.com/ghost-robotics/ghost/pkg/ros2msg"
+	"github.com/ghost-robotics/ghost/pkg/ros2/lifecycle"
 	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
 // transition calls change_state by label and delivers the events the node

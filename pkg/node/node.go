@@ -8,15 +8,16 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
-	"github.com/ghost-robotics/ghost/pkg/lifecycle"
-	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
-	"github.com/ghost-robotics/ghost/pkg/ros2"
-	"github.com/ghost-robotics/ghost/pkg/ros2msg"
-	"github.com/ghost-robotics/ghost/pkg/rosclock"
-	"github.com/ghost-robotics/ghost/pkg/rosout"
-	"github.com/ghost-robotics/ghost/pkg/rosparam"
+	"github.com/ghost-robotics/ghost/pkg/ros2/clock"
+	"github.com/ghost-robotics/ghost/pkg/ros2/config"
+	"github.com/ghost-robotics/ghost/pkg/ros2/lifecycle"
+	"github.com/ghost-robotics/ghost/pkg/ros2/param"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
+	"github.com/ghost-robotics/ghost/pkg/ros2/rosout"
+	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 	"github.com/ghost-robotics/ghost/pkg/seal"
+	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
 // Sink ids under which the node registers its sinks with the Runner; they
@@ -86,7 +87,7 @@ func WithLevel(level *slog.LevelVar) Option { return func(o *runOptions) { o.lev
 // Run subscribes and advertises on t before running it; it does not close
 // t, which the caller closes after Run returns. Malformed messages and
 // rejected inputs are counted and logged; they never stop the node.
-func Run(ctx context.Context, cfg nodeconfig.Config, t ros2.Transport, logger *slog.Logger, opts ...Option) error {
+func Run(ctx context.Context, cfg config.Config, t transport.Transport, logger *slog.Logger, opts ...Option) error {
 	var o runOptions
 	for _, opt := range opts {
 		opt(&o)
@@ -94,7 +95,7 @@ func Run(ctx context.Context, cfg nodeconfig.Config, t ros2.Transport, logger *s
 	return run(ctx, cfg, t, logger, o)
 }
 
-func run(ctx context.Context, cfg nodeconfig.Config, t ros2.Transport, logger *slog.Logger, opts runOptions) error {
+func run(ctx context.Context, cfg config.Config, t transport.Transport, logger *slog.Logger, opts runOptions) error {
 	if logger == nil {
 		logger = slog.Default()
 	}
@@ -160,7 +161,7 @@ func tickInterval(timeout time.Duration) time.Duration {
 // node is the state of one Run; everything but the queue and the recording
 // belongs to the goroutine calling serve.
 type node struct {
-	cfg nodeconfig.Config
+	cfg config.Config
 	log *slog.Logger
 	now func() time.Time
 	s   *runner.Session
@@ -179,18 +180,18 @@ type node struct {
 	seal *sealing
 	ros  *rosSink // publishes the decisions
 
-	diagPub ros2.Publisher
+	diagPub transport.Publisher
 	diag    diagState
 	// params serves the parameter services; level is the logger's level
 	// (nil: fixed).
-	params *rosparam.Store
+	params *param.Store
 	level  *slog.LevelVar
 	lc     *lifecycle.Machine // nil without the lifecycle parameter
 	stats  nodeStats
 	warned map[string]time.Time // throttles repeated warnings per key
 
 	// clock is the node's time (simtime.go); sim its sim-time state.
-	clock  *rosclock.Clock
+	clock  *clock.Clock
 	sim    simTime
 	rosout *rosout.Handler // nil when the node does not publish /rosout
 }
@@ -203,13 +204,13 @@ type nodeStats struct {
 }
 
 // newNode builds a node without /rosout, as tests and benchmarks do.
-func newNode(tctx context.Context, cfg nodeconfig.Config, t ros2.Transport, logger *slog.Logger, now func() time.Time, ament string) (*node, error) {
+func newNode(tctx context.Context, cfg config.Config, t transport.Transport, logger *slog.Logger, now func() time.Time, ament string) (*node, error) {
 	return newNodeWith(tctx, cfg, t, logger, now, ament, nil)
 }
 
 // newNodeWith builds the node; ro, when set, is attached to /rosout before
 // the node logs anything.
-func newNodeWith(tctx context.Context, cfg nodeconfig.Config, t ros2.Transport, logger *slog.Logger, now func() time.Time, ament string, ro *rosout.Handler) (_ *node, err error) {
+func newNodeWith(tctx context.Context, cfg config.Config, t transport.Transport, logger *slog.Logger, now func() time.Time, ament string, ro *rosout.Handler) (_ *node, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("node configuration: %w", err)
 	}
@@ -242,10 +243,10 @@ func newNodeWith(tctx context.Context, cfg nodeconfig.Config, t ros2.Transport, 
 		in:     make(chan input, inputQueue),
 		warned: make(map[string]time.Time),
 		act:    act,
-		clock:  rosclock.NewWall(now),
+		clock:  clock.NewWall(now),
 	}
 	if cfg.UseSimTime {
-		n.clock = rosclock.NewSim()
+		n.clock = clock.NewSim()
 	}
 	// Sinks registered so far are closed if a later step fails.
 	defer func() {
@@ -312,7 +313,7 @@ func newNodeWith(tctx context.Context, cfg nodeconfig.Config, t ros2.Transport, 
 	if n.vehicle, err = newVehicleSource(cfg, inputs, ament); err != nil {
 		return nil, fmt.Errorf("node configuration: %w", err)
 	}
-	subscribe := func(topic, typ string, qos ros2.QoSProfile, kind int, vehicle bool) error {
+	subscribe := func(topic, typ string, qos qos.Profile, kind int, vehicle bool) error {
 		h := func(data []byte, recv time.Time) {
 			select {
 			case n.in <- input{kind: kind, vehicle: vehicle, data: data, recv: recv, wall: recv}:

@@ -7,18 +7,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ghost-robotics/ghost/pkg/ros2"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
+	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 )
 
 // discardTransport publishes into the void, so a benchmark's memory does
 // not grow with b.N.
-type discardTransport struct{ *ros2.FakeTransport }
+type discardTransport struct{ *transport.FakeTransport }
 
 type discardPublisher struct{ n int }
 
 func (p *discardPublisher) Publish([]byte) error { p.n++; return nil }
 
-func (discardTransport) Advertise(string, string, ros2.QoSProfile) (ros2.Publisher, error) {
+func (discardTransport) Advertise(string, string, qos.Profile) (transport.Publisher, error) {
 	return &discardPublisher{}, nil
 }
 
@@ -26,7 +27,7 @@ func (discardTransport) Advertise(string, string, ros2.QoSProfile) (ros2.Publish
 // stamp: decode a VehicleState and a BeliefSelfAssessment, step both
 // through the Loop, check provenance, encode and publish the rationale.
 func BenchmarkHandleBeliefAndAssessment(b *testing.B) {
-	n, err := newNode(context.Background(), testConfig(), discardTransport{ros2.NewFakeTransport()},
+	n, err := newNode(context.Background(), testConfig(), discardTransport{transport.NewFakeTransport()},
 		slog.New(slog.DiscardHandler), func() time.Time { return base }, "")
 	if err != nil {
 		b.Fatal(err)

@@ -15,10 +15,11 @@ import (
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
-	"github.com/ghost-robotics/ghost/pkg/ros2"
-	"github.com/ghost-robotics/ghost/pkg/ros2msg"
+	"github.com/ghost-robotics/ghost/pkg/ros2/config"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
+	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
 // base is the receive time of the first message in these tests.
@@ -47,8 +48,8 @@ func (c *testClock) set(t time.Time) {
 // harness runs the node on a FakeTransport with test-driven time.
 type harness struct {
 	t     *testing.T
-	ft    *ros2.FakeTransport
-	cfg   nodeconfig.Config
+	ft    *transport.FakeTransport
+	cfg   config.Config
 	clock *testClock
 	tick  chan time.Time
 	diag  chan time.Time
@@ -59,11 +60,11 @@ type harness struct {
 	logs  *bytes.Buffer
 }
 
-func startNode(t *testing.T, cfg nodeconfig.Config) *harness {
+func startNode(t *testing.T, cfg config.Config) *harness {
 	t.Helper()
 	h := &harness{
 		t:     t,
-		ft:    ros2.NewFakeTransport(),
+		ft:    transport.NewFakeTransport(),
 		cfg:   cfg,
 		clock: &testClock{t: base},
 		tick:  make(chan time.Time),
@@ -258,8 +259,8 @@ func expected(t *testing.T, b decisions.Belief, a *decisions.SelfAssessment, p *
 	return r
 }
 
-func testConfig() nodeconfig.Config {
-	cfg := nodeconfig.Default()
+func testConfig() config.Config {
+	cfg := config.Default()
 	cfg.AssessmentTimeout = ms(100)
 	return cfg
 }
@@ -417,7 +418,7 @@ func TestRunMalformedInputsAreCountedNotFatal(t *testing.T) {
 func TestRunShutdownDecidesPendingAndClosesSinks(t *testing.T) {
 	cfg := testConfig()
 	cfg.Recording.Path = filepath.Join(t.TempDir(), "node.mcap")
-	cfg.Recording.Compression = nodeconfig.CompressionLZ4
+	cfg.Recording.Compression = config.CompressionLZ4
 	h := startNode(t, cfg)
 
 	b1, b2 := testBelief(10_000_000), testBelief(11_000_000)
@@ -551,7 +552,7 @@ func TestRunSinkFailureIsLoudNotFatal(t *testing.T) {
 }
 
 type failingTransport struct {
-	*ros2.FakeTransport
+	*transport.FakeTransport
 	err error
 }
 
@@ -561,7 +562,7 @@ func TestRunTransportFailure(t *testing.T) {
 	cfg := testConfig()
 	cfg.Recording.Path = filepath.Join(t.TempDir(), "node.mcap")
 	boom := errors.New("wait set invalid")
-	err := run(context.Background(), cfg, failingTransport{ros2.NewFakeTransport(), boom}, slog.New(slog.DiscardHandler),
+	err := run(context.Background(), cfg, failingTransport{transport.NewFakeTransport(), boom}, slog.New(slog.DiscardHandler),
 		runOptions{now: func() time.Time { return base }, tick: make(chan time.Time), diag: make(chan time.Time)})
 	if !errors.Is(err, boom) || !errors.Is(err, errTransportStopped) {
 		t.Fatalf("Run = %v, want the transport's error", err)
@@ -582,17 +583,17 @@ func TestRunRejectsBadSetup(t *testing.T) {
 	existing := filepath.Join(dir, "exists.mcap")
 	tests := []struct {
 		name string
-		edit func(*nodeconfig.Config)
-		pre  func(*ros2.FakeTransport)
+		edit func(*config.Config)
+		pre  func(*transport.FakeTransport)
 	}{
-		{"invalid config", func(c *nodeconfig.Config) { c.Policy = "nope" }, nil},
-		{"recording exists", func(c *nodeconfig.Config) { c.Recording.Path = existing }, nil},
-		{"recording directory missing", func(c *nodeconfig.Config) { c.Recording.Path = filepath.Join(dir, "no", "x.mcap") }, nil},
-		{"advertise fails", func(*nodeconfig.Config) {}, func(ft *ros2.FakeTransport) {
-			_, _ = ft.Advertise("/decisions", "ghost/msg/DecisionRationale", ros2.DefaultDecisionsQoS())
+		{"invalid config", func(c *config.Config) { c.Policy = "nope" }, nil},
+		{"recording exists", func(c *config.Config) { c.Recording.Path = existing }, nil},
+		{"recording directory missing", func(c *config.Config) { c.Recording.Path = filepath.Join(dir, "no", "x.mcap") }, nil},
+		{"advertise fails", func(*config.Config) {}, func(ft *transport.FakeTransport) {
+			_, _ = ft.Advertise("/decisions", "ghost/msg/DecisionRationale", qos.DefaultDecisions())
 		}},
-		{"subscribe fails", func(*nodeconfig.Config) {}, func(ft *ros2.FakeTransport) {
-			_ = ft.Subscribe("/self_assessment", "ghost/msg/BeliefSelfAssessment", ros2.DefaultInputQoS(), func([]byte, time.Time) {})
+		{"subscribe fails", func(*config.Config) {}, func(ft *transport.FakeTransport) {
+			_ = ft.Subscribe("/self_assessment", "ghost/msg/BeliefSelfAssessment", qos.DefaultInput(), func([]byte, time.Time) {})
 		}},
 	}
 	if err := writeFile(existing); err != nil {
@@ -602,7 +603,7 @@ func TestRunRejectsBadSetup(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := testConfig()
 			tt.edit(&cfg)
-			ft := ros2.NewFakeTransport()
+			ft := transport.NewFakeTransport()
 			if tt.pre != nil {
 				tt.pre(ft)
 			}

@@ -4,27 +4,28 @@ import (
 	"fmt"
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
-	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
-	"github.com/ghost-robotics/ghost/pkg/ros2"
-	"github.com/ghost-robotics/ghost/pkg/ros2msg"
-	"github.com/ghost-robotics/ghost/pkg/ros2msg/stdmsgs"
-	"github.com/ghost-robotics/ghost/pkg/rosparam"
+	"github.com/ghost-robotics/ghost/pkg/ros2/config"
+	"github.com/ghost-robotics/ghost/pkg/ros2/param"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
+	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
+	"github.com/ghost-robotics/ghost/pkg/wire/stdmsgs"
 )
 
 // serveParameters serves the parameter services on t and advertises the
 // node's /parameter_events publisher. A change accepted there reaches the
 // decisions only when its event comes back on the parameter events input
 // (see parameterEvent), as it would in replay.
-func (n *node) serveParameters(t ros2.Transport) error {
+func (n *node) serveParameters(t transport.Transport) error {
 	topic := n.cfg.Topics[runner.KeyParameterEvents]
 	pub, err := t.Advertise(topic, new(ros2msg.ParameterEvent).SchemaName(), n.cfg.QoS[runner.KeyParameterEvents])
 	if err != nil {
 		return fmt.Errorf("advertise parameter events: %w", err)
 	}
-	n.params = rosparam.New(n.cfg, pub.Publish, n.now)
+	n.params = param.New(n.cfg, pub.Publish, n.now)
 	for _, s := range n.params.Services() {
-		if err := t.Serve(s.Name, s.Type, ros2.ServicesQoS(), s.Handle); err != nil {
+		if err := t.Serve(s.Name, s.Type, qos.Services(), s.Handle); err != nil {
 			return fmt.Errorf("parameter services: %w", err)
 		}
 	}
@@ -43,7 +44,7 @@ func (n *node) parameterEvent(data []byte) {
 	for _, c := range ev.Changes {
 		n.log.Info("parameter changed", "change", c.Text())
 		if c.Name == "log_level" && c.Type == runner.ParameterString && n.level != nil {
-			if l, err := nodeconfig.ParseLevel(c.String); err == nil {
+			if l, err := config.ParseLevel(c.String); err == nil {
 				n.level.Set(l)
 			}
 		}

@@ -14,12 +14,13 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/audit"
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
-	"github.com/ghost-robotics/ghost/pkg/px4"
-	"github.com/ghost-robotics/ghost/pkg/px4standin"
-	"github.com/ghost-robotics/ghost/pkg/ros2"
+	"github.com/ghost-robotics/ghost/pkg/ros2/config"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
+	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 	"github.com/ghost-robotics/ghost/pkg/sim"
+	"github.com/ghost-robotics/ghost/pkg/vehicle/px4"
+	"github.com/ghost-robotics/ghost/pkg/vehicle/standin"
 )
 
 // TestActingOverROS2 runs the acting node on a real ROS 2 graph beside the
@@ -43,18 +44,18 @@ func TestActingOverROS2(t *testing.T) {
 	cfg, prefix, peer, logger := liveGraph(t, "act", "ghost_test_vehicle")
 	cfg.Input.PX4Namespace = prefix
 	cfg.PolicyFile = filepath.Join("..", "..", "config", "policies", "px4_failsafe_like.yaml")
-	cfg.Executors.Executor = nodeconfig.ExecutorPX4
+	cfg.Executors.Executor = config.ExecutorPX4
 	cfg.Recording.Path = filepath.Join(t.TempDir(), "node.mcap")
-	standin, err := px4standin.New(peer, px4standin.Options{Definitions: defs, Namespace: prefix})
+	standin, err := standin.New(peer, standin.Options{Definitions: defs, Namespace: prefix})
 	if err != nil {
 		t.Fatal(err)
 	}
-	pubs := map[string]ros2.Publisher{}
+	pubs := map[string]transport.Publisher{}
 	for _, in := range cfg.Inputs() {
 		if in.Kind != runner.InputBelief && in.Kind != runner.InputAssessment && in.Kind != runner.InputPerception {
 			continue
 		}
-		p, err := peer.Advertise(in.Topic, in.Type, ros2.DefaultInputQoS())
+		p, err := peer.Advertise(in.Topic, in.Type, qos.DefaultInput())
 		if err != nil {
 			if strings.Contains(err.Error(), "type support") {
 				t.Skipf("ghost interfaces not built or not sourced: %v", err)

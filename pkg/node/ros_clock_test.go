@@ -11,11 +11,12 @@ import (
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/node"
-	"github.com/ghost-robotics/ghost/pkg/ros2"
-	"github.com/ghost-robotics/ghost/pkg/ros2msg"
-	"github.com/ghost-robotics/ghost/pkg/rosclock"
-	"github.com/ghost-robotics/ghost/pkg/rosout"
+	"github.com/ghost-robotics/ghost/pkg/ros2/clock"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
+	"github.com/ghost-robotics/ghost/pkg/ros2/rosout"
+	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
 // TestSimTimeOverROS2 runs the node with use_sim_time on a real ROS 2
@@ -28,8 +29,8 @@ func TestSimTimeOverROS2(t *testing.T) {
 	cfg, prefix, peer, _ := liveGraph(t, "clock", "ghost_clock_test_peer")
 	cfg.UseSimTime = true
 	cfg.AssessmentTimeout = 200 * time.Millisecond
-	clockTopic, rosoutTopic := prefix+rosclock.Topic, prefix+rosout.Topic
-	advertise := func(topic, typ string, qos ros2.QoSProfile) ros2.Publisher {
+	clockTopic, rosoutTopic := prefix+clock.Topic, prefix+rosout.Topic
+	advertise := func(topic, typ string, qos qos.Profile) transport.Publisher {
 		p, err := peer.Advertise(topic, typ, qos)
 		if err != nil {
 			if strings.Contains(err.Error(), "type support") {
@@ -39,14 +40,14 @@ func TestSimTimeOverROS2(t *testing.T) {
 		}
 		return p
 	}
-	statePub := advertise(cfg.Topics[runner.KeyState], "ghost/msg/VehicleState", ros2.DefaultInputQoS())
-	assessPub := advertise(cfg.Topics[runner.KeySelfAssessment], "ghost/msg/BeliefSelfAssessment", ros2.DefaultInputQoS())
-	clockPub := advertise(clockTopic, rosclock.TypeName, rosclock.QoS())
+	statePub := advertise(cfg.Topics[runner.KeyState], "ghost/msg/VehicleState", qos.DefaultInput())
+	assessPub := advertise(cfg.Topics[runner.KeySelfAssessment], "ghost/msg/BeliefSelfAssessment", qos.DefaultInput())
+	clockPub := advertise(clockTopic, clock.TypeName, clock.QoS())
 
 	var mu sync.Mutex
 	var got []decisions.Rationale
 	var logs []ros2msg.RosLog
-	if err := peer.Subscribe(cfg.Topics[runner.KeyDecisions], "ghost/msg/DecisionRationale", ros2.DefaultDecisionsQoS(), func(data []byte, _ time.Time) {
+	if err := peer.Subscribe(cfg.Topics[runner.KeyDecisions], "ghost/msg/DecisionRationale", qos.DefaultDecisions(), func(data []byte, _ time.Time) {
 		var w ros2msg.DecisionRationale
 		if err := w.UnmarshalCDR(data); err != nil {
 			t.Errorf("published decision does not decode: %v", err)
@@ -72,12 +73,12 @@ func TestSimTimeOverROS2(t *testing.T) {
 	}
 
 	// The node's /clock and /rosout are remapped as a user would.
-	args := []string{"--ros-args", "-r", rosclock.Topic + ":=" + clockTopic, "-r", rosout.Topic + ":=" + rosoutTopic}
+	args := []string{"--ros-args", "-r", clock.Topic + ":=" + clockTopic, "-r", rosout.Topic + ":=" + rosoutTopic}
 	ro := rosout.New(rosout.Options{Name: cfg.LoggerName(), Level: slog.LevelInfo})
 	logger := slog.New(ro)
 	stopNode, stopPeer := startLive(t, args, cfg, peer, logger, time.Minute, node.WithRosout(ro))
 
-	publish := func(p ros2.Publisher, m interface{ MarshalCDR() ([]byte, error) }) {
+	publish := func(p transport.Publisher, m interface{ MarshalCDR() ([]byte, error) }) {
 		t.Helper()
 		data, err := m.MarshalCDR()
 		if err != nil {

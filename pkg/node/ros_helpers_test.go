@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/node"
-	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
-	"github.com/ghost-robotics/ghost/pkg/ros2"
+	"github.com/ghost-robotics/ghost/pkg/ros2/config"
+	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 )
 
 // liveGraph skips without a sourced ROS 2 and otherwise returns the
@@ -22,20 +22,20 @@ import (
 // test and process so that parallel runs stay apart, a peer transport
 // named peerName (closed when the test ends; the test skips without a ROS 2
 // context), and a logger that discards.
-func liveGraph(t *testing.T, test, peerName string) (cfg nodeconfig.Config, prefix string, peer *ros2.RCLTransport, logger *slog.Logger) {
+func liveGraph(t *testing.T, test, peerName string) (cfg config.Config, prefix string, peer *transport.RCLTransport, logger *slog.Logger) {
 	t.Helper()
 	if os.Getenv("AMENT_PREFIX_PATH") == "" {
 		t.Skip("ROS 2 is not sourced (AMENT_PREFIX_PATH is empty)")
 	}
 	logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	prefix = fmt.Sprintf("/ghost_%s_%d", test, os.Getpid())
-	cfg = nodeconfig.Default()
+	cfg = config.Default()
 	for k, v := range cfg.Topics {
 		if strings.HasPrefix(v, "/") {
 			cfg.Topics[k] = prefix + v
 		}
 	}
-	peer, err := ros2.NewRCLTransport(nil, peerName, "", logger)
+	peer, err := transport.NewRCLTransport(nil, peerName, "", logger)
 	if err != nil {
 		t.Skipf("no ROS 2 context: %v", err)
 	}
@@ -47,10 +47,10 @@ func liveGraph(t *testing.T, test, peerName string) (cfg nodeconfig.Config, pref
 // arguments) beside peer, which it also runs, both under a context of
 // timeout, and waits a second for discovery. stop stops the node and
 // returns Run's error; end then stops the peer.
-func startLive(t *testing.T, args []string, cfg nodeconfig.Config, peer *ros2.RCLTransport, logger *slog.Logger,
+func startLive(t *testing.T, args []string, cfg config.Config, peer *transport.RCLTransport, logger *slog.Logger,
 	timeout time.Duration, opts ...node.Option) (stop func() error, end func()) {
 	t.Helper()
-	nodeT, err := ros2.NewRCLTransport(args, nodeconfig.DefaultNodeName, "", logger)
+	nodeT, err := transport.NewRCLTransport(args, config.DefaultNodeName, "", logger)
 	if err != nil {
 		t.Fatal(err)
 	}

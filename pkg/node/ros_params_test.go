@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/node"
-	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
-	"github.com/ghost-robotics/ghost/pkg/ros2"
+	"github.com/ghost-robotics/ghost/pkg/ros2/config"
+	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 )
 
 // TestParametersOverROS2 runs the node on a real ROS 2 graph and drives its
@@ -30,7 +30,7 @@ func TestParametersOverROS2(t *testing.T) {
 	if err != nil {
 		t.Skip("ros2 command-line tools not in PATH")
 	}
-	cfg := nodeconfig.Default()
+	cfg := config.Default()
 	cfg.NodeName = fmt.Sprintf("ghost_param_test_%d", os.Getpid())
 	cfg.Lifecycle = true
 	for k, v := range cfg.Topics {
@@ -39,7 +39,7 @@ func TestParametersOverROS2(t *testing.T) {
 		}
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	tr, err := ros2.NewRCLTransport(nil, cfg.NodeName, "", logger)
+	tr, err := transport.NewRCLTransport(nil, cfg.NodeName, "", logger)
 	if err != nil {
 		t.Skipf("no ROS 2 context: %v", err)
 	}

@@ -11,10 +11,11 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/ros2"
-	"github.com/ghost-robotics/ghost/pkg/ros2msg"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
+	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 	"github.com/ghost-robotics/ghost/pkg/sim"
+	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
 // TestLiveOverROS2 runs the node on a real ROS 2 graph: a peer publishes a
@@ -27,13 +28,13 @@ import (
 //	go test -tags rclgo -run LiveOverROS2 ./pkg/node
 func TestLiveOverROS2(t *testing.T) {
 	cfg, _, peer, logger := liveGraph(t, "live", "ghost_test_peer")
-	pubs := map[string]ros2.Publisher{}
+	pubs := map[string]transport.Publisher{}
 	for topic, typ := range map[string]string{
 		cfg.Topics[runner.KeyState]:          "ghost/msg/VehicleState",
 		cfg.Topics[runner.KeySelfAssessment]: "ghost/msg/BeliefSelfAssessment",
 		cfg.Topics[runner.KeyPerceptionMode]: "ghost/msg/PerceptionMode",
 	} {
-		p, err := peer.Advertise(topic, typ, ros2.DefaultInputQoS())
+		p, err := peer.Advertise(topic, typ, qos.DefaultInput())
 		if err != nil {
 			if strings.Contains(err.Error(), "type support") {
 				t.Skipf("ghost interfaces not built or not sourced: %v", err)
@@ -44,7 +45,7 @@ func TestLiveOverROS2(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var got []decisions.Rationale
-	recvQoS := ros2.DefaultDecisionsQoS()
+	recvQoS := qos.DefaultDecisions()
 	recvQoS.Depth = 10000
 	err := peer.Subscribe(cfg.Topics[runner.KeyDecisions], "ghost/msg/DecisionRationale", recvQoS, func(data []byte, _ time.Time) {
 		var w ros2msg.DecisionRationale
@@ -72,8 +73,12 @@ func TestLiveOverROS2(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want runner.MemorySink
-	if err := session.Runner().Register("memory", &want); err != nil {
+	var wantRecords []decisions.Rationale
+	want := runner.FuncSink(func(_ decisions.Decision, r decisions.Rationale) error {
+		wantRecords = append(wantRecords, r)
+		return nil
+	})
+	if err := session.Runner().Register("memory", want); err != nil {
 		t.Fatal(err)
 	}
 	for {
@@ -95,7 +100,6 @@ func TestLiveOverROS2(t *testing.T) {
 	if err := session.End(session.Now()); err != nil {
 		t.Fatal(err)
 	}
-	wantRecords := want.Records()
 
 	// Wait for the node to decide the last beliefs (by timeout), then stop it.
 	deadline := time.Now().Add(20 * time.Second)
@@ -120,8 +124,8 @@ func TestLiveOverROS2(t *testing.T) {
 		t.Fatalf("the node published %d decisions, replay decides %d", len(got), len(wantRecords))
 	}
 	for i, w := range wantRecords {
-		if got[i] != w.Rationale {
-			t.Fatalf("decision %d: node published %+v, replay decides %+v", i, got[i], w.Rationale)
+		if got[i] != w {
+			t.Fatalf("decision %d: node published %+v, replay decides %+v", i, got[i], w)
 		}
 	}
 }

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
-	"github.com/ghost-robotics/ghost/pkg/ros2"
+	"github.com/ghost-robotics/ghost/pkg/ros2/config"
+	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 )
 
 // BenchmarkHandleBeliefAndAssessmentSealed is BenchmarkHandleBeliefAndAssessment
@@ -40,8 +40,8 @@ func BenchmarkHandleRecordedSealed(b *testing.B) {
 	benchSealed(b, cfg)
 }
 
-func benchSealed(b *testing.B, cfg nodeconfig.Config) {
-	n, err := newNode(context.Background(), cfg, discardTransport{ros2.NewFakeTransport()},
+func benchSealed(b *testing.B, cfg config.Config) {
+	n, err := newNode(context.Background(), cfg, discardTransport{transport.NewFakeTransport()},
 		slog.New(slog.DiscardHandler), func() time.Time { return base }, "")
 	if err != nil {
 		b.Fatal(err)
@@ -95,7 +95,7 @@ func BenchmarkSealingCost(b *testing.B) {
 				if i == 1 {
 					cfg.Seal.KeyFile = sealKeys + "node.key"
 				}
-				n, err := newNode(context.Background(), cfg, discardTransport{ros2.NewFakeTransport()},
+				n, err := newNode(context.Background(), cfg, discardTransport{transport.NewFakeTransport()},
 					slog.New(slog.DiscardHandler), func() time.Time { return base }, "")
 				if err != nil {
 					b.Fatal(err)

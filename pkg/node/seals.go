@@ -5,10 +5,10 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
-	"github.com/ghost-robotics/ghost/pkg/ros2"
-	"github.com/ghost-robotics/ghost/pkg/ros2msg"
+	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 	"github.com/ghost-robotics/ghost/pkg/seal"
+	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
 // SinkSeal is the id under which the node's sealing sinks are registered.
@@ -20,7 +20,7 @@ const SinkSeal = "seal"
 // (docs/seals.md). Everything here runs on the node goroutine.
 type sealing struct {
 	s       *seal.Sealer
-	pub     ros2.Publisher
+	pub     transport.Publisher
 	topic   string
 	inputs  []seal.TopicID // by index of node.inputs
 	dec     seal.TopicID
@@ -36,7 +36,7 @@ type sealing struct {
 // setupSealing reads the node's key and declares what it seals; nothing is
 // sealed without seal.key_file. A key that cannot be read stops the node:
 // one configured to seal must not run unsealed.
-func (n *node) setupSealing(t ros2.Transport, resolved runner.Topics) error {
+func (n *node) setupSealing(t transport.Transport, resolved runner.Topics) error {
 	if n.cfg.Seal.KeyFile == "" {
 		return nil
 	}

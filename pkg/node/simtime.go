@@ -5,16 +5,16 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ghost-robotics/ghost/pkg/ros2"
-	"github.com/ghost-robotics/ghost/pkg/ros2msg"
-	"github.com/ghost-robotics/ghost/pkg/rosclock"
-	"github.com/ghost-robotics/ghost/pkg/rosout"
+	"github.com/ghost-robotics/ghost/pkg/ros2/clock"
+	"github.com/ghost-robotics/ghost/pkg/ros2/rosout"
+	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
+	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
 // The node's time. With use_sim_time false, arrival times are the receive
 // times the transport gives and ticks come from a wall-clock ticker, as
 // before. With use_sim_time true, everything the node times follows /clock
-// (package rosclock):
+// (pkg/ros2/clock):
 //
 //   - /clock messages travel through the node's input queue, so an input
 //     arrives at the clock time of its place in the stream;
@@ -28,7 +28,7 @@ import (
 //     replay and verify see the same stream), and diagnostics say WARN
 //     "waiting for /clock";
 //   - a jump backwards is logged and counted, and the timeline continues
-//     monotonically (rosclock), so recordings and timeouts never run
+//     monotonically (package clock), so recordings and timeouts never run
 //     backwards;
 //   - diagnostics keep their wall-clock period, so a paused or silent
 //     /clock stays visible, and are stamped with the ROS time.
@@ -44,16 +44,16 @@ type simTime struct {
 // setupClock subscribes /clock when the node runs on sim time, and attaches
 // the /rosout handler with the node's clock. Run on the goroutine that
 // builds the node, before the transport runs.
-func (n *node) setupClock(tctx context.Context, t ros2.Transport, ro *rosout.Handler) error {
+func (n *node) setupClock(tctx context.Context, t transport.Transport, ro *rosout.Handler) error {
 	if n.clock.Sim() {
-		err := t.Subscribe(rosclock.Topic, rosclock.TypeName, rosclock.QoS(), func(data []byte, recv time.Time) {
+		err := t.Subscribe(clock.Topic, clock.TypeName, clock.QoS(), func(data []byte, recv time.Time) {
 			select {
 			case n.in <- input{clock: true, data: data, recv: recv}:
 			case <-tctx.Done():
 			}
 		})
 		if err != nil {
-			return fmt.Errorf("subscribe %s: %w", rosclock.Topic, err)
+			return fmt.Errorf("subscribe %s: %w", clock.Topic, err)
 		}
 	}
 	if ro != nil {

@@ -11,15 +11,15 @@ import (
 
 	"github.com/ghost-robotics/ghost/pkg/audit"
 	"github.com/ghost-robotics/ghost/pkg/bag"
-	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
-	"github.com/ghost-robotics/ghost/pkg/ros2"
-	"github.com/ghost-robotics/ghost/pkg/ros2msg"
-	"github.com/ghost-robotics/ghost/pkg/rosclock"
-	"github.com/ghost-robotics/ghost/pkg/rosout"
+	"github.com/ghost-robotics/ghost/pkg/ros2/clock"
+	"github.com/ghost-robotics/ghost/pkg/ros2/config"
+	"github.com/ghost-robotics/ghost/pkg/ros2/rosout"
+	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
-func simConfig() nodeconfig.Config {
+func simConfig() config.Config {
 	cfg := testConfig()
 	cfg.UseSimTime = true
 	return cfg
@@ -42,7 +42,7 @@ func wall(step int) time.Time { return base.Add(time.Duration(step) * time.Hour)
 
 func (h *harness) clockMsg(ns int64, step int) {
 	h.t.Helper()
-	h.deliver(rosclock.Topic, clockAt(h.t, ns), wall(step))
+	h.deliver(clock.Topic, clockAt(h.t, ns), wall(step))
 }
 
 // Before the first /clock message nothing is decided, the wait is logged
@@ -67,7 +67,7 @@ func TestSimTimeWaitsForClock(t *testing.T) {
 	if d.Header.Stamp != (ros2msg.RosTime{}) {
 		t.Errorf("stamp before any /clock %+v, want zero", d.Header.Stamp)
 	}
-	if typ, qos, ok := h.ft.Subscription(rosclock.Topic); !ok || typ != "rosgraph_msgs/msg/Clock" || qos != rosclock.QoS() {
+	if typ, qos, ok := h.ft.Subscription(clock.Topic); !ok || typ != "rosgraph_msgs/msg/Clock" || qos != clock.QoS() {
 		t.Errorf("/clock subscription %q %+v %v", typ, qos, ok)
 	}
 	h.sync(wall(5))
@@ -232,7 +232,7 @@ func TestWallTimeIgnoresClock(t *testing.T) {
 	cfg := testConfig()
 	h := startNode(t, cfg)
 	d := h.sync(base)
-	if _, _, ok := h.ft.Subscription(rosclock.Topic); ok {
+	if _, _, ok := h.ft.Subscription(clock.Topic); ok {
 		t.Error("/clock subscribed with use_sim_time false")
 	}
 	if value(t, d, "clock") != "wall" || d.Header.Stamp != ros2msg.RosTimeOf(base) {
@@ -259,7 +259,7 @@ func TestRosout(t *testing.T) {
 			cfg := simConfig()
 			cfg.Namespace = "/drone1"
 			cfg.LogLevel = tt.level
-			ft := ros2.NewFakeTransport()
+			ft := transport.NewFakeTransport()
 			ro := rosout.New(rosout.Options{Name: cfg.LoggerName(), Level: cfg.LogLevel})
 			var stderr bytes.Buffer
 			logger := slog.New(slog.NewMultiHandler(slog.NewTextHandler(&lockedWriter{w: &stderr}, &slog.HandlerOptions{Level: cfg.LogLevel}), ro))
@@ -277,7 +277,7 @@ func TestRosout(t *testing.T) {
 				}
 			}
 			deliver(cfg.Topics[runner.KeyState], beliefCDR(t, testBelief(1_000_000))) // dropped: no clock yet (a debug line)
-			deliver(rosclock.Topic, clockAt(t, 7.5e9))
+			deliver(clock.Topic, clockAt(t, 7.5e9))
 			deliver(cfg.Topics[runner.KeyState], []byte("junk")) // a warning
 			diag <- base
 			stop()

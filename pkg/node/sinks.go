@@ -7,16 +7,16 @@ import (
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/ros2"
-	"github.com/ghost-robotics/ghost/pkg/ros2msg"
+	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
 // rosSink publishes each decision's rationale as a serialized
 // ghost/msg/DecisionRationale. It is used from the node goroutine only; the
 // buffer is reused because Publisher.Publish copies.
 type rosSink struct {
-	pub    ros2.Publisher
+	pub    transport.Publisher
 	topic  string
 	buf    []byte
 	closed bool

@@ -7,9 +7,10 @@ import (
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/ros2"
-	"github.com/ghost-robotics/ghost/pkg/ros2msg"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
+	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
 // eventSink logs what happens to it, in order.
@@ -50,8 +51,8 @@ func TestShutdownOrder(t *testing.T) {
 }
 
 func TestROSSinkAfterClose(t *testing.T) {
-	ft := ros2.NewFakeTransport()
-	pub, err := ft.Advertise("/decisions", "ghost/msg/DecisionRationale", ros2.DefaultDecisionsQoS())
+	ft := transport.NewFakeTransport()
+	pub, err := ft.Advertise("/decisions", "ghost/msg/DecisionRationale", qos.DefaultDecisions())
 	if err != nil {
 		t.Fatal(err)
 	}

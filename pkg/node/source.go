@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/ghost-robotics/ghost/pkg/bridge"
-	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
-	"github.com/ghost-robotics/ghost/pkg/px4"
-	"github.com/ghost-robotics/ghost/pkg/ros2"
+	"github.com/ghost-robotics/ghost/pkg/ros2/config"
+	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/vehicle/bridge"
+	"github.com/ghost-robotics/ghost/pkg/vehicle/px4"
 )
 
 // vehicleSource is the node's side of input.source px4 or odometry: the
@@ -18,7 +18,7 @@ type vehicleSource struct {
 	src    bridge.Source
 	bridge *bridge.Bridge
 	subs   []bridge.Subscription
-	pubs   map[string]ros2.Publisher // ghost topic (resolved) -> publisher
+	pubs   map[string]transport.Publisher // ghost topic (resolved) -> publisher
 	// rejected counts vehicle messages the source refused (layout, fields,
 	// stamps), for diagnostics.
 	rejected uint64
@@ -26,8 +26,8 @@ type vehicleSource struct {
 
 // newVehicleSource builds the source cfg names; amentPrefixPath locates the
 // px4_msgs or nav_msgs definitions. It returns nil for input.source ghost.
-func newVehicleSource(cfg nodeconfig.Config, inputs []runner.InputSpec, amentPrefixPath string) (*vehicleSource, error) {
-	if cfg.Input.Source == nodeconfig.SourceGhost || cfg.Input.Source == "" {
+func newVehicleSource(cfg config.Config, inputs []runner.InputSpec, amentPrefixPath string) (*vehicleSource, error) {
+	if cfg.Input.Source == config.SourceGhost || cfg.Input.Source == "" {
 		return nil, nil
 	}
 	b, err := bridge.New(bridge.Options{StateTopic: runner.TopicOf(inputs, runner.KeyState),
@@ -35,9 +35,9 @@ func newVehicleSource(cfg nodeconfig.Config, inputs []runner.InputSpec, amentPre
 	if err != nil {
 		return nil, err
 	}
-	vs := &vehicleSource{bridge: b, pubs: map[string]ros2.Publisher{}}
+	vs := &vehicleSource{bridge: b, pubs: map[string]transport.Publisher{}}
 	switch cfg.Input.Source {
-	case nodeconfig.SourcePX4:
+	case config.SourcePX4:
 		defs, err := px4.LoadFromAmentIndex(amentPrefixPath)
 		if err != nil {
 			return nil, fmt.Errorf("input.source px4: %w", err)
@@ -49,7 +49,7 @@ func newVehicleSource(cfg nodeconfig.Config, inputs []runner.InputSpec, amentPre
 		if vs.src, err = bridge.NewPX4(b, bridge.PX4Options{Definitions: defs, Namespace: cfg.Input.PX4Namespace, Position: cfg.Input.PX4Position}); err != nil {
 			return nil, err
 		}
-	case nodeconfig.SourceOdometry:
+	case config.SourceOdometry:
 		defs, err := bridge.LoadOdometryDefinitions(amentPrefixPath)
 		if err != nil {
 			return nil, fmt.Errorf("input.source odometry: %w", err)

@@ -12,11 +12,12 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/internal/px4fixture"
-	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
-	"github.com/ghost-robotics/ghost/pkg/px4"
-	"github.com/ghost-robotics/ghost/pkg/ros2"
-	"github.com/ghost-robotics/ghost/pkg/ros2msg"
+	"github.com/ghost-robotics/ghost/pkg/ros2/config"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
+	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/vehicle/px4"
+	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
 // amentPrefix installs .msg definitions as an ament prefix: each package
@@ -85,9 +86,9 @@ func TestNodeDecidesPX4Topics(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := testConfig()
-	cfg.Input.Source = nodeconfig.SourcePX4
+	cfg.Input.Source = config.SourcePX4
 	cfg.Input.PX4Release = "1.15"
-	ft := ros2.NewFakeTransport()
+	ft := transport.NewFakeTransport()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	runCtx, stop := context.WithCancel(ctx)
@@ -135,21 +136,21 @@ func TestNodeDecidesPX4Topics(t *testing.T) {
 			t.Fatalf("decision %d: %+v", i, r)
 		}
 	}
-	if typ, q, ok := ft.Subscription("/fmu/out/vehicle_odometry"); !ok || q.Reliability != ros2.ReliabilityBestEffort || typ != "px4_msgs/msg/VehicleOdometry" {
+	if typ, q, ok := ft.Subscription("/fmu/out/vehicle_odometry"); !ok || q.Reliability != qos.ReliabilityBestEffort || typ != "px4_msgs/msg/VehicleOdometry" {
 		t.Fatalf("vehicle_odometry subscribed as %s with %+v, want best effort", typ, q)
 	}
 }
 
 func TestNodeRefusesAMismatchedPX4Release(t *testing.T) {
 	cfg := testConfig()
-	cfg.Input.Source = nodeconfig.SourcePX4
+	cfg.Input.Source = config.SourcePX4
 	cfg.Input.PX4Release = "1.16"
-	_, err := newNode(context.Background(), cfg, ros2.NewFakeTransport(), slog.New(slog.DiscardHandler), time.Now, px4Prefix(t))
+	_, err := newNode(context.Background(), cfg, transport.NewFakeTransport(), slog.New(slog.DiscardHandler), time.Now, px4Prefix(t))
 	if err == nil || !strings.Contains(err.Error(), "release 1.15") {
 		t.Fatalf("err %v: want a release mismatch naming the installed 1.15", err)
 	}
 	cfg.Input.PX4Release = ""
-	if _, err := newNode(context.Background(), cfg, ros2.NewFakeTransport(), slog.New(slog.DiscardHandler), time.Now, t.TempDir()); err == nil ||
+	if _, err := newNode(context.Background(), cfg, transport.NewFakeTransport(), slog.New(slog.DiscardHandler), time.Now, t.TempDir()); err == nil ||
 		!strings.Contains(err.Error(), "px4_msgs") {
 		t.Fatalf("err %v: want px4_msgs not found", err)
 	}
@@ -158,7 +159,7 @@ func TestNodeRefusesAMismatchedPX4Release(t *testing.T) {
 // odometryPrefix holds the nav_msgs, geometry_msgs, std_msgs,
 // builtin_interfaces and sensor_msgs test definitions.
 func odometryPrefix(t *testing.T) string {
-	src := filepath.Join("..", "ros2msg", "dynamic", "testdata", "msgs")
+	src := filepath.Join("..", "wire", "dynamic", "testdata", "msgs")
 	pkgs := map[string]string{}
 	for _, p := range []string{"builtin_interfaces", "std_msgs", "geometry_msgs", "nav_msgs", "sensor_msgs"} {
 		pkgs[p] = filepath.Join(src, p)
@@ -208,8 +209,8 @@ func odometryCDR(sec uint32, variance float64) []byte {
 func TestNodeDecidesOdometry(t *testing.T) {
 	prefix := odometryPrefix(t)
 	cfg := testConfig()
-	cfg.Input.Source = nodeconfig.SourceOdometry
-	ft := ros2.NewFakeTransport()
+	cfg.Input.Source = config.SourceOdometry
+	ft := transport.NewFakeTransport()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	runCtx, stop := context.WithCancel(ctx)

@@ -3,10 +3,9 @@ package runner
 import (
 	"fmt"
 	"strconv"
-	"sync"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/ros2msg"
+	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
 // NumOutcomes is the number of Outcome values.
@@ -83,29 +82,6 @@ func (rc ActionReceipt) String() string {
 // receipt's Evidence is valid only during the call.
 type ActionSink interface {
 	PublishReceipt(ActionReceipt) error
-}
-
-// MemoryActionSink keeps every receipt in order; for tests and callers that
-// inspect the trail. It is safe for concurrent use.
-type MemoryActionSink struct {
-	mu       sync.Mutex
-	receipts []ActionReceipt
-}
-
-// PublishReceipt keeps a copy of rc.
-func (s *MemoryActionSink) PublishReceipt(rc ActionReceipt) error {
-	rc.Evidence = append([]Evidence(nil), rc.Evidence...)
-	s.mu.Lock()
-	s.receipts = append(s.receipts, rc)
-	s.mu.Unlock()
-	return nil
-}
-
-// Receipts returns a copy of the receipts, in order.
-func (s *MemoryActionSink) Receipts() []ActionReceipt {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]ActionReceipt(nil), s.receipts...)
 }
 
 // RecordingActionSink writes every receipt to a recording channel as

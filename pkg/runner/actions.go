@@ -277,16 +277,6 @@ func (f FailureClass) String() string {
 	return "failure_class(" + strconv.Itoa(int(f)) + ")"
 }
 
-// ParseFailureClass reads a class's snake_case name.
-func ParseFailureClass(s string) (FailureClass, bool) {
-	for i, n := range failureClassNames {
-		if n == s {
-			return FailureClass(i), true
-		}
-	}
-	return 0, false
-}
-
 // ActionCommand is what the Loop asks of the Runner about an action. The
 // Runner executes only these; it never retries, re-orders or invents one.
 type ActionCommand struct {

@@ -76,8 +76,8 @@ type harness struct {
 	t    *testing.T
 	s    *Session
 	ex   *fakeExec
-	sink *MemoryActionSink
-	recs *MemorySink
+	sink *memoryActionSink
+	recs *memorySink
 	now  int64
 }
 
@@ -97,7 +97,7 @@ func newHarnessWith(t *testing.T, p decisions.Policy, enable ...decisions.Kind) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{t: t, s: s, ex: ex, sink: &MemoryActionSink{}, recs: &MemorySink{}}
+	h := &harness{t: t, s: s, ex: ex, sink: &memoryActionSink{}, recs: &memorySink{}}
 	if err := s.Runner().RegisterActionSink("memory", h.sink); err != nil {
 		t.Fatal(err)
 	}
@@ -361,7 +361,7 @@ func TestRunnerRefusesUntraceableCommands(t *testing.T) {
 	if err := r.RegisterExecutor(ex); err != nil {
 		t.Fatal(err)
 	}
-	sink := &MemoryActionSink{}
+	sink := &memoryActionSink{}
 	if err := r.RegisterActionSink("m", sink); err != nil {
 		t.Fatal(err)
 	}
@@ -424,7 +424,7 @@ func TestDefaultExecutesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sink := &MemoryActionSink{}
+	sink := &memoryActionSink{}
 	if err := s.Runner().RegisterActionSink("m", sink); err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/ros2msg"
+	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
 // withCalibrated returns the default inputs with the calibrated input

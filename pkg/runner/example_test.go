@@ -5,8 +5,8 @@ import (
 	"log"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/ros2msg"
 	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
 var thresholds = decisions.Thresholds{
@@ -62,8 +62,12 @@ func ExampleSession_Feed() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	var sink runner.MemorySink
-	if err := s.Runner().Register("memory", &sink); err != nil {
+	var published []decisions.Rationale
+	sink := runner.FuncSink(func(_ decisions.Decision, r decisions.Rationale) error {
+		published = append(published, r)
+		return nil
+	})
+	if err := s.Runner().Register("memory", sink); err != nil {
 		log.Fatal(err)
 	}
 	b := belief(7_000)
@@ -78,8 +82,8 @@ func ExampleSession_Feed() {
 	if err := s.End(2); err != nil { // the stream is over: decide what waits
 		log.Fatal(err)
 	}
-	for _, r := range sink.Records() {
-		fmt.Println(r.Decision, r.Rationale.PolicyID)
+	for _, r := range published {
+		fmt.Println(r.Decision, r.PolicyID)
 	}
 	// Output:
 	// abstain_uncertain@7000 (no_assessment) uncertainty_aware_reference_v1

@@ -6,8 +6,8 @@ import (
 	"slices"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/ros2"
-	"github.com/ghost-robotics/ghost/pkg/ros2msg"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
+	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
 // Topic keys: the <key> of the topics.<key> and qos.<key>.* parameters. The
@@ -43,7 +43,7 @@ type InputSpec struct {
 	// Type is the ROS 2 message type, "pkg/msg/Name".
 	Type string
 	// QoS is the default subscription profile.
-	QoS ros2.QoSProfile
+	QoS qos.Profile
 	// Kind is the kind of event the input becomes.
 	Kind InputKind
 	// Role says in a few words what the input is, for parameter docs.
@@ -157,13 +157,6 @@ func (d *Decoded) Assessment() (*decisions.SelfAssessment, bool) {
 // BeliefEvent.Donor): for a caller that steps several Loops with d, each
 // of which must then keep a copy.
 func (d *Decoded) DropDonor() { d.belief.Donor = nil }
-
-// DecodedOf holds ev in a Decoded.
-func DecodedOf(ev Event) Decoded {
-	var d Decoded
-	d.set(ev)
-	return d
-}
 
 func (d *Decoded) set(ev Event) {
 	*d = Decoded{}
@@ -283,25 +276,25 @@ const CalibratedTopic = "/self_assessment/calibrated"
 func DefaultInputs() []InputSpec {
 	return []InputSpec{
 		{
-			Key: KeyState, Topic: "/state/nav", Type: "ghost/msg/VehicleState", QoS: ros2.DefaultInputQoS(),
+			Key: KeyState, Topic: "/state/nav", Type: "ghost/msg/VehicleState", QoS: qos.DefaultInput(),
 			Kind: InputBelief, Role: "belief (VehicleState) input", NewDecode: decodeBelief, NewDecodeInto: decodeBeliefInto,
 		},
 		{
-			Key: KeySelfAssessment, Topic: "/self_assessment", Type: "ghost/msg/BeliefSelfAssessment", QoS: ros2.DefaultInputQoS(),
+			Key: KeySelfAssessment, Topic: "/self_assessment", Type: "ghost/msg/BeliefSelfAssessment", QoS: qos.DefaultInput(),
 			Kind: InputAssessment, Role: "self-assessment input", NewDecode: decodeAssessment, NewDecodeInto: decodeAssessmentInto,
 		},
 		{
-			Key: KeyPerceptionMode, Topic: "/perception/mode", Type: "ghost/msg/PerceptionMode", QoS: ros2.DefaultInputQoS(),
+			Key: KeyPerceptionMode, Topic: "/perception/mode", Type: "ghost/msg/PerceptionMode", QoS: qos.DefaultInput(),
 			Kind: InputPerception, Role: "perception mode input (optional)", NewDecode: decodePerception, NewDecodeInto: decodePerceptionInto,
 		},
 		{
-			Key: KeySelfAssessmentCalibrated, Topic: "", Type: "ghost/msg/CalibratedSelfAssessment", QoS: ros2.DefaultInputQoS(),
+			Key: KeySelfAssessmentCalibrated, Topic: "", Type: "ghost/msg/CalibratedSelfAssessment", QoS: qos.DefaultInput(),
 			Kind: InputAssessment, Role: "calibrated self-assessment input (optional, disabled while empty; " + CalibratedTopic +
 				" by convention; when set, the Loop decides on it instead of the self-assessment input)",
 			NewDecode: decodeCalibrated, Optional: true, Replaces: KeySelfAssessment,
 		},
 		{
-			Key: KeyActionEvidence, Topic: "/decisions/evidence", Type: "ghost/msg/ActionEvidence", QoS: ros2.DefaultInputQoS(),
+			Key: KeyActionEvidence, Topic: "/decisions/evidence", Type: "ghost/msg/ActionEvidence", QoS: qos.DefaultInput(),
 			Kind: InputEvidence, Role: "evidence the executors returned (acknowledgements, vehicle state)", NewDecode: decodeEvidence,
 		},
 		ParameterEventInput(),

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/ros2"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 )
 
 // TestAddingAnInputIsOneTableEntry adds a second perception source (a
@@ -14,7 +14,7 @@ import (
 // counts and joins it with no other change.
 func TestAddingAnInputIsOneTableEntry(t *testing.T) {
 	inputs := append(DefaultInputs(), InputSpec{
-		Key: "lidar_mode", Topic: "/lidar/mode", Type: "test/msg/Mode", QoS: ros2.DefaultInputQoS(),
+		Key: "lidar_mode", Topic: "/lidar/mode", Type: "test/msg/Mode", QoS: qos.DefaultInput(),
 		Kind: InputPerception, Role: "a test perception source",
 		NewDecode: func() DecodeFunc {
 			return func(data []byte, arrivalNs int64) (Event, error) {

@@ -1,8 +1,8 @@
 package runner
 
 import (
-	"github.com/ghost-robotics/ghost/pkg/ros2"
-	"github.com/ghost-robotics/ghost/pkg/ros2msg"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
+	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
 // KeyTransitionEvent is the input key of the node's lifecycle transition
@@ -35,7 +35,7 @@ func (e LifecycleEvent) Active() bool { return e.Goal == lifecycleActive }
 func TransitionEventInput() InputSpec {
 	return InputSpec{
 		Key: KeyTransitionEvent, Topic: "~/transition_event", Type: "lifecycle_msgs/msg/TransitionEvent",
-		QoS: ros2.DefaultInputQoS(), Kind: InputLifecycle,
+		QoS: qos.DefaultInput(), Kind: InputLifecycle,
 		Role:      "lifecycle transitions (the node publishes its own with lifecycle true, and decides only while active)",
 		NewDecode: decodeTransitionEvent,
 	}

@@ -12,7 +12,7 @@ import (
 func BenchmarkLoopRunnerPerDecision(b *testing.B) {
 	l := mustLoop(b, LoopOptions{})
 	r := NewRunner(RunnerOptions{ExpectedPolicyID: decisions.ReferencePolicyID})
-	if err := r.Register("null", decisions.NullSink{}); err != nil {
+	if err := r.Register("null", nullSink{}); err != nil {
 		b.Fatal(err)
 	}
 	bel := BeliefEvent{Belief: belief(0)}
@@ -85,7 +85,7 @@ func BenchmarkLoopStepPerDecision(b *testing.B) {
 func BenchmarkLoopRunnerPerDecisionSealed(b *testing.B) {
 	l := mustLoop(b, LoopOptions{})
 	r := NewRunner(RunnerOptions{ExpectedPolicyID: decisions.ReferencePolicyID})
-	if err := r.Register("null", decisions.NullSink{}); err != nil {
+	if err := r.Register("null", nullSink{}); err != nil {
 		b.Fatal(err)
 	}
 	const batch = 1 << 12

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/ros2"
-	"github.com/ghost-robotics/ghost/pkg/ros2msg"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
+	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
 // KeyParameterEvents is the input key of the parameter change events
@@ -71,7 +71,7 @@ func (ParameterEvent) isEvent() {}
 func ParameterEventInput() InputSpec {
 	return InputSpec{
 		Key: KeyParameterEvents, Topic: "/parameter_events", Type: "rcl_interfaces/msg/ParameterEvent",
-		QoS: ros2.ParameterEventsQoS(), Kind: InputParameters,
+		QoS: qos.ParameterEvents(), Kind: InputParameters,
 		Role:      "parameter changes (the node publishes its own and follows those naming it)",
 		NewDecode: decodeParameterEvent,
 	}

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/ros2msg"
+	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
 func timeoutEvent(at int64, node string, v ros2msg.ParameterValue) ParameterEvent {
@@ -256,7 +256,7 @@ func TestEnablesChangeAtRunTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sink := &MemoryActionSink{}
+	sink := &memoryActionSink{}
 	if err := s.Runner().RegisterActionSink("memory", sink); err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/ros2msg"
+	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
 // WriteFunc writes one serialized message, logged and published at t, to

@@ -11,7 +11,7 @@ import (
 // a null sink, the Runner's share of BenchmarkLoopRunnerPerDecision.
 func BenchmarkRunnerExecute(b *testing.B) {
 	r := NewRunner(RunnerOptions{ExpectedPolicyID: decisions.ReferencePolicyID})
-	if err := r.Register("null", decisions.NullSink{}); err != nil {
+	if err := r.Register("null", nullSink{}); err != nil {
 		b.Fatal(err)
 	}
 	l := mustLoop(b, LoopOptions{})
@@ -33,7 +33,7 @@ func BenchmarkRunnerExecute(b *testing.B) {
 
 // BenchmarkJSONLinesSink measures writing one rationale line.
 func BenchmarkJSONLinesSink(b *testing.B) {
-	s := NewJSONLinesSink(io.Discard)
+	s := newJSONLinesSink(io.Discard)
 	cmd := commandFor(b, 1, known, true)
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -30,7 +30,7 @@ type goldenLine struct {
 
 // TestGoldenThroughLoopAndRunner sends every reference vector that the
 // classifier can produce (and every context without assessment) through a
-// Loop, the Runner's provenance checks and a JSONLinesSink, and compares
+// Loop, the Runner's provenance checks and a jsonLinesSink, and compares
 // the line written with the reference's rationale record, byte for byte.
 func TestGoldenThroughLoopAndRunner(t *testing.T) {
 	f, err := os.Open(golden.Path(t, "self_assessment_vectors.jsonl"))
@@ -68,7 +68,7 @@ func TestGoldenThroughLoopAndRunner(t *testing.T) {
 			}
 			var buf bytes.Buffer
 			r := NewRunner(RunnerOptions{ExpectedPolicyID: decisions.ReferencePolicyID})
-			mustRegister(t, r, "jsonl", NewJSONLinesSink(&buf))
+			mustRegister(t, r, "jsonl", newJSONLinesSink(&buf))
 			l := mustLoop(t, LoopOptions{})
 			var out Output
 			for _, ev := range evs {

@@ -98,7 +98,7 @@ func TestRunnerProvenance(t *testing.T) {
 			cmd := commandFor(t, 7, known, !tc.without)
 			tc.mutate(&cmd)
 			r := NewRunner(RunnerOptions{ExpectedPolicyID: tc.expected})
-			a, b := &MemorySink{}, &MemorySink{}
+			a, b := &memorySink{}, &memorySink{}
 			mustRegister(t, r, "a", a)
 			mustRegister(t, r, "b", b)
 			res := r.Execute(cmd)
@@ -156,7 +156,7 @@ func (s *closerSink) Close() error {
 // others do, that failures are classified, and that counters add up.
 func TestRunnerFailingSinks(t *testing.T) {
 	r := NewRunner(RunnerOptions{})
-	first, last, closed := &MemorySink{}, &MemorySink{}, &MemorySink{}
+	first, last, closed := &memorySink{}, &memorySink{}, &memorySink{}
 	if err := closed.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestRunnerFailingSinks(t *testing.T) {
 	mustRegister(t, r, "typed", FuncSink(func(decisions.Decision, decisions.Rationale) error {
 		return &SinkError{SinkID: "inner", Kind: FailureEncoding, Err: errors.New("bad schema")}
 	}))
-	mustRegister(t, r, "json", NewJSONLinesSink(io.Discard))
+	mustRegister(t, r, "json", newJSONLinesSink(io.Discard))
 	mustRegister(t, r, "memory", last)
 
 	wantIDs := []string{"ros", "encoder", "disk", "closed", "typed", "json", "memory"}
@@ -223,14 +223,14 @@ func TestRunnerFailingSinks(t *testing.T) {
 
 func TestRunnerRegister(t *testing.T) {
 	r := NewRunner(RunnerOptions{})
-	mustRegister(t, r, "a", &MemorySink{})
+	mustRegister(t, r, "a", &memorySink{})
 	for _, tc := range []struct {
 		id   string
 		sink Sink
 		want string
 	}{
-		{"", &MemorySink{}, "empty sink id"},
-		{"a", &MemorySink{}, `"a": id already registered`},
+		{"", &memorySink{}, "empty sink id"},
+		{"a", &memorySink{}, `"a": id already registered`},
 		{"b", nil, "nil sink"},
 	} {
 		if err := r.Register(tc.id, tc.sink); !errors.Is(err, ErrRunner) || !strings.Contains(err.Error(), tc.want) {
@@ -240,7 +240,7 @@ func TestRunnerRegister(t *testing.T) {
 	if err := r.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Register("c", &MemorySink{}); !errors.Is(err, ErrSinkClosed) {
+	if err := r.Register("c", &memorySink{}); !errors.Is(err, ErrSinkClosed) {
 		t.Errorf("Register after Close: %v", err)
 	}
 }
@@ -293,7 +293,7 @@ func TestRunnerClose(t *testing.T) {
 func TestRunnerHandle(t *testing.T) {
 	l := mustLoop(t, LoopOptions{})
 	r := NewRunner(RunnerOptions{})
-	sink := &MemorySink{}
+	sink := &memorySink{}
 	mustRegister(t, r, "m", sink)
 	evs := []Event{
 		bEv(0, 1), aEv(t, 1, 1, known), // proceed with
@@ -346,7 +346,7 @@ func TestRunnerHandle(t *testing.T) {
 // while the main one executes; run with -race.
 func TestRunnerCountersConcurrent(t *testing.T) {
 	r := NewRunner(RunnerOptions{})
-	mustRegister(t, r, "a", decisions.NullSink{})
+	mustRegister(t, r, "a", nullSink{})
 	cmd := commandFor(t, 1, known, true)
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
@@ -372,7 +372,7 @@ func TestRunnerCountersConcurrent(t *testing.T) {
 		r.Execute(cmd)
 		r.Reject(Rejection{Reason: RejectLateBelief})
 		if i == n/2 {
-			mustRegister(t, r, "b", &MemorySink{})
+			mustRegister(t, r, "b", &memorySink{})
 		}
 	}
 	close(stop)

@@ -57,7 +57,7 @@ func TestProvenanceWithSealedAssessments(t *testing.T) {
 			c := cmd.Clone()
 			tc.mutate(&c)
 			r := NewRunner(RunnerOptions{})
-			mustRegister(t, r, "m", &MemorySink{})
+			mustRegister(t, r, "m", &memorySink{})
 			res := r.Execute(c)
 			var pe *ProvenanceError
 			switch {

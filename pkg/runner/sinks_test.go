@@ -28,7 +28,7 @@ func TestJSONLinesSink(t *testing.T) {
 	with := commandFor(t, 5, uncertain, true)
 	without := commandFor(t, 6, known, false)
 	w := &recordingWriter{}
-	s := NewJSONLinesSink(w)
+	s := newJSONLinesSink(w)
 	for _, c := range []Command{with, without} {
 		if err := s.Publish(c.Decision, c.Rationale); err != nil {
 			t.Fatal(err)
@@ -63,7 +63,7 @@ func TestJSONLinesSink(t *testing.T) {
 }
 
 func TestMemorySink(t *testing.T) {
-	s := &MemorySink{}
+	s := &memorySink{}
 	cmds := []Command{commandFor(t, 1, known, true), commandFor(t, 2, unknown, true)}
 	for _, c := range cmds {
 		if err := s.Publish(c.Decision, c.Rationale); err != nil {

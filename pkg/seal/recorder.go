@@ -6,7 +6,7 @@ import (
 
 	"github.com/ghost-robotics/ghost/msg"
 	"github.com/ghost-robotics/ghost/pkg/bag"
-	"github.com/ghost-robotics/ghost/pkg/ros2"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 )
 
 // DefaultPeriod is how much node time one seal covers.
@@ -18,8 +18,8 @@ type RecorderOptions struct {
 	Topic string
 	// Period is the log time one seal covers; default DefaultPeriod.
 	Period time.Duration
-	// QoS is the seal channel's offered QoS; default ros2.DefaultDecisionsQoS().
-	QoS *ros2.QoSProfile
+	// QoS is the seal channel's offered QoS; default qos.DefaultDecisions().
+	QoS *qos.Profile
 }
 
 // Recorder seals everything written through it to a bag.Recorder, as the
@@ -55,11 +55,11 @@ func NewRecorder(rec *bag.Recorder, s *Sealer, opts RecorderOptions) (*Recorder,
 	if opts.Period <= 0 {
 		opts.Period = DefaultPeriod
 	}
-	qos := ros2.DefaultDecisionsQoS()
+	profile := qos.DefaultDecisions()
 	if opts.QoS != nil {
-		qos = *opts.QoS
+		profile = *opts.QoS
 	}
-	ch, err := rec.AddMessageChannel(opts.Topic, "RecordingSeal", qos)
+	ch, err := rec.AddMessageChannel(opts.Topic, "RecordingSeal", profile)
 	if err != nil {
 		return nil, fmt.Errorf("seal: %w", err)
 	}
@@ -77,7 +77,7 @@ func (r *Recorder) setID(ch bag.ChannelID, id TopicID) {
 
 // AddChannel adds a channel, as bag.Recorder.AddChannel, and declares its
 // topic to the Sealer.
-func (r *Recorder) AddChannel(topic, schemaName, schemaText string, qos ...ros2.QoSProfile) (bag.ChannelID, error) {
+func (r *Recorder) AddChannel(topic, schemaName, schemaText string, profiles ...qos.Profile) (bag.ChannelID, error) {
 	if topic == r.topic {
 		return 0, fmt.Errorf("seal: add channel %s: the seal topic is the sealing recorder's own", topic)
 	}
@@ -85,7 +85,7 @@ func (r *Recorder) AddChannel(topic, schemaName, schemaText string, qos ...ros2.
 	if err != nil {
 		return 0, err
 	}
-	ch, err := r.rec.AddChannel(topic, schemaName, schemaText, qos...)
+	ch, err := r.rec.AddChannel(topic, schemaName, schemaText, profiles...)
 	if err != nil {
 		return 0, err
 	}
@@ -95,7 +95,7 @@ func (r *Recorder) AddChannel(topic, schemaName, schemaText string, qos ...ros2.
 
 // AddMessageChannel adds a channel of a ghost message type, as
 // bag.Recorder.AddMessageChannel, and declares its topic to the Sealer.
-func (r *Recorder) AddMessageChannel(topic, msgType string, qos ...ros2.QoSProfile) (bag.ChannelID, error) {
+func (r *Recorder) AddMessageChannel(topic, msgType string, profiles ...qos.Profile) (bag.ChannelID, error) {
 	if topic == r.topic {
 		return 0, fmt.Errorf("seal: add channel %s: the seal topic is the sealing recorder's own", topic)
 	}
@@ -103,7 +103,7 @@ func (r *Recorder) AddMessageChannel(topic, msgType string, qos ...ros2.QoSProfi
 	if err != nil {
 		return 0, err
 	}
-	ch, err := r.rec.AddMessageChannel(topic, msgType, qos...)
+	ch, err := r.rec.AddMessageChannel(topic, msgType, profiles...)
 	if err != nil {
 		return 0, err
 	}

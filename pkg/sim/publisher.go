@@ -5,10 +5,10 @@ import (
 	"io"
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
-	"github.com/ghost-robotics/ghost/pkg/ros2"
-	"github.com/ghost-robotics/ghost/pkg/ros2msg"
+	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/runner"
-	"github.com/ghost-robotics/ghost/pkg/truth"
+	"github.com/ghost-robotics/ghost/pkg/vehicle/truth"
+	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
 // Publisher serializes the vehicle's publications as ROS 2 messages (CDR),
@@ -53,7 +53,7 @@ func NewPublisher(v *Vehicle, inputs []runner.InputSpec) *Publisher {
 		chans, _ := truth.GhostChannels(false)
 		for i, c := range chans {
 			p.chans = append(p.chans, bag.Channel{ID: uint16(i + 1), Topic: c.Topic, SchemaName: c.SchemaName,
-				SchemaText: c.SchemaText, QoS: []ros2.QoSProfile{ros2.DefaultInputQoS()}})
+				SchemaText: c.SchemaText, QoS: []qos.Profile{qos.DefaultInput()}})
 		}
 	}
 	return p

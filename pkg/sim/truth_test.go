@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ghost-robotics/ghost/pkg/truth"
+	"github.com/ghost-robotics/ghost/pkg/vehicle/truth"
 )
 
 // TestTruthChangesNothingElse: with the truth on, the vehicle publishes

@@ -1,21 +1,23 @@
-// Package vehicle maps what real vehicles' estimators publish (PX4
-// vehicle_odometry or vehicle_local_position with vehicle_attitude,
-// vehicle_status and battery_status, over DDS or from a ULog file; ROS
-// nav_msgs/Odometry with sensor_msgs/BatteryState) to a ghost belief: a
-// source-neutral State holding every VehicleState value ghost publishes, the
-// decisions.Belief derived from it, and its ADR-0020 self-assessment.
+// Package vehicle names the group of packages on the vehicle's side; it
+// holds no code. They turn what a real or simulated autopilot publishes
+// into ghost beliefs, and decisions into commands it obeys:
 //
-// The mapping is written down once, in docs/inputs.md, and implemented once
-// here: frames (NED/FRD to ENU/FLU), the 15x15 covariance and its unknowns,
-// flight status, battery, and the belief stamp. Bad input never panics: an
-// unusable number makes its axis unknown, and a sample that cannot become a
-// valid belief (no usable quaternion, a stamp that repeats or goes back) is
-// rejected with a *RejectError and counted, leaving the Tracker as it was.
-// A simulator's ground truth, compared with those beliefs, goes through the
-// same transforms (NEDToENU, AttitudeENU).
+//   - mapping: the one mapping of estimator outputs to a belief and its
+//     self-assessment (imports pkg/decisions only);
+//   - px4: the px4_msgs messages of each supported PX4 release, their
+//     topics, QoS and constants; ulog: the PX4 flight log reader (imports
+//     nothing of the project);
+//   - bridge: decodes PX4 (uXRCE-DDS), nav_msgs/Odometry and ULog sources
+//     and encodes the ghost beliefs the node then decides from;
+//   - truth: a simulator's ground truth as a recording holds it;
+//   - executor: the executors decisions act through (px4, log); px4link:
+//     the px4 executor's link over a ROS 2 transport; standin: a PX4
+//     stand-in that answers commands on a ROS 2 graph.
 //
-// The package must not decode wire formats, read files, clocks or the
-// environment, or know about transports: callers decode (CDR, ULog) into the
-// plain input structs here and convert State to the wire type. It imports
-// nothing of the project but pkg/decisions.
+// Members may import msg, pkg/decisions, pkg/wire, pkg/bag, pkg/ros2/qos,
+// pkg/ros2/transport, pkg/runner (executors serve its registry), pkg/sim
+// (the stand-in answers with the simulated PX4's model) and each other.
+// They must not import pkg/audit, pkg/node, pkg/seal, pkg/rules or the rest
+// of pkg/ros2 (clock, rosout, lifecycle, config, param). test/layout checks
+// these rules.
 package vehicle

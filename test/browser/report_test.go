@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghost-robotics/ghost/pkg/audit/report"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/report"
 )
 
 // root is the repository root, relative to this package.
@@ -139,7 +139,7 @@ func TestReportInChromium(t *testing.T) {
 }
 
 // The places of the decision band and of the action lane's bars in their
-// figure (pkg/report's geometry).
+// figure (pkg/audit/report's geometry).
 const (
 	bandTop, bandHeight = 26, 44
 	laneTop, laneHeight = 102, 24

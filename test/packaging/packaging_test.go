@@ -15,7 +15,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
+	"github.com/ghost-robotics/ghost/pkg/ros2/config"
 	"github.com/ghost-robotics/ghost/pkg/runner"
 )
 
@@ -271,7 +271,7 @@ func parseLaunch(t *testing.T) (launchFacts, string) {
 
 func TestLaunchFile(t *testing.T) {
 	f, src := parseLaunch(t)
-	def := nodeconfig.Default()
+	def := config.Default()
 	installed := cmakeExecutable(t)
 	if want := "lib/" + f.Package + "/" + f.Executable; installed != want {
 		t.Errorf("CMakeLists.txt installs %s, the launch file runs %s", installed, want)
@@ -279,8 +279,8 @@ func TestLaunchFile(t *testing.T) {
 	if f.Package != parsePackageXML(t).Name {
 		t.Errorf("launch package %q, package.xml name %q", f.Package, parsePackageXML(t).Name)
 	}
-	if f.NodeName != nodeconfig.DefaultNodeName {
-		t.Errorf("launch node name %q, nodeconfig.DefaultNodeName %q", f.NodeName, nodeconfig.DefaultNodeName)
+	if f.NodeName != config.DefaultNodeName {
+		t.Errorf("launch node name %q, config.DefaultNodeName %q", f.NodeName, config.DefaultNodeName)
 	}
 	var wantTopics [][2]string
 	for _, in := range runner.DefaultInputs() {
@@ -314,7 +314,7 @@ func TestLaunchFile(t *testing.T) {
 		t.Errorf("launch arguments = %q\nwant %q", f.Args, wantArgs)
 	}
 	if def.UseSimTime {
-		t.Error("nodeconfig's use_sim_time default changed: update the launch default")
+		t.Error("package config's use_sim_time default changed: update the launch default")
 	}
 	for _, want := range []string{
 		"get_package_share_directory(PACKAGE), 'config', 'decision.yaml'",
@@ -343,7 +343,7 @@ func flattenParams(prefix string, n *yaml.Node, out *[]string) {
 	}
 }
 
-// An independent reading of config/decision.yaml (nodeconfig's own test
+// An independent reading of config/decision.yaml (package config's own test
 // checks the values): its names are exactly the declared parameters.
 func TestConfigYAMLNamesAreDeclared(t *testing.T) {
 	var doc map[string]map[string]yaml.Node
@@ -356,15 +356,15 @@ func TestConfigYAMLNamesAreDeclared(t *testing.T) {
 	}
 	var got, want []string
 	flattenParams("", &params, &got)
-	for _, p := range nodeconfig.Parameters() {
+	for _, p := range config.Parameters() {
 		want = append(want, p.Name)
 	}
 	sort.Strings(got)
 	sort.Strings(want)
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("config/decision.yaml names %q\nwant nodeconfig's %q", got, want)
+		t.Errorf("config/decision.yaml names %q\nwant package config's %q", got, want)
 	}
-	if _, err := nodeconfig.FromParamsFile(filepath.Join(root, "config", "decision.yaml")); err != nil {
+	if _, err := config.FromParamsFile(filepath.Join(root, "config", "decision.yaml")); err != nil {
 		t.Errorf("config/decision.yaml: %v", err)
 	}
 }

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/nodeconfig"
-	"github.com/ghost-robotics/ghost/pkg/vehicle"
+	"github.com/ghost-robotics/ghost/pkg/ros2/config"
+	"github.com/ghost-robotics/ghost/pkg/vehicle/mapping"
 )
 
 // config/px4_sitl.yaml is a valid parameters file, and its thresholds let a
@@ -16,14 +16,14 @@ import (
 // vehicle_local_position sample PX4 v1.15 SIH publishes, with the level it
 // must get under the shipped file and under the defaults.
 func TestPX4SITLConfigLevels(t *testing.T) {
-	cfg, err := nodeconfig.FromParamsFile(filepath.Join(root, "config", "px4_sitl.yaml"))
+	cfg, err := config.FromParamsFile(filepath.Join(root, "config", "px4_sitl.yaml"))
 	if err != nil {
 		t.Fatalf("config/px4_sitl.yaml: %v", err)
 	}
-	if cfg.Input.Source != nodeconfig.SourcePX4 || cfg.Input.PX4Position != "local_position" {
+	if cfg.Input.Source != config.SourcePX4 || cfg.Input.PX4Position != "local_position" {
 		t.Errorf("input.source %q, px4.position %q: want px4 and local_position", cfg.Input.Source, cfg.Input.PX4Position)
 	}
-	defaults, err := nodeconfig.FromParamsFile(filepath.Join(root, "config", "decision.yaml"))
+	defaults, err := config.FromParamsFile(filepath.Join(root, "config", "decision.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,12 +39,12 @@ func TestPX4SITLConfigLevels(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p := vehicle.PX4LocalPosition{Timestamp: 2_000_040, TimestampSample: 2_000_000,
+			p := mapping.PX4LocalPosition{Timestamp: 2_000_040, TimestampSample: 2_000_000,
 				XYValid: true, ZValid: true, VXYValid: true, VZValid: true, Z: -5,
 				EPH: tc.eph, EPV: tc.eph / 2, EVH: tc.evh, EVV: tc.evh / 2,
 				HasHeadingTiltVar: true, HeadingVar: tc.headingSD * tc.headingSD, TiltVar: 1e-4}
-			att := vehicle.PX4Attitude{Timestamp: 2_000_000, Q: [4]float32{1, 0, 0, 0}}
-			s, err := vehicle.MapPX4LocalPosition(p, att, vehicle.NoFlightStatus())
+			att := mapping.PX4Attitude{Timestamp: 2_000_000, Q: [4]float32{1, 0, 0, 0}}
+			s, err := mapping.MapPX4LocalPosition(p, att, mapping.NoFlightStatus())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -53,7 +53,7 @@ func TestPX4SITLConfigLevels(t *testing.T) {
 				th   decisions.Thresholds
 				want decisions.Level
 			}{{"px4_sitl.yaml", cfg.Thresholds, tc.px4}, {"decision.yaml", defaults.Thresholds, tc.defaults}} {
-				a, err := vehicle.Assess(&s, c.th)
+				a, err := mapping.Assess(&s, c.th)
 				if err != nil {
 					t.Fatal(err)
 				}

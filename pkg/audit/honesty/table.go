@@ -1,0 +1,183 @@
+package honesty
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/vehicle/truth"
+)
+
+// WriteTable writes r as the table `decision_node honesty` prints.
+func WriteTable(w io.Writer, r *Result) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	p := func(format string, a ...any) { fmt.Fprintf(tw, format, a...) }
+	t := &r.Truth
+	if t.Source == "none" {
+		p("truth\tnone\n")
+	} else {
+		p("truth\t%s: %s (%s form", t.Source, t.Origin, t.Form)
+		if t.Frame != "" {
+			p(", frame %s", t.Frame)
+		}
+		p(")\n")
+		p("truth samples\t%s\n", streamCounts(t.Samples, t.Topics))
+		if t.Rejected > 0 {
+			p("truth left out\t%d (last: %s)\n", t.Rejected, t.LastRejected)
+		}
+		writeOffsets(p, r)
+		p("beliefs\t%d read, %d compared with the truth, %d without assessment, %d without decision",
+			r.Beliefs.Read, r.Beliefs.Compared, r.Beliefs.WithoutAssessment, r.Beliefs.WithoutDecision)
+		if n := r.Beliefs.Unusable + r.Beliefs.Duplicate + r.Beliefs.Late; n > 0 {
+			p(", %d unusable, %d duplicate stamps, %d late assessments or decisions", r.Beliefs.Unusable, r.Beliefs.Duplicate, r.Beliefs.Late)
+		}
+		p("\n")
+		writeGaps(p, r)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if r.Verdict == VerdictGiven {
+		if err := writeAxes(w, r); err != nil {
+			return err
+		}
+		if err := writeNEES(w, r); err != nil {
+			return err
+		}
+		writeConsequences(w, r)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	if r.Verdict == VerdictGiven {
+		_, err := fmt.Fprintln(w, "verdict: given, the claims are compared with the simulator's truth above")
+		return err
+	}
+	_, err := fmt.Fprintf(w, "verdict: none, %s\n", r.Reason)
+	return err
+}
+
+func streamCounts(samples map[string]uint64, topics map[string]string) string {
+	var parts []string
+	for s := truth.Stream(0); s < truth.NumStreams; s++ {
+		name := s.String()
+		if topics[name] == "" {
+			parts = append(parts, name+" none")
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s %d on %s", name, samples[name], topics[name]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func writeOffsets(p func(string, ...any), r *Result) {
+	var parts []string
+	for _, a := range AxisNames[:3] {
+		if o, ok := r.Offsets.Axes[a]; ok {
+			parts = append(parts, fmt.Sprintf("%s %.3f m at %.3f s", a, o.ValueM, float64(o.StampNs)/1e9))
+		}
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "none taken (no belief had position truth)")
+	}
+	p("offsets\t%s (estimate minus truth)\n", strings.Join(parts, ", "))
+	rc := &r.Offsets.Resets
+	if rc.Source == "" {
+		p("estimator resets\tnone recorded: a reset would count as error\n")
+		return
+	}
+	p("estimator resets\t%d applied, %d before the offsets were taken, %d whose steps are unknown, %d unusable (from %s)\n",
+		rc.Applied, rc.BeforeAnchor, rc.Lost, rc.Rejected, rc.Source)
+}
+
+func writeGaps(p func(string, ...any), r *Result) {
+	var parts []string
+	for s := truth.Stream(0); s < truth.NumStreams; s++ {
+		g := r.Gaps[s.String()]
+		if n := g["no_sample_before"] + g["no_sample_after"] + g["too_far"]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d (%d before the first sample, %d after the last, %d too far)",
+				s, n, g["no_sample_before"], g["no_sample_after"], g["too_far"]))
+		}
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "none")
+	}
+	p("beliefs without truth\t%s (truth must lie within %.0f ms on both sides)\n", strings.Join(parts, "; "), float64(r.Truth.MaxGapNs)/1e6)
+}
+
+func pct(n, of uint64) string {
+	if of == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", 100*float64(n)/float64(of))
+}
+
+func optFloat(x *float64, format string) string {
+	if x == nil {
+		return "-"
+	}
+	return fmt.Sprintf(format, *x)
+}
+
+func writeAxes(w io.Writer, r *Result) error {
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "axis\tknown\tsamples\tknown\tbeyond known\t\tdoubted\twithin known\t\trms e/σ\t>3σ\trms error\tmax error\t")
+	fmt.Fprintln(tw, "\tthreshold\t\tclaims\t(overconfident)\ttime\tclaims\t(underconfident)\ttime\t\t\t\t\t")
+	for _, name := range AxisNames {
+		a := r.Axes[name]
+		fmt.Fprintf(tw, "%s\t%g %s\t%d\t%d\t%d %s\t%.1f s\t%d\t%d %s\t%.1f s\t%s\t%s\t%s\t%s\t\n", name, a.KnownThreshold, a.Unit, a.Samples,
+			a.KnownClaims, a.KnownViolations, pct(a.KnownViolations, a.KnownClaims), a.KnownViolationsS,
+			a.UnknownClaims, a.UnknownButWithin, pct(a.UnknownButWithin, a.UnknownClaims), a.UnknownButWithinS,
+			optFloat(a.RMSNormalizedError, "%.2f"), pct(a.Beyond3Sigma, a.NormalizedSamples),
+			optFloat(a.RMSError, "%.3g"), optFloat(a.MaxAbsError, "%.3g"))
+	}
+	return tw.Flush()
+}
+
+func writeNEES(w io.Writer, r *Result) error {
+	n0 := r.NEES[BlockNames[0]]
+	fmt.Fprintf(w, "\nNEES per block (3 degrees of freedom; a consistent estimator has mean 3 and %.3g to %.3g for 95%% of its samples)\n", n0.Lower, n0.Upper)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "block\tsamples\tmean\twithin 95% bounds\tmean's 95% bounds if independent\tno covariance\t")
+	for _, b := range BlockNames {
+		n := r.NEES[b]
+		bounds := "-"
+		if n.MeanLower != nil {
+			bounds = fmt.Sprintf("%.3g to %.3g", *n.MeanLower, *n.MeanUpper)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%d\t\n", b, n.Samples, optFloat(n.Mean, "%.3g"), pct(n.Within, n.Samples), bounds, n.Skipped)
+	}
+	return tw.Flush()
+}
+
+func writeConsequences(w io.Writer, r *Result) {
+	fmt.Fprintln(w, "\nconsequences")
+	c := &r.Consequences
+	for _, g := range []struct {
+		name string
+		g    *Group
+	}{{"decisions on overconfident beliefs", c.Overconfident}, {"needless holds", c.NeedlessHolds}, {"needless abstentions", c.NeedlessAbstentions}} {
+		fmt.Fprintf(w, "  %s: %d (%.1f s)", g.name, g.g.Decisions, g.g.Seconds)
+		sep := ": "
+		for _, k := range decisions.Kinds() {
+			if kc := g.g.ByKind[k.String()]; kc != nil {
+				fmt.Fprintf(w, "%s%s %d (%.1f s)", sep, k, kc.Decisions, kc.Seconds)
+				sep = ", "
+			}
+		}
+		fmt.Fprintln(w)
+		if n := len(g.g.Episodes); n > 0 {
+			longest := g.g.Episodes[0]
+			for _, e := range g.g.Episodes {
+				if e.Seconds > longest.Seconds {
+					longest = e
+				}
+			}
+			fmt.Fprintf(w, "    %d episode(s); the longest: %s from %.3f s for %.1f s (%d decisions) on %s\n", n+int(g.g.EpisodesOmitted),
+				longest.Kind, float64(longest.StartNs)/1e9, longest.Seconds, longest.Decisions, strings.Join(longest.Axes, ", "))
+		}
+	}
+}

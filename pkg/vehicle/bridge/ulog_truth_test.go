@@ -1,0 +1,202 @@
+package bridge
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/ghost-robotics/ghost/internal/ulogtest"
+	"github.com/ghost-robotics/ghost/pkg/bag"
+	"github.com/ghost-robotics/ghost/pkg/vehicle/truth"
+	"github.com/ghost-robotics/ghost/pkg/vehicle/ulog"
+)
+
+const samplePeriods = 4
+
+func truthLog(both bool) []byte { return ulogtest.TruthFlight(samplePeriods, both) }
+
+// drainULog returns every message of a ULogSource over log, truth on or
+// off.
+func drainULog(t *testing.T, log []byte, withTruth bool) (*ULogSource, []bag.Message) {
+	t.Helper()
+	r, err := ulog.NewReader(bytes.NewReader(log), ulog.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := NewULogSource(r, newBridge(t), PositionLocalPosition)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if withTruth {
+		if err := src.WithTruth(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out []bag.Message
+	for {
+		m, err := src.Next()
+		if errors.Is(err, io.EOF) {
+			return src, out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, m)
+	}
+}
+
+func TestScanULogTruth(t *testing.T) {
+	for _, both := range []bool{true, false} {
+		c, err := ScanULogTruth(bytes.NewReader(truthLog(both)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantAtt := uint64(0)
+		if both {
+			wantAtt = samplePeriods
+		}
+		if c.Position != samplePeriods || c.Attitude != wantAtt || c.Both() != both {
+			t.Errorf("both %v: counts %+v", both, c)
+		}
+	}
+	if _, err := ScanULogTruth(strings.NewReader("this is not a ULog at all")); !errors.Is(err, ulog.ErrNotULog) {
+		t.Errorf("not a log: %v", err)
+	}
+}
+
+func TestULogSourceTruth(t *testing.T) {
+	log := truthLog(true)
+	_, plain := drainULog(t, log, false)
+	src, all := drainULog(t, log, true)
+	chans := src.Channels()
+	rec, err := truth.Find(chans, "")
+	if err != nil || rec.Form != truth.FormGhost || rec.ResetTopic != truth.TopicEstimatorReset {
+		t.Fatalf("Find(Channels()) = %+v, %v", rec, err)
+	}
+	dec, err := truth.NewDecoder(rec, chans)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var others []bag.Message
+	var positions, velocities, attitudes []truth.Sample
+	var resets []truth.Reset
+	for _, m := range all {
+		var d truth.Decoded
+		ok, err := dec.Decode(m.Topic, m.Data, &d)
+		if !ok {
+			others = append(others, m)
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", m.Topic, err)
+		}
+		if d.HasReset {
+			resets = append(resets, d.Reset)
+		}
+		for _, s := range d.Samples[:d.N] {
+			if uint64(s.StampNs) != m.LogTime {
+				t.Errorf("%s at %d logged at %d", s.Stream, s.StampNs, m.LogTime)
+			}
+			switch s.Stream {
+			case truth.StreamPosition:
+				positions = append(positions, s)
+			case truth.StreamVelocity:
+				velocities = append(velocities, s)
+			default:
+				attitudes = append(attitudes, s)
+			}
+		}
+	}
+	// The beliefs and assessments are what they are without the truth.
+	if len(others) != len(plain) || len(plain) == 0 {
+		t.Fatalf("%d other messages with the truth, %d without", len(others), len(plain))
+	}
+	for i := range plain {
+		if others[i].Topic != plain[i].Topic || others[i].LogTime != plain[i].LogTime || !bytes.Equal(others[i].Data, plain[i].Data) {
+			t.Fatalf("message %d on %s differs with the truth", i, plain[i].Topic)
+		}
+	}
+	if len(positions) != samplePeriods || len(velocities) != samplePeriods || len(attitudes) != samplePeriods {
+		t.Fatalf("%d positions, %d velocities, %d attitudes", len(positions), len(velocities), len(attitudes))
+	}
+	// NED (11.25, 20, -30) is ENU (20, 11.25, 30); the stamp is timestamp
+	// (no timestamp_sample in the ground truth of this log).
+	if p := positions[1]; p.Value != [3]float64{20, 11.25, 30} || p.StampNs != (ulogtest.FirstStampUs+ulogtest.PeriodUs+5000)*1000 {
+		t.Errorf("position %+v", p)
+	}
+	if v := velocities[0]; v.Value != [3]float64{0, 50, 0} {
+		t.Errorf("velocity %+v", v)
+	}
+	// The estimator's reset: NED (0.75, -1.25) is ENU (-1.25, 0.75), at
+	// the sample time of the estimate that carries it.
+	if len(resets) != 1 || resets[0].Delta != [3]float64{ulogtest.ResetNED[1], ulogtest.ResetNED[0], 0} ||
+		resets[0].StampNs != (ulogtest.FirstStampUs+ulogtest.ResetSample*ulogtest.PeriodUs)*1000 {
+		t.Errorf("resets %+v", resets)
+	}
+	if c := src.Truth; c.Position != samplePeriods || c.Velocity != samplePeriods || c.Attitude != samplePeriods || c.Resets != 1 || c.Rejected != 0 {
+		t.Errorf("counts %+v", c)
+	}
+}
+
+// TestPX4TopicsTruth: --emit px4 writes the ground truth as a SITL vehicle
+// exports it, which package truth reads in PX4's form.
+func TestPX4TopicsTruth(t *testing.T) {
+	defs := px4Defs(t, "1.15")
+	r, err := ulog.NewReader(bytes.NewReader(truthLog(true)), ulog.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	topics, err := NewPX4Topics(r, defs, "/uav_1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := topics.WithTruth(); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := topics.Channels()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var chans []bag.Channel
+	for i, c := range cs {
+		chans = append(chans, bag.Channel{ID: uint16(i + 1), Topic: c.Topic, SchemaName: c.SchemaName, SchemaText: c.SchemaText})
+	}
+	rec, err := truth.Find(chans, "")
+	if err != nil || rec.Form != truth.FormPX4 || rec.Topics[truth.StreamAttitude] != "/uav_1"+truth.PX4TopicAttitudeTruth ||
+		rec.ResetTopic != "/uav_1"+truth.PX4TopicLocalPosition {
+		t.Fatalf("Find = %+v, %v", rec, err)
+	}
+	dec, err := truth.NewDecoder(rec, chans)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n [truth.NumStreams]int
+	resets := 0
+	for {
+		m, err := topics.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d truth.Decoded
+		if ok, err := dec.Decode(m.Topic, m.Data, &d); ok && err != nil {
+			t.Fatalf("%s: %v", m.Topic, err)
+		}
+		for _, s := range d.Samples[:d.N] {
+			n[s.Stream]++
+			if s.Stream == truth.StreamPosition && s.Value[2] != 30 {
+				t.Errorf("position %+v", s)
+			}
+		}
+		if d.HasReset {
+			resets++
+		}
+	}
+	if n != [truth.NumStreams]int{samplePeriods, samplePeriods, samplePeriods} || resets != 1 {
+		t.Errorf("samples %v, resets %d", n, resets)
+	}
+}

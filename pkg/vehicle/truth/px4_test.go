@@ -1,0 +1,259 @@
+package truth
+
+import (
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/ghost-robotics/ghost/pkg/bag"
+	"github.com/ghost-robotics/ghost/pkg/vehicle/px4"
+)
+
+func lpTruth(stampUs int, x, y, z, vx, vy, vz float64) map[string]any {
+	return map[string]any{"timestamp": stampUs + 500, "timestamp_sample": stampUs, "x": x, "y": y, "z": z,
+		"vx": vx, "vy": vy, "vz": vz, "xy_valid": true, "z_valid": true, "v_xy_valid": true, "v_z_valid": true}
+}
+
+// px4Recording is a recording's channels with PX4's truth (and the
+// estimator's local position) below ns.
+func px4Recording(t testing.TB, d *px4.Definitions, ns string) []bag.Channel {
+	return []bag.Channel{
+		px4Channel(t, d, 1, ns+PX4TopicLocalPositionTruth, px4.MsgVehicleLocalPosition),
+		px4Channel(t, d, 2, ns+PX4TopicAttitudeTruth, px4.MsgVehicleAttitude),
+		px4Channel(t, d, 3, ns+PX4TopicLocalPosition, px4.MsgVehicleLocalPosition),
+	}
+}
+
+func TestPX4Form(t *testing.T) {
+	for _, rel := range px4.Releases() {
+		t.Run(string(rel), func(t *testing.T) {
+			d := defs(t, rel)
+			chans := px4Recording(t, d, "/uav_1")
+			rec, err := Find(chans, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rec.Form != FormPX4 || rec.Topics[StreamPosition] != "/uav_1"+PX4TopicLocalPositionTruth ||
+				rec.Topics[StreamVelocity] != rec.Topics[StreamPosition] || rec.Topics[StreamAttitude] != "/uav_1"+PX4TopicAttitudeTruth ||
+				rec.ResetTopic != "/uav_1"+PX4TopicLocalPosition {
+				t.Fatalf("Find = %+v", rec)
+			}
+			dec, err := NewDecoder(rec, chans)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out Decoded
+			// NED (1, 2, -3) is ENU (2, 1, 3).
+			ok, err := dec.Decode(rec.Topics[StreamPosition], px4Payload(t, d, px4.MsgVehicleLocalPosition, lpTruth(1000, 1, 2, -3, 0.5, -0.25, 1)), &out)
+			if !ok || err != nil || out.N != 2 {
+				t.Fatalf("position: %v %v %+v", ok, err, out)
+			}
+			if p := out.Samples[0]; p.Stream != StreamPosition || p.StampNs != 1_000_000 || p.Value != [3]float64{2, 1, 3} {
+				t.Errorf("position %+v", p)
+			}
+			if v := out.Samples[1]; v.Stream != StreamVelocity || v.Value != [3]float64{-0.25, 0.5, -1} {
+				t.Errorf("velocity %+v", v)
+			}
+			// A known ENU attitude, written as PX4 would.
+			enu := [4]float64{math.Cos(0.3), 0.1, -0.2, math.Sin(0.3)}
+			n := math.Sqrt(enu[0]*enu[0] + enu[1]*enu[1] + enu[2]*enu[2] + enu[3]*enu[3])
+			for i := range enu {
+				enu[i] /= n
+			}
+			ned := nedFromENU(enu)
+			att := map[string]any{"timestamp": 2000, "q[0]": ned[0], "q[1]": ned[1], "q[2]": ned[2], "q[3]": ned[3]}
+			ok, err = dec.Decode(rec.Topics[StreamAttitude], px4Payload(t, d, px4.MsgVehicleAttitude, att), &out)
+			if !ok || err != nil || out.N != 1 {
+				t.Fatalf("attitude: %v %v %+v", ok, err, out)
+			}
+			if a := out.Samples[0]; a.StampNs != 2_000_000 || !sameRotation(a.Q, enu, 1e-6) {
+				t.Errorf("attitude %+v, want %v", a, enu)
+			}
+			// Not a truth topic.
+			if ok, err := dec.Decode("/uav_1/fmu/out/vehicle_status", nil, &out); ok || err != nil {
+				t.Errorf("vehicle_status: %v %v", ok, err)
+			}
+		})
+	}
+}
+
+func TestPX4Resets(t *testing.T) {
+	d := defs(t, px4.Release115)
+	chans := px4Recording(t, d, "")
+	rec, err := Find(chans, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, err := NewDecoder(rec, chans)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type step struct {
+		xy, z     int
+		dxy       [2]float64
+		dz        float64
+		wantReset bool
+		want      [3]float64 // ENU
+	}
+	steps := []step{
+		{xy: 3, z: 1, dxy: [2]float64{9, 9}, dz: 9},                                                    // first sample: counters only
+		{xy: 3, z: 1, dxy: [2]float64{9, 9}, dz: 9},                                                    // unchanged: deltas are stale
+		{xy: 4, z: 1, dxy: [2]float64{1.5, -2}, dz: 7, wantReset: true, want: [3]float64{-2, 1.5, 0}},  // xy only
+		{xy: 4, z: 2, dxy: [2]float64{5, 5}, dz: -0.75, wantReset: true, want: [3]float64{0, 0, 0.75}}, // z only
+		{xy: 0, z: 2, dxy: [2]float64{1, 1}, dz: 0, wantReset: true, want: [3]float64{1, 1, 0}},        // wraps 4 -> 0: 251 lost
+	}
+	for i, s := range steps {
+		lp := map[string]any{"timestamp_sample": 1000 * (i + 1), "timestamp": 1000 * (i + 1), "xy_reset_counter": s.xy, "z_reset_counter": s.z,
+			"delta_xy[0]": s.dxy[0], "delta_xy[1]": s.dxy[1], "delta_z": s.dz}
+		var out Decoded
+		ok, err := dec.Decode(PX4TopicLocalPosition, px4Payload(t, d, px4.MsgVehicleLocalPosition, lp), &out)
+		if !ok || err != nil || out.N != 0 {
+			t.Fatalf("step %d: %v %v %+v", i, ok, err, out)
+		}
+		if out.HasReset != s.wantReset || (s.wantReset && (out.Reset.Delta != s.want || out.Reset.StampNs != int64(1_000_000*(i+1)))) {
+			t.Errorf("step %d: reset %v %+v, want %v %v", i, out.HasReset, out.Reset, s.wantReset, s.want)
+		}
+	}
+	if dec.LostResets() != 251 {
+		t.Errorf("lost resets %d, want 251", dec.LostResets())
+	}
+}
+
+func TestPX4PositionTruthRejects(t *testing.T) {
+	d := defs(t, px4.Release116)
+	chans := px4Recording(t, d, "")
+	rec, err := Find(chans, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, err := NewDecoder(rec, chans)
+	if err != nil {
+		t.Fatal(err)
+	}
+	over := func(k string, v any) []byte {
+		f := lpTruth(1000, 1, 2, 3, 0, 0, 0)
+		f[k] = v
+		return px4Payload(t, d, px4.MsgVehicleLocalPosition, f)
+	}
+	var out Decoded
+	for _, tc := range []struct {
+		name string
+		data []byte
+	}{
+		{"no time", func() []byte {
+			f := lpTruth(0, 1, 2, 3, 0, 0, 0)
+			f["timestamp"] = 0
+			return px4Payload(t, d, px4.MsgVehicleLocalPosition, f)
+		}()},
+		{"NaN x", over("x", math.NaN())},
+		{"invalid xy", over("xy_valid", false)},
+		{"short", over("x", 1.0)[:20]},
+	} {
+		if _, err := dec.Decode(PX4TopicLocalPositionTruth, tc.data, &out); err == nil {
+			t.Errorf("%s: decoded %+v", tc.name, out)
+		}
+	}
+	// An invalid velocity leaves the position.
+	ok, err := dec.Decode(PX4TopicLocalPositionTruth, over("v_z_valid", false), &out)
+	if !ok || err != nil || out.N != 1 || out.Partial == nil || out.Samples[0].Stream != StreamPosition {
+		t.Errorf("invalid velocity: %v %v %+v", ok, err, out)
+	}
+	att := map[string]any{"timestamp": 2000, "q[0]": math.NaN()}
+	if _, err := dec.Decode(PX4TopicAttitudeTruth, px4Payload(t, d, px4.MsgVehicleAttitude, att), &out); !errors.Is(err, ErrSample) {
+		t.Errorf("NaN attitude: %v", err)
+	}
+}
+
+func TestFind(t *testing.T) {
+	d := defs(t, px4.Release114)
+	ghost := ghostChannels(t, true)
+	px := px4Recording(t, d, "")
+	without := func(chans []bag.Channel, topic string) []bag.Channel {
+		var out []bag.Channel
+		for _, c := range chans {
+			if c.Topic != topic {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+	other := []bag.Channel{{Topic: "/state/nav", SchemaName: "ghost/msg/VehicleState"}}
+	tests := []struct {
+		name      string
+		chans     []bag.Channel
+		ns        string
+		form      Form
+		why       bool
+		resets    bool
+		errRecord bool
+	}{
+		{"no truth", other, "", FormNone, false, false, false},
+		{"ghost", append(append([]bag.Channel{}, other...), ghost...), "", FormGhost, false, true, false},
+		{"ghost without resets", without(ghost, TopicEstimatorReset), "", FormGhost, false, false, false},
+		{"ghost without velocity", without(ghost, TopicVelocity), "", FormGhost, false, true, false},
+		{"ghost position alone", without(ghost, TopicAttitude), "", FormNone, true, false, false},
+		{"ghost attitude alone", without(ghost, TopicPosition), "", FormNone, true, false, false},
+		{"px4", px, "", FormPX4, false, true, false},
+		{"px4 without the estimator", without(px, PX4TopicLocalPosition), "", FormPX4, false, false, false},
+		{"px4 attitude alone", without(px, PX4TopicLocalPositionTruth), "", FormNone, true, false, false},
+		{"px4 position alone", without(px, PX4TopicAttitudeTruth), "", FormNone, true, false, false},
+		{"px4 in another namespace", px, "/uav_2", FormNone, false, false, false},
+		{"px4 1.17, versioned topics", []bag.Channel{
+			px4Channel(t, d, 1, PX4TopicLocalPositionTruth+"_v1", px4.MsgVehicleLocalPosition),
+			px4Channel(t, d, 2, PX4TopicAttitudeTruth, px4.MsgVehicleAttitude),
+			px4Channel(t, d, 3, PX4TopicLocalPosition+"_v1", px4.MsgVehicleLocalPosition),
+		}, "", FormPX4, false, true, false},
+		{"not a version suffix", []bag.Channel{
+			px4Channel(t, d, 1, PX4TopicLocalPositionTruth+"_vx", px4.MsgVehicleLocalPosition),
+			px4Channel(t, d, 2, PX4TopicAttitudeTruth, px4.MsgVehicleAttitude),
+		}, "", FormNone, true, false, false},
+		{"two vehicles", append(px4Recording(t, d, "/uav_1"), px4Recording(t, d, "/uav_2")...), "", FormNone, false, false, true},
+		{"one of two vehicles", append(px4Recording(t, d, "/uav_1"), px4Recording(t, d, "/uav_2")...), "/uav_2", FormPX4, false, true, false},
+		{"both forms", append(append([]bag.Channel{}, ghost...), px...), "", FormNone, false, false, true},
+		{"truth topic of another type", []bag.Channel{{Topic: TopicPosition, SchemaName: "nav_msgs/msg/Odometry"}}, "", FormNone, false, false, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Find(tc.chans, tc.ns)
+			if tc.errRecord {
+				if !errors.Is(err, ErrRecording) {
+					t.Fatalf("Find = %+v, %v; want ErrRecording", r, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Form != tc.form || (r.Why != "") != tc.why || (r.ResetTopic != "") != tc.resets {
+				t.Errorf("Find = %+v; want form %v, why %v, resets %v", r, tc.form, tc.why, tc.resets)
+			}
+		})
+	}
+}
+
+func TestGhostDecoderFrames(t *testing.T) {
+	chans := ghostChannels(t, true)
+	rec, err := Find(chans, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, err := NewDecoder(rec, chans)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, _ := NewEncoder(FrameSim)
+	other, _ := NewEncoder(FramePX4)
+	var out Decoded
+	topic, data, _ := sim.Encode(Sample{Stream: StreamPosition, StampNs: 5, Value: [3]float64{1, 2, 3}})
+	if ok, err := dec.Decode(topic, data, &out); !ok || err != nil || out.N != 1 || dec.Frame() != FrameSim {
+		t.Fatalf("%v %v %+v %q", ok, err, out, dec.Frame())
+	}
+	topic, data, _ = other.Encode(Sample{Stream: StreamAttitude, StampNs: 6, Q: [4]float64{1, 0, 0, 0}})
+	if _, err := dec.Decode(topic, data, &out); !errors.Is(err, ErrSample) {
+		t.Errorf("a sample in another frame: %v", err)
+	}
+	topic, data, _ = sim.EncodeReset(Reset{StampNs: 7, Delta: [3]float64{0, 0, 1}})
+	if ok, err := dec.Decode(topic, data, &out); !ok || err != nil || !out.HasReset || out.Reset.Delta[2] != 1 {
+		t.Errorf("reset: %v %v %+v", ok, err, out)
+	}
+}

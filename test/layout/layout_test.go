@@ -1,0 +1,278 @@
+package layout
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// root is the repository root, relative to this package.
+const root = "../.."
+
+// A rule says which packages of the project the packages matching From may
+// import. A pattern is a path relative to the module ("pkg/runner") or a
+// tree ("pkg/wire/..." matches pkg/wire and everything below it). A package
+// follows the rule whose From matches it most closely; a package no rule
+// matches is itself an error, so a new package must be placed.
+type rule struct {
+	From  string
+	Allow []string
+}
+
+var (
+	contract = []string{"msg", "pkg/decisions"}
+	// plumbing is what the ROS 2 side's lower members may import.
+	plumbing = []string{"pkg/ros2/qos", "pkg/ros2/transport", "pkg/wire/..."}
+)
+
+func join(lists ...[]string) []string { return slices.Concat(lists...) }
+
+// rules are the import rules docs/architecture.md states, one for one.
+var rules = []rule{
+	// The contract and the policies: no I/O, nothing of the project.
+	{"msg", nil},
+	{"pkg/decisions", nil},
+	{"pkg/rules", []string{"pkg/decisions", "internal/limitedfile"}},
+	// The wire formats and recordings.
+	{"pkg/wire/...", join(contract, []string{"pkg/wire/..."})},
+	{"pkg/bag", []string{"msg", "pkg/ros2/qos", "internal/limitedfile"}},
+	// The decision path's core.
+	{"pkg/runner", []string{"pkg/decisions", "pkg/rules", "pkg/wire/...", "pkg/ros2/qos"}},
+	{"pkg/seal", []string{"msg", "pkg/bag", "pkg/wire/...", "pkg/ros2/qos"}},
+	// The ROS 2 side.
+	{"pkg/ros2", nil},
+	{"pkg/ros2/qos", nil},
+	{"pkg/ros2/transport", []string{"pkg/ros2/qos"}},
+	{"pkg/ros2/clock", plumbing},
+	{"pkg/ros2/rosout", plumbing},
+	{"pkg/ros2/lifecycle", plumbing},
+	{"pkg/ros2/config", join(plumbing, []string{"pkg/decisions", "pkg/rules", "pkg/runner", "pkg/vehicle/executor", "internal/limitedfile"})},
+	{"pkg/ros2/param", join(plumbing, []string{"pkg/ros2/config", "pkg/decisions", "pkg/rules", "pkg/runner", "pkg/vehicle/executor"})},
+	// The vehicle side.
+	{"pkg/vehicle/...", join(contract, []string{"pkg/wire/...", "pkg/bag", "pkg/ros2/qos", "pkg/ros2/transport",
+		"pkg/runner", "pkg/sim", "pkg/vehicle/...", "internal/limitedfile"})},
+	{"pkg/sim", join(contract, []string{"pkg/wire/...", "pkg/bag", "pkg/ros2/qos", "pkg/runner",
+		"pkg/vehicle/executor", "pkg/vehicle/px4", "pkg/vehicle/truth", "pkg/vehicle/mapping"})},
+	// Reading recordings after the fact, on any machine.
+	{"pkg/audit/...", join(contract, []string{"pkg/rules", "pkg/wire/...", "pkg/bag", "pkg/ros2/qos", "pkg/runner",
+		"pkg/seal", "pkg/vehicle/truth", "pkg/audit/...", "internal/limitedfile"})},
+	// The live node wires everything but the command together; only the
+	// command imports it.
+	{"pkg/node", join(contract, []string{"pkg/...", "internal/limitedfile"})},
+	{"cmd/...", []string{"msg", "pkg/...", "internal/..."}},
+	// Helpers every package may use import nothing of the project.
+	{"internal/...", nil},
+	// Tests outside the packages may import any package.
+	{"test/...", []string{"msg", "pkg/...", "internal/..."}},
+}
+
+// match reports whether path matches pattern and how closely (the length
+// of the matched part; -1 for no match).
+func match(pattern, path string) int {
+	if tree, ok := strings.CutSuffix(pattern, "/..."); ok {
+		if path == tree || strings.HasPrefix(path, tree+"/") {
+			return len(tree)
+		}
+		return -1
+	}
+	if path == pattern {
+		return len(pattern) + 1 // an exact rule beats a tree of the same name
+	}
+	return -1
+}
+
+// ruleFor returns the rule that governs pkg.
+func ruleFor(pkg string) (rule, bool) {
+	best, found := -1, rule{}
+	for _, r := range rules {
+		if n := match(r.From, pkg); n > best {
+			best, found = n, r
+		}
+	}
+	return found, best >= 0
+}
+
+// violations lists every import of graph (package -> the project packages
+// it imports, paths relative to the module) that the rules do not allow.
+func violations(graph map[string][]string) []string {
+	var out []string
+	for _, pkg := range slices.Sorted(maps.Keys(graph)) {
+		r, ok := ruleFor(pkg)
+		if !ok {
+			out = append(out, fmt.Sprintf("%s: no rule places this package (add it to test/layout and docs/architecture.md)", pkg))
+			continue
+		}
+		for _, imp := range graph[pkg] {
+			if !slices.ContainsFunc(r.Allow, func(p string) bool { return match(p, imp) >= 0 }) {
+				out = append(out, fmt.Sprintf("%s imports %s: the rule for %s allows only %s", pkg, imp, r.From, allowed(r)))
+			}
+		}
+	}
+	return out
+}
+
+func allowed(r rule) string {
+	if len(r.Allow) == 0 {
+		return "nothing of the project"
+	}
+	return strings.Join(r.Allow, ", ")
+}
+
+// modulePath reads the module path from go.mod.
+func modulePath(t *testing.T) string {
+	t.Helper()
+	f, err := os.Open(filepath.Join(root, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if m, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "module "); ok {
+			return strings.TrimSpace(m)
+		}
+	}
+	t.Fatal("go.mod names no module")
+	return ""
+}
+
+// importGraph lists the project's packages with `go list` and returns the
+// project packages each imports (test files excluded: tests may import
+// what they need), paths relative to the module.
+func importGraph(t *testing.T, tags ...string) map[string][]string {
+	t.Helper()
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go tool not in PATH")
+	}
+	mod := modulePath(t)
+	args := append([]string{"list", "-e", "-json=ImportPath,Imports,Error"}, tags...)
+	cmd := exec.Command(goTool, append(args, "./...")...)
+	cmd.Dir = root
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, stderr.Bytes())
+	}
+	graph := map[string][]string{}
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var p struct {
+			ImportPath string
+			Imports    []string
+			Error      *struct{ Err string }
+		}
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatalf("go list output: %v", err)
+		}
+		if p.Error != nil {
+			t.Fatalf("go list %s: %s", p.ImportPath, p.Error.Err)
+		}
+		rel, ok := strings.CutPrefix(p.ImportPath, mod+"/")
+		if !ok {
+			if p.ImportPath != mod {
+				continue
+			}
+			rel = "."
+		}
+		imps := []string{}
+		for _, imp := range p.Imports {
+			if r, ok := strings.CutPrefix(imp, mod+"/"); ok {
+				imps = append(imps, r)
+			}
+		}
+		graph[rel] = imps
+	}
+	if len(graph) == 0 {
+		t.Fatal("go list found no package")
+	}
+	return graph
+}
+
+// TestImportRules checks the project's import graph against the rules, for
+// the plain build and for the ROS 2 build (-tags rclgo: go list reads the
+// files without compiling them, so ROS 2 need not be installed).
+func TestImportRules(t *testing.T) {
+	for _, tags := range [][]string{nil, {"-tags", "rclgo"}} {
+		build := ""
+		if tags != nil {
+			build = " (with -tags rclgo)"
+		}
+		for _, v := range violations(importGraph(t, tags...)) {
+			t.Errorf("%s%s", v, build)
+		}
+	}
+}
+
+// TestRulesNameRealPackages catches a rule left behind by a move: every
+// rule's From and every allowed pattern must name a package of the project.
+func TestRulesNameRealPackages(t *testing.T) {
+	graph := importGraph(t)
+	exists := func(pattern string) bool {
+		for pkg := range graph {
+			if match(pattern, pkg) >= 0 {
+				return true
+			}
+		}
+		return false
+	}
+	for _, r := range rules {
+		if !exists(r.From) {
+			t.Errorf("rule for %s: no such package", r.From)
+		}
+		for _, a := range r.Allow {
+			if !exists(a) {
+				t.Errorf("rule for %s allows %s: no such package", r.From, a)
+			}
+		}
+	}
+}
+
+// TestViolationsAreFound feeds the checker imports the rules forbid, so the
+// checks above are known to be able to fail.
+func TestViolationsAreFound(t *testing.T) {
+	tests := []struct {
+		name  string
+		graph map[string][]string
+		want  string // a fragment of the one violation expected; "" for none
+	}{
+		{"allowed", map[string][]string{"pkg/runner": {"pkg/decisions", "pkg/wire/ros2msg"}}, ""},
+		{"decisions imports the wire", map[string][]string{"pkg/decisions": {"pkg/wire/ros2msg"}}, "pkg/decisions imports pkg/wire/ros2msg"},
+		{"rules imports the runner", map[string][]string{"pkg/rules": {"pkg/runner"}}, "pkg/rules imports pkg/runner"},
+		{"wire imports the vehicle", map[string][]string{"pkg/wire/dynamic": {"pkg/vehicle/px4"}}, "pkg/wire/dynamic imports pkg/vehicle/px4"},
+		{"bag imports the transport", map[string][]string{"pkg/bag": {"pkg/ros2/transport"}}, "pkg/bag imports pkg/ros2/transport"},
+		{"runner imports the transport", map[string][]string{"pkg/runner": {"pkg/ros2/transport"}}, "pkg/runner imports pkg/ros2/transport"},
+		{"audit imports the transport", map[string][]string{"pkg/audit/report": {"pkg/ros2/transport"}}, "pkg/audit/report imports pkg/ros2/transport"},
+		{"audit imports the bridge", map[string][]string{"pkg/audit": {"pkg/vehicle/bridge"}}, "pkg/audit imports pkg/vehicle/bridge"},
+		{"vehicle imports the audit", map[string][]string{"pkg/vehicle/bridge": {"pkg/audit"}}, "pkg/vehicle/bridge imports pkg/audit"},
+		{"ros2 plumbing imports the runner", map[string][]string{"pkg/ros2/clock": {"pkg/runner"}}, "pkg/ros2/clock imports pkg/runner"},
+		{"something imports the node", map[string][]string{"pkg/sim": {"pkg/node"}}, "pkg/sim imports pkg/node"},
+		{"something imports the command", map[string][]string{"pkg/node": {"cmd/decision_node"}}, "pkg/node imports cmd/decision_node"},
+		{"a helper imports the project", map[string][]string{"internal/golden": {"pkg/bag"}}, "internal/golden imports pkg/bag"},
+		{"an unplaced package", map[string][]string{"pkg/engine": nil}, "pkg/engine: no rule"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := violations(tt.graph)
+			switch {
+			case tt.want == "" && len(got) != 0:
+				t.Errorf("violations %q, want none", got)
+			case tt.want != "" && (len(got) != 1 || !strings.Contains(got[0], tt.want)):
+				t.Errorf("violations %q, want one containing %q", got, tt.want)
+			}
+		})
+	}
+}
