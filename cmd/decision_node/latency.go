@@ -50,45 +50,10 @@ func runLatency(args []string, stdout, stderr io.Writer) error {
 	}
 	topics := latency.Topics{State: resolved[runner.KeyState], Assessment: resolved[runner.KeySelfAssessment],
 		Decisions: decisionsTopic(cfg), Actions: actionsTopic(cfg)}
-	rec, ok := recordingAt(path)
-	if !ok {
-		return fail(exitIO, "%s is a directory but not a rosbag2 bag", path)
+	rec, r, readErr := measureLatency(path, topics, stderr)
+	if rec.name == "" {
+		return readErr
 	}
-	if rec.err != nil {
-		return fail(exitIO, "%w", rec.err)
-	}
-	open := func(path string) (*bag.Reader, error) {
-		r, err := bag.OpenRecording(path, bag.ReaderOptions{Topics: []string{topics.State, topics.Assessment, topics.Decisions, topics.Actions}})
-		if err != nil {
-			return nil, fail(exitIO, "%s: %w", path, err)
-		}
-		return r, nil
-	}
-	first, err := open(rec.files[0])
-	if err != nil {
-		return err
-	}
-	files, err := openFiles(rec, first, open)
-	if err != nil {
-		first.Close()
-		return err
-	}
-	defer files.Close()
-	src, _ := files.source(stderr)
-	m := latency.New(topics)
-	var readErr error
-	for {
-		msg, err := src.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			readErr = err
-			break
-		}
-		_ = m.Add(msg) // counted in the report
-	}
-	r := m.Report()
 	if *jsonOut != "-" {
 		printLatency(stdout, rec.name, r)
 	}
@@ -106,6 +71,49 @@ func runLatency(args []string, stdout, stderr io.Writer) error {
 		return fail(exitFindings, "%s: no decision whose inputs were recorded", rec.name)
 	}
 	return nil
+}
+
+// measureLatency reads the recording at path (a file or a rosbag2 bag) and
+// measures it. A recording it cannot open comes back with an empty name and
+// the error; one damaged on the way, with what was read before and the
+// damage.
+func measureLatency(path string, topics latency.Topics, stderr io.Writer) (recording, latency.Report, error) {
+	rec, ok := recordingAt(path)
+	if !ok {
+		return recording{}, latency.Report{}, fail(exitIO, "%s is a directory but not a rosbag2 bag", path)
+	}
+	if rec.err != nil {
+		return recording{}, latency.Report{}, fail(exitIO, "%w", rec.err)
+	}
+	open := func(path string) (*bag.Reader, error) {
+		r, err := bag.OpenRecording(path, bag.ReaderOptions{Topics: []string{topics.State, topics.Assessment, topics.Decisions, topics.Actions}})
+		if err != nil {
+			return nil, fail(exitIO, "%s: %w", path, err)
+		}
+		return r, nil
+	}
+	first, err := open(rec.files[0])
+	if err != nil {
+		return recording{}, latency.Report{}, err
+	}
+	files, err := openFiles(rec, first, open)
+	if err != nil {
+		first.Close()
+		return recording{}, latency.Report{}, err
+	}
+	defer files.Close()
+	src, _ := files.source(stderr)
+	m := latency.New(topics)
+	for {
+		msg, err := src.Next()
+		if errors.Is(err, io.EOF) {
+			return rec, m.Report(), nil
+		}
+		if err != nil {
+			return rec, m.Report(), err
+		}
+		_ = m.Add(msg) // counted in the report
+	}
 }
 
 func printLatency(w io.Writer, name string, r latency.Report) {
