@@ -193,45 +193,13 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	if err := ef.apply(&sopts, false, nil); err != nil {
 		return err
 	}
-	if _, err := os.Stat(path); err != nil {
-		return fail(exitIO, "%w", err)
-	}
-	rec, ok := recordingAt(path)
-	switch {
-	case !ok:
-		return fail(exitIO, "%s is a directory but not a rosbag2 bag (it has no %s): report takes one recording", path, bag.BagMetadataFile)
-	case rec.err != nil:
-		return fail(exitIO, "%w", rec.err)
-	}
-	// Refuse an output that is the recording, not a regular file, or exists
-	// without --force, before the work.
-	if err := checkOutput("--out", *out, path, *force); err != nil {
+	rec, err := reportInput(path, *out, *force)
+	if err != nil {
 		return err
 	}
-
-	t, err := cfg.ResolvedTopics()
+	flight, cerr, err := collectFlight(rec, path, cfg, stderr)
 	if err != nil {
-		return fail(exitUsage, "%w", err)
-	}
-	topics := report.DefaultTopics()
-	topics.State, topics.SelfAssessment, topics.PerceptionMode = t[runner.KeyState], t[runner.KeySelfAssessment], t[runner.KeyPerceptionMode]
-	topics.Decisions, topics.Actions, topics.Evidence = t.Decisions(), t.Actions(), t[runner.KeyActionEvidence]
-	var flight *report.Flight
-	var cerr error
-	if len(rec.files) == 1 && isReferenceRecording(rec.files[0]) {
-		flight, cerr = collectReference(rec.files[0], stderr)
-	} else {
-		name := filepath.Base(path)
-		if len(rec.files) > 1 {
-			name += fmt.Sprintf(" (a rosbag2 bag of %d files)", len(rec.files))
-		}
-		flight, cerr = report.CollectFiles(name, rec.files, report.Options{Topics: topics})
-	}
-	if flight == nil {
-		if errors.Is(cerr, bag.ErrNotMCAP) {
-			return fail(exitIO, "%s is not an MCAP recording: %w", path, cerr)
-		}
-		return fail(exitIO, "%w", cerr)
+		return err
 	}
 	var terr error
 	if *withTruth {
@@ -266,6 +234,52 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		return terr
 	}
 	return nil
+}
+
+// reportInput is the recording report reads, checked with its output
+// before the work: an output that is the recording, not a regular file,
+// or exists without --force is refused.
+func reportInput(path, out string, force bool) (recording, error) {
+	if _, err := os.Stat(path); err != nil {
+		return recording{}, fail(exitIO, "%w", err)
+	}
+	rec, ok := recordingAt(path)
+	switch {
+	case !ok:
+		return recording{}, fail(exitIO, "%s is a directory but not a rosbag2 bag (it has no %s): report takes one recording", path, bag.BagMetadataFile)
+	case rec.err != nil:
+		return recording{}, fail(exitIO, "%w", rec.err)
+	}
+	return rec, checkOutput("--out", out, path, force)
+}
+
+// collectFlight reads the flight the report draws, on the configuration's
+// topics. cerr is damage met after some of it was read (the report shows
+// what was read); err, a recording that could not be read at all.
+func collectFlight(rec recording, path string, cfg config.Config, stderr io.Writer) (flight *report.Flight, cerr, err error) {
+	t, err := cfg.ResolvedTopics()
+	if err != nil {
+		return nil, nil, fail(exitUsage, "%w", err)
+	}
+	topics := report.DefaultTopics()
+	topics.State, topics.SelfAssessment, topics.PerceptionMode = t[runner.KeyState], t[runner.KeySelfAssessment], t[runner.KeyPerceptionMode]
+	topics.Decisions, topics.Actions, topics.Evidence = t.Decisions(), t.Actions(), t[runner.KeyActionEvidence]
+	if len(rec.files) == 1 && isReferenceRecording(rec.files[0]) {
+		flight, cerr = collectReference(rec.files[0], stderr)
+	} else {
+		name := filepath.Base(path)
+		if len(rec.files) > 1 {
+			name += fmt.Sprintf(" (a rosbag2 bag of %d files)", len(rec.files))
+		}
+		flight, cerr = report.CollectFiles(name, rec.files, report.Options{Topics: topics})
+	}
+	if flight == nil {
+		if errors.Is(cerr, bag.ErrNotMCAP) {
+			return nil, nil, fail(exitIO, "%s is not an MCAP recording: %w", path, cerr)
+		}
+		return nil, nil, fail(exitIO, "%w", cerr)
+	}
+	return flight, cerr, nil
 }
 
 // writeReport writes the HTML through a temporary file renamed into place,

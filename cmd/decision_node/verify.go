@@ -126,35 +126,42 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 		}
 		return verifyMany(recs, verifySetup{cfg: cfg, sopts: sopts, policies: policies, allow: allow, trust: trust}, *jsonOut, stdout, stderr)
 	}
-	if *format == "reference" && len(rec.files) > 1 {
+	return verifySingle(rec, path, verifySetup{cfg: cfg, sopts: sopts, policies: policies, allow: allow, trust: trust},
+		*format, *jsonOut, *quiet, stdout, stderr)
+}
+
+// verifySingle audits one recording (a file, or a rosbag2 bag as one) and
+// prints its summary, and its report as JSON when asked.
+func verifySingle(rec recording, path string, setup verifySetup, format, jsonOut string, quiet bool, stdout, stderr io.Writer) error {
+	if format == "reference" && len(rec.files) > 1 {
 		return fail(exitUsage, "--format reference writes one file's trace, with its SHA-256: %s is a bag of %d files", path, len(rec.files))
 	}
-	if *jsonOut != "" && *jsonOut != "-" {
+	if jsonOut != "" && jsonOut != "-" {
 		// Refuse a report path that is the recording or not a regular
 		// file before the work, not after it.
-		if err := checkOutput("--json", *jsonOut, path, true); err != nil {
+		if err := checkOutput("--json", jsonOut, path, true); err != nil {
 			return err
 		}
 	}
-	in, err := openAuditOf(rec, cfg, sopts, stderr)
+	in, err := openAuditOf(rec, setup.cfg, setup.sopts, stderr)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	progress := newProgress(stderr, "verify", *quiet)
+	progress := newProgress(stderr, "verify", quiet)
 	var trace []pyref.TraceRecord
 	vopts := in.vopts
-	vopts.Policies = policies
-	vopts.Relax = allow
+	vopts.Policies = setup.policies
+	vopts.Relax = setup.allow
 	if vopts.Seals != nil {
-		vopts.Seals.TrustKeys = trust
-	} else if len(trust) > 0 {
+		vopts.Seals.TrustKeys = setup.trust
+	} else if len(setup.trust) > 0 {
 		return fail(exitUsage, "--trust-key: %s is a %s, which carries no seals", path, in.format)
 	}
 	vopts.Total = in.total
 	vopts.OnProgress = progress.update
 	vopts.OnCorrupt = func(err error) { fmt.Fprintf(stderr, "decision_node: verify: skipped: %v\n", err) }
-	if *format == "reference" {
+	if format == "reference" {
 		vopts.OnAudit = func(a audit.DecisionAudit) { trace = append(trace, audit.TraceRecord(a)) }
 	}
 	report, verr := audit.Verify(in.src, vopts)
@@ -164,12 +171,12 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "format\t%s\n", in.format)
 	printAuditSummary(stdout, path, report)
-	if *jsonOut != "" {
+	if jsonOut != "" {
 		var err error
-		if *format == "reference" {
-			err = writeTrace(*jsonOut, rec.files[0], stdout, trace)
+		if format == "reference" {
+			err = writeTrace(jsonOut, rec.files[0], stdout, trace)
 		} else {
-			err = writeJSON(*jsonOut, path, stdout, report)
+			err = writeJSON(jsonOut, path, stdout, report)
 		}
 		if err != nil {
 			return err
