@@ -54,8 +54,8 @@ prefix="$(ros2 pkg prefix ghost 2>/dev/null)" || skip "the ghost package is not 
 ros2 security -h >/dev/null 2>&1 || skip "sros2 (ros2 security) is not installed"
 [ "${RMW_IMPLEMENTATION:-rmw_cyclonedds_cpp}" = rmw_cyclonedds_cpp ] || skip "RMW_IMPLEMENTATION is $RMW_IMPLEMENTATION; this proof is for rmw_cyclonedds_cpp"
 
-# Cyclone dlopens its security plugins by name: their directory must be on
-# LD_LIBRARY_PATH.
+# Cyclone dlopens its security plugins by name, so their directory goes on
+# LD_LIBRARY_PATH (Debian's libddsc also tries its private directory).
 plugins="${DDS_SECURITY_LIB_DIR:-}"
 if [ -z "$plugins" ] && ! ldconfig -p 2>/dev/null | grep -q libdds_security_auth.so; then
 	for d in ${LD_LIBRARY_PATH//:/ }; do [ -e "$d/libdds_security_auth.so" ] && plugins="$d" && break; done
