@@ -7,6 +7,7 @@
     ros2 launch ghost decision.launch.py executor:=px4    # act on PX4
     ros2 launch ghost decision.launch.py recording_path:=/tmp/node.mcap
     ros2 launch ghost decision.launch.py seal_key_file:=/etc/ghost/node.key
+    ros2 launch ghost decision.launch.py enclave:=/ghost/decision_node
 
 Parameters come from config_file (the installed config/decision.yaml
 documents every one with its default); use_sim_time, and policy when given,
@@ -64,6 +65,13 @@ def _node(context):
     # Sealing stays off unless a key is given (docs/seals.md).
     if value('seal_key_file'):
         overrides['seal.key_file'] = LaunchConfiguration('seal_key_file')
+    arguments = ['--ros-args', '--log-level', LaunchConfiguration('log_level')]
+    # SROS2 (docs/security.md): rcl takes the enclave from --enclave (empty:
+    # rcl's default, the root enclave "/"); ROS_SECURITY_ENCLAVE_OVERRIDE,
+    # when set, wins over both. Security is on only with
+    # ROS_SECURITY_ENABLE=true in the environment.
+    if value('enclave'):
+        arguments += ['--enclave', LaunchConfiguration('enclave')]
     return [
         Node(
             package=PACKAGE,
@@ -71,7 +79,7 @@ def _node(context):
             name=NODE_NAME,
             namespace=LaunchConfiguration('namespace'),
             parameters=[LaunchConfiguration('config_file'), overrides],
-            arguments=['--ros-args', '--log-level', LaunchConfiguration('log_level')],
+            arguments=arguments,
             remappings=[(topic, LaunchConfiguration(arg)) for arg, topic in TOPICS],
             output='screen',
             emulate_tty=True,
@@ -116,6 +124,11 @@ def generate_launch_description():
             'seal_key_file', default_value='',
             description='PEM file of the Ed25519 key that seals what the node takes and '
                         'publishes (docs/seals.md); empty keeps the config file value'),
+        DeclareLaunchArgument(
+            'enclave', default_value='',
+            description='SROS2 enclave of the node in ROS_SECURITY_KEYSTORE, e.g. '
+                        '/ghost/decision_node (config/sros2/decision_node.policy.xml); '
+                        'empty: rcl\'s default, the root enclave'),
     ]
     for arg, topic in TOPICS:
         arguments.append(DeclareLaunchArgument(

@@ -306,6 +306,7 @@ func TestLaunchFile(t *testing.T) {
 		"executor":       "",
 		"recording_path": "",
 		"seal_key_file":  "",
+		"enclave":        "",
 	}
 	for _, tp := range wantTopics {
 		wantArgs[tp[0]] = tp[1]
@@ -320,6 +321,8 @@ func TestLaunchFile(t *testing.T) {
 		"get_package_share_directory(PACKAGE), 'config', 'decision.yaml'",
 		"parameters=[LaunchConfiguration('config_file'), overrides]",
 		"'--ros-args', '--log-level', LaunchConfiguration('log_level')",
+		"['--enclave', LaunchConfiguration('enclave')]",
+		"arguments=arguments,",
 		"output='screen'",
 	} {
 		if !strings.Contains(src, want) {
