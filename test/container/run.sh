@@ -37,7 +37,7 @@
 #   ROS_DOMAIN_ID    the DDS domain of the test (default: from this PID)
 #   GRACE_S          podman stop's grace period (10)
 #   READY_RUNS       how many `podman run` to "ready" are timed (3)
-#   HOST_CA_BUNDLE   a CA bundle mounted over the build's own
+#   HOST_CA_BUNDLE   a CA bundle mounted over the ghost build's own
 #                    (/etc/ssl/certs/ca-certificates.crt when it exists; ""
 #                    for none): `go mod download` in the build then trusts
 #                    what this host trusts, a TLS-intercepting proxy too
@@ -91,7 +91,7 @@ say "outputs in $out, DDS domain $DOMAIN"
 ca=()
 HOST_CA_BUNDLE="${HOST_CA_BUNDLE-/etc/ssl/certs/ca-certificates.crt}"
 [ -f "$HOST_CA_BUNDLE" ] && ca=(-v "$HOST_CA_BUNDLE:/etc/ssl/certs/ca-certificates.crt:ro")
-build() { podman build --runtime "$RUNTIME" --format docker --network host "${ca[@]}" "$@"; }
+build() { podman build --runtime "$RUNTIME" --format docker --network host "$@"; }
 
 # The Debian packages the stand-in ROS image installs: what the ROS 2
 # installation links (checked below with ldd) and imports, and what the
@@ -159,7 +159,7 @@ say "ghost image $IMAGE (log $out/build.log)"
 ctx=()
 [ -n "${PX4_MSGS:-}" ] && ctx=(--build-context px4_msgs="$PX4_MSGS")
 t0=$(date +%s%N)
-build --build-arg ROS_IMAGE="$ROS_IMAGE" --build-arg GO_IMAGE="$GO_IMAGE" "${ctx[@]}" \
+build "${ca[@]}" --build-arg ROS_IMAGE="$ROS_IMAGE" --build-arg GO_IMAGE="$GO_IMAGE" "${ctx[@]}" \
 	-t "$IMAGE" "$repo" >"$out/build.log" 2>&1 || die "the image did not build: $out/build.log"
 build_s=$(( ($(date +%s%N) - t0) / 1000000 ))
 
@@ -170,7 +170,7 @@ cleanup() { for c in "${started[@]}"; do podman rm -f -t 0 "$c" >/dev/null 2>&1 
 trap cleanup EXIT
 net=(--runtime "$RUNTIME" --network host --ipc host
 	-e ROS_LOCALHOST_ONLY=1 -e ROS_DOMAIN_ID="$DOMAIN" -v "$out:/data")
-dn=/ws/install/lib/ghost/decision_node
+dn=/ws/install/ghost/lib/ghost/decision_node
 ns_of() { date -d "$1" +%s%N; }
 
 # wait_log NAME TEXT SECONDS: the container's first log line with TEXT,
@@ -214,8 +214,19 @@ started+=("$node" "$rec")
 podman run -d --name "$node" "${net[@]}" "$IMAGE" \
 	ros2 launch ghost decision.launch.py config_file:=/data/node.yaml >/dev/null
 wait_log "$node" "decision node ready" 60 >/dev/null || { podman logs "$node" >"$out/node.log" 2>&1; die "the node did not start: $out/node.log"; }
+# rosbag2 subscribes with a history of 10, whatever the publisher keeps: a
+# recorder starved of CPU for a moment lost 9 of 401 decisions in one run on
+# two busy cores. The node keeps 100; so does the recorder here.
+cat >"$out/recorder_qos.yaml" <<'EOF'
+/decisions:
+  history: keep_last
+  depth: 100
+  reliability: reliable
+  durability: transient_local
+EOF
 podman run -d --name "$rec" "${net[@]}" "$IMAGE" \
-	ros2 bag record -s mcap -o /data/bag /decisions /state/nav /self_assessment /perception/mode >/dev/null
+	ros2 bag record -s mcap -o /data/bag --qos-profile-overrides-path /data/recorder_qos.yaml \
+	/decisions /state/nav /self_assessment /perception/mode >/dev/null
 
 say "ros2 bag play of the sim recording's inputs, in a third container"
 podman run --rm "${net[@]}" "$IMAGE" ros2 bag play /data/sim.mcap --delay 3 \
