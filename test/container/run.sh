@@ -125,7 +125,7 @@ make_debian() {
 		die "debootstrap failed: $out/debootstrap.log"
 	# As the official image: no package cache, no package lists.
 	rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
-	tar -C "$rootfs" --numeric-owner -c . | podman import --change 'CMD ["bash"]' - "$DEBIAN_IMAGE" >/dev/null
+	tar -C "$rootfs" --numeric-owner -c . | podman import --change 'CMD ["bash"]' - "$DEBIAN_IMAGE" >/dev/null 2>>"$out/debootstrap.log"
 	rm -rf "$rootfs"
 }
 
