@@ -29,8 +29,10 @@ read -r -a compose <<<"${COMPOSE:-docker compose}"
 [ -x "${XRCE_AGENT_DIR:-/usr/local}/bin/MicroXRCEAgent" ] || skip "no bin/MicroXRCEAgent under XRCE_AGENT_DIR"
 HOVER_S="${HOVER_S:-20}" LOSS_S="${LOSS_S:-30}" BACK_S="${BACK_S:-20}"
 IMAGE="${GHOST_IMAGE:-ghost}"
-engine=docker
-command -v docker >/dev/null || engine=podman
+# The container engine for the audit: podman when there is one (its Docker
+# API, under podman 4.3, loses the exit status of `docker run --rm`).
+engine=podman
+command -v podman >/dev/null || engine=docker
 
 out="${1:-sitl-compose-$(date +%Y%m%d-%H%M%S)}"
 mkdir -p "$out" && out="$(cd "$out" && pwd)"
@@ -61,6 +63,10 @@ sleep 5 # discovery between the agent's participant, ghost and the recorder
 say "arm, take off, hover ${HOVER_S} s"
 px4 commander arm
 px4 commander takeoff
+say "ros2 topic echo --once /decisions, in the recorder's container"
+timeout 30 "${compose[@]}" -f "$repo/compose.yaml" -p "$project" exec -T recorder \
+	/ghost_entrypoint.sh ros2 topic echo --once /decisions >"$out/echo.txt" 2>&1 || true
+grep -E "^  (kind|reason):|^policy_id:" "$out/echo.txt" || true
 sleep "$HOVER_S"
 say "GPS off for ${LOSS_S} s"
 px4 sensor_gps_sim stop
