@@ -372,40 +372,6 @@ func TestConfigYAMLNamesAreDeclared(t *testing.T) {
 	}
 }
 
-func TestDockerfile(t *testing.T) {
-	df := read(t, "Dockerfile")
-	gomod := read(t, "go.mod")
-	goVersion := regexp.MustCompile(`(?m)^go (\d+\.\d+)`).FindStringSubmatch(gomod)
-	if goVersion == nil {
-		t.Fatal("go.mod has no go directive")
-	}
-	p := parsePackageXML(t)
-	checks := []struct {
-		what string
-		re   string
-	}{
-		{"a Go " + goVersion[1] + " toolchain stage", `(?m)^FROM golang:` + regexp.QuoteMeta(goVersion[1]) + `[-.\w]* AS go$`},
-		{"a ROS 2 Humble base", `(?m)^ARG ROS_DISTRO=humble$`},
-		{"the ROS base image", `(?m)^FROM ros:\$\{ROS_DISTRO\}-ros-base AS build$`},
-		{"the Go toolchain copied in", `COPY --from=go /usr/local/go /usr/local/go`},
-		{"diagnostic_msgs installed", `ros-\$\{ROS_DISTRO\}-diagnostic-msgs`},
-		{"the repo in a colcon workspace", `(?m)^COPY \. src/` + p.Name + `$`},
-		{"colcon build of the package", `colcon build[^\n]*\\?\n(\s+--[^\n]*\n)*?\s+--packages-select ` + p.Name},
-		{"the package's colcon.meta", `--metas src/` + p.Name + `/colcon\.meta`},
-		{"the install copied to the runtime image", `COPY --from=build /ws/install /ws/install`},
-		{"an entrypoint sourcing the install", `source /ws/install/setup\.bash`},
-		{"ros2 launch by default", `(?m)^CMD \["ros2", "launch", "` + p.Name + `", "decision\.launch\.py"\]$`},
-	}
-	for _, c := range checks {
-		if !regexp.MustCompile(c.re).MatchString(df) {
-			t.Errorf("Dockerfile: want %s (/%s/)", c.what, c.re)
-		}
-	}
-	if _, err := os.Stat(filepath.Join(root, "launch", "decision.launch.py")); err != nil {
-		t.Errorf("the Dockerfile launches decision.launch.py: %v", err)
-	}
-}
-
 // .dockerignore must not drop anything the colcon build reads. Docker
 // matches a pattern against the whole path from the context root (and
 // excludes what is below a matching directory); "**" is not used here.
