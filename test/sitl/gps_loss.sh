@@ -24,6 +24,10 @@
 # verifies both recordings, measures latency, writes the report and prints
 # what followed the GPS loss. docs/px4-sitl.md says how to run it and what was checked.
 set -euo pipefail
+# Job control: without it the background processes below ignore SIGINT, so
+# ros2 launch, the recorder and PX4 could only be killed, and the node's
+# recording and the bag would not be finished.
+set -m
 
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
