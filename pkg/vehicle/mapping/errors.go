@@ -19,6 +19,7 @@ var (
 	ErrFrame              = errors.New("frame unsupported")
 	ErrNoAttitude         = errors.New("no attitude yet")
 	ErrBelief             = errors.New("belief invalid")
+	ErrTimeBase           = errors.New("off the current time base")
 )
 
 // Reason says why an input was rejected; Counters count rejections by it.
@@ -33,17 +34,18 @@ const (
 	ReasonFrame                            // frame unknown or not ENU/FLU where that is required
 	ReasonNoAttitude                       // local position before any vehicle_attitude
 	ReasonBelief                           // the mapped belief failed decisions' validation
+	ReasonTimeBase                         // a stamp off the vehicle's current time base (px4clock.go)
 	NumReasons
 )
 
 var reasonNames = [NumReasons]string{
 	"stamp_invalid", "stamp_not_increasing", "stale", "quaternion_invalid",
-	"frame_unsupported", "no_attitude", "belief_invalid",
+	"frame_unsupported", "no_attitude", "belief_invalid", "off_time_base",
 }
 
 var reasonErrs = [NumReasons]error{
 	ErrStampInvalid, ErrStampNotIncreasing, ErrStale, ErrQuaternion,
-	ErrFrame, ErrNoAttitude, ErrBelief,
+	ErrFrame, ErrNoAttitude, ErrBelief, ErrTimeBase,
 }
 
 // String returns the reason's snake_case name (a diagnostics key).

@@ -98,9 +98,9 @@ func (t *Tracker) auxStamp(topic, field string, us uint64, held int64, seen bool
 	if us > maxStampUs {
 		return 0, reject(ReasonStampInvalid, topic, field, us, "µs beyond the int64 ns range")
 	}
-	ns, ok := t.clock.mapped(int64(us) * 1000)
+	ns, ok := t.clock.aux(int64(us) * 1000)
 	if !ok {
-		return 0, reject(ReasonStampInvalid, topic, field, us, "µs beyond the int64 ns range after the time-base offset")
+		return 0, reject(ReasonTimeBase, topic, field, us, "off the vehicle's current time base (px4clock.go): not held")
 	}
 	if seen && ns < held {
 		return 0, reject(ReasonStale, topic, field, us, "older than the one held")
@@ -197,21 +197,27 @@ func (t *Tracker) accept(s *State, topic, field string, err *RejectError) (State
 	return *s, nil
 }
 
-// onPX4Clock moves a mapped estimator sample onto PX4's current time base.
-func (t *Tracker) onPX4Clock(s *State, err *RejectError) {
+// onPX4Clock moves a mapped estimator sample onto PX4's current time base,
+// or refuses it as off that base.
+func (t *Tracker) onPX4Clock(s *State, topic string, err *RejectError) *RejectError {
 	if err != nil {
-		return
+		return err
 	}
-	before := t.clock.changes
-	s.StampNs = t.clock.estimator(s.StampNs)
+	before, raw := t.clock.changes, s.StampNs
+	m, ok := t.clock.estimator(raw)
 	t.counters.TimeBaseChanges += t.clock.changes - before
+	if !ok {
+		return reject(ReasonTimeBase, topic, "timestamp_sample (ns)", raw,
+			"off the vehicle's current time base (px4clock.go): refused unless the next samples confirm a new one")
+	}
+	s.StampNs = m
+	return nil
 }
 
 // PX4Odometry maps a vehicle_odometry sample to a belief.
 func (t *Tracker) PX4Odometry(o PX4Odometry) (State, error) {
 	var s State
-	err := mapPX4Odometry(&s, &o, t.Flight())
-	t.onPX4Clock(&s, err)
+	err := t.onPX4Clock(&s, topicOdometry, mapPX4Odometry(&s, &o, t.Flight()))
 	return t.accept(&s, topicOdometry, "timestamp_sample (ns)", err)
 }
 
@@ -222,8 +228,7 @@ func (t *Tracker) PX4LocalPosition(p PX4LocalPosition) (State, error) {
 		return State{}, t.fail(reject(ReasonNoAttitude, topicLocalPosition, "timestamp", p.Timestamp, "no vehicle_attitude received yet"))
 	}
 	var s State
-	err := mapPX4LocalPosition(&s, &p, &t.att, t.Flight())
-	t.onPX4Clock(&s, err)
+	err := t.onPX4Clock(&s, topicLocalPosition, mapPX4LocalPosition(&s, &p, &t.att, t.Flight()))
 	return t.accept(&s, topicLocalPosition, "timestamp_sample (ns)", err)
 }
 
