@@ -77,7 +77,10 @@ px4cmd uxrce_dds_client stop >/dev/null || true
 px4cmd uxrce_dds_client start -t udp -h 127.0.0.1 -p 8888 >/dev/null
 
 say "ghost (executor '${EXECUTOR}') and the recorder"
-ros2 launch ghost decision.launch.py input_source:=px4 executor:="$EXECUTOR" \
+# ros2 launch refuses an empty value: advisory omits the argument.
+executor=()
+[ -n "$EXECUTOR" ] && executor=(executor:="$EXECUTOR")
+ros2 launch ghost decision.launch.py input_source:=px4 "${executor[@]}" \
 	config_file:="$share/config/px4_sitl.yaml" policy_file:="$POLICY" \
 	recording_path:="$out/node.mcap" >"$out/ghost.log" 2>&1 &
 pids+=($!)
@@ -88,6 +91,7 @@ ros2 bag record -s mcap -o "$out/bag" /decisions /decisions/actions /decisions/e
 	>"$out/bag.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 60); do grep -q "decision node ready" "$out/ghost.log" && break; sleep 1; done
+grep -q "decision node ready" "$out/ghost.log" || { echo "ghost did not start: $out/ghost.log" >&2; exit 1; }
 sleep 5 # discovery between the agent's participant, ghost and the recorder
 
 say "arm, take off, hover ${HOVER_S} s"
