@@ -84,7 +84,7 @@ ros2 launch ghost decision.launch.py input_source:=px4 "${executor[@]}" \
 	config_file:="$share/config/px4_sitl.yaml" policy_file:="$POLICY" \
 	recording_path:="$out/node.mcap" >"$out/ghost.log" 2>&1 &
 pids+=($!)
-ros2 bag record -s mcap -o "$out/bag" /decisions /decisions/actions /decisions/evidence \
+ros2 bag record -s mcap -o "$out/bag" --qos-profile-overrides-path "$here/recorder_qos.yaml" /decisions /decisions/actions /decisions/evidence \
 	/state/nav /self_assessment /parameter_events /diagnostics \
 	/fmu/out/vehicle_local_position /fmu/out/vehicle_attitude /fmu/out/vehicle_status \
 	/fmu/out/battery_status /fmu/out/vehicle_command_ack /fmu/in/vehicle_command \
