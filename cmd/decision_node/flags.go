@@ -101,6 +101,18 @@ func (c *cmdFlags) need(required ...string) error {
 	return nil
 }
 
+// oneRecording is the single recording a command takes as its argument, or
+// the usage error of none or several.
+func (c *cmdFlags) oneRecording() (string, error) {
+	switch {
+	case c.NArg() == 0:
+		return "", fail(exitUsage, "%s needs a recording", c.name)
+	case c.NArg() > 1:
+		return "", fail(exitUsage, "%s takes one recording, got also %s", c.name, quoteArgs(c.Args()[1:]))
+	}
+	return c.Arg(0), nil
+}
+
 // isHelp reports whether arg asks for help.
 func isHelp(arg string) bool {
 	switch arg {

@@ -52,13 +52,10 @@ func runHonesty(args []string, stdout, stderr io.Writer) error {
 	if err := fs.parse(args); err != nil {
 		return err
 	}
-	switch {
-	case fs.NArg() == 0:
-		return fail(exitUsage, "honesty needs a recording")
-	case fs.NArg() > 1:
-		return fail(exitUsage, "honesty takes one recording, got also %s", quoteArgs(fs.Args()[1:]))
+	path, err := fs.oneRecording()
+	if err != nil {
+		return err
 	}
-	path := fs.Arg(0)
 	if *maxGap <= 0 {
 		return fail(exitUsage, "--max-gap %v: must be > 0", *maxGap)
 	}

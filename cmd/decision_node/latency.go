@@ -33,13 +33,10 @@ func runLatency(args []string, stdout, stderr io.Writer) error {
 	if err := fs.parse(args); err != nil {
 		return err
 	}
-	switch {
-	case fs.NArg() == 0:
-		return fail(exitUsage, "latency needs a recording")
-	case fs.NArg() > 1:
-		return fail(exitUsage, "latency takes one recording, got also %s", quoteArgs(fs.Args()[1:]))
+	path, err := fs.oneRecording()
+	if err != nil {
+		return err
 	}
-	path := fs.Arg(0)
 	cfg, err := df.settings()
 	if err != nil {
 		return err

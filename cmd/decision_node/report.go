@@ -174,15 +174,13 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	if err := fs.parse(args); err != nil {
 		return err
 	}
-	switch {
-	case fs.NArg() == 0:
-		return fail(exitUsage, "report needs a recording")
-	case fs.NArg() > 1:
-		return fail(exitUsage, "report takes one recording, got also %s", quoteArgs(fs.Args()[1:]))
-	case *out == "":
+	path, err := fs.oneRecording()
+	if err != nil {
+		return err
+	}
+	if *out == "" {
 		return fail(exitUsage, "report needs --out")
 	}
-	path := fs.Arg(0)
 	if filepath.Clean(*out) == filepath.Clean(path) {
 		return fail(exitUsage, "--out %s is the recording: choose another file", *out)
 	}
