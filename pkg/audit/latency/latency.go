@@ -77,6 +77,9 @@ func New(t Topics) *Measurer {
 	return &Measurer{topics: t, lastInput: map[int64]uint64{}, decided: map[int64]uint64{}}
 }
 
+// maxDecided bounds the decisions remembered for the commands they start.
+const maxDecided = 4096
+
 // eventSent is ActionReceipt.EVENT_SENT.
 const eventSent = 0
 
@@ -107,6 +110,11 @@ func (m *Measurer) Add(msg bag.Message) error {
 			return nil
 		}
 		delete(m.lastInput, s)
+		if len(m.decided) >= maxDecided {
+			// A command is sent in the step of its decision, so only the
+			// newest decisions can still be named by a first send.
+			clear(m.decided)
+		}
 		m.decided[s] = in
 		m.dec = append(m.dec, since(in, msg.PublishTime))
 	case m.topics.Actions:
