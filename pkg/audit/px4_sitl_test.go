@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ghost-robotics/ghost/internal/px4fixture"
@@ -208,4 +209,120 @@ func firstDifference(a, b []decided) string {
 		}
 	}
 	return fmt.Sprintf("after %d equal", min(len(a), len(b)))
+}
+
+// testdata/px4_sitl_arming.mcap is the first 17 s of ghost's own recording
+// on a live PX4 v1.15 SITL (SIH) flight, from its first decision to 1 s
+// after arming: /state/nav, /self_assessment, /decisions, /decisions/actions
+// and /decisions/evidence, as the node wrote them. ghost ran with
+// input.source px4, the px4 executor, the px4_failsafe_like policy and the
+// default thresholds, as on the first live run: PX4's heading 1-sigma keeps
+// every belief UNCERTAIN, so the policy holds from the first decision, on
+// the ground and disarmed, where hold fails not_applicable. 16 s later PX4
+// is armed from its own shell (commander arm); hold is still decided, so
+// it is started again and sent, PX4's Commander acknowledges it ACCEPTED
+// and reports the commanded mode (reached). On the first live run, before
+// the restart rule, that hold was never sent: commands go out only when
+// the decided kind changes. Verify re-derives the trail from the recorded
+// inputs and evidence, so without the rule it fails (action_diverged).
+func TestPX4SITLHoldDecidedOnTheGroundIsSentOnArming(t *testing.T) {
+	const path = "testdata/px4_sitl_arming.mcap"
+	cfg := config.Default()
+	cfg.Input.Source, cfg.Input.PX4Position = config.SourcePX4, "local_position"
+	cfg.PolicyFile = px4SITLPolicy
+	cfg.Executors.Executor = config.ExecutorPX4
+	sopts, err := cfg.SessionOptions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	policy := sopts.Loop.Policy
+	// As `decision_node verify --executor px4` audits a node's recording.
+	sopts.Loop.Policy = nil
+	sopts.LifecycleFromEvents = true
+	in, err := bag.OpenRecording(path, bag.ReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	r, err := Verify(in, VerifyOptions{Session: sopts, Policies: []decisions.Policy{policy}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Passed() || r.Decisions == 0 {
+		t.Errorf("verify: %s after %d decisions: %v %v", r.Verdict, r.Decisions, r.Reasons, r.Problems)
+	}
+
+	armedAt, trail, ack := px4SITLArmingTrail(t, path)
+	want := []string{"1 failed/not_applicable", "2 sent", "2 accepted", "2 reached"}
+	if !slices.Equal(trail.events, want) {
+		t.Fatalf("action trail %q, want %q", trail.events, want)
+	}
+	if armedAt == 0 || trail.sentAt < armedAt || trail.failedAt >= armedAt {
+		t.Errorf("armed at %d, hold failed at %d and sent at %d: want it failed before arming and sent after",
+			armedAt, trail.failedAt, trail.sentAt)
+	}
+	if !strings.Contains(trail.sentDetail, "was not applicable before") || trail.command != 176 {
+		t.Errorf("sent command %d: %q; want hold (176) started again", trail.command, trail.sentDetail)
+	}
+	if ack.Kind != runner.EvidenceAck || ack.Command != 176 || ack.Result != runner.ResultAccepted || ack.Vehicle != 1 {
+		t.Errorf("accepted on %v, want PX4's ACCEPTED ack of command 176", ack)
+	}
+}
+
+// armingTrail is what the recording's action receipts say.
+type armingTrail struct {
+	events           []string // "<action> <event>[/<failure>]"
+	failedAt, sentAt int64
+	sentDetail       string
+	command          uint32
+}
+
+// px4SITLArmingTrail reads when the vehicle first reports armed, the action
+// trail, and the evidence the accepted receipt rests on.
+func px4SITLArmingTrail(t *testing.T, path string) (armedAt int64, trail armingTrail, ack runner.Evidence) {
+	t.Helper()
+	r, err := bag.OpenRecording(path, bag.ReaderOptions{Topics: []string{"/state/nav", "/decisions/actions"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var vs ros2msg.VehicleState
+	var w ros2msg.ActionReceipt
+	for m, err := range r.Messages() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Topic == "/state/nav" {
+			if err := vs.UnmarshalCDR(m.Data); err != nil {
+				t.Fatal(err)
+			}
+			if vs.Flight.Armed && armedAt == 0 {
+				armedAt = int64(m.LogTime)
+			}
+			continue
+		}
+		if err := w.UnmarshalCDR(m.Data); err != nil {
+			t.Fatal(err)
+		}
+		rc := runner.ReceiptFromWire(&w)
+		if rc.Event == runner.ReceiptEvidenceAccepted {
+			continue // the evidence is checked on the receipt it moved
+		}
+		e := fmt.Sprintf("%d %s", rc.ActionID, rc.Event)
+		if rc.Failure != runner.FailNone {
+			e += "/" + rc.Failure.String()
+		}
+		trail.events = append(trail.events, e)
+		switch rc.Event {
+		case runner.ReceiptFailed:
+			trail.failedAt = rc.TimeNs
+		case runner.ReceiptSent:
+			trail.sentAt, trail.sentDetail, trail.command = rc.TimeNs, rc.Detail, rc.Command.ID
+		case runner.ReceiptAccepted:
+			if len(rc.Evidence) == 1 {
+				ack = rc.Evidence[0]
+			}
+		}
+	}
+	return armedAt, trail, ack
 }
