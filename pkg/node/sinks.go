@@ -8,7 +8,7 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
@@ -27,19 +27,19 @@ type rosSink struct {
 
 func (s *rosSink) Publish(d decisions.Decision, r decisions.Rationale) error {
 	if s.closed {
-		return fmt.Errorf("publish %s on %s: %w", d, s.topic, runner.ErrSinkClosed)
+		return fmt.Errorf("publish %s on %s: %w", d, s.topic, session.ErrSinkClosed)
 	}
 	m := ros2msg.RationaleToWire(&r)
 	data, err := m.AppendCDR(s.buf[:0])
 	if err != nil {
-		return fmt.Errorf("encode %s for %s: %w: %w", d, s.topic, runner.ErrEncoding, err)
+		return fmt.Errorf("encode %s for %s: %w: %w", d, s.topic, session.ErrEncoding, err)
 	}
 	s.buf = data
 	if s.encoded != nil {
 		s.encoded(data)
 	}
 	if err := s.pub.Publish(data); err != nil {
-		return fmt.Errorf("publish %s on %s: %w: %w", d, s.topic, runner.ErrTransport, err)
+		return fmt.Errorf("publish %s on %s: %w: %w", d, s.topic, session.ErrTransport, err)
 	}
 	return nil
 }
@@ -60,7 +60,7 @@ type recording struct {
 	rec       *bag.Recorder
 	path      string
 	inputs    []bag.ChannelID // by index of node.inputs
-	decisions *runner.RecordingSink
+	decisions *session.RecordingSink
 
 	mu     sync.Mutex // guards closed against the node goroutine and Close
 	closed bool
@@ -71,7 +71,7 @@ func (s *recording) Publish(d decisions.Decision, r decisions.Rationale) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return fmt.Errorf("record %s in %s: %w", d, s.path, runner.ErrSinkClosed)
+		return fmt.Errorf("record %s in %s: %w", d, s.path, session.ErrSinkClosed)
 	}
 	if err := s.decisions.Publish(d, r); err != nil {
 		return fmt.Errorf("%s: %w", s.path, err)
@@ -85,7 +85,7 @@ func (s *recording) input(k int, data []byte, recv, wall time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return fmt.Errorf("record input in %s: %w", s.path, runner.ErrSinkClosed)
+		return fmt.Errorf("record input in %s: %w", s.path, session.ErrSinkClosed)
 	}
 	return s.rec.Write(s.inputs[k], uint64(recv.UnixNano()), uint64(wall.UnixNano()), data)
 }

@@ -1,0 +1,91 @@
+package session_test
+
+import (
+	"fmt"
+	"log"
+
+	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/engine"
+	"github.com/ghost-robotics/ghost/pkg/session"
+	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
+)
+
+var thresholds = decisions.Thresholds{
+	PositionKnownStdM: 0.5, PositionUnknownStdM: 2, VelocityKnownStdMps: 0.2, VelocityUnknownStdMps: 1,
+	OrientationKnownStdRad: 0.05, OrientationUnknownStdRad: 0.2, SchemaVersion: decisions.SchemaVersion,
+}
+
+func belief(stamp int64) decisions.Belief {
+	return decisions.Belief{StampSimNs: stamp, OrientationQ: [4]float64{1, 0, 0, 0},
+		Flight:  decisions.FlightStatus{Armed: true, Mode: decisions.FlightModeOffboard, BatteryV: 15, BatteryPct: 0.8},
+		Mission: decisions.MissionStatus{StartedSimNs: decisions.NotStarted}}
+}
+
+// A belief waits for its self-assessment; the second belief's never comes
+// and it is decided without one once the timeout has passed in arrival
+// time (a tick says time passed with no input).
+func ExampleLoop_Step() {
+	loop, err := engine.NewLoop(engine.LoopOptions{}) // the reference policy, 100 ms timeout
+	if err != nil {
+		log.Fatal(err)
+	}
+	cov := make([]float64, decisions.CovarianceLen)
+	for i := range 9 {
+		cov[i*decisions.CovarianceDim+i] = 0.01 // std 0.1 on position, velocity, orientation
+	}
+	a, err := decisions.Assess(1_000, cov, thresholds)
+	if err != nil {
+		log.Fatal(err)
+	}
+	var out engine.Output
+	for _, ev := range []engine.Event{
+		engine.BeliefEvent{ArrivalNs: 0, Belief: belief(1_000)},
+		engine.AssessmentEvent{ArrivalNs: 5_000_000, Assessment: a},
+		engine.BeliefEvent{ArrivalNs: 20_000_000, Belief: belief(2_000)},
+		engine.TickEvent{ArrivalNs: 150_000_000},
+	} {
+		if err := loop.Step(ev, &out); err != nil {
+			log.Fatal(err)
+		}
+		for _, c := range out.Commands {
+			fmt.Printf("%s, without assessment: %s\n", c.Decision, c.WithoutAssessment)
+		}
+	}
+	// Output:
+	// hold@1000 (overall_uncertain), without assessment: none
+	// abstain_uncertain@2000 (no_assessment), without assessment: timeout
+}
+
+// A Session decodes serialized messages (CDR) of its inputs, steps the
+// Loop and publishes what it decides to its sinks.
+func ExampleSession_Feed() {
+	s, err := session.NewSession(session.SessionOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	var published []decisions.Rationale
+	sink := session.FuncSink(func(_ decisions.Decision, r decisions.Rationale) error {
+		published = append(published, r)
+		return nil
+	})
+	if err := s.Runner().Register("memory", sink); err != nil {
+		log.Fatal(err)
+	}
+	b := belief(7_000)
+	vs := ros2msg.BeliefToWire(&b)
+	data, err := vs.MarshalCDR()
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := s.Feed("/state/nav", 1, data); err != nil {
+		log.Fatal(err)
+	}
+	if err := s.End(2); err != nil { // the stream is over: decide what waits
+		log.Fatal(err)
+	}
+	for _, r := range published {
+		fmt.Println(r.Decision, r.PolicyID)
+	}
+	// Output:
+	// abstain_uncertain@7000 (no_assessment) uncertainty_aware_reference_v1
+}
