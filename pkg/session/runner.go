@@ -89,6 +89,13 @@ func NewRunner(opts RunnerOptions) *Runner {
 	return &Runner{opts: opts, prov: engine.Provenance{ExpectedPolicyID: opts.ExpectedPolicyID}}
 }
 
+// expectPolicy makes id the only policy whose decisions r publishes
+// (RunnerOptions.ExpectedPolicyID).
+func (r *Runner) expectPolicy(id string) {
+	r.opts.ExpectedPolicyID = id
+	r.prov.ExpectedPolicyID = id
+}
+
 // checkRegister says why a sink of the kind ("sink", "action sink") cannot
 // be registered under id: an empty id, a nil sink, a closed Runner or an id
 // taken.

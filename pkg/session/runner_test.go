@@ -305,8 +305,8 @@ func TestRunnerHandle(t *testing.T) {
 		bEv(0, 1), aEv(t, 1, 1, known), // proceed with
 		bEv(2, 2), bEv(3, 2), // duplicate
 		bEv(4, 3), aEv(t, 5, 3, unknown), // 2 without (newer), 3 abstain with
-		bEv(6, 0),                     // late
-		bEv(7, -5),                    // invalid
+		bEv(6, 0),                                // late
+		bEv(7, -5),                               // invalid
 		bEv(8, 4), engine.EndEvent{ArrivalNs: 9}, // 4 without (end)
 		aEv(t, 10, 4, uncertain), // late assessment
 	}

@@ -85,7 +85,8 @@ type SessionOptions struct {
 	// the session reads Enabled(Inputs).
 	Inputs []InputSpec
 	// Loop configures the Loop (its Policy is also the Runner's expected
-	// policy). Its Actions.Routes are derived from Executors and Enable.
+	// policy). When Executors or Enable is set, its Actions.Routes are
+	// derived from them.
 	Loop engine.LoopOptions
 	// Executors are registered with the Runner, in order; none by default,
 	// so every decision is advisory.
@@ -137,7 +138,9 @@ type Session struct {
 	decoded Decoded
 }
 
-// NewSession builds the Loop and the Runner.
+// NewSession builds the Runner, registers the executors with it, then
+// builds the Loop once, with the routes they serve (opts.Loop's own routes
+// when there are no executors and nothing is enabled).
 func NewSession(opts SessionOptions) (*Session, error) {
 	if opts.Inputs == nil {
 		opts.Inputs = DefaultInputs()
@@ -146,10 +149,6 @@ func NewSession(opts SessionOptions) (*Session, error) {
 		return nil, err
 	}
 	opts.Inputs = Enabled(opts.Inputs)
-	loop, err := engine.NewLoop(opts.Loop)
-	if err != nil {
-		return nil, err
-	}
 	st := SessionStats{Inputs: make([]InputStats, len(opts.Inputs))}
 	for i, in := range opts.Inputs {
 		st.Inputs[i].Key = in.Key
@@ -158,29 +157,32 @@ func NewSession(opts SessionOptions) (*Session, error) {
 		inputs: append([]InputSpec(nil), opts.Inputs...),
 		stats:  st,
 		dec:    NewDecoder(opts.Inputs),
-		loop:   loop,
 
 		lifecycle:  opts.Lifecycle,
 		active:     !opts.Lifecycle,
 		fromEvents: opts.LifecycleFromEvents,
 	}
-	s.runner = NewRunner(RunnerOptions{ExpectedPolicyID: loop.PolicyID(), TargetVehicle: opts.TargetVehicle, Clock: s.Now})
-	for _, e := range opts.Executors {
-		if err := s.runner.RegisterExecutor(e); err != nil {
-			return nil, err
-		}
-	}
+	s.runner = NewRunner(RunnerOptions{TargetVehicle: opts.TargetVehicle, Clock: s.Now})
+	lo := opts.Loop
 	if len(opts.Executors) > 0 || len(opts.Enable) > 0 {
+		for _, e := range opts.Executors {
+			if err := s.runner.RegisterExecutor(e); err != nil {
+				return nil, err
+			}
+		}
 		routes, err := s.runner.Routes(opts.Enable)
 		if err != nil {
 			return nil, err
 		}
-		lo := opts.Loop
 		lo.Actions.Routes = routes
-		if s.loop, err = engine.NewLoop(lo); err != nil {
-			return nil, err
-		}
 	}
+	loop, err := engine.NewLoop(lo)
+	if err != nil {
+		return nil, err
+	}
+	s.loop = loop
+	// The Runner publishes only what this Loop's policy decides.
+	s.runner.expectPolicy(loop.PolicyID())
 	return s, nil
 }
 
