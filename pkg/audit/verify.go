@@ -323,11 +323,11 @@ func newVerifier(opts VerifyOptions) (*verifier, error) {
 		if err != nil {
 			return nil, err
 		}
-		err = s.Runner().Register("audit", session.FuncSink(func(d decisions.Decision, r decisions.Rationale) error {
+		err = s.Runner().Register("audit", session.FuncSink(func(cmd engine.Command) error {
 			if c.retired {
 				return nil
 			}
-			c.decided.push(redecision{r: r, without: v.withoutFor(s, r.BeliefStampSimNs)})
+			c.decided.push(redecision{r: cmd.Rationale, without: cmd.WithoutAssessment})
 			if c.decided.len() > opts.MaxHeld {
 				if rd := c.decided.pop(); c == v.primary() {
 					v.unmatched(rd)
@@ -355,17 +355,6 @@ func newVerifier(opts VerifyOptions) (*verifier, error) {
 func (v *verifier) reads(topic string) bool {
 	return v.inputIndex(topic) >= 0 || topic == v.decisionsT || topic == v.actionsT ||
 		topic == v.opts.Format.ChainTopic && topic != ""
-}
-
-// withoutFor finds, in the step being published, why stamp was decided
-// without an assessment.
-func (v *verifier) withoutFor(s *session.Session, stamp int64) engine.WithoutReason {
-	for _, c := range s.LastOutput().Commands {
-		if c.Decision.DecisionStampSimNs == stamp {
-			return c.WithoutAssessment
-		}
-	}
-	return engine.WithoutNone
 }
 
 func (v *verifier) run(src Source) (*AuditReport, error) {

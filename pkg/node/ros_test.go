@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/engine"
 	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 	"github.com/ghost-robotics/ghost/pkg/session"
@@ -74,8 +75,8 @@ func TestLiveOverROS2(t *testing.T) {
 		t.Fatal(err)
 	}
 	var wantRecords []decisions.Rationale
-	want := session.FuncSink(func(_ decisions.Decision, r decisions.Rationale) error {
-		wantRecords = append(wantRecords, r)
+	want := session.FuncSink(func(cmd engine.Command) error {
+		wantRecords = append(wantRecords, cmd.Rationale)
 		return nil
 	})
 	if err := sess.Runner().Register("memory", want); err != nil {

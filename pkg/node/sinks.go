@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
-	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/engine"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
@@ -25,11 +25,12 @@ type rosSink struct {
 	encoded func([]byte)
 }
 
-func (s *rosSink) Publish(d decisions.Decision, r decisions.Rationale) error {
+func (s *rosSink) Publish(cmd engine.Command) error {
+	d := cmd.Decision
 	if s.closed {
 		return fmt.Errorf("publish %s on %s: %w", d, s.topic, session.ErrSinkClosed)
 	}
-	m := ros2msg.RationaleToWire(&r)
+	m := ros2msg.RationaleToWire(&cmd.Rationale)
 	data, err := m.AppendCDR(s.buf[:0])
 	if err != nil {
 		return fmt.Errorf("encode %s for %s: %w: %w", d, s.topic, session.ErrEncoding, err)
@@ -67,13 +68,13 @@ type recording struct {
 }
 
 // Publish records the decision's rationale on the decisions channel.
-func (s *recording) Publish(d decisions.Decision, r decisions.Rationale) error {
+func (s *recording) Publish(cmd engine.Command) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return fmt.Errorf("record %s in %s: %w", d, s.path, session.ErrSinkClosed)
+		return fmt.Errorf("record %s in %s: %w", cmd.Decision, s.path, session.ErrSinkClosed)
 	}
-	if err := s.decisions.Publish(d, r); err != nil {
+	if err := s.decisions.Publish(cmd); err != nil {
 		return fmt.Errorf("%s: %w", s.path, err)
 	}
 	return nil

@@ -64,8 +64,8 @@ func ExampleSession_Feed() {
 		log.Fatal(err)
 	}
 	var published []decisions.Rationale
-	sink := session.FuncSink(func(_ decisions.Decision, r decisions.Rationale) error {
-		published = append(published, r)
+	sink := session.FuncSink(func(cmd engine.Command) error {
+		published = append(published, cmd.Rationale)
 		return nil
 	})
 	if err := s.Runner().Register("memory", sink); err != nil {

@@ -3,7 +3,7 @@ package session
 import (
 	"fmt"
 
-	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/engine"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
@@ -30,9 +30,11 @@ func NewRecordingSink(write WriteFunc, clock func() int64) *RecordingSink {
 	return &RecordingSink{write: write, clock: clock, buf: make([]byte, 0, 256)}
 }
 
-// Publish encodes r (which carries d) and writes it.
-func (s *RecordingSink) Publish(d decisions.Decision, r decisions.Rationale) error {
-	s.msg = ros2msg.RationaleToWire(&r)
+// Publish encodes the command's rationale (which carries its decision) and
+// writes it.
+func (s *RecordingSink) Publish(cmd engine.Command) error {
+	d := cmd.Decision
+	s.msg = ros2msg.RationaleToWire(&cmd.Rationale)
 	buf, err := s.msg.AppendCDR(s.buf[:0])
 	if err != nil {
 		return fmt.Errorf("recording sink: encode %s: %w: %w", d, ErrEncoding, err)

@@ -11,10 +11,18 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/engine"
 )
 
-// Sink receives published decisions; it is decisions.Sink. A sink that also
-// implements io.Closer is closed by Runner.Close. Sinks wrap their errors in
-// ErrEncoding, ErrTransport or ErrSinkClosed so failures are classified.
-type Sink = decisions.Sink
+// Sink receives each published decision as the whole Command the Loop
+// emitted: the decision with its rationale (there is no way to publish a
+// decision alone), the context the policy saw, the deciding policy and why
+// the context has no self-assessment, if it has none. The command passed
+// provenance; Publish gets its own copy, and must not modify what the
+// context points to nor keep it past its return (Command.Clone does). A
+// sink that also implements io.Closer is closed by Runner.Close. Sinks wrap
+// their errors in ErrEncoding, ErrTransport or ErrSinkClosed so failures are
+// classified.
+type Sink interface {
+	Publish(cmd engine.Command) error
+}
 
 // ErrRunner is matched by the errors Register returns.
 var ErrRunner = errors.New("runner")
@@ -126,8 +134,7 @@ func (r *Runner) Register(id string, s Sink) error {
 	return nil
 }
 
-// Execute checks cmd's provenance and, if it holds, publishes the decision
-// and its rationale to every sink in registration order. A failing sink
+// Execute checks cmd's provenance and, if it holds, hands it to every sink in registration order. A failing sink
 // does not stop the others. After Close every sink's receipt is a closed
 // failure and no sink is called.
 func (r *Runner) Execute(cmd engine.Command) Result {
@@ -144,7 +151,7 @@ func (r *Runner) Execute(cmd engine.Command) Result {
 		var err error
 		if r.closed {
 			err = &SinkError{SinkID: g.id, Kind: FailureClosed, Err: ErrSinkClosed}
-		} else if e := g.sink.Publish(cmd.Decision, cmd.Rationale); e != nil {
+		} else if e := g.sink.Publish(cmd); e != nil {
 			err = classify(g.id, e)
 		}
 		rcs = append(rcs, Receipt{SinkID: g.id, Stamp: stamp, Err: err})

@@ -39,7 +39,7 @@ func BenchmarkJSONLinesSink(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if err := s.Publish(cmd.Decision, cmd.Rationale); err != nil {
+		if err := s.Publish(cmd); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/engine"
 	"io"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -150,7 +151,7 @@ type closerSink struct {
 	closed int
 }
 
-func (s *closerSink) Publish(decisions.Decision, decisions.Rationale) error { return nil }
+func (s *closerSink) Publish(engine.Command) error { return nil }
 
 func (s *closerSink) Close() error {
 	s.closed++
@@ -168,12 +169,12 @@ func TestRunnerFailingSinks(t *testing.T) {
 	}
 	diskFull := errors.New("no space left on device")
 	mustRegister(t, r, "ros", first)
-	mustRegister(t, r, "encoder", FuncSink(func(d decisions.Decision, _ decisions.Rationale) error {
-		return fmt.Errorf("encode %s: %w", d, ErrEncoding)
+	mustRegister(t, r, "encoder", FuncSink(func(cmd engine.Command) error {
+		return fmt.Errorf("encode %s: %w", cmd.Decision, ErrEncoding)
 	}))
-	mustRegister(t, r, "disk", FuncSink(func(decisions.Decision, decisions.Rationale) error { return diskFull }))
+	mustRegister(t, r, "disk", FuncSink(func(engine.Command) error { return diskFull }))
 	mustRegister(t, r, "closed", closed)
-	mustRegister(t, r, "typed", FuncSink(func(decisions.Decision, decisions.Rationale) error {
+	mustRegister(t, r, "typed", FuncSink(func(engine.Command) error {
 		return &SinkError{SinkID: "inner", Kind: FailureEncoding, Err: errors.New("bad schema")}
 	}))
 	mustRegister(t, r, "json", newJSONLinesSink(io.Discard))
@@ -261,7 +262,7 @@ func TestRunnerClose(t *testing.T) {
 	called := 0
 	r := NewRunner(RunnerOptions{})
 	mustRegister(t, r, "s1", s1)
-	mustRegister(t, r, "func", FuncSink(func(decisions.Decision, decisions.Rationale) error { called++; return nil }))
+	mustRegister(t, r, "func", FuncSink(func(engine.Command) error { called++; return nil }))
 	mustRegister(t, r, "s2", s2)
 	mustRegister(t, r, "s1-again", s1)
 	mustRegister(t, r, "s3", s3)
@@ -404,5 +405,42 @@ func TestLoopStampPlausibilityCounted(t *testing.T) {
 	if c.Rejected[engine.RejectImplausibleBelief] != 1 || engine.RejectImplausibleBelief.String() != "implausible_belief_stamp" ||
 		engine.RejectImplausibleBelief.Input() != engine.InputBelief || engine.RejectImplausibleAssessment.Input() != engine.InputAssessment {
 		t.Fatalf("counters %v", c.Rejected)
+	}
+}
+
+// TestSinksGetWholeCommands: a sink receives the command that passed
+// provenance, so it knows why a decision has no assessment and which
+// policy decided without asking the session.
+func TestSinksGetWholeCommands(t *testing.T) {
+	l := mustLoop(t, engine.LoopOptions{})
+	r := NewRunner(RunnerOptions{})
+	var got []string
+	mustRegister(t, r, "f", FuncSink(func(cmd engine.Command) error {
+		got = append(got, fmt.Sprintf("%d %s %s assessment:%v", cmd.Decision.DecisionStampSimNs, cmd.PolicyID,
+			cmd.WithoutAssessment, cmd.Context.SelfAssessment != nil))
+		return nil
+	}))
+	evs := []engine.Event{
+		bEv(0, 1), aEv(t, 1, 1, known), bEv(2, 2), bEv(4, 3), aEv(t, 5, 3, unknown),
+		bEv(8, 4), engine.EndEvent{ArrivalNs: 9},
+	}
+	var out engine.Output
+	for _, ev := range evs {
+		if err := l.Step(ev, &out); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Handle(&out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := decisions.ReferencePolicyID
+	want := []string{
+		"1 " + p + " none assessment:true",
+		"2 " + p + " newer_assessment assessment:false",
+		"3 " + p + " none assessment:true",
+		"4 " + p + " end_of_stream assessment:false",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("sink saw\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

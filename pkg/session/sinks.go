@@ -1,9 +1,9 @@
 package session
 
-import "github.com/ghost-robotics/ghost/pkg/decisions"
+import "github.com/ghost-robotics/ghost/pkg/engine"
 
 // FuncSink adapts a function to a Sink.
-type FuncSink func(d decisions.Decision, r decisions.Rationale) error
+type FuncSink func(cmd engine.Command) error
 
 // Publish calls f.
-func (f FuncSink) Publish(d decisions.Decision, r decisions.Rationale) error { return f(d, r) }
+func (f FuncSink) Publish(cmd engine.Command) error { return f(cmd) }

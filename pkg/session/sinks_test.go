@@ -31,7 +31,7 @@ func TestJSONLinesSink(t *testing.T) {
 	w := &recordingWriter{}
 	s := newJSONLinesSink(w)
 	for _, c := range []engine.Command{with, without} {
-		if err := s.Publish(c.Decision, c.Rationale); err != nil {
+		if err := s.Publish(c); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -47,7 +47,7 @@ func TestJSONLinesSink(t *testing.T) {
 	}
 
 	w.err = errors.New("no space left on device")
-	err := s.Publish(with.Decision, with.Rationale)
+	err := s.Publish(with)
 	if !errors.Is(err, ErrTransport) || !errors.Is(err, w.err) || !strings.Contains(err.Error(), "hold@5") {
 		t.Errorf("failed write: %v, want ErrTransport wrapping the cause and naming the decision", err)
 	}
@@ -55,7 +55,7 @@ func TestJSONLinesSink(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.err = nil
-	if err := s.Publish(with.Decision, with.Rationale); !errors.Is(err, ErrSinkClosed) {
+	if err := s.Publish(with); !errors.Is(err, ErrSinkClosed) {
 		t.Errorf("after Close: %v", err)
 	}
 	if w.writes != 3 {
@@ -67,7 +67,7 @@ func TestMemorySink(t *testing.T) {
 	s := &memorySink{}
 	cmds := []engine.Command{commandFor(t, 1, known, true), commandFor(t, 2, unknown, true)}
 	for _, c := range cmds {
-		if err := s.Publish(c.Decision, c.Rationale); err != nil {
+		if err := s.Publish(c); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -82,7 +82,7 @@ func TestMemorySink(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Publish(cmds[0].Decision, cmds[0].Rationale); !errors.Is(err, ErrSinkClosed) {
+	if err := s.Publish(cmds[0]); !errors.Is(err, ErrSinkClosed) {
 		t.Errorf("after Close: %v", err)
 	}
 	if len(s.Records()) != 2 {
@@ -92,7 +92,8 @@ func TestMemorySink(t *testing.T) {
 
 func TestFuncSink(t *testing.T) {
 	var seen []decisions.Decision
-	s := FuncSink(func(d decisions.Decision, r decisions.Rationale) error {
+	s := FuncSink(func(cmd engine.Command) error {
+		d, r := cmd.Decision, cmd.Rationale
 		seen = append(seen, d)
 		if r.Decision != d {
 			t.Errorf("rationale of %s passed with %s", r.Decision, d)
@@ -100,7 +101,7 @@ func TestFuncSink(t *testing.T) {
 		return nil
 	})
 	c := commandFor(t, 3, known, true)
-	if err := s.Publish(c.Decision, c.Rationale); err != nil || len(seen) != 1 || seen[0] != c.Decision {
+	if err := s.Publish(c); err != nil || len(seen) != 1 || seen[0] != c.Decision {
 		t.Errorf("FuncSink: %v, saw %v", err, seen)
 	}
 }

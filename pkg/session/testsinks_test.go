@@ -16,7 +16,7 @@ import (
 // nullSink accepts and discards every decision.
 type nullSink struct{}
 
-func (nullSink) Publish(decisions.Decision, decisions.Rationale) error { return nil }
+func (nullSink) Publish(engine.Command) error { return nil }
 
 // record is one published decision with its rationale.
 type record struct {
@@ -32,8 +32,9 @@ type memorySink struct {
 	closed  bool
 }
 
-// Publish records d and r.
-func (s *memorySink) Publish(d decisions.Decision, r decisions.Rationale) error {
+// Publish records the command's decision and rationale.
+func (s *memorySink) Publish(cmd engine.Command) error {
+	d, r := cmd.Decision, cmd.Rationale
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -74,7 +75,8 @@ func newJSONLinesSink(w io.Writer) *jsonLinesSink {
 }
 
 // Publish writes r's canonical JSON line; write errors wrap ErrTransport.
-func (s *jsonLinesSink) Publish(d decisions.Decision, r decisions.Rationale) error {
+func (s *jsonLinesSink) Publish(cmd engine.Command) error {
+	d, r := cmd.Decision, cmd.Rationale
 	if s.closed {
 		return fmt.Errorf("json lines sink: publish %s: %w", d, ErrSinkClosed)
 	}
