@@ -343,7 +343,7 @@ func inputOrUsage(err error) int {
 	return exitUsage
 }
 
-// session resolves the configuration and the runner's options from it.
+// session resolves the configuration and the session's options from it.
 func (f *decisionFlags) session() (config.Config, session.SessionOptions, error) {
 	cfg, err := f.settings()
 	if err != nil {

@@ -120,7 +120,7 @@ func ResultName(r uint8) string {
 
 // Evidence is one piece of what an executor returned for an action: the
 // vehicle's acknowledgement of a command or its observed state. It is
-// evidence, not a verdict: the Runner checks its provenance and the Loop
+// evidence, not a verdict: the host (the session's Runner) checks its provenance and the Loop
 // judges it.
 type Evidence struct {
 	Kind EvidenceKind
@@ -154,7 +154,7 @@ func (e Evidence) String() string {
 }
 
 // EvidenceEvent delivers one batch of evidence as it arrived from an
-// executor. The Session checks its provenance (Runner.AdmitEvidence)
+// executor. The host checks its provenance (the session's Runner.AdmitEvidence)
 // before the Loop sees it; the Loop then gets only the admitted items.
 type EvidenceEvent struct {
 	ArrivalNs int64
@@ -188,7 +188,7 @@ func (c VehicleCommand) Equal(o VehicleCommand) bool {
 	return true
 }
 
-// ActionOp is what an ActionCommand asks of the Runner.
+// ActionOp is what an ActionCommand asks of the host (the session's Runner).
 type ActionOp uint8
 
 // Action operations.
@@ -277,8 +277,8 @@ func (f FailureClass) String() string {
 	return "failure_class(" + strconv.Itoa(int(f)) + ")"
 }
 
-// ActionCommand is what the Loop asks of the Runner about an action. The
-// Runner executes only these; it never retries, re-orders or invents one.
+// ActionCommand is what the Loop asks of the host (the session's Runner)
+// about an action. The Runner executes only these; it never retries, re-orders or invents one.
 type ActionCommand struct {
 	Op ActionOp
 	// ID is the action's correlation id, unique in the session, from 1.

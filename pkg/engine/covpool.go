@@ -4,8 +4,8 @@ import "sync"
 
 // CovariancePool passes belief covariance storage from the goroutines that
 // decode beliefs to the Loop that keeps them, and back, so that the Loop
-// need not copy a covariance it keeps: a Scratch drawing from a pool
-// (Scratch.DrawFrom) hands out storage that the event then donates
+// need not copy a covariance it keeps: a decoder drawing from a pool
+// (the session's Scratch.DrawFrom) hands out storage that the event then donates
 // (BeliefEvent.Donor), the Loop keeps that storage as it is, and gives it
 // back to the pool once it forgets the belief.
 //

@@ -23,7 +23,7 @@ type Event interface {
 
 // BeliefEvent delivers a belief (VehicleState). The Loop copies the
 // Covariance of a belief it keeps, so the caller may reuse that storage
-// once Step returns (a Decoder's Scratch does), unless Donor is set;
+// once Step returns (the session's decoders do), unless Donor is set;
 // Mission.Goal is kept by reference: callers must not modify it after Step.
 type BeliefEvent struct {
 	ArrivalNs int64
@@ -32,7 +32,7 @@ type BeliefEvent struct {
 	// the storage is handed over: a Loop that keeps the belief keeps that
 	// storage instead of a copy and gives it back to Donor once it forgets
 	// the belief. The caller must not touch the storage after Step, nor
-	// step a second Loop with the event (Decoded.DropDonor).
+	// step a second Loop with the event (the session's Decoded.DropDonor).
 	Donor *CovariancePool
 }
 
@@ -160,9 +160,10 @@ func (o *Output) keepPerception(p decisions.PerceptionReport) *decisions.Percept
 	return &o.perceptions[len(o.perceptions)-1]
 }
 
-// Command tells the Runner to publish one decision. It carries everything
-// needed to check the decision's provenance: the context the policy saw, the
-// decision, its rationale and the id of the policy that decided.
+// Command tells the host (the session's Runner) to publish one decision.
+// It carries everything needed to check the decision's provenance
+// (Provenance): the context the policy saw, the decision, its rationale and
+// the id of the policy that decided.
 type Command struct {
 	Context   decisions.Context
 	Decision  decisions.Decision
@@ -370,7 +371,7 @@ type Note struct {
 
 // ArrivalOf returns the arrival time of an event the Loop takes, and false
 // for any other (nil, a pointer, a foreign type). It is the one list of the
-// Loop's events: the Loop's clock and the Session's advance by it. Times
+// Loop's events: the Loop's clock and its host's advance by it. Times
 // are read per type, not through the interface, so ev does not escape and
 // an event converted to Event at the call stays on the caller's stack.
 func ArrivalOf(ev Event) (int64, bool) {

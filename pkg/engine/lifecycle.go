@@ -4,7 +4,7 @@ package engine
 const lifecycleActive = 3
 
 // LifecycleEvent delivers one step of the node's managed lifecycle, as the
-// node published it. A Session with SessionOptions.Lifecycle decides only
+// node published it. A session.Session with SessionOptions.Lifecycle decides only
 // while the newest event's goal state is active; the Loop itself only lets
 // time pass with it.
 type LifecycleEvent struct {

@@ -639,7 +639,7 @@ func (l *Loop) prunePerception(out *Output) {
 // then in the decided memory, and compares a repeat of its stamp with it
 // bit for bit (decisions.Belief.Equal): that is what tells an identical
 // repeat from a conflict. Callers may therefore hand it a covariance in
-// storage they reuse (a Decoder's Scratch): the Loop copies the 225 values
+// storage they reuse (the session's decoders): the Loop copies the 225 values
 // of what it keeps, and only that, once the step commits. A copy is exact
 // and costs a memmove of 1.8 KB; a hash would cost more per belief and let
 // two covariances it cannot tell apart pass as a repeat. Each kept belief

@@ -2,10 +2,10 @@ package session
 
 import (
 	"fmt"
-	"github.com/ghost-robotics/ghost/pkg/engine"
 	"strconv"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/engine"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 

@@ -2,11 +2,11 @@ package session
 
 import (
 	"fmt"
-	"github.com/ghost-robotics/ghost/pkg/engine"
 	"math"
 	"testing"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/engine"
 )
 
 // seeingPolicy decides as scriptPolicy and keeps what each context saw of

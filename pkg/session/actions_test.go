@@ -3,7 +3,6 @@ package session
 import (
 	"errors"
 	"fmt"
-	"github.com/ghost-robotics/ghost/pkg/engine"
 	"math"
 	"reflect"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/engine"
 )
 
 // scriptPolicy decides the kind its table gives for a stamp in ms (proceed

@@ -2,11 +2,11 @@ package session
 
 import (
 	"errors"
-	"github.com/ghost-robotics/ghost/pkg/engine"
 	"strings"
 	"testing"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/engine"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 

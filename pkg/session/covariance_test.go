@@ -3,10 +3,10 @@ package session
 import (
 	"errors"
 	"fmt"
-	"github.com/ghost-robotics/ghost/pkg/engine"
 	"testing"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/engine"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 

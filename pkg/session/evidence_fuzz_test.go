@@ -1,10 +1,10 @@
 package session
 
 import (
-	"github.com/ghost-robotics/ghost/pkg/engine"
 	"testing"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/engine"
 )
 
 // FuzzEvidence feeds arbitrary bytes on the evidence input of a session

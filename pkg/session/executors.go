@@ -3,12 +3,12 @@ package session
 import (
 	"errors"
 	"fmt"
-	"github.com/ghost-robotics/ghost/pkg/engine"
 	"slices"
 	"sort"
 	"strconv"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/engine"
 )
 
 // Executor acts on the vehicle for the decision kinds it declares. It

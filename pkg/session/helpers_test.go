@@ -2,12 +2,12 @@ package session
 
 import (
 	"fmt"
-	"github.com/ghost-robotics/ghost/pkg/engine"
 	"math"
 	"testing"
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/engine"
 )
 
 const ms = int64(time.Millisecond)

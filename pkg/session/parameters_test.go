@@ -1,12 +1,12 @@
 package session
 
 import (
-	"github.com/ghost-robotics/ghost/pkg/engine"
 	"math"
 	"testing"
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/engine"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 

@@ -1,11 +1,11 @@
 package session
 
 import (
-	"github.com/ghost-robotics/ghost/pkg/engine"
 	"io"
 	"testing"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/engine"
 )
 
 // BenchmarkRunnerExecute measures the provenance checks and one publish to

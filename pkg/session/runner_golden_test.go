@@ -4,13 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"github.com/ghost-robotics/ghost/pkg/engine"
 	"os"
 	"strconv"
 	"testing"
 
 	"github.com/ghost-robotics/ghost/internal/golden"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/engine"
 )
 
 type goldenLine struct {

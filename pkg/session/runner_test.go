@@ -3,7 +3,6 @@ package session
 import (
 	"errors"
 	"fmt"
-	"github.com/ghost-robotics/ghost/pkg/engine"
 	"io"
 	"math"
 	"reflect"
@@ -13,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/engine"
 )
 
 // commandFor runs a belief (and an assessment of lvl unless withAssessment

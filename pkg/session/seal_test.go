@@ -2,10 +2,10 @@ package session
 
 import (
 	"errors"
-	"github.com/ghost-robotics/ghost/pkg/engine"
 	"testing"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/engine"
 )
 
 // TestProvenanceWithSealedAssessments: the Loop seals what it admits, the

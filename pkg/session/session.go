@@ -3,9 +3,9 @@ package session
 import (
 	"errors"
 	"fmt"
-	"github.com/ghost-robotics/ghost/pkg/engine"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/engine"
 )
 
 // ErrCorrupt is matched by the error Feed returns for a message that does

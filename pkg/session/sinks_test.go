@@ -3,11 +3,11 @@ package session
 import (
 	"bytes"
 	"errors"
-	"github.com/ghost-robotics/ghost/pkg/engine"
 	"strings"
 	"testing"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/engine"
 )
 
 // recordingWriter counts writes and can fail them.

@@ -2,11 +2,11 @@ package session
 
 import (
 	"fmt"
-	"github.com/ghost-robotics/ghost/pkg/engine"
 	"io"
 	"sync"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/engine"
 )
 
 // The sinks the tests register: one discards what it is given, two keep
