@@ -2,7 +2,6 @@ package session
 
 import (
 	"fmt"
-	"math"
 	"testing"
 	"time"
 
@@ -129,21 +128,3 @@ func run(t testing.TB, l *engine.Loop, evs []engine.Event) ([]string, []engine.O
 	}
 	return lines, outs
 }
-
-// failingPolicy is the reference policy, except that it fails for the
-// stamps in fail while armed.
-type failingPolicy struct {
-	fail  map[int64]bool
-	armed bool
-}
-
-func (p *failingPolicy) ID() string { return decisions.ReferencePolicyID }
-
-func (p *failingPolicy) Decide(c decisions.Context) (decisions.Decision, error) {
-	if p.armed && p.fail[c.BeliefStampSimNs] {
-		return decisions.Decision{}, fmt.Errorf("injected failure at %d", c.BeliefStampSimNs)
-	}
-	return decisions.ReferencePolicy{}.Decide(c)
-}
-
-var nan = math.NaN()
