@@ -10,7 +10,7 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/audit/pyref"
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/ros2/config"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/session"
 )
 
 // Recording formats verify and report read.
@@ -30,7 +30,7 @@ var jsonEncoding = []bag.Encoding{{Schema: "", Message: pyref.MessageEncoding}}
 // self-assessments while the configuration enables none is audited with the
 // calibrated input on that channel. The options carry the inputs, the decisions topic and the
 // format; the caller adds policies and callbacks.
-func openAudit(path string, cfg config.Config, sopts runner.SessionOptions, stderr io.Writer) (*bag.Reader, audit.VerifyOptions, string, error) {
+func openAudit(path string, cfg config.Config, sopts session.SessionOptions, stderr io.Writer) (*bag.Reader, audit.VerifyOptions, string, error) {
 	probe, err := openInput(path, nil, "", "", stderr, jsonEncoding)
 	if err != nil {
 		return nil, audit.VerifyOptions{}, "", err
@@ -44,11 +44,11 @@ func openAudit(path string, cfg config.Config, sopts runner.SessionOptions, stde
 		probe.Close()
 		format := formatGhost
 		inputs := sopts.Inputs
-		if t := calibratedChannel(chans); t != "" && cfg.Topics[runner.KeySelfAssessmentCalibrated] == "" && cfg.Input.Source == config.SourceGhost {
+		if t := calibratedChannel(chans); t != "" && cfg.Topics[session.KeySelfAssessmentCalibrated] == "" && cfg.Input.Source == config.SourceGhost {
 			// A node records only the inputs it reads: a recording with
 			// calibrated assessments was decided on them.
 			c := cfg.Clone()
-			c.Topics[runner.KeySelfAssessmentCalibrated] = t
+			c.Topics[session.KeySelfAssessmentCalibrated] = t
 			so, err := c.SessionOptions()
 			if err != nil {
 				return nil, audit.VerifyOptions{}, "", fail(exitUsage, "%s: calibrated assessments on %s: %w", path, t, err)
@@ -79,7 +79,7 @@ func openAudit(path string, cfg config.Config, sopts runner.SessionOptions, stde
 		return nil, audit.VerifyOptions{}, "", fail(exitIO, "%s: %w", path, err)
 	}
 	return probe, audit.VerifyOptions{DecisionsTopic: rr.DecisionsTopic, Format: rr.Format,
-			Session: runner.SessionOptions{Inputs: rr.Inputs, Loop: loop}},
+			Session: session.SessionOptions{Inputs: rr.Inputs, Loop: loop}},
 		fmt.Sprintf("%s, %d channels not audited", formatReference, len(rr.Ignored)), nil
 }
 

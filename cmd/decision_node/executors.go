@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/sim"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/executor"
 )
@@ -55,7 +55,7 @@ func (f *executorFlags) verifyArgs() []string {
 // simulated PX4 as its transport (sim); otherwise it sends nothing and the
 // recording's evidence is re-checked (replay, verify). logTo receives the
 // log executor's lines.
-func (f *executorFlags) apply(sopts *runner.SessionOptions, simulated bool, logTo io.Writer) error {
+func (f *executorFlags) apply(sopts *session.SessionOptions, simulated bool, logTo io.Writer) error {
 	if f.executor == "" {
 		if f.enable != "" || f.enableKill {
 			return fail(exitUsage, "--enable and --enable-kill need --executor")
@@ -68,7 +68,7 @@ func (f *executorFlags) apply(sopts *runner.SessionOptions, simulated bool, logT
 	if f.vehicle == 0 || f.vehicle > 255 {
 		return fail(exitUsage, "--target-vehicle %d: a PX4 system id is 1 to 255", f.vehicle)
 	}
-	var ex runner.Executor
+	var ex session.Executor
 	switch f.executor {
 	case "px4":
 		opts := executor.PX4Options{}
@@ -108,7 +108,7 @@ func (f *executorFlags) apply(sopts *runner.SessionOptions, simulated bool, logT
 	if f.enableKill {
 		enable = append(enable, decisions.KindEngageKill)
 	}
-	sopts.Executors = []runner.Executor{ex}
+	sopts.Executors = []session.Executor{ex}
 	sopts.Enable = enable
 	sopts.TargetVehicle = uint32(f.vehicle)
 	return nil
@@ -117,7 +117,7 @@ func (f *executorFlags) apply(sopts *runner.SessionOptions, simulated bool, logT
 // simulateExecutors gives the executors a --config file set (executors.*, which
 // re-check recorded evidence) what sim gives --executor: the simulated PX4
 // as the px4 executor's transport, logTo as the log executor's output.
-func simulateExecutors(sopts *runner.SessionOptions, so sim.PX4Options, logTo io.Writer) {
+func simulateExecutors(sopts *session.SessionOptions, so sim.PX4Options, logTo io.Writer) {
 	for i, e := range sopts.Executors {
 		switch e.ID() {
 		case "px4":

@@ -15,7 +15,7 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/ros2/config"
 	"github.com/ghost-robotics/ghost/pkg/rules"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/session"
 )
 
 // errHelp marks a -h request: the help was printed, exit 0.
@@ -343,11 +343,11 @@ func inputOrUsage(err error) int {
 	return exitUsage
 }
 
-// session resolves the configuration and the runner's options from it.
-func (f *decisionFlags) session() (config.Config, runner.SessionOptions, error) {
+// session resolves the configuration and the session's options from it.
+func (f *decisionFlags) session() (config.Config, session.SessionOptions, error) {
 	cfg, err := f.settings()
 	if err != nil {
-		return cfg, runner.SessionOptions{}, err
+		return cfg, session.SessionOptions{}, err
 	}
 	sopts, err := cfg.SessionOptions()
 	if err != nil {
@@ -364,7 +364,7 @@ func (f *decisionFlags) session() (config.Config, runner.SessionOptions, error) 
 // quiet, the summary; a truncated source is a finding (exit 1) after the
 // output is completed. It returns the number of decisions made.
 func (f *decisionFlags) decideInto(label string, src audit.Source, total uint64, in, out string,
-	cfg config.Config, sopts runner.SessionOptions, stderr io.Writer) (uint64, error) {
+	cfg config.Config, sopts session.SessionOptions, stderr io.Writer) (uint64, error) {
 	key, err := f.signingKey()
 	if err != nil {
 		return 0, err
@@ -429,7 +429,7 @@ func (f *decisionFlags) decideInto(label string, src audit.Source, total uint64,
 func decisionsTopic(cfg config.Config) string {
 	t, err := cfg.ResolvedTopics()
 	if err != nil {
-		return runner.DefaultTopics().Decisions()
+		return session.DefaultTopics().Decisions()
 	}
 	return t.Decisions()
 }
@@ -439,7 +439,7 @@ func decisionsTopic(cfg config.Config) string {
 func actionsTopic(cfg config.Config) string {
 	t, err := cfg.ResolvedTopics()
 	if err != nil || t.Actions() == "" {
-		return runner.DefaultTopics().Actions()
+		return session.DefaultTopics().Actions()
 	}
 	return t.Actions()
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/audit/report"
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/ros2/config"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/session"
 )
 
 const honestyDescription = `
@@ -97,7 +97,7 @@ func honestyOptions(cfg config.Config, ns string, maxGap time.Duration) (honesty
 		return honesty.Options{}, fail(exitUsage, "%w", err)
 	}
 	return honesty.Options{
-		StateTopic: t[runner.KeyState], AssessmentTopic: t[runner.KeySelfAssessment], DecisionsTopic: t.Decisions(),
+		StateTopic: t[session.KeyState], AssessmentTopic: t[session.KeySelfAssessment], DecisionsTopic: t.Decisions(),
 		PX4Namespace: ns, MaxGap: maxGap,
 	}, nil
 }

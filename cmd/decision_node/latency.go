@@ -9,7 +9,7 @@ import (
 
 	"github.com/ghost-robotics/ghost/pkg/audit/latency"
 	"github.com/ghost-robotics/ghost/pkg/bag"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/session"
 )
 
 const latencyDescription = `Measures, from a live node's own recording (recording.path), how long
@@ -45,7 +45,7 @@ func runLatency(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fail(exitIO, "%w", err)
 	}
-	topics := latency.Topics{State: resolved[runner.KeyState], Assessment: resolved[runner.KeySelfAssessment],
+	topics := latency.Topics{State: resolved[session.KeyState], Assessment: resolved[session.KeySelfAssessment],
 		Decisions: decisionsTopic(cfg), Actions: actionsTopic(cfg)}
 	rec, r, readErr := measureLatency(path, topics, stderr)
 	if rec.name == "" {

@@ -8,7 +8,7 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/ros2/config"
 	"github.com/ghost-robotics/ghost/pkg/rules"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/session"
 )
 
 const policyDescription = `
@@ -121,7 +121,7 @@ func summarizeFindings(fs []rules.Finding) string {
 // auditSettings resolves what an audit runs with: the configuration (a
 // parameters file or the defaults), the session it implies, and the host's
 // policies, the configuration's policy file among them.
-func auditSettings(config string, policyFiles []string) (config.Config, runner.SessionOptions, []decisions.Policy, error) {
+func auditSettings(config string, policyFiles []string) (config.Config, session.SessionOptions, []decisions.Policy, error) {
 	df := decisionFlags{config: config}
 	cfg, sopts, err := df.session()
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/ros2/config"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
@@ -37,8 +37,8 @@ func replayReference(df *decisionFlags, in, out string, cfg config.Config, stder
 		}
 	}
 	cfg = cfg.Clone()
-	if hasCalibrated && cfg.Topics[runner.KeySelfAssessmentCalibrated] == "" {
-		cfg.Topics[runner.KeySelfAssessmentCalibrated] = runner.CalibratedTopic
+	if hasCalibrated && cfg.Topics[session.KeySelfAssessmentCalibrated] == "" {
+		cfg.Topics[session.KeySelfAssessmentCalibrated] = session.CalibratedTopic
 	}
 	if err := cfg.Validate(); err != nil {
 		return &exitError{code: inputOrUsage(err), err: err}
@@ -50,13 +50,13 @@ func replayReference(df *decisionFlags, in, out string, cfg config.Config, stder
 	t := &referenceTranslation{roles: roles}
 	for _, i := range sopts.Inputs {
 		switch i.Key {
-		case runner.KeyState:
+		case session.KeyState:
 			t.topic[pyref.RoleBelief] = i.Topic
-		case runner.KeySelfAssessment:
+		case session.KeySelfAssessment:
 			t.topic[pyref.RoleAssessment] = i.Topic
-		case runner.KeySelfAssessmentCalibrated:
+		case session.KeySelfAssessmentCalibrated:
 			t.topic[pyref.RoleCalibrated] = i.Topic
-		case runner.KeyPerceptionMode:
+		case session.KeyPerceptionMode:
 			t.topic[pyref.RolePerception] = i.Topic
 		}
 	}

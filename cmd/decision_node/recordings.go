@@ -12,7 +12,7 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/audit"
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/ros2/config"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/session"
 )
 
 // recording is what verify audits as one: an MCAP file, or a rosbag2 bag
@@ -152,7 +152,7 @@ type openedAudit struct {
 // openAuditOf opens rec for verify, its files as one stream (see
 // openedFiles.source); the first file says what the recording is (the
 // inputs, the calibrated channel, the recorder).
-func openAuditOf(rec recording, cfg config.Config, sopts runner.SessionOptions, stderr io.Writer) (*openedAudit, error) {
+func openAuditOf(rec recording, cfg config.Config, sopts session.SessionOptions, stderr io.Writer) (*openedAudit, error) {
 	if rec.err != nil {
 		return nil, fail(exitIO, "%w", rec.err)
 	}

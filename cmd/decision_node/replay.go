@@ -8,7 +8,7 @@ import (
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/ros2/config"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/bridge"
 )
 
@@ -111,7 +111,7 @@ func openReplayFiles(rec recording, open func(path string) (*bag.Reader, error))
 // failures (missing, unreadable, not MCAP).
 // With decisions named, only the inputs, decisions, actions and extra
 // topics are read.
-func openInput(path string, inputs []runner.InputSpec, decisions, actions string, stderr io.Writer, encodings []bag.Encoding, extra ...string) (*bag.Reader, error) {
+func openInput(path string, inputs []session.InputSpec, decisions, actions string, stderr io.Writer, encodings []bag.Encoding, extra ...string) (*bag.Reader, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, fail(exitIO, "%w", err)
@@ -156,7 +156,7 @@ func openInput(path string, inputs []runner.InputSpec, decisions, actions string
 // nav_msgs/Odometry) as the live node with that input.source decides them:
 // each estimator sample becomes a belief and its assessment, recorded next
 // to the vehicle's messages, then decided.
-func replayVehicle(df *decisionFlags, rec recording, out string, cfg config.Config, sopts runner.SessionOptions, stderr io.Writer) error {
+func replayVehicle(df *decisionFlags, rec recording, out string, cfg config.Config, sopts session.SessionOptions, stderr io.Writer) error {
 	in := rec.name
 	files, err := openReplayFiles(rec, func(f string) (*bag.Reader, error) {
 		return openInput(f, nil, "", "", stderr, nil)
@@ -168,8 +168,8 @@ func replayVehicle(df *decisionFlags, rec recording, out string, cfg config.Conf
 	reader, reportOrder := files.source(stderr)
 	defer reportOrder()
 	channels := files.channels()
-	b, err := bridge.New(bridge.Options{StateTopic: runner.TopicOf(sopts.Inputs, runner.KeyState),
-		AssessmentTopic: runner.TopicOf(sopts.Inputs, runner.KeySelfAssessment), Thresholds: cfg.Thresholds})
+	b, err := bridge.New(bridge.Options{StateTopic: session.TopicOf(sopts.Inputs, session.KeyState),
+		AssessmentTopic: session.TopicOf(sopts.Inputs, session.KeySelfAssessment), Thresholds: cfg.Thresholds})
 	if err != nil {
 		return fail(exitUsage, "%w", err)
 	}

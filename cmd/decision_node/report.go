@@ -16,7 +16,7 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/ros2/config"
 	"github.com/ghost-robotics/ghost/pkg/rules"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/session"
 )
 
 const reportDescription = `
@@ -52,7 +52,7 @@ const reportExample = `  decision_node sim --out flight.mcap
 
 // auditRecording runs verify's audit of rec (ghost or Python reference)
 // for the report's header and marks.
-func auditRecording(rec recording, cfg config.Config, sopts runner.SessionOptions, policies []decisions.Policy, stderr io.Writer) (report.Audit, error) {
+func auditRecording(rec recording, cfg config.Config, sopts session.SessionOptions, policies []decisions.Policy, stderr io.Writer) (report.Audit, error) {
 	in, err := openAuditOf(rec, cfg, sopts, io.Discard)
 	if err != nil {
 		return report.Audit{}, err
@@ -260,8 +260,8 @@ func collectFlight(rec recording, path string, cfg config.Config, stderr io.Writ
 		return nil, nil, fail(exitUsage, "%w", err)
 	}
 	topics := report.DefaultTopics()
-	topics.State, topics.SelfAssessment, topics.PerceptionMode = t[runner.KeyState], t[runner.KeySelfAssessment], t[runner.KeyPerceptionMode]
-	topics.Decisions, topics.Actions, topics.Evidence = t.Decisions(), t.Actions(), t[runner.KeyActionEvidence]
+	topics.State, topics.SelfAssessment, topics.PerceptionMode = t[session.KeyState], t[session.KeySelfAssessment], t[session.KeyPerceptionMode]
+	topics.Decisions, topics.Actions, topics.Evidence = t.Decisions(), t.Actions(), t[session.KeyActionEvidence]
 	if len(rec.files) == 1 && isReferenceRecording(rec.files[0]) {
 		flight, cerr = collectReference(rec.files[0], stderr)
 	} else {

@@ -9,8 +9,8 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/audit"
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/ros2/config"
-	"github.com/ghost-robotics/ghost/pkg/runner"
 	"github.com/ghost-robotics/ghost/pkg/seal"
+	"github.com/ghost-robotics/ghost/pkg/session"
 )
 
 // Seals (docs/seals.md): sim, replay and ulog seal their output only with a
@@ -22,7 +22,7 @@ import (
 func sealTopic(cfg config.Config) string {
 	t, err := cfg.ResolvedTopics()
 	if err != nil || t.Seal() == "" {
-		return runner.DefaultTopics().Seal()
+		return session.DefaultTopics().Seal()
 	}
 	return t.Seal()
 }
@@ -50,7 +50,7 @@ func sealedOutput(rec *bag.Recorder, key ed25519.PrivateKey, cfg config.Config) 
 	if err != nil {
 		return nil, nil, fail(exitUsage, "--signing-key: %w", err)
 	}
-	qos := cfg.QoS[runner.KeySeal]
+	qos := cfg.QoS[session.KeySeal]
 	out, err := seal.NewRecorder(rec, s, seal.RecorderOptions{Topic: sealTopic(cfg), QoS: &qos})
 	if err != nil {
 		return nil, nil, fail(exitIO, "%w", err)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/sim"
 )
 
@@ -90,7 +90,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	if err := ef.apply(&sopts, true, logTo); err != nil {
 		return err
 	}
-	if pf.set() && !slices.ContainsFunc(sopts.Executors, func(e runner.Executor) bool { return e.ID() == "px4" }) {
+	if pf.set() && !slices.ContainsFunc(sopts.Executors, func(e session.Executor) bool { return e.ID() == "px4" }) {
 		return fail(exitUsage, "--px4-script, --px4-deny, --px4-reject and --px4-never-reach shape the simulated PX4: they need --executor px4")
 	}
 	vehicle, err := sim.NewVehicle(sim.Options{Duration: *duration, RateHz: *rate, Thresholds: cfg.Thresholds, Truth: *withTruth})

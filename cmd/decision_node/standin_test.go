@@ -10,7 +10,7 @@ import (
 	"github.com/ghost-robotics/ghost/internal/px4fixture"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/executor"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/px4"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/standin"
@@ -59,7 +59,7 @@ func TestServeStandin(t *testing.T) {
 		t.Fatal(err)
 	}
 	vc, _, _ := executor.PX4Command(decisions.KindHold)
-	c, _ := executor.ToPX4(runner.ActionRequest{Attempt: 1, Vehicle: 1, Command: vc}, 255, 190)
+	c, _ := executor.ToPX4(session.ActionRequest{Attempt: 1, Vehicle: 1, Command: vc}, 255, 190)
 	data, err := defs.EncodeCommand(c)
 	if err != nil {
 		t.Fatal(err)

@@ -14,14 +14,15 @@ import (
 
 	"github.com/ghost-robotics/ghost/pkg/audit"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/engine"
 	"github.com/ghost-robotics/ghost/pkg/rules"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/session"
 )
 
 // printDecisionSummary writes the end-of-run table: decisions per kind,
 // decided without assessment, rejected inputs by reason, corrupt messages,
 // the output path.
-func printDecisionSummary(w io.Writer, c runner.Counters, st runner.SessionStats, messages uint64, out string) {
+func printDecisionSummary(w io.Writer, c session.Counters, st session.SessionStats, messages uint64, out string) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "messages read\t%d\t(%s)\n", messages, inputCounts(st, false))
 	fmt.Fprintf(tw, "decisions\t%d\t\n", c.DecisionsTotal())
@@ -30,7 +31,7 @@ func printDecisionSummary(w io.Writer, c runner.Counters, st runner.SessionStats
 	}
 	fmt.Fprintf(tw, "decided without assessment\t%d\t", c.WithoutAssessment)
 	sep := "("
-	for w := runner.WithoutReason(1); w < runner.NumWithoutReasons; w++ {
+	for w := engine.WithoutReason(1); w < engine.NumWithoutReasons; w++ {
 		if n := c.WithoutAssessmentBy[w]; n > 0 {
 			fmt.Fprintf(tw, "%s%s %d", sep, w, n)
 			sep = ", "
@@ -41,7 +42,7 @@ func printDecisionSummary(w io.Writer, c runner.Counters, st runner.SessionStats
 	}
 	fmt.Fprintln(tw)
 	fmt.Fprintf(tw, "rejected inputs\t%d\t\n", c.RejectedTotal())
-	for r := runner.RejectReason(0); r < runner.NumRejectReasons; r++ {
+	for r := engine.RejectReason(0); r < engine.NumRejectReasons; r++ {
 		if n := c.Rejected[r]; n > 0 {
 			fmt.Fprintf(tw, "  %s\t%d\t\n", r, n)
 		}
@@ -55,13 +56,13 @@ func printDecisionSummary(w io.Writer, c runner.Counters, st runner.SessionStats
 	if c.ProvenanceViolations > 0 {
 		fmt.Fprintf(tw, "provenance violations\t%d\t\n", c.ProvenanceViolations)
 	}
-	if a := c.Actions; a != (runner.ActionCounts{}) {
+	if a := c.Actions; a != (session.ActionCounts{}) {
 		fmt.Fprintf(tw, "commands sent\t%d\t(retries %d, refused %d, send errors %d)\n", a.Sent, a.Retried, a.Refused, a.SendErrors)
 		fmt.Fprintf(tw, "evidence batches\t%d\t(rejected %d, repeats %d)\n", a.EvidenceAccepted, a.EvidenceRejected, a.EvidenceRepeats)
-		for o := runner.Outcome(0); o < runner.NumOutcomes; o++ {
+		for o := engine.Outcome(0); o < session.NumOutcomes; o++ {
 			fmt.Fprintf(tw, "  %s\t%d\t\n", o, a.Outcomes[o])
 		}
-		for f := runner.FailureClass(1); f < runner.NumFailureClasses; f++ {
+		for f := engine.FailureClass(1); f < engine.NumFailureClasses; f++ {
 			fmt.Fprintf(tw, "    failed %s\t%d\t\n", f, a.Failures[f])
 		}
 	}
@@ -72,7 +73,7 @@ func printDecisionSummary(w io.Writer, c runner.Counters, st runner.SessionStats
 }
 
 // inputCounts lists the messages (or the corrupt ones) per input key.
-func inputCounts(st runner.SessionStats, corrupt bool) string {
+func inputCounts(st session.SessionStats, corrupt bool) string {
 	var b strings.Builder
 	for i, in := range st.Inputs {
 		if i > 0 {
@@ -139,7 +140,7 @@ func printAuditSummary(w io.Writer, path string, r *audit.AuditReport) {
 	if len(r.WithoutAssessment) > 0 {
 		fmt.Fprint(tw, "decided without assessment, why\t\t")
 		sep := "("
-		for w := runner.WithoutReason(1); w < runner.NumWithoutReasons; w++ {
+		for w := engine.WithoutReason(1); w < engine.NumWithoutReasons; w++ {
 			if n := r.WithoutAssessment[w.String()]; n > 0 {
 				fmt.Fprintf(tw, "%s%s %d", sep, w, n)
 				sep = ", "

@@ -10,7 +10,7 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/ros2/config"
 	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/bridge"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/mapping"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/px4"
@@ -167,7 +167,7 @@ func ulogSource(r *ulog.Reader, position string, cfg config.Config, withTruth bo
 		return nil, nil, fail(exitUsage, "%w", err)
 	}
 	b, err := bridge.New(bridge.Options{
-		StateTopic: resolved[runner.KeyState], AssessmentTopic: resolved[runner.KeySelfAssessment], Thresholds: cfg.Thresholds,
+		StateTopic: resolved[session.KeyState], AssessmentTopic: resolved[session.KeySelfAssessment], Thresholds: cfg.Thresholds,
 	})
 	if err != nil {
 		return nil, nil, fail(exitUsage, "%w", err)

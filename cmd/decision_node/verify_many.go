@@ -12,7 +12,7 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/audit"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/ros2/config"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/session"
 )
 
 // Verifying a fleet: verify takes several recordings, or directories of
@@ -53,7 +53,7 @@ type manyTotal struct {
 // verifySetup is what every file of a verify is audited with.
 type verifySetup struct {
 	cfg      config.Config
-	sopts    runner.SessionOptions
+	sopts    session.SessionOptions
 	policies []decisions.Policy
 	allow    []audit.Finding
 	trust    []ed25519.PublicKey // --trust-key

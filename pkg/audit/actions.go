@@ -7,7 +7,8 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/engine"
+	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
@@ -32,7 +33,7 @@ import (
 // actionAudit holds the recorded and re-derived receipts until both sides
 // of a pair are known, and the verdicts on decisions the receipts name.
 type actionAudit struct {
-	recorded fifo[runner.ActionReceipt]
+	recorded fifo[session.ActionReceipt]
 	// decided are the audited decisions, oldest first: kind, and whether
 	// their chain and re-run hold. Their stamps rise in every recording
 	// ghost writes, so a lookup is a binary search; the first stamp out of
@@ -41,8 +42,8 @@ type actionAudit struct {
 	decidedMap map[int64]decidedVerdict
 	order      fifo[int64] // stamps of decidedMap, oldest first, to bound it
 	// waiting are recorded receipts whose decision is not audited yet.
-	waiting fifo[runner.ActionReceipt]
-	execs   []runner.Executor
+	waiting fifo[session.ActionReceipt]
+	execs   []session.Executor
 	// unsupplied is the first executor a receipt named that the host did
 	// not supply, "" while there is none.
 	unsupplied string
@@ -127,9 +128,9 @@ func (v *verifier) receipt(data []byte, schema string, logTime uint64) {
 		v.report.note(v.opts.MaxProblems, FindingUndecodableReceipt, "", "", "%s: message at log time %d does not decode as an ActionReceipt: %v", v.actionsT, logTime, err)
 		return
 	}
-	rc := runner.ReceiptFromWire(&m)
+	rc := session.ReceiptFromWire(&m)
 	ev := rc.Event.String()
-	if rc.Event == runner.ReceiptFailed {
+	if rc.Event == session.ReceiptFailed {
 		ev = "failed_" + rc.Failure.String()
 	}
 	v.report.Actions[ev]++
@@ -142,7 +143,7 @@ func (v *verifier) receipt(data []byte, schema string, logTime uint64) {
 }
 
 // derivedReceipt takes one receipt a candidate's Runner made.
-func (v *verifier) derivedReceipt(c *candidate, rc runner.ActionReceipt) {
+func (v *verifier) derivedReceipt(c *candidate, rc session.ActionReceipt) {
 	if c.retired {
 		return
 	}
@@ -156,7 +157,7 @@ func (v *verifier) derivedReceipt(c *candidate, rc runner.ActionReceipt) {
 }
 
 // checkReceipt applies the checks that need the receipt alone.
-func (v *verifier) checkReceipt(rc *runner.ActionReceipt) {
+func (v *verifier) checkReceipt(rc *session.ActionReceipt) {
 	ex := v.executor(rc.Executor)
 	switch {
 	case ex == nil:
@@ -169,7 +170,7 @@ func (v *verifier) checkReceipt(rc *runner.ActionReceipt) {
 	if want, _, err := ex.Command(rc.Kind); err != nil || !want.Equal(rc.Command) {
 		v.actionProblem(FindingActionCommand, rc, "command %d %v is not %s's mapping of %s (%d %v)", rc.Command.ID, rc.Command.Params, rc.Executor, rc.Kind, want.ID, want.Params)
 	}
-	if rc.Event != runner.ReceiptEvidenceAccepted {
+	if rc.Event != session.ReceiptEvidenceAccepted {
 		return
 	}
 	for i, e := range rc.Evidence {
@@ -181,9 +182,9 @@ func (v *verifier) checkReceipt(rc *runner.ActionReceipt) {
 			why = fmt.Sprintf("comes from executor %q", capText(e.Executor, 64))
 		case e.Vehicle != rc.Vehicle || e.Vehicle != v.opts.Session.TargetVehicle:
 			why = fmt.Sprintf("comes from vehicle %d (target %d)", e.Vehicle, v.opts.Session.TargetVehicle)
-		case e.Kind == runner.EvidenceAck && e.Command != rc.Command.ID:
+		case e.Kind == engine.EvidenceAck && e.Command != rc.Command.ID:
 			why = fmt.Sprintf("acknowledges command %d", e.Command)
-		case e.Kind != runner.EvidenceAck && e.Kind != runner.EvidenceState:
+		case e.Kind != engine.EvidenceAck && e.Kind != engine.EvidenceState:
 			why = fmt.Sprintf("has kind %d", uint8(e.Kind))
 		}
 		if why != "" {
@@ -218,7 +219,7 @@ func (v *verifier) traceWaiting(end bool) {
 // end, what is left on either side is a divergence.
 func (v *verifier) compareReceipts(end bool) {
 	a := &v.acts
-	derived := &fifo[runner.ActionReceipt]{}
+	derived := &fifo[session.ActionReceipt]{}
 	if c := v.primary(); c != nil && (v.firstStamp >= 0 || end) {
 		derived = &c.receipts
 	}
@@ -257,7 +258,7 @@ func (v *verifier) compareReceipts(end bool) {
 
 // sameReceipt reports whether a recorded receipt r is the re-derived d,
 // with times at most skew apart; the difference is returned either way.
-func sameReceipt(r, d *runner.ActionReceipt, skew time.Duration) (bool, time.Duration) {
+func sameReceipt(r, d *session.ActionReceipt, skew time.Duration) (bool, time.Duration) {
 	dt := time.Duration(r.TimeNs - d.TimeNs)
 	if dt < 0 {
 		dt = -dt
@@ -271,11 +272,11 @@ func sameReceipt(r, d *runner.ActionReceipt, skew time.Duration) (bool, time.Dur
 // was outstanding (a late acknowledgement, say): it names no action,
 // executor or decision to trace, and is checked only against the
 // re-derived trail.
-func unattached(rc *runner.ActionReceipt) bool {
-	return rc.Event == runner.ReceiptEvidenceRejected && rc.ActionID == 0 && rc.Executor == ""
+func unattached(rc *session.ActionReceipt) bool {
+	return rc.Event == session.ReceiptEvidenceRejected && rc.ActionID == 0 && rc.Executor == ""
 }
 
-func (v *verifier) executor(id string) runner.Executor {
+func (v *verifier) executor(id string) session.Executor {
 	for _, e := range v.acts.execs {
 		if e.ID() == id {
 			return e
@@ -287,7 +288,7 @@ func (v *verifier) executor(id string) runner.Executor {
 // actionProblem reports a problem of one receipt. A receipt by an
 // executor the host did not supply, and any receipt while the host
 // supplied none, share that cause: the fix is to supply the executor.
-func (v *verifier) actionProblem(f Finding, rc *runner.ActionReceipt, format string, args ...any) {
+func (v *verifier) actionProblem(f Finding, rc *session.ActionReceipt, format string, args ...any) {
 	v.report.find(f, 1)
 	cause, subject := "", ""
 	switch {
@@ -302,7 +303,7 @@ func (v *verifier) actionProblem(f Finding, rc *runner.ActionReceipt, format str
 	v.report.note(v.opts.MaxProblems, f, cause, subject, "%s: action %d (%s of %s at stamp %d): %s", f, rc.ActionID, rc.Event, rc.Kind, rc.Stamp, fmt.Sprintf(format, args...))
 }
 
-// actionSinkFunc adapts a function to a runner.ActionSink.
-type actionSinkFunc func(runner.ActionReceipt) error
+// actionSinkFunc adapts a function to a session.ActionSink.
+type actionSinkFunc func(session.ActionReceipt) error
 
-func (f actionSinkFunc) PublishReceipt(rc runner.ActionReceipt) error { return f(rc) }
+func (f actionSinkFunc) PublishReceipt(rc session.ActionReceipt) error { return f(rc) }

@@ -9,8 +9,9 @@ import (
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/engine"
 	"github.com/ghost-robotics/ghost/pkg/rules"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/sim"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/executor"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
@@ -23,8 +24,8 @@ var enabled = []decisions.Kind{decisions.KindHold, decisions.KindYieldToPilot, d
 func actionFlight(t *testing.T) []byte {
 	t.Helper()
 	ex := executor.NewPX4(executor.PX4Options{Transport: sim.NewPX4(sim.PX4Options{})})
-	out, res, err := replayBytes(t, simSource(t, 30*time.Second, 20), ReplayOptions{Session: runner.SessionOptions{
-		Executors: []runner.Executor{ex}, Enable: enabled, TargetVehicle: 1,
+	out, res, err := replayBytes(t, simSource(t, 30*time.Second, 20), ReplayOptions{Session: session.SessionOptions{
+		Executors: []session.Executor{ex}, Enable: enabled, TargetVehicle: 1,
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -35,9 +36,9 @@ func actionFlight(t *testing.T) []byte {
 	return out
 }
 
-func verifyActions(t *testing.T, data []byte, execs []runner.Executor) *AuditReport {
+func verifyActions(t *testing.T, data []byte, execs []session.Executor) *AuditReport {
 	t.Helper()
-	opts := VerifyOptions{Session: runner.SessionOptions{Executors: execs, TargetVehicle: 1}}
+	opts := VerifyOptions{Session: session.SessionOptions{Executors: execs, TargetVehicle: 1}}
 	if execs != nil {
 		opts.Session.Enable = enabled
 	}
@@ -50,7 +51,7 @@ func verifyActions(t *testing.T, data []byte, execs []runner.Executor) *AuditRep
 
 // rewrite copies a recording, changing each action receipt with edit
 // (false drops it).
-func rewrite(t *testing.T, data []byte, edit func(i int, rc *runner.ActionReceipt) bool) []byte {
+func rewrite(t *testing.T, data []byte, edit func(i int, rc *session.ActionReceipt) bool) []byte {
 	t.Helper()
 	n := 0
 	return rewriteMessages(t, data, func(m *bag.Message) bool {
@@ -61,13 +62,13 @@ func rewrite(t *testing.T, data []byte, edit func(i int, rc *runner.ActionReceip
 		if err := w.UnmarshalCDR(m.Data); err != nil {
 			t.Fatal(err)
 		}
-		rc := runner.ReceiptFromWire(&w)
+		rc := session.ReceiptFromWire(&w)
 		keep := edit(n, &rc)
 		n++
 		if !keep {
 			return false
 		}
-		w = runner.ReceiptToWire(&rc)
+		w = session.ReceiptToWire(&rc)
 		payload, err := w.AppendCDR(nil)
 		if err != nil {
 			t.Fatal(err)
@@ -118,16 +119,16 @@ func rewriteMessages(t *testing.T, data []byte, keep func(m *bag.Message) bool) 
 
 func TestVerifyActionTrail(t *testing.T) {
 	data := actionFlight(t)
-	execs := []runner.Executor{executor.NewPX4(executor.PX4Options{})}
+	execs := []session.Executor{executor.NewPX4(executor.PX4Options{})}
 	if r := verifyActions(t, data, execs); !r.Passed() || r.Actions["sent"] == 0 {
 		t.Fatalf("the recorded trail does not verify: %v %v %v", r.Reasons, r.Actions, r.Notes)
 	}
 	if r := verifyActions(t, data, nil); r.Passed() || r.FindingCount(FindingActionUntraced) == 0 {
 		t.Fatalf("verified without the executor: %v", r.Reasons)
 	}
-	firstOf := func(ev runner.ReceiptEvent, f func(rc *runner.ActionReceipt)) func(int, *runner.ActionReceipt) bool {
+	firstOf := func(ev session.ReceiptEvent, f func(rc *session.ActionReceipt)) func(int, *session.ActionReceipt) bool {
 		done := false
-		return func(_ int, rc *runner.ActionReceipt) bool {
+		return func(_ int, rc *session.ActionReceipt) bool {
 			if !done && rc.Event == ev {
 				done = true
 				f(rc)
@@ -137,14 +138,14 @@ func TestVerifyActionTrail(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		edit func(int, *runner.ActionReceipt) bool
+		edit func(int, *session.ActionReceipt) bool
 		want Finding
 	}{
-		{"another command", firstOf(runner.ReceiptSent, func(rc *runner.ActionReceipt) { rc.Command.Params[2] = 5 }), FindingActionCommand},
-		{"evidence of another vehicle", firstOf(runner.ReceiptEvidenceAccepted, func(rc *runner.ActionReceipt) { rc.Evidence[0].Vehicle = 7 }), FindingActionEvidence},
-		{"an outcome the evidence does not give", firstOf(runner.ReceiptAccepted, func(rc *runner.ActionReceipt) { rc.Event = runner.ReceiptReached }), FindingActionDiverged},
-		{"a decision that was not taken", firstOf(runner.ReceiptSent, func(rc *runner.ActionReceipt) { rc.Stamp++ }), FindingActionUntraced},
-		{"a receipt dropped", func(i int, _ *runner.ActionReceipt) bool { return i != 1 }, FindingActionDiverged},
+		{"another command", firstOf(session.ReceiptSent, func(rc *session.ActionReceipt) { rc.Command.Params[2] = 5 }), FindingActionCommand},
+		{"evidence of another vehicle", firstOf(session.ReceiptEvidenceAccepted, func(rc *session.ActionReceipt) { rc.Evidence[0].Vehicle = 7 }), FindingActionEvidence},
+		{"an outcome the evidence does not give", firstOf(session.ReceiptAccepted, func(rc *session.ActionReceipt) { rc.Event = session.ReceiptReached }), FindingActionDiverged},
+		{"a decision that was not taken", firstOf(session.ReceiptSent, func(rc *session.ActionReceipt) { rc.Stamp++ }), FindingActionUntraced},
+		{"a receipt dropped", func(i int, _ *session.ActionReceipt) bool { return i != 1 }, FindingActionDiverged},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -158,8 +159,8 @@ func TestVerifyActionTrail(t *testing.T) {
 
 func TestReplayWithActionsIsByteIdentical(t *testing.T) {
 	data := actionFlight(t)
-	opts := ReplayOptions{Session: runner.SessionOptions{
-		Executors: []runner.Executor{executor.NewPX4(executor.PX4Options{})}, Enable: enabled, TargetVehicle: 1,
+	opts := ReplayOptions{Session: session.SessionOptions{
+		Executors: []session.Executor{executor.NewPX4(executor.PX4Options{})}, Enable: enabled, TargetVehicle: 1,
 	}}
 	again, _, err := replayBytes(t, openBytes(t, data), opts)
 	if err != nil {
@@ -175,9 +176,9 @@ func TestReplayWithActionsIsByteIdentical(t *testing.T) {
 // trail verifies and the report says by how much, beyond it it diverges.
 func TestVerifyReceiptTimeSkew(t *testing.T) {
 	data := actionFlight(t)
-	execs := []runner.Executor{executor.NewPX4(executor.PX4Options{})}
+	execs := []session.Executor{executor.NewPX4(executor.PX4Options{})}
 	shift := func(d time.Duration) []byte {
-		return rewrite(t, data, func(_ int, rc *runner.ActionReceipt) bool { rc.TimeNs += int64(d); return true })
+		return rewrite(t, data, func(_ int, rc *session.ActionReceipt) bool { rc.TimeNs += int64(d); return true })
 	}
 	tests := []struct {
 		name   string
@@ -194,7 +195,7 @@ func TestVerifyReceiptTimeSkew(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			r, err := Verify(openBytes(t, tc.data), VerifyOptions{ReceiptTimeSkew: tc.skew,
-				Session: runner.SessionOptions{Executors: execs, Enable: enabled, TargetVehicle: 1}})
+				Session: session.SessionOptions{Executors: execs, Enable: enabled, TargetVehicle: 1}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -225,15 +226,15 @@ func TestVerifyEvidenceWithNoActionOutstanding(t *testing.T) {
 		t.Fatal(err)
 	}
 	ex := executor.NewPX4(executor.PX4Options{Transport: sim.NewPX4(sim.PX4Options{})})
-	data, _, err := replayBytes(t, simSource(t, 60*time.Second, 10), ReplayOptions{Session: runner.SessionOptions{
-		Loop:      runner.LoopOptions{Policy: policy},
-		Executors: []runner.Executor{ex}, Enable: enabled, TargetVehicle: 1,
+	data, _, err := replayBytes(t, simSource(t, 60*time.Second, 10), ReplayOptions{Session: session.SessionOptions{
+		Loop:      engine.LoopOptions{Policy: policy},
+		Executors: []session.Executor{ex}, Enable: enabled, TargetVehicle: 1,
 	}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	unattachedN := 0
-	rewrite(t, data, func(_ int, rc *runner.ActionReceipt) bool {
+	rewrite(t, data, func(_ int, rc *session.ActionReceipt) bool {
 		if unattached(rc) {
 			unattachedN++
 		}
@@ -242,10 +243,10 @@ func TestVerifyEvidenceWithNoActionOutstanding(t *testing.T) {
 	if unattachedN == 0 {
 		t.Fatal("the flight has no evidence refused with no action outstanding: the test needs another flight")
 	}
-	execs := []runner.Executor{executor.NewPX4(executor.PX4Options{})}
+	execs := []session.Executor{executor.NewPX4(executor.PX4Options{})}
 	verify := func(data []byte) *AuditReport {
 		r, err := Verify(openBytes(t, data), VerifyOptions{Policies: []decisions.Policy{policy},
-			Session: runner.SessionOptions{Executors: execs, Enable: enabled, TargetVehicle: 1}})
+			Session: session.SessionOptions{Executors: execs, Enable: enabled, TargetVehicle: 1}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -254,7 +255,7 @@ func TestVerifyEvidenceWithNoActionOutstanding(t *testing.T) {
 	if r := verify(data); !r.Passed() {
 		t.Fatalf("the trail does not verify: %v %v", r.Findings, r.Notes)
 	}
-	forged := rewrite(t, data, func(_ int, rc *runner.ActionReceipt) bool {
+	forged := rewrite(t, data, func(_ int, rc *session.ActionReceipt) bool {
 		if unattached(rc) {
 			rc.Detail = "forged"
 		}

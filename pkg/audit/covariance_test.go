@@ -8,7 +8,8 @@ import (
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/engine"
+	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
@@ -23,7 +24,7 @@ func TestVerifyRepeatedBeliefAfterStorageReuse(t *testing.T) {
 		t.Fatal(err)
 	}
 	msgs := drainSource(t, openBytes(t, out))
-	state := runner.DefaultTopics()[runner.KeyState]
+	state := session.DefaultTopics()[session.KeyState]
 	// Every belief gets a covariance of its own (the simulator's repeat
 	// over long stretches; decisions do not read them), so that storage
 	// reused too early shows.
@@ -96,14 +97,14 @@ func TestVerifyRepeatedBeliefAfterStorageReuse(t *testing.T) {
 			t.Run(fmt.Sprintf("%s, %d decode workers", tc.name, max(w, 0)), func(t *testing.T) {
 				in := append(append(append([]bag.Message(nil), msgs[:later]...), tc.add...), msgs[later:]...)
 				rep, err := Verify(&reusingSource{msgs: in}, VerifyOptions{DecodeWorkers: w,
-					Session: runner.SessionOptions{Loop: runner.LoopOptions{MaxDecidedMemory: 8192}}})
+					Session: session.SessionOptions{Loop: engine.LoopOptions{MaxDecidedMemory: 8192}}})
 				if err != nil {
 					t.Fatal(err)
 				}
 				if rep.Verdict != VerdictPass {
 					t.Fatalf("verdict %s: %v", rep.Verdict, rep.Reasons)
 				}
-				if got := rep.Rejected[runner.RejectConflictingBelief.String()]; got != tc.conflicts {
+				if got := rep.Rejected[engine.RejectConflictingBelief.String()]; got != tc.conflicts {
 					t.Fatalf("%d conflicting beliefs, want %d (rejected %v)", got, tc.conflicts, rep.Rejected)
 				}
 			})
@@ -119,8 +120,8 @@ func TestVerifyDonatesCovariancesToOneLoopOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	state := runner.DefaultTopics()[runner.KeyState]
-	var pool runner.CovariancePool
+	state := session.DefaultTopics()[session.KeyState]
+	var pool engine.CovariancePool
 	stamp := int64(0)
 	donated := func() bool {
 		stamp += 10_000_000
@@ -130,7 +131,7 @@ func TestVerifyDonatesCovariancesToOneLoopOnly(t *testing.T) {
 		w := ros2msg.BeliefToWire(&b)
 		ev := decodeInput(t, v, state, stamp, &w, &pool)
 		v.input(&bag.Message{Topic: state, LogTime: uint64(stamp)}, &ev, nil)
-		return ev.Event().(runner.BeliefEvent).Donor != nil
+		return ev.Event().(engine.BeliefEvent).Donor != nil
 	}
 	if donated() {
 		t.Errorf("with %d candidates, the covariance was donated", len(v.cands))
@@ -147,18 +148,18 @@ func TestVerifyDonatesCovariancesToOneLoopOnly(t *testing.T) {
 // decodeInput encodes m and decodes it with v's input table, as verify
 // decodes a recorded message; with a pool, a belief's covariance is drawn
 // from it and donated with the event.
-func decodeInput(t testing.TB, v *verifier, topic string, arrivalNs int64, m ros2msg.CDRMessage, pool *runner.CovariancePool) runner.Decoded {
+func decodeInput(t testing.TB, v *verifier, topic string, arrivalNs int64, m ros2msg.CDRMessage, pool *engine.CovariancePool) session.Decoded {
 	t.Helper()
 	data, err := m.MarshalCDR()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sc runner.Scratch
+	var sc session.Scratch
 	if pool != nil {
 		sc.DrawFrom(pool)
 	}
-	var ev runner.Decoded
-	if err := runner.NewDecoder(v.inputs).DecodeInto(topic, arrivalNs, data, &sc, &ev); err != nil {
+	var ev session.Decoded
+	if err := session.NewDecoder(v.inputs).DecodeInto(topic, arrivalNs, data, &sc, &ev); err != nil {
 		t.Fatalf("decode %s: %v", topic, err)
 	}
 	return ev

@@ -1,7 +1,7 @@
 // Package audit re-runs and checks recordings, on machines without ROS 2:
 //
 //   - Replay reads a recording's inputs in log-time order, drives them
-//     through a fresh runner.Session (the decision path the live node uses,
+//     through a fresh session.Session (the decision path the live node uses,
 //     with log times as arrival times) and writes a new recording holding
 //     the inputs and the decisions, byte for byte the same for the same
 //     input.
@@ -24,8 +24,8 @@
 // report (the HTML audit report), pyref (the Python reference's recording
 // and trace formats), honesty (beliefs against a simulator's ground truth)
 // and latency (the node's own reaction times). The group may import msg,
-// pkg/decisions, pkg/rules, pkg/wire, pkg/bag, pkg/ros2/qos, pkg/runner,
-// pkg/seal, pkg/vehicle/truth and its own members; it must not import a
+// pkg/decisions, pkg/rules, pkg/wire, pkg/bag, pkg/ros2/qos, pkg/engine,
+// pkg/session, pkg/seal, pkg/vehicle/truth and its own members; it must not import a
 // ROS 2 transport or the rest of pkg/ros2, pkg/node, pkg/sim or the rest
 // of pkg/vehicle, so that an audit runs on any machine. test/layout checks
 // these rules.

@@ -8,8 +8,9 @@ import (
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/engine"
 	"github.com/ghost-robotics/ghost/pkg/rules"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/sim"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/executor"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/px4"
@@ -23,8 +24,8 @@ import (
 func TestVerifyRederivesANotApplicableRestart(t *testing.T) {
 	data := actionFlight(t)
 	restart := -1
-	rewrite(t, data, func(i int, rc *runner.ActionReceipt) bool {
-		if restart < 0 && rc.Event == runner.ReceiptSent && strings.Contains(rc.Detail, "was not applicable before") {
+	rewrite(t, data, func(i int, rc *session.ActionReceipt) bool {
+		if restart < 0 && rc.Event == session.ReceiptSent && strings.Contains(rc.Detail, "was not applicable before") {
 			restart = i
 		}
 		return true
@@ -32,11 +33,11 @@ func TestVerifyRederivesANotApplicableRestart(t *testing.T) {
 	if restart < 0 {
 		t.Fatal("the simulated flight has no action started again after not_applicable")
 	}
-	execs := []runner.Executor{executor.NewPX4(executor.PX4Options{})}
+	execs := []session.Executor{executor.NewPX4(executor.PX4Options{})}
 	if r := verifyActions(t, data, execs); !r.Passed() {
 		t.Fatalf("the recorded trail does not verify: %v %v", r.Reasons, r.Problems)
 	}
-	dropped := rewrite(t, data, func(i int, _ *runner.ActionReceipt) bool { return i != restart })
+	dropped := rewrite(t, data, func(i int, _ *session.ActionReceipt) bool { return i != restart })
 	if r := verifyActions(t, dropped, execs); r.Passed() || r.FindingCount(FindingActionDiverged) == 0 {
 		t.Fatalf("a trail without the restart verifies: %v", r.Reasons)
 	}
@@ -47,21 +48,21 @@ const escalatingPolicy = "../../config/policies/px4_failsafe_escalating.yaml"
 // escalationFlight simulates a minute of flight decided by the escalating
 // policy through the px4 executor, on a simulated PX4 that accepts every
 // action except as byKind says; kill adds engage_kill to the enabled kinds.
-func escalationFlight(t *testing.T, p decisions.Policy, byKind []sim.KindBehaviour, kill bool) ([]byte, runner.SessionOptions) {
+func escalationFlight(t *testing.T, p decisions.Policy, byKind []sim.KindBehaviour, kill bool) ([]byte, session.SessionOptions) {
 	t.Helper()
 	enable := slices.Clone(enabled)
 	if kill {
 		enable = append(enable, decisions.KindEngageKill)
 	}
 	px := sim.NewPX4(sim.PX4Options{Script: []sim.Behaviour{sim.Accept}, ByKind: byKind})
-	opts := runner.SessionOptions{Loop: runner.LoopOptions{Policy: p}, Enable: enable, TargetVehicle: 1}
+	opts := session.SessionOptions{Loop: engine.LoopOptions{Policy: p}, Enable: enable, TargetVehicle: 1}
 	live := opts
-	live.Executors = []runner.Executor{executor.NewPX4(executor.PX4Options{Transport: px})}
+	live.Executors = []session.Executor{executor.NewPX4(executor.PX4Options{Transport: px})}
 	data, _, err := replayBytes(t, simSource(t, 60*time.Second, 20), ReplayOptions{Session: live})
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts.Executors = []runner.Executor{executor.NewPX4(executor.PX4Options{})}
+	opts.Executors = []session.Executor{executor.NewPX4(executor.PX4Options{})}
 	return data, opts
 }
 
@@ -77,7 +78,7 @@ func decidedReasons(t *testing.T, data []byte) map[string]int {
 
 // dropEvidence copies a recording without the evidence messages holding an
 // acknowledgement drop selects.
-func dropEvidence(t *testing.T, data []byte, drop func(e runner.Evidence) bool) ([]byte, int) {
+func dropEvidence(t *testing.T, data []byte, drop func(e engine.Evidence) bool) ([]byte, int) {
 	t.Helper()
 	n := 0
 	out := rewriteMessages(t, data, func(m *bag.Message) bool {
@@ -88,8 +89,8 @@ func dropEvidence(t *testing.T, data []byte, drop func(e runner.Evidence) bool) 
 		if err := w.UnmarshalCDR(m.Data); err != nil {
 			t.Fatal(err)
 		}
-		for _, e := range runner.EvidenceFromWire(w.Items) {
-			if e.Kind == runner.EvidenceAck && drop(e) {
+		for _, e := range session.EvidenceFromWire(w.Items) {
+			if e.Kind == engine.EvidenceAck && drop(e) {
 				n++
 				return false
 			}
@@ -116,7 +117,7 @@ func TestEscalationPaths(t *testing.T) {
 		kill   bool
 		want   []string
 		// cause selects the acknowledgement the escalation rests on.
-		cause func(e runner.Evidence) bool
+		cause func(e engine.Evidence) bool
 	}{
 		{"hold not reached: land", []sim.KindBehaviour{{Kind: hold, Behaviour: sim.NeverReach}}, false,
 			[]string{"engage_land/hold_not_reached"}, ackOf(px4.CmdDoSetMode, px4.ResultAccepted)},
@@ -156,10 +157,10 @@ func TestEscalationPaths(t *testing.T) {
 			// A receipt's outcome changed: the first failure or acceptance
 			// reads reached.
 			done := false
-			forged := rewrite(t, data, func(_ int, rc *runner.ActionReceipt) bool {
-				if !done && (rc.Event == runner.ReceiptFailed && rc.Failure >= runner.FailTransport || rc.Event == runner.ReceiptAccepted) {
+			forged := rewrite(t, data, func(_ int, rc *session.ActionReceipt) bool {
+				if !done && (rc.Event == session.ReceiptFailed && rc.Failure >= engine.FailTransport || rc.Event == session.ReceiptAccepted) {
 					done = true
-					rc.Event, rc.Failure = runner.ReceiptReached, runner.FailNone
+					rc.Event, rc.Failure = session.ReceiptReached, engine.FailNone
 				}
 				return true
 			})
@@ -179,8 +180,8 @@ func TestEscalationPaths(t *testing.T) {
 }
 
 // ackOf selects the acknowledgements of command cmd with result.
-func ackOf(cmd uint32, result uint8) func(e runner.Evidence) bool {
-	return func(e runner.Evidence) bool { return e.Command == cmd && e.Result == result }
+func ackOf(cmd uint32, result uint8) func(e engine.Evidence) bool {
+	return func(e engine.Evidence) bool { return e.Command == cmd && e.Result == result }
 }
 
 // TestEscalatingPolicyAdvisory: without executors the escalating policy
@@ -196,7 +197,7 @@ func TestEscalatingPolicyAdvisory(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := func(p decisions.Policy) []decisions.Rationale {
-		data, _, err := replayBytes(t, simSource(t, 60*time.Second, 20), ReplayOptions{Session: runner.SessionOptions{Loop: runner.LoopOptions{Policy: p}}})
+		data, _, err := replayBytes(t, simSource(t, 60*time.Second, 20), ReplayOptions{Session: session.SessionOptions{Loop: engine.LoopOptions{Policy: p}}})
 		if err != nil {
 			t.Fatal(err)
 		}

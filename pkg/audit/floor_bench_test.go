@@ -14,7 +14,7 @@ import (
 
 	"github.com/foxglove/mcap/go/mcap"
 	"github.com/ghost-robotics/ghost/pkg/bag"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/session"
 )
 
 // The floor of a replay or a verification is what the MCAP library alone
@@ -100,10 +100,10 @@ func floorDecode(path, decisionsTopic string) (messages uint64, err error) {
 		return 0, err
 	}
 	defer f.Close()
-	dec := runner.NewDecoder(runner.Enabled(runner.DefaultInputs()))
+	dec := session.NewDecoder(session.Enabled(session.DefaultInputs()))
 	decodeDecision := CDRFormat().NewDecodeDecision()
-	var sc runner.Scratch
-	var out runner.Decoded
+	var sc session.Scratch
+	var out session.Decoded
 	var m mcap.Message
 	for {
 		_, ch, _, err := it.NextInto(&m)
@@ -226,7 +226,7 @@ func BenchmarkFloorRatios(b *testing.B) {
 	}
 	// The command line's GC target for replay and verify, for all four.
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
-	decisionsTopic := runner.DefaultTopics().Decisions()
+	decisionsTopic := session.DefaultTopics().Decisions()
 	var read, decode, verify, verifyAlone, readWrite, replay []measured
 	var msgs, decided uint64
 	b.ReportAllocs()

@@ -5,7 +5,8 @@ import (
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/engine"
+	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
@@ -64,7 +65,7 @@ func TestVerifyAgreesWithTheLoopOnRepeatedPerceptionStamps(t *testing.T) {
 		in = append(in, message(t, "/state/nav", (5+i*20)*ms, belief((20+i*20)*ms)))
 	}
 	policy := perceptionPolicy{}
-	out, _, err := replayBytes(t, &sliceSource{msgs: in}, ReplayOptions{Session: runner.SessionOptions{Loop: runner.LoopOptions{Policy: policy}}})
+	out, _, err := replayBytes(t, &sliceSource{msgs: in}, ReplayOptions{Session: session.SessionOptions{Loop: engine.LoopOptions{Policy: policy}}})
 	if err != nil {
 		t.Fatal(err)
 	}

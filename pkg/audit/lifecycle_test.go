@@ -6,8 +6,9 @@ import (
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/engine"
 	"github.com/ghost-robotics/ghost/pkg/rules"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/sim"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/executor"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
@@ -114,10 +115,10 @@ func parameterSet(at int64, node string, p ros2msg.Parameter) extra {
 	}}
 }
 
-func lifecycleInputs() []runner.InputSpec {
-	inputs := runner.DefaultInputs()
+func lifecycleInputs() []session.InputSpec {
+	inputs := session.DefaultInputs()
 	for i := range inputs {
-		if inputs[i].Key == runner.KeyTransitionEvent {
+		if inputs[i].Key == session.KeyTransitionEvent {
 			inputs[i].Topic = transitionTopic
 		}
 	}
@@ -132,7 +133,7 @@ func TestVerifyFollowsTransitionEvents(t *testing.T) {
 	const s = int64(time.Second)
 	src := &withExtra{t: t, src: simSource(t, 30*time.Second, 20), extra: []extra{
 		transition(2*s, 13), transition(3*s, 3), transition(10*s, 14), transition(11*s, 2), transition(20*s, 13), transition(21*s, 3)}}
-	data, res, err := replayBytes(t, src, ReplayOptions{Session: runner.SessionOptions{Inputs: lifecycleInputs(), Lifecycle: true}})
+	data, res, err := replayBytes(t, src, ReplayOptions{Session: session.SessionOptions{Inputs: lifecycleInputs(), Lifecycle: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +151,7 @@ func TestVerifyFollowsTransitionEvents(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := Verify(openBytes(t, data), VerifyOptions{Session: runner.SessionOptions{
+			r, err := Verify(openBytes(t, data), VerifyOptions{Session: session.SessionOptions{
 				Inputs: lifecycleInputs(), Lifecycle: tc.lifecycle, LifecycleFromEvents: tc.fromEvts}})
 			if err != nil {
 				t.Fatal(err)
@@ -174,20 +175,20 @@ func TestVerifyFollowsRecordedEnables(t *testing.T) {
 		t.Fatal(err)
 	}
 	const s = int64(time.Second)
-	enableAll := parameterSet(20*s, testNode, ros2msg.Parameter{Name: runner.ParameterEnable,
-		Value: ros2msg.ParameterValue{Type: runner.ParameterString, StringValue: "hold,yield_to_pilot,engage_rtl,engage_land"}})
+	enableAll := parameterSet(20*s, testNode, ros2msg.Parameter{Name: engine.ParameterEnable,
+		Value: ros2msg.ParameterValue{Type: engine.ParameterString, StringValue: "hold,yield_to_pilot,engage_rtl,engage_land"}})
 	ex := executor.NewPX4(executor.PX4Options{Transport: sim.NewPX4(sim.PX4Options{})})
-	loop := runner.LoopOptions{Policy: policy, Node: testNode}
+	loop := engine.LoopOptions{Policy: policy, Node: testNode}
 	data, res, err := replayBytes(t, &withExtra{t: t, src: simSource(t, 60*time.Second, 10), extra: []extra{enableAll}},
-		ReplayOptions{Session: runner.SessionOptions{Loop: loop, Executors: []runner.Executor{ex}, TargetVehicle: 1}})
+		ReplayOptions{Session: session.SessionOptions{Loop: loop, Executors: []session.Executor{ex}, TargetVehicle: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a := res.Counters.Actions; a.Sent == 0 || a.Failures[runner.FailBlockedByPolicy] == 0 {
+	if a := res.Counters.Actions; a.Sent == 0 || a.Failures[engine.FailBlockedByPolicy] == 0 {
 		t.Fatalf("want actions blocked before the event and sent after it: %+v", a)
 	}
 	withoutEvent := rewriteMessages(t, data, func(m *bag.Message) bool { return m.Topic != "/parameter_events" })
-	execs := []runner.Executor{executor.NewPX4(executor.PX4Options{})}
+	execs := []session.Executor{executor.NewPX4(executor.PX4Options{})}
 	for _, tc := range []struct {
 		name string
 		data []byte
@@ -197,7 +198,7 @@ func TestVerifyFollowsRecordedEnables(t *testing.T) {
 			loop := loop
 			loop.Policy = nil
 			r, err := Verify(openBytes(t, tc.data), VerifyOptions{Policies: []decisions.Policy{policy},
-				Session: runner.SessionOptions{Loop: loop, Executors: execs, TargetVehicle: 1}})
+				Session: session.SessionOptions{Loop: loop, Executors: execs, TargetVehicle: 1}})
 			if err != nil {
 				t.Fatal(err)
 			}

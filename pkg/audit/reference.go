@@ -6,15 +6,16 @@ import (
 
 	"github.com/ghost-robotics/ghost/pkg/audit/pyref"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/engine"
 	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/session"
 )
 
 // ReferenceRecording is how to audit a recording written by the Python
 // reference (JSON messages named after its classes): the Loop's inputs, the
 // decisions topic and the Format.
 type ReferenceRecording struct {
-	Inputs         []runner.InputSpec
+	Inputs         []session.InputSpec
 	DecisionsTopic string
 	Format         Format
 	// Ignored counts the channels no role reads (fusion results,
@@ -57,28 +58,28 @@ func NewReferenceRecording(channels []pyref.ChannelInfo) (ReferenceRecording, er
 	}
 	inputQoS := qos.DefaultInput()
 	if t := topic[pyref.RoleBelief]; t != "" {
-		rr.Inputs = append(rr.Inputs, runner.InputSpec{
-			Key: runner.KeyState, Topic: t, Type: schemaOf(pyref.RoleBelief), QoS: inputQoS, Kind: runner.InputBelief,
+		rr.Inputs = append(rr.Inputs, session.InputSpec{
+			Key: session.KeyState, Topic: t, Type: schemaOf(pyref.RoleBelief), QoS: inputQoS, Kind: engine.InputBelief,
 			Role: "belief (reference VehicleState, JSON)", NewDecode: decodeWith(beliefEvent),
 		})
 	}
 	switch {
 	case topic[pyref.RoleCalibrated] != "":
-		rr.Inputs = append(rr.Inputs, runner.InputSpec{
+		rr.Inputs = append(rr.Inputs, session.InputSpec{
 			Key: "self_assessment_calibrated", Topic: topic[pyref.RoleCalibrated], Type: schemaOf(pyref.RoleCalibrated), QoS: inputQoS,
-			Kind: runner.InputAssessment, Role: "calibrated self-assessment (reference, JSON)", NewDecode: decodeWith(calibratedEvent),
+			Kind: engine.InputAssessment, Role: "calibrated self-assessment (reference, JSON)", NewDecode: decodeWith(calibratedEvent),
 		})
 		rr.Format.ChainTopic = topic[pyref.RoleAssessment]
 		rr.Format.NewDecodeChain = func() func([]byte) (decisions.SelfAssessment, error) { return pyref.DecodeAssessment }
 	case topic[pyref.RoleAssessment] != "":
-		rr.Inputs = append(rr.Inputs, runner.InputSpec{
-			Key: runner.KeySelfAssessment, Topic: topic[pyref.RoleAssessment], Type: schemaOf(pyref.RoleAssessment), QoS: inputQoS,
-			Kind: runner.InputAssessment, Role: "self-assessment (reference, JSON)", NewDecode: decodeWith(assessmentEvent),
+		rr.Inputs = append(rr.Inputs, session.InputSpec{
+			Key: session.KeySelfAssessment, Topic: topic[pyref.RoleAssessment], Type: schemaOf(pyref.RoleAssessment), QoS: inputQoS,
+			Kind: engine.InputAssessment, Role: "self-assessment (reference, JSON)", NewDecode: decodeWith(assessmentEvent),
 		})
 	}
 	if t := topic[pyref.RolePerception]; t != "" {
-		rr.Inputs = append(rr.Inputs, runner.InputSpec{
-			Key: runner.KeyPerceptionMode, Topic: t, Type: schemaOf(pyref.RolePerception), QoS: inputQoS, Kind: runner.InputPerception,
+		rr.Inputs = append(rr.Inputs, session.InputSpec{
+			Key: session.KeyPerceptionMode, Topic: t, Type: schemaOf(pyref.RolePerception), QoS: inputQoS, Kind: engine.InputPerception,
 			Role: "perception mode (reference, JSON)", NewDecode: decodeWith(perceptionEvent),
 		})
 	}
@@ -96,41 +97,41 @@ func schemaOf(role pyref.Role) string {
 	return ""
 }
 
-// decodeWith adapts a stateless JSON decoder to runner.InputSpec.NewDecode.
-func decodeWith(f runner.DecodeFunc) func() runner.DecodeFunc {
-	return func() runner.DecodeFunc { return f }
+// decodeWith adapts a stateless JSON decoder to session.InputSpec.NewDecode.
+func decodeWith(f session.DecodeFunc) func() session.DecodeFunc {
+	return func() session.DecodeFunc { return f }
 }
 
-func beliefEvent(data []byte, arrivalNs int64) (runner.Event, error) {
+func beliefEvent(data []byte, arrivalNs int64) (engine.Event, error) {
 	b, err := pyref.DecodeBelief(data)
 	if err != nil {
 		return nil, err
 	}
-	return runner.BeliefEvent{ArrivalNs: arrivalNs, Belief: b}, nil
+	return engine.BeliefEvent{ArrivalNs: arrivalNs, Belief: b}, nil
 }
 
-func assessmentEvent(data []byte, arrivalNs int64) (runner.Event, error) {
+func assessmentEvent(data []byte, arrivalNs int64) (engine.Event, error) {
 	a, err := pyref.DecodeAssessment(data)
 	if err != nil {
 		return nil, err
 	}
-	return runner.AssessmentEvent{ArrivalNs: arrivalNs, Assessment: a}, nil
+	return engine.AssessmentEvent{ArrivalNs: arrivalNs, Assessment: a}, nil
 }
 
-func calibratedEvent(data []byte, arrivalNs int64) (runner.Event, error) {
+func calibratedEvent(data []byte, arrivalNs int64) (engine.Event, error) {
 	a, cal, err := pyref.DecodeCalibrated(data)
 	if err != nil {
 		return nil, err
 	}
-	return runner.AssessmentEvent{ArrivalNs: arrivalNs, Assessment: a, Calibration: &cal}, nil
+	return engine.AssessmentEvent{ArrivalNs: arrivalNs, Assessment: a, Calibration: &cal}, nil
 }
 
-func perceptionEvent(data []byte, arrivalNs int64) (runner.Event, error) {
+func perceptionEvent(data []byte, arrivalNs int64) (engine.Event, error) {
 	p, err := pyref.DecodePerception(data)
 	if err != nil {
 		return nil, err
 	}
-	return runner.PerceptionEvent{ArrivalNs: arrivalNs, Report: p}, nil
+	return engine.PerceptionEvent{ArrivalNs: arrivalNs, Report: p}, nil
 }
 
 // TraceRecord is the reference's DecisionTraceRecord (ADR-0022) of one

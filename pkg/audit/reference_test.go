@@ -13,7 +13,7 @@ import (
 	"github.com/ghost-robotics/ghost/internal/golden"
 	"github.com/ghost-robotics/ghost/pkg/audit/pyref"
 	"github.com/ghost-robotics/ghost/pkg/bag"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/session"
 )
 
 // referenceRecordings are the Python reference's own recordings: the one
@@ -61,7 +61,7 @@ func TestVerifyReferenceRecordings(t *testing.T) {
 			var records []pyref.TraceRecord
 			var audits []DecisionAudit
 			report, err := Verify(r, VerifyOptions{DecisionsTopic: rr.DecisionsTopic, Format: rr.Format, OnAudit: func(a DecisionAudit) { audits = append(audits, a); records = append(records, TraceRecord(a)) },
-				Session: runner.SessionOptions{Inputs: rr.Inputs}})
+				Session: session.SessionOptions{Inputs: rr.Inputs}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -158,7 +158,7 @@ func TestVerifyReferenceTamperedAssessment(t *testing.T) {
 		t.Fatal("no assessment to tamper with")
 	}
 	report, err := Verify(&sliceSource{msgs: msgs}, VerifyOptions{DecisionsTopic: rr.DecisionsTopic, Format: rr.Format,
-		Session: runner.SessionOptions{Inputs: rr.Inputs}})
+		Session: session.SessionOptions{Inputs: rr.Inputs}})
 	if err != nil {
 		t.Fatal(err)
 	}

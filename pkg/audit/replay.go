@@ -9,9 +9,10 @@ import (
 
 	"github.com/ghost-robotics/ghost/msg"
 	"github.com/ghost-robotics/ghost/pkg/bag"
+	"github.com/ghost-robotics/ghost/pkg/engine"
 	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
-	"github.com/ghost-robotics/ghost/pkg/runner"
 	"github.com/ghost-robotics/ghost/pkg/seal"
+	"github.com/ghost-robotics/ghost/pkg/session"
 )
 
 // Source yields serialized messages in arrival (log-time) order; Next
@@ -77,7 +78,7 @@ func copyChannel(out Recorder, src Source, m *bag.Message) (bag.ChannelID, error
 // ReplayOptions configure Replay.
 type ReplayOptions struct {
 	// Session configures the inputs and the Loop.
-	Session runner.SessionOptions
+	Session session.SessionOptions
 	// DecisionsTopic is the topic decisions are written to, and the one whose
 	// earlier decisions are dropped from the input. Default "/decisions".
 	DecisionsTopic string
@@ -119,9 +120,9 @@ type ReplayResult struct {
 	// Messages read from the source, of every topic.
 	Messages uint64
 	// Counters are the Runner's counters at the end.
-	Counters runner.Counters
+	Counters session.Counters
 	// Stats are the session's input counters at the end.
-	Stats runner.SessionStats
+	Stats session.SessionStats
 	// Truncated is the source's error when it stopped before its end
 	// (a *bag.TruncatedError for a damaged recording); nil when the
 	// whole source was read.
@@ -143,22 +144,22 @@ type ReplayResult struct {
 // Stop ends it the same way, without an error. Out is not
 // closed; the caller closes it (after Replay returns) to complete the file.
 func Replay(src Source, out Recorder, opts ReplayOptions) (*ReplayResult, error) {
-	s, err := runner.NewSession(opts.Session)
+	s, err := session.NewSession(opts.Session)
 	if err != nil {
 		return nil, err
 	}
 	decisionsTopic := opts.DecisionsTopic
 	if decisionsTopic == "" {
-		decisionsTopic = runner.DefaultTopics().Decisions()
+		decisionsTopic = session.DefaultTopics().Decisions()
 	}
-	if err := runner.CheckTopics(s.Inputs(), runner.Topics{runner.KeyDecisions: decisionsTopic}); err != nil {
+	if err := session.CheckTopics(s.Inputs(), session.Topics{session.KeyDecisions: decisionsTopic}); err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
 	actionsTopic := opts.ActionsTopic
 	if actionsTopic == "" {
-		actionsTopic = runner.DefaultTopics().Actions()
+		actionsTopic = session.DefaultTopics().Actions()
 	}
-	if err := runner.CheckTopics(s.Inputs(), runner.Topics{runner.KeyDecisions: decisionsTopic, runner.KeyActions: actionsTopic}); err != nil {
+	if err := session.CheckTopics(s.Inputs(), session.Topics{session.KeyDecisions: decisionsTopic, session.KeyActions: actionsTopic}); err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
 	sealTopic := cmp.Or(opts.SealTopic, seal.DefaultTopic)
@@ -170,11 +171,11 @@ func Replay(src Source, out Recorder, opts ReplayOptions) (*ReplayResult, error)
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
-	sink := runner.NewRecordingSink(func(t uint64, data []byte) error { return out.Write(decCh, t, t, data) }, s.Now)
+	sink := session.NewRecordingSink(func(t uint64, data []byte) error { return out.Write(decCh, t, t, data) }, s.Now)
 	if err := s.Runner().Register("recording", sink); err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
-	asink := runner.NewRecordingActionSink(func(t uint64, data []byte) error { return out.Write(actCh, t, t, data) })
+	asink := session.NewRecordingActionSink(func(t uint64, data []byte) error { return out.Write(actCh, t, t, data) })
 	if err := s.Runner().RegisterActionSink("recording", asink); err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
@@ -189,12 +190,12 @@ func Replay(src Source, out Recorder, opts ReplayOptions) (*ReplayResult, error)
 	// will read it.
 	evidenceTopic := ""
 	for _, in := range s.Inputs() {
-		if in.Kind == runner.InputEvidence {
+		if in.Kind == engine.InputEvidence {
 			evidenceTopic = in.Topic
 		}
 	}
 	var evBuf []byte
-	recordEvidence := func(ev runner.EvidenceEvent) error {
+	recordEvidence := func(ev engine.EvidenceEvent) error {
 		if evidenceTopic == "" {
 			return nil
 		}
@@ -206,7 +207,7 @@ func Replay(src Source, out Recorder, opts ReplayOptions) (*ReplayResult, error)
 			}
 			inputs[evidenceTopic] = ch
 		}
-		m := runner.EvidenceMessage(ev)
+		m := session.EvidenceMessage(ev)
 		var err error
 		if evBuf, err = m.AppendCDR(evBuf[:0]); err != nil {
 			return fmt.Errorf("replay: encode evidence at %d: %w", ev.ArrivalNs, err)
@@ -234,7 +235,7 @@ func Replay(src Source, out Recorder, opts ReplayOptions) (*ReplayResult, error)
 		return nil
 	}
 	type decodedInput struct {
-		ev  runner.Decoded
+		ev  session.Decoded
 		err error
 	}
 	// step handles one message: copied to the output unless it is a
@@ -262,11 +263,11 @@ func Replay(src Source, out Recorder, opts ReplayOptions) (*ReplayResult, error)
 		}
 		if err := s.ApplyDecoded(m.Topic, &in.ev, in.err); err != nil {
 			switch {
-			case errors.Is(err, runner.ErrCorrupt):
+			case errors.Is(err, session.ErrCorrupt):
 				if opts.OnCorrupt != nil {
 					opts.OnCorrupt(fmt.Errorf("log time %d, sequence %d: %w", m.LogTime, m.Sequence, err))
 				}
-			case errors.Is(err, runner.ErrDecide):
+			case errors.Is(err, engine.ErrDecide):
 				if opts.OnStepFailure != nil {
 					opts.OnStepFailure(err)
 				}
@@ -300,10 +301,10 @@ func Replay(src Source, out Recorder, opts ReplayOptions) (*ReplayResult, error)
 	}
 	// Beliefs' covariances are drawn from a pool and donated to the Loop,
 	// which keeps them without a copy.
-	var covs runner.CovariancePool
+	var covs engine.CovariancePool
 	newDecode := func() func(*bag.Message, *decodedInput) {
-		dec := runner.NewDecoder(s.Inputs())
-		var sc runner.Scratch
+		dec := session.NewDecoder(s.Inputs())
+		var sc session.Scratch
 		sc.DrawFrom(&covs)
 		return func(m *bag.Message, d *decodedInput) {
 			d.err = dec.DecodeInto(m.Topic, int64(m.LogTime), m.Data, &sc, &d.ev)

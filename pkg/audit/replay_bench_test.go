@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/session"
 )
 
 // benchRecording writes, once per process, a simulated recording of
@@ -84,7 +84,7 @@ func BenchmarkReplayEndToEnd(b *testing.B) {
 			b.Fatal(err)
 		}
 		in.Close()
-		beliefs += res.Stats.Input(runner.KeyState).Messages
+		beliefs += res.Stats.Input(session.KeyState).Messages
 	}
 	b.ReportMetric(float64(beliefs)/b.Elapsed().Seconds(), "beliefs/s")
 }

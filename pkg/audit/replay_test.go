@@ -10,7 +10,8 @@ import (
 	"github.com/ghost-robotics/ghost/internal/golden"
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/engine"
+	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/sim"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
@@ -128,7 +129,7 @@ func TestSimReachesEveryBranchAndVerifies(t *testing.T) {
 			t.Errorf("the simulated flight never reaches %s (%v)", b, reasons)
 		}
 	}
-	if res.Counters.WithoutAssessmentBy[runner.WithoutTimeout] == 0 {
+	if res.Counters.WithoutAssessmentBy[engine.WithoutTimeout] == 0 {
 		t.Errorf("no belief decided by timeout: %+v", res.Counters.WithoutAssessmentBy)
 	}
 	if res.Counters.RejectedTotal() != 0 || res.Stats.Corrupt() != 0 {
@@ -249,10 +250,10 @@ func testReplayDamagedInput(t *testing.T, readAhead int8) {
 	if !errors.Is(err, bag.ErrTruncated) || res.Truncated == nil {
 		t.Fatalf("replay error %v, want the truncation", err)
 	}
-	if len(reported) != 2 || res.Stats.Input(runner.KeyState).Corrupt != 1 || res.Stats.Input(runner.KeySelfAssessment).Corrupt != 1 {
+	if len(reported) != 2 || res.Stats.Input(session.KeyState).Corrupt != 1 || res.Stats.Input(session.KeySelfAssessment).Corrupt != 1 {
 		t.Fatalf("corrupt reports %v, stats %+v", reported, res.Stats)
 	}
-	var ce *runner.CorruptError
+	var ce *session.CorruptError
 	if !errors.As(reported[0], &ce) || ce.Topic != "/state/nav" || ce.Offset < 0 {
 		t.Fatalf("corrupt report %v does not name the topic and offset", reported[0])
 	}

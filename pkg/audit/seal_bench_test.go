@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
-	"github.com/ghost-robotics/ghost/pkg/runner"
 	"github.com/ghost-robotics/ghost/pkg/seal"
+	"github.com/ghost-robotics/ghost/pkg/session"
 )
 
 // BenchmarkReplayEndToEndSealed is BenchmarkReplayEndToEnd writing through
@@ -44,7 +44,7 @@ func BenchmarkReplayEndToEndSealed(b *testing.B) {
 			b.Fatal(err)
 		}
 		in.Close()
-		beliefs += res.Stats.Input(runner.KeyState).Messages
+		beliefs += res.Stats.Input(session.KeyState).Messages
 	}
 	b.ReportMetric(float64(beliefs)/b.Elapsed().Seconds(), "beliefs/s")
 }

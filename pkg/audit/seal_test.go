@@ -7,8 +7,9 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/engine"
 	"github.com/ghost-robotics/ghost/pkg/seal"
+	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/sim"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/executor"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
@@ -41,8 +42,8 @@ func sealedFlight(t *testing.T) []byte {
 		t.Fatal(err)
 	}
 	ex := executor.NewPX4(executor.PX4Options{Transport: sim.NewPX4(sim.PX4Options{})})
-	_, err = Replay(simSource(t, 30*time.Second, 20), out, ReplayOptions{Session: runner.SessionOptions{
-		Executors: []runner.Executor{ex}, Enable: enabled, TargetVehicle: 1,
+	_, err = Replay(simSource(t, 30*time.Second, 20), out, ReplayOptions{Session: session.SessionOptions{
+		Executors: []session.Executor{ex}, Enable: enabled, TargetVehicle: 1,
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +61,7 @@ func verifySealed(t *testing.T, data []byte, trust ...ed25519.PublicKey) *AuditR
 
 func verifySealedFrom(t *testing.T, src Source, trust ...ed25519.PublicKey) *AuditReport {
 	t.Helper()
-	opts := VerifyOptions{Session: runner.SessionOptions{Executors: []runner.Executor{executor.NewPX4(executor.PX4Options{})},
+	opts := VerifyOptions{Session: session.SessionOptions{Executors: []session.Executor{executor.NewPX4(executor.PX4Options{})},
 		TargetVehicle: 1, Enable: enabled}, Seals: &seal.CheckOptions{TrustKeys: trust}}
 	r, _ := Verify(src, opts)
 	if r == nil {
@@ -178,7 +179,7 @@ func TestVerifySealedHostile(t *testing.T) {
 	// A parameter event the node never took: the seals do not list the
 	// topic, which the audit reads.
 	forged := &withExtra{t: t, src: openBytes(t, data), extra: []extra{parameterSet(int64(15*time.Second), testNode,
-		ros2msg.Parameter{Name: runner.ParameterAssessmentTimeout, Value: ros2msg.ParameterValue{Type: runner.ParameterDouble, DoubleValue: 5}})}}
+		ros2msg.Parameter{Name: engine.ParameterAssessmentTimeout, Value: ros2msg.ParameterValue{Type: engine.ParameterDouble, DoubleValue: 5}})}}
 	r := verifySealedFrom(t, forged, pub)
 	if r.FindingCount(FindingSealBroken) == 0 || r.Seals.FirstBreak.Topic != "/parameter_events" {
 		t.Fatalf("forged parameter event: %v", r.Seals.Lines())

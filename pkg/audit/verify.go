@@ -13,8 +13,9 @@ import (
 	"github.com/ghost-robotics/ghost/msg"
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/engine"
 	"github.com/ghost-robotics/ghost/pkg/seal"
+	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
@@ -29,12 +30,12 @@ type VerifyOptions struct {
 	// Session is the recording host's session configuration, supplied by
 	// this host (never taken from the recording), that every candidate
 	// policy's Session re-decides the recording with: its inputs with
-	// their topics (default runner.DefaultInputs()), its Loop (the timeout
+	// their topics (default session.DefaultInputs()), its Loop (the timeout
 	// and bounds must be the recording host's; the Loop's Policy is
 	// ignored: see Policies), its executors, enables and target vehicle
 	// (the action trail is re-derived with them; executors must send
 	// nothing, and they may be shared by the Sessions) and its lifecycle.
-	Session runner.SessionOptions
+	Session session.SessionOptions
 	// DecisionsTopic is the topic of the recorded decisions (default
 	// "/decisions").
 	DecisionsTopic string
@@ -157,9 +158,9 @@ func CDRFormat() Format {
 // input, when a calibrated input replaces it: the raw assessments the
 // chain check hashes are then on their own topic, as in a reference
 // recording. It returns "", nil when there is none.
-func chainOnlyInput(inputs []runner.InputSpec) (string, func() func([]byte) (decisions.SelfAssessment, error)) {
+func chainOnlyInput(inputs []session.InputSpec) (string, func() func([]byte) (decisions.SelfAssessment, error)) {
 	for _, in := range inputs {
-		if !in.ChainOnly || in.Kind != runner.InputAssessment {
+		if !in.ChainOnly || in.Kind != engine.InputAssessment {
 			continue
 		}
 		return in.Topic, func() func([]byte) (decisions.SelfAssessment, error) {
@@ -169,7 +170,7 @@ func chainOnlyInput(inputs []runner.InputSpec) (string, func() func([]byte) (dec
 				if err != nil {
 					return decisions.SelfAssessment{}, err
 				}
-				a, ok := ev.(runner.AssessmentEvent)
+				a, ok := ev.(engine.AssessmentEvent)
 				if !ok {
 					return decisions.SelfAssessment{}, fmt.Errorf("input %s decodes to %T, not an assessment", in.Key, ev)
 				}
@@ -193,7 +194,7 @@ type ProblemSource interface {
 //
 // It drives the very Loop replay and the live node use (one join engine):
 // the recording's inputs, with log times as arrival times, go through a
-// runner.Session per candidate policy, and each recorded decision is
+// session.Session per candidate policy, and each recorded decision is
 // compared, bit for bit, with the one the Loop makes for its stamp with the
 // policy the decision names (re-run status). Independently, each recorded
 // rationale's hash is checked against the recorded self-assessments of its
@@ -212,18 +213,18 @@ func Verify(src Source, opts VerifyOptions) (*AuditReport, error) {
 // candidate is one host-supplied policy re-deciding the recording.
 type candidate struct {
 	id      string
-	session *runner.Session
+	session *session.Session
 	// decided are the Loop's decisions not yet matched with a recorded
 	// one, in stamp order.
 	decided fifo[redecision]
 	// receipts are the action receipts its Runner made, not yet compared.
-	receipts fifo[runner.ActionReceipt]
+	receipts fifo[session.ActionReceipt]
 	retired  bool
 }
 
 type redecision struct {
 	r       decisions.Rationale
-	without runner.WithoutReason
+	without engine.WithoutReason
 }
 
 type recorded struct {
@@ -233,7 +234,7 @@ type recorded struct {
 
 type verifier struct {
 	opts        VerifyOptions
-	inputs      []runner.InputSpec
+	inputs      []session.InputSpec
 	decisionsT  string
 	cands       []*candidate
 	active      int // candidates not retired
@@ -260,10 +261,10 @@ type verifier struct {
 
 func newVerifier(opts VerifyOptions) (*verifier, error) {
 	if opts.Session.Inputs == nil {
-		opts.Session.Inputs = runner.DefaultInputs()
+		opts.Session.Inputs = session.DefaultInputs()
 	}
 	if opts.DecisionsTopic == "" {
-		opts.DecisionsTopic = runner.DefaultTopics().Decisions()
+		opts.DecisionsTopic = session.DefaultTopics().Decisions()
 	}
 	if opts.MaxHeld <= 0 {
 		opts.MaxHeld = DefaultMaxHeld
@@ -275,12 +276,12 @@ func newVerifier(opts VerifyOptions) (*verifier, error) {
 		opts.MaxProblems = DefaultMaxProblems
 	}
 	if opts.ActionsTopic == "" {
-		opts.ActionsTopic = runner.DefaultTopics().Actions()
+		opts.ActionsTopic = session.DefaultTopics().Actions()
 	}
-	if err := runner.CheckTopics(opts.Session.Inputs, runner.Topics{runner.KeyDecisions: opts.DecisionsTopic, runner.KeyActions: opts.ActionsTopic}); err != nil {
+	if err := session.CheckTopics(opts.Session.Inputs, session.Topics{session.KeyDecisions: opts.DecisionsTopic, session.KeyActions: opts.ActionsTopic}); err != nil {
 		return nil, fmt.Errorf("verify: %w", err)
 	}
-	opts.Session.Inputs = runner.Enabled(opts.Session.Inputs)
+	opts.Session.Inputs = session.Enabled(opts.Session.Inputs)
 	if opts.Format.ChainTopic == "" {
 		opts.Format.ChainTopic, opts.Format.NewDecodeChain = chainOnlyInput(opts.Session.Inputs)
 	} else if opts.Format.NewDecodeChain == nil {
@@ -310,23 +311,23 @@ func newVerifier(opts VerifyOptions) (*verifier, error) {
 		seen[p.ID()] = true
 		so := opts.Session
 		so.Loop.Policy = p
-		s, err := runner.NewSession(so)
+		s, err := session.NewSession(so)
 		if err != nil {
 			return nil, fmt.Errorf("verify: policy %s: %w", p.ID(), err)
 		}
 		c := &candidate{id: p.ID(), session: s}
-		err = s.Runner().RegisterActionSink("audit", actionSinkFunc(func(rc runner.ActionReceipt) error {
+		err = s.Runner().RegisterActionSink("audit", actionSinkFunc(func(rc session.ActionReceipt) error {
 			v.derivedReceipt(c, rc)
 			return nil
 		}))
 		if err != nil {
 			return nil, err
 		}
-		err = s.Runner().Register("audit", runner.FuncSink(func(d decisions.Decision, r decisions.Rationale) error {
+		err = s.Runner().Register("audit", session.FuncSink(func(cmd engine.Command) error {
 			if c.retired {
 				return nil
 			}
-			c.decided.push(redecision{r: r, without: v.withoutFor(s, r.BeliefStampSimNs)})
+			c.decided.push(redecision{r: cmd.Rationale, without: cmd.WithoutAssessment})
 			if c.decided.len() > opts.MaxHeld {
 				if rd := c.decided.pop(); c == v.primary() {
 					v.unmatched(rd)
@@ -356,17 +357,6 @@ func (v *verifier) reads(topic string) bool {
 		topic == v.opts.Format.ChainTopic && topic != ""
 }
 
-// withoutFor finds, in the step being published, why stamp was decided
-// without an assessment.
-func (v *verifier) withoutFor(s *runner.Session, stamp int64) runner.WithoutReason {
-	for _, c := range s.LastOutput().Commands {
-		if c.Decision.DecisionStampSimNs == stamp {
-			return c.WithoutAssessment
-		}
-	}
-	return runner.WithoutNone
-}
-
 func (v *verifier) run(src Source) (*AuditReport, error) {
 	every := v.opts.ProgressEvery
 	if every == 0 {
@@ -379,7 +369,7 @@ func (v *verifier) run(src Source) (*AuditReport, error) {
 		}
 	}
 	type decoded struct {
-		ev  runner.Decoded
+		ev  session.Decoded
 		r   decisions.Rationale
 		a   decisions.SelfAssessment // on the chain topic
 		err error
@@ -392,10 +382,10 @@ func (v *verifier) run(src Source) (*AuditReport, error) {
 	// that keeps them, so that it need not copy them from a batch decoded
 	// on another core; with several candidates, each Loop copies them
 	// (input).
-	var covs runner.CovariancePool
+	var covs engine.CovariancePool
 	newDecode := func() func(*bag.Message, *decoded) {
-		dec := runner.NewDecoder(v.inputs)
-		var sc runner.Scratch
+		dec := session.NewDecoder(v.inputs)
+		var sc session.Scratch
 		sc.DrawFrom(&covs)
 		decodeDecision := v.opts.Format.NewDecodeDecision()
 		var decodeChain func([]byte) (decisions.SelfAssessment, error)
@@ -519,7 +509,7 @@ func (v *verifier) finish(err error) (*AuditReport, error) {
 
 // input feeds one input message to the chain index and every candidate's
 // Loop.
-func (v *verifier) input(m *bag.Message, ev *runner.Decoded, decodeErr error) {
+func (v *verifier) input(m *bag.Message, ev *session.Decoded, decodeErr error) {
 	k := v.inputIndex(m.Topic)
 	if k < 0 {
 		v.counts.other++
@@ -628,7 +618,7 @@ func (v *verifier) retireOthers(id string) {
 			c.retired = true
 			v.active--
 			c.decided = fifo[redecision]{}
-			c.receipts = fifo[runner.ActionReceipt]{}
+			c.receipts = fifo[session.ActionReceipt]{}
 		}
 	}
 }
@@ -752,7 +742,7 @@ func (v *verifier) end(src Source) {
 		cnt := c.session.Runner().Counters()
 		for i, n := range cnt.Rejected {
 			if n > 0 {
-				v.report.Rejected[runner.RejectReason(i).String()] += n
+				v.report.Rejected[engine.RejectReason(i).String()] += n
 			}
 		}
 	}

@@ -8,9 +8,10 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
+	"github.com/ghost-robotics/ghost/pkg/engine"
 	"github.com/ghost-robotics/ghost/pkg/ros2/config"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/px4"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/px4link"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
@@ -35,7 +36,7 @@ type acting struct {
 	evTopic  string
 	buf      []byte
 	actCh    bag.ChannelID
-	receipts *runner.RecordingActionSink // in-node recording; nil without
+	receipts *session.RecordingActionSink // in-node recording; nil without
 	// failures count evidence that could not be published or recorded.
 	failures uint64
 }
@@ -44,7 +45,7 @@ type acting struct {
 // executor over a link on t (encoding with the px4_msgs of amentPrefix,
 // px4.release checked as input.source px4 checks it), the log executor
 // logging to logger. It returns nil when no executor is set.
-func prepareActing(cfg config.Config, t transport.Transport, sopts *runner.SessionOptions, ament string, logger *slog.Logger) (*acting, error) {
+func prepareActing(cfg config.Config, t transport.Transport, sopts *session.SessionOptions, ament string, logger *slog.Logger) (*acting, error) {
 	ex := cfg.Executors
 	if ex.Executor == config.ExecutorNone {
 		return nil, nil
@@ -65,7 +66,7 @@ func prepareActing(cfg config.Config, t transport.Transport, sopts *runner.Sessi
 		}
 		a.link = tr
 	}
-	var e runner.Executor
+	var e session.Executor
 	var err error
 	if tr != nil {
 		e, err = ex.NewExecutor(tr, nil)
@@ -75,7 +76,7 @@ func prepareActing(cfg config.Config, t transport.Transport, sopts *runner.Sessi
 	if err != nil {
 		return nil, err
 	}
-	sopts.Executors = []runner.Executor{e}
+	sopts.Executors = []session.Executor{e}
 	return a, nil
 }
 
@@ -89,22 +90,22 @@ func (a *acting) ticks() bool { return a == nil }
 
 // ownsInput reports whether the node itself produces in (the evidence
 // input while acting), so it must not subscribe to it.
-func (a *acting) ownsInput(in runner.InputSpec) bool {
-	return a != nil && in.Kind == runner.InputEvidence
+func (a *acting) ownsInput(in session.InputSpec) bool {
+	return a != nil && in.Kind == engine.InputEvidence
 }
 
 // startActing advertises the evidence and receipts topics, adds the
 // receipts to the recording, registers the receipt sinks and subscribes
 // to the vehicle's answers. Called once the session and recording exist.
-func (n *node) startActing(tctx context.Context, t transport.Transport, configured []runner.InputSpec, resolved runner.Topics) error {
+func (n *node) startActing(tctx context.Context, t transport.Transport, configured []session.InputSpec, resolved session.Topics) error {
 	a := n.act
 	for k, in := range n.inputs {
-		if in.Kind == runner.InputEvidence {
+		if in.Kind == engine.InputEvidence {
 			a.evKind, a.evTopic = k, in.Topic
 		}
 	}
 	if a.evKind < 0 {
-		return fmt.Errorf("executors: the evidence input (topics.%s) is disabled", runner.KeyActionEvidence)
+		return fmt.Errorf("executors: the evidence input (topics.%s) is disabled", session.KeyActionEvidence)
 	}
 	evType := new(ros2msg.ActionEvidence).SchemaName()
 	if n.vehicle != nil && n.vehicle.pubs[a.evTopic] != nil {
@@ -112,21 +113,21 @@ func (n *node) startActing(tctx context.Context, t transport.Transport, configur
 	} else {
 		var err error
 		if a.evPub, err = t.Advertise(configured[a.evKind].Topic, evType, n.inputs[a.evKind].QoS); err != nil {
-			return fmt.Errorf("advertise %s: %w", runner.KeyActionEvidence, err)
+			return fmt.Errorf("advertise %s: %w", session.KeyActionEvidence, err)
 		}
 	}
 	receiptType := new(ros2msg.ActionReceipt).SchemaName()
-	pub, err := t.Advertise(n.cfg.Topics.Actions(), receiptType, n.cfg.QoS[runner.KeyActions])
+	pub, err := t.Advertise(n.cfg.Topics.Actions(), receiptType, n.cfg.QoS[session.KeyActions])
 	if err != nil {
 		return fmt.Errorf("advertise actions: %w", err)
 	}
-	sinks := []runner.ActionSink{runner.NewRecordingActionSink(func(_ uint64, data []byte) error { return pub.Publish(data) })}
+	sinks := []session.ActionSink{session.NewRecordingActionSink(func(_ uint64, data []byte) error { return pub.Publish(data) })}
 	if n.rec != nil {
-		if a.actCh, err = n.rec.rec.AddMessageChannel(resolved.Actions(), receiptType, n.cfg.QoS[runner.KeyActions]); err != nil {
+		if a.actCh, err = n.rec.rec.AddMessageChannel(resolved.Actions(), receiptType, n.cfg.QoS[session.KeyActions]); err != nil {
 			return fmt.Errorf("recording: %w", err)
 		}
 		// Receipts are logged at their time, as replay logs them.
-		a.receipts = runner.NewRecordingActionSink(func(t uint64, data []byte) error {
+		a.receipts = session.NewRecordingActionSink(func(t uint64, data []byte) error {
 			return n.rec.write(a.actCh, t, uint64(n.now().UnixNano()), data)
 		})
 		sinks = append(sinks, a.receipts)
@@ -168,9 +169,9 @@ func (n *node) handleExecutor(in input) {
 // recordEvidence publishes and records one evidence batch before it is
 // stepped. A failure is logged and counted; the batch is stepped anyway,
 // because the vehicle's answer happened whether or not it was recorded.
-func (n *node) recordEvidence(ev runner.EvidenceEvent) error {
+func (n *node) recordEvidence(ev engine.EvidenceEvent) error {
 	a := n.act
-	m := runner.EvidenceMessage(ev)
+	m := session.EvidenceMessage(ev)
 	data, err := m.AppendCDR(a.buf[:0])
 	if err != nil {
 		a.failures++
@@ -198,7 +199,7 @@ func (s *recording) write(ch bag.ChannelID, t, pub uint64, data []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return fmt.Errorf("record in %s: %w", s.path, runner.ErrSinkClosed)
+		return fmt.Errorf("record in %s: %w", s.path, session.ErrSinkClosed)
 	}
 	return s.rec.Write(ch, t, pub, data)
 }

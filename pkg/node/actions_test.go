@@ -17,7 +17,7 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/ros2/config"
 	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/sim"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/px4"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/standin"
@@ -179,7 +179,7 @@ func flight(t *testing.T, cfg config.Config) []bag.Message {
 
 // play runs the flight through the node and the stand-in and shuts the
 // node down; it returns the node's receipts.
-func (g *graph) play(t *testing.T, msgs []bag.Message) []runner.ActionReceipt {
+func (g *graph) play(t *testing.T, msgs []bag.Message) []session.ActionReceipt {
 	t.Helper()
 	for i, m := range msgs {
 		next := int64(1) << 62
@@ -198,13 +198,13 @@ func (g *graph) play(t *testing.T, msgs []bag.Message) []runner.ActionReceipt {
 			t.Fatal(err)
 		}
 	}
-	var out []runner.ActionReceipt
+	var out []session.ActionReceipt
 	for _, data := range g.h.ft.Published("/decisions/actions") {
 		var m ros2msg.ActionReceipt
 		if err := m.UnmarshalCDR(data); err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, runner.ReceiptFromWire(&m))
+		out = append(out, session.ReceiptFromWire(&m))
 	}
 	return out
 }
@@ -266,7 +266,7 @@ func TestNodeActsThroughPX4(t *testing.T) {
 	events := map[string]int{}
 	for _, rc := range receipts {
 		ev := rc.Event.String()
-		if rc.Event == runner.ReceiptFailed {
+		if rc.Event == session.ReceiptFailed {
 			ev += "_" + rc.Failure.String()
 		}
 		events[ev]++
@@ -281,7 +281,7 @@ func TestNodeActsThroughPX4(t *testing.T) {
 		t.Fatalf("accepted %d, reached %d, executor failures %d", events["accepted"], events["reached"], events["failed_executor"])
 	}
 	for _, rc := range receipts {
-		if rc.Kind == decisions.KindEngageLand && rc.Event == runner.ReceiptReached {
+		if rc.Kind == decisions.KindEngageLand && rc.Event == session.ReceiptReached {
 			t.Fatalf("denied land reached: %v", rc)
 		}
 	}
@@ -410,13 +410,13 @@ func TestActingNodeDoesNotTick(t *testing.T) {
 		cfg.Executors.Executor = executor
 		h := startNode(t, cfg)
 		first := testBelief(4_000_000)
-		h.deliver(cfg.Topics[runner.KeyState], beliefCDR(t, first), base)
-		h.deliver(cfg.Topics[runner.KeySelfAssessment], assessmentCDR(t, testAssessment(t, first.StampSimNs, 0.1)), base)
-		h.deliver(cfg.Topics[runner.KeyState], beliefCDR(t, testBelief(5_000_000)), base)
+		h.deliver(cfg.Topics[session.KeyState], beliefCDR(t, first), base)
+		h.deliver(cfg.Topics[session.KeySelfAssessment], assessmentCDR(t, testAssessment(t, first.StampSimNs, 0.1)), base)
+		h.deliver(cfg.Topics[session.KeyState], beliefCDR(t, testBelief(5_000_000)), base)
 		h.tickAt(base.Add(ms(500)))
 		h.sync(base.Add(ms(500)))
 		ticked := len(h.decisionsOut())
-		h.deliver(cfg.Topics[runner.KeyState], beliefCDR(t, testBelief(6_000_000)), base.Add(ms(600)))
+		h.deliver(cfg.Topics[session.KeyState], beliefCDR(t, testBelief(6_000_000)), base.Add(ms(600)))
 		h.sync(base.Add(ms(600)))
 		if want := map[string]int{"": 2, "log": 1}[executor]; ticked != want || len(h.decisionsOut()) != 2 {
 			t.Errorf("executor %q: %d decisions after the tick (want %d), %d after the next belief (want 2)",

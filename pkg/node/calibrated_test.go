@@ -6,7 +6,7 @@ import (
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
@@ -16,7 +16,7 @@ import (
 // assessment is still recorded next to the calibrated record.
 func TestNodeDecidesOnTheCalibratedInput(t *testing.T) {
 	cfg := testConfig()
-	cfg.Topics[runner.KeySelfAssessmentCalibrated] = runner.CalibratedTopic
+	cfg.Topics[session.KeySelfAssessmentCalibrated] = session.CalibratedTopic
 	cfg.Recording.Path = filepath.Join(t.TempDir(), "node.mcap")
 	h := startNode(t, cfg)
 
@@ -33,10 +33,10 @@ func TestNodeDecidesOnTheCalibratedInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.deliver(cfg.Topics[runner.KeySelfAssessment], assessmentCDR(t, raw), base)
-	h.deliver(runner.CalibratedTopic, calCDR, base.Add(ms(1)))
-	h.deliver(cfg.Topics[runner.KeyState], beliefCDR(t, b), base.Add(ms(2)))
-	if _, err := h.ft.WaitPublished(h.ctx, cfg.Topics[runner.KeyDecisions], 1); err != nil {
+	h.deliver(cfg.Topics[session.KeySelfAssessment], assessmentCDR(t, raw), base)
+	h.deliver(session.CalibratedTopic, calCDR, base.Add(ms(1)))
+	h.deliver(cfg.Topics[session.KeyState], beliefCDR(t, b), base.Add(ms(2)))
+	if _, err := h.ft.WaitPublished(h.ctx, cfg.Topics[session.KeyDecisions], 1); err != nil {
 		t.Fatal(err)
 	}
 	got := h.decisionsOut()
@@ -58,7 +58,7 @@ func TestNodeDecidesOnTheCalibratedInput(t *testing.T) {
 		}
 		n[m.Topic]++
 	}
-	if n[cfg.Topics[runner.KeySelfAssessment]] != 1 || n[runner.CalibratedTopic] != 1 || n["/decisions"] != 1 {
+	if n[cfg.Topics[session.KeySelfAssessment]] != 1 || n[session.CalibratedTopic] != 1 || n["/decisions"] != 1 {
 		t.Fatalf("recorded %v: want the raw and the calibrated assessment and the decision", n)
 	}
 }

@@ -4,7 +4,8 @@ import (
 	"testing"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/engine"
+	"github.com/ghost-robotics/ghost/pkg/session"
 )
 
 // The node decodes each belief's covariance into storage it reuses for the
@@ -22,13 +23,13 @@ func TestRunRepeatedBeliefWithAnotherCovarianceIsAConflict(t *testing.T) {
 		}
 		return beliefCDR(t, b)
 	}
-	state := cfg.Topics[runner.KeyState]
+	state := cfg.Topics[session.KeyState]
 	h.deliver(state, withCov(5_000_000, 0.01), base.Add(ms(1)))
 	h.deliver(state, withCov(5_000_000, 0.01), base.Add(ms(2))) // identical: a duplicate
 	h.deliver(state, withCov(5_000_000, 0.02), base.Add(ms(3))) // another covariance: a conflict
 	h.deliver(state, withCov(5_000_000, 0.01), base.Add(ms(4))) // the first still stands
 	d := h.sync(base.Add(ms(5)))
-	if got := count(t, d, "rejected."+runner.RejectConflictingBelief.String()); got != 1 {
+	if got := count(t, d, "rejected."+engine.RejectConflictingBelief.String()); got != 1 {
 		t.Errorf("%d conflicting beliefs, want 1", got)
 	}
 	if got := count(t, d, "duplicates"); got != 2 {

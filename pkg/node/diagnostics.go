@@ -7,8 +7,9 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/engine"
 	"github.com/ghost-robotics/ghost/pkg/ros2/lifecycle"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
@@ -30,7 +31,7 @@ type troubleCounts struct {
 	recordingFailures uint64
 }
 
-func (n *node) troubleNow(c *runner.Counters, st *runner.SessionStats) troubleCounts {
+func (n *node) troubleNow(c *session.Counters, st *session.SessionStats) troubleCounts {
 	t := troubleCounts{
 		rejected:          c.RejectedTotal(),
 		malformed:         st.Corrupt(),
@@ -94,12 +95,12 @@ func (n *node) diagnostics(now time.Time) ros2msg.DiagnosticArray {
 		kv("decisions."+decisions.Kind(k).String(), v)
 	}
 	kv("without_assessment", c.WithoutAssessment)
-	for w := runner.WithoutReason(1); w < runner.NumWithoutReasons; w++ {
+	for w := engine.WithoutReason(1); w < engine.NumWithoutReasons; w++ {
 		kv("without_assessment."+w.String(), c.WithoutAssessmentBy[w])
 	}
 	kv("rejected", c.RejectedTotal())
 	for r, v := range c.Rejected {
-		kv("rejected."+runner.RejectReason(r).String(), v)
+		kv("rejected."+engine.RejectReason(r).String(), v)
 	}
 	kv("duplicates", c.Duplicates)
 	kv("provenance_violations", c.ProvenanceViolations)
@@ -108,7 +109,7 @@ func (n *node) diagnostics(now time.Time) ros2msg.DiagnosticArray {
 		kv("sink_failures."+s.SinkID, s.Count)
 	}
 	for k, v := range c.SinkFailuresByKind {
-		kv("sink_failures."+runner.FailureKind(k).String(), v)
+		kv("sink_failures."+session.FailureKind(k).String(), v)
 	}
 	for _, in := range st.Inputs {
 		kv("received."+in.Key, in.Messages)

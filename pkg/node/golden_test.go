@@ -7,7 +7,7 @@ import (
 	"github.com/ghost-robotics/ghost/internal/golden"
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/session"
 )
 
 // The reference's decisions for a recorded flight come out of the live
@@ -25,9 +25,9 @@ func TestGoldenFlightThroughTheNode(t *testing.T) {
 	cfg.AssessmentTimeout = 100 * time.Millisecond
 	h := startNode(t, cfg)
 	topics := map[string]string{
-		"/state/nav":       cfg.Topics[runner.KeyState],
-		"/self_assessment": cfg.Topics[runner.KeySelfAssessment],
-		"/perception/mode": cfg.Topics[runner.KeyPerceptionMode],
+		"/state/nav":       cfg.Topics[session.KeyState],
+		"/self_assessment": cfg.Topics[session.KeySelfAssessment],
+		"/perception/mode": cfg.Topics[session.KeyPerceptionMode],
 	}
 	var last time.Time
 	for m, err := range r.Messages() {

@@ -6,7 +6,7 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/ros2/lifecycle"
 	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
@@ -17,8 +17,8 @@ func (n *node) serveLifecycle(t transport.Transport) error {
 	if !n.cfg.Lifecycle {
 		return nil
 	}
-	topic := n.cfg.Topics[runner.KeyTransitionEvent]
-	pub, err := t.Advertise(topic, lifecycle.TypeTransitionEvent, n.cfg.QoS[runner.KeyTransitionEvent])
+	topic := n.cfg.Topics[session.KeyTransitionEvent]
+	pub, err := t.Advertise(topic, lifecycle.TypeTransitionEvent, n.cfg.QoS[session.KeyTransitionEvent])
 	if err != nil {
 		return fmt.Errorf("advertise transition events: %w", err)
 	}

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/ghost-robotics/ghost/pkg/ros2/lifecycle"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
@@ -12,7 +12,7 @@ import (
 // published back on its transition events input, as DDS would.
 func (h *harness) transition(label string, at int) bool {
 	h.t.Helper()
-	topic := h.cfg.Topics[runner.KeyTransitionEvent]
+	topic := h.cfg.Topics[session.KeyTransitionEvent]
 	before := len(h.ft.Published(topic))
 	req, err := (&ros2msg.LifecycleChangeStateRequest{Transition: ros2msg.LifecycleTransition{Label: label}}).MarshalCDR()
 	if err != nil {
@@ -57,8 +57,8 @@ func TestRunLifecycle(t *testing.T) {
 	}
 	decide := func(stamp int64, at int) {
 		b := testBelief(stamp)
-		h.deliver(cfg.Topics[runner.KeyState], beliefCDR(t, b), base.Add(ms(at)))
-		h.deliver(cfg.Topics[runner.KeySelfAssessment], assessmentCDR(t, testAssessment(t, stamp, 0.1)), base.Add(ms(at)))
+		h.deliver(cfg.Topics[session.KeyState], beliefCDR(t, b), base.Add(ms(at)))
+		h.deliver(cfg.Topics[session.KeySelfAssessment], assessmentCDR(t, testAssessment(t, stamp, 0.1)), base.Add(ms(at)))
 	}
 	decide(1_000_000, 1)
 	if h.transition("activate", 2) {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
+	"github.com/ghost-robotics/ghost/pkg/engine"
 	"github.com/ghost-robotics/ghost/pkg/ros2/clock"
 	"github.com/ghost-robotics/ghost/pkg/ros2/config"
 	"github.com/ghost-robotics/ghost/pkg/ros2/lifecycle"
@@ -15,8 +16,8 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/ros2/rosout"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
-	"github.com/ghost-robotics/ghost/pkg/runner"
 	"github.com/ghost-robotics/ghost/pkg/seal"
+	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
@@ -164,11 +165,11 @@ type node struct {
 	cfg config.Config
 	log *slog.Logger
 	now func() time.Time
-	s   *runner.Session
-	run *runner.Runner // s.Runner()
+	s   *session.Session
+	run *session.Runner // s.Runner()
 	// inputs are the node's inputs with their resolved topics (the names
-	// the session dispatches on), as runner.DefaultInputs declares them.
-	inputs []runner.InputSpec
+	// the session dispatches on), as session.DefaultInputs declares them.
+	inputs []session.InputSpec
 	in     chan input
 	rec    *recording // nil without in-node recording
 	// vehicle maps the vehicle's own topics (input.source px4 or
@@ -229,7 +230,7 @@ func newNodeWith(tctx context.Context, cfg config.Config, t transport.Transport,
 	policy := sopts.Loop.Policy
 	inputs := sopts.Inputs
 	configured := cfg.Inputs()
-	session, err := runner.NewSession(sopts)
+	sess, err := session.NewSession(sopts)
 	if err != nil {
 		return nil, fmt.Errorf("node configuration: %w", err)
 	}
@@ -237,8 +238,8 @@ func newNodeWith(tctx context.Context, cfg config.Config, t transport.Transport,
 		cfg:    cfg,
 		log:    logger,
 		now:    now,
-		s:      session,
-		run:    session.Runner(),
+		s:      sess,
+		run:    sess.Runner(),
 		inputs: inputs,
 		in:     make(chan input, inputQueue),
 		warned: make(map[string]time.Time),
@@ -256,7 +257,7 @@ func newNodeWith(tctx context.Context, cfg config.Config, t transport.Transport,
 	}()
 
 	decisionsType := new(ros2msg.DecisionRationale).SchemaName()
-	pub, err := t.Advertise(cfg.Topics.Decisions(), decisionsType, cfg.QoS[runner.KeyDecisions])
+	pub, err := t.Advertise(cfg.Topics.Decisions(), decisionsType, cfg.QoS[session.KeyDecisions])
 	if err != nil {
 		return nil, fmt.Errorf("advertise decisions: %w", err)
 	}
@@ -264,7 +265,7 @@ func newNodeWith(tctx context.Context, cfg config.Config, t transport.Transport,
 	if err := n.run.Register(SinkROS, n.ros); err != nil {
 		return nil, err
 	}
-	n.diagPub, err = t.Advertise(cfg.Topics[runner.KeyDiagnostics], new(ros2msg.DiagnosticArray).SchemaName(), cfg.QoS[runner.KeyDiagnostics])
+	n.diagPub, err = t.Advertise(cfg.Topics[session.KeyDiagnostics], new(ros2msg.DiagnosticArray).SchemaName(), cfg.QoS[session.KeyDiagnostics])
 	if err != nil {
 		return nil, fmt.Errorf("advertise diagnostics: %w", err)
 	}
@@ -298,16 +299,16 @@ func newNodeWith(tctx context.Context, cfg config.Config, t transport.Transport,
 				return nil, fmt.Errorf("recording: %w", err)
 			}
 		}
-		ch, err := rec.AddMessageChannel(resolved.Decisions(), decisionsType, cfg.QoS[runner.KeyDecisions])
+		ch, err := rec.AddMessageChannel(resolved.Decisions(), decisionsType, cfg.QoS[session.KeyDecisions])
 		if err != nil {
 			return nil, fmt.Errorf("recording: %w", err)
 		}
 		// Decisions are logged at the arrival time of the input that
 		// triggered them, as replay logs them; their publish time is the
 		// wall clock's when recorded, for latency.
-		n.rec.decisions = runner.NewRecordingSink(func(t uint64, data []byte) error {
+		n.rec.decisions = session.NewRecordingSink(func(t uint64, data []byte) error {
 			return rec.Write(ch, t, uint64(n.now().UnixNano()), data)
-		}, session.Now)
+		}, sess.Now)
 	}
 
 	if n.vehicle, err = newVehicleSource(cfg, inputs, ament); err != nil {
@@ -337,7 +338,7 @@ func newNodeWith(tctx context.Context, cfg config.Config, t transport.Transport,
 		// The node publishes the beliefs and assessments it makes on the
 		// ghost topics, and reads the vehicle's own.
 		for k, in := range inputs {
-			if in.Kind == runner.InputPerception || in.Kind == runner.InputParameters || in.Kind == runner.InputLifecycle {
+			if in.Kind == engine.InputPerception || in.Kind == engine.InputParameters || in.Kind == engine.InputLifecycle {
 				// Read on their own topics: the perception stage's,
 				// and the node's own events below.
 				continue
@@ -354,7 +355,7 @@ func newNodeWith(tctx context.Context, cfg config.Config, t transport.Transport,
 			}
 		}
 		for k, in := range inputs {
-			if in.Kind == runner.InputParameters || in.Kind == runner.InputLifecycle {
+			if in.Kind == engine.InputParameters || in.Kind == engine.InputLifecycle {
 				if err := subscribe(configured[k].Topic, in.Type, in.QoS, k, false); err != nil {
 					return nil, fmt.Errorf("subscribe %s: %w", in.Key, err)
 				}
@@ -488,13 +489,13 @@ func (n *node) handle(in input) {
 	err := n.s.Feed(n.inputs[in.kind].Topic, in.recv.UnixNano(), in.data)
 	if err == nil {
 		switch n.inputs[in.kind].Kind {
-		case runner.InputParameters:
+		case engine.InputParameters:
 			n.parameterEvent(in.data)
-		case runner.InputLifecycle:
+		case engine.InputLifecycle:
 			n.transitionEvent(in.data)
 		}
 	}
-	if errors.Is(err, runner.ErrCorrupt) {
+	if errors.Is(err, session.ErrCorrupt) {
 		n.warn("malformed_"+n.inputs[in.kind].Key, "dropped a malformed message", "topic", n.inputs[in.kind].Key,
 			"bytes", len(in.data), "err", err)
 		return
@@ -511,7 +512,7 @@ func (n *node) stepped(err error) {
 	}
 	switch {
 	case err == nil:
-	case errors.Is(err, runner.ErrDecide):
+	case errors.Is(err, engine.ErrDecide):
 		n.warn("step", "input not processed", "err", err)
 	default:
 		n.warn("publish", "decision not delivered everywhere", "err", err)

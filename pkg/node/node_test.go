@@ -15,10 +15,11 @@ import (
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/engine"
 	"github.com/ghost-robotics/ghost/pkg/ros2/config"
 	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
@@ -122,13 +123,13 @@ func (h *harness) deliver(topic string, data []byte, recv time.Time) {
 // that report.
 func (h *harness) sync(at time.Time) ros2msg.DiagnosticArray {
 	h.t.Helper()
-	n := len(h.ft.Published(h.cfg.Topics[runner.KeyDiagnostics]))
+	n := len(h.ft.Published(h.cfg.Topics[session.KeyDiagnostics]))
 	select {
 	case h.diag <- at:
 	case <-h.ctx.Done():
 		h.t.Fatal("node does not take diagnostics requests")
 	}
-	msgs, err := h.ft.WaitPublished(h.ctx, h.cfg.Topics[runner.KeyDiagnostics], n+1)
+	msgs, err := h.ft.WaitPublished(h.ctx, h.cfg.Topics[session.KeyDiagnostics], n+1)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -153,7 +154,7 @@ func (h *harness) tickAt(at time.Time) {
 func (h *harness) decisionsOut() []decisions.Rationale {
 	h.t.Helper()
 	var out []decisions.Rationale
-	for _, data := range h.ft.Published(h.cfg.Topics[runner.KeyDecisions]) {
+	for _, data := range h.ft.Published(h.cfg.Topics[session.KeyDecisions]) {
 		var m ros2msg.DecisionRationale
 		if err := m.UnmarshalCDR(data); err != nil {
 			h.t.Fatalf("published rationale does not decode: %v", err)
@@ -274,13 +275,13 @@ func TestRunBytesInBytesOut(t *testing.T) {
 	p := decisions.PerceptionReport{StampSimNs: 1_500_000, Mode: decisions.PerceptionMode(4)}
 
 	// Assessment 2 before its belief, as ROS may deliver them.
-	h.deliver(cfg.Topics[runner.KeyState], beliefCDR(t, b1), base)
-	h.deliver(cfg.Topics[runner.KeySelfAssessment], assessmentCDR(t, a1), base.Add(ms(5)))
-	h.deliver(cfg.Topics[runner.KeyPerceptionMode], perceptionCDR(t, p), base.Add(ms(6)))
-	h.deliver(cfg.Topics[runner.KeySelfAssessment], assessmentCDR(t, a2), base.Add(ms(10)))
-	h.deliver(cfg.Topics[runner.KeyState], beliefCDR(t, b2), base.Add(ms(12)))
+	h.deliver(cfg.Topics[session.KeyState], beliefCDR(t, b1), base)
+	h.deliver(cfg.Topics[session.KeySelfAssessment], assessmentCDR(t, a1), base.Add(ms(5)))
+	h.deliver(cfg.Topics[session.KeyPerceptionMode], perceptionCDR(t, p), base.Add(ms(6)))
+	h.deliver(cfg.Topics[session.KeySelfAssessment], assessmentCDR(t, a2), base.Add(ms(10)))
+	h.deliver(cfg.Topics[session.KeyState], beliefCDR(t, b2), base.Add(ms(12)))
 
-	if _, err := h.ft.WaitPublished(h.ctx, cfg.Topics[runner.KeyDecisions], 2); err != nil {
+	if _, err := h.ft.WaitPublished(h.ctx, cfg.Topics[session.KeyDecisions], 2); err != nil {
 		t.Fatal(err)
 	}
 	got := h.decisionsOut()
@@ -311,19 +312,19 @@ func TestRunBytesInBytesOut(t *testing.T) {
 	}
 
 	// QoS and types as configured.
-	if typ, qos, ok := h.ft.Subscription(cfg.Topics[runner.KeyState]); !ok || typ != "ghost/msg/VehicleState" || qos != cfg.QoS[runner.KeyState] {
+	if typ, qos, ok := h.ft.Subscription(cfg.Topics[session.KeyState]); !ok || typ != "ghost/msg/VehicleState" || qos != cfg.QoS[session.KeyState] {
 		t.Errorf("state subscription %q %+v %v", typ, qos, ok)
 	}
-	if typ, qos, ok := h.ft.Subscription(cfg.Topics[runner.KeySelfAssessment]); !ok || typ != "ghost/msg/BeliefSelfAssessment" || qos != cfg.QoS[runner.KeySelfAssessment] {
+	if typ, qos, ok := h.ft.Subscription(cfg.Topics[session.KeySelfAssessment]); !ok || typ != "ghost/msg/BeliefSelfAssessment" || qos != cfg.QoS[session.KeySelfAssessment] {
 		t.Errorf("self_assessment subscription %q %+v %v", typ, qos, ok)
 	}
-	if typ, _, ok := h.ft.Subscription(cfg.Topics[runner.KeyPerceptionMode]); !ok || typ != "ghost/msg/PerceptionMode" {
+	if typ, _, ok := h.ft.Subscription(cfg.Topics[session.KeyPerceptionMode]); !ok || typ != "ghost/msg/PerceptionMode" {
 		t.Errorf("perception_mode subscription %q %v", typ, ok)
 	}
-	if p := h.ft.Publisher(cfg.Topics[runner.KeyDecisions]); p == nil || p.TypeName != "ghost/msg/DecisionRationale" || p.QoS != cfg.QoS[runner.KeyDecisions] {
+	if p := h.ft.Publisher(cfg.Topics[session.KeyDecisions]); p == nil || p.TypeName != "ghost/msg/DecisionRationale" || p.QoS != cfg.QoS[session.KeyDecisions] {
 		t.Errorf("decisions publisher %+v", p)
 	}
-	if p := h.ft.Publisher(cfg.Topics[runner.KeyDiagnostics]); p == nil || p.TypeName != "diagnostic_msgs/msg/DiagnosticArray" || p.QoS != cfg.QoS[runner.KeyDiagnostics] {
+	if p := h.ft.Publisher(cfg.Topics[session.KeyDiagnostics]); p == nil || p.TypeName != "diagnostic_msgs/msg/DiagnosticArray" || p.QoS != cfg.QoS[session.KeyDiagnostics] {
 		t.Errorf("diagnostics publisher %+v", p)
 	}
 	if h.ft.CloseCount() != 0 {
@@ -339,10 +340,10 @@ func TestRunAssessmentTimeout(t *testing.T) {
 	// A first belief with its assessment starts the stream (the Loop does
 	// not time out a first belief nothing corroborates).
 	first := testBelief(4_000_000)
-	h.deliver(cfg.Topics[runner.KeyState], beliefCDR(t, first), base)
-	h.deliver(cfg.Topics[runner.KeySelfAssessment], assessmentCDR(t, testAssessment(t, first.StampSimNs, 0.1)), base)
+	h.deliver(cfg.Topics[session.KeyState], beliefCDR(t, first), base)
+	h.deliver(cfg.Topics[session.KeySelfAssessment], assessmentCDR(t, testAssessment(t, first.StampSimNs, 0.1)), base)
 	b := testBelief(5_000_000)
-	h.deliver(cfg.Topics[runner.KeyState], beliefCDR(t, b), base)
+	h.deliver(cfg.Topics[session.KeyState], beliefCDR(t, b), base)
 
 	h.tickAt(base.Add(ms(99)))
 	h.sync(base.Add(ms(99)))
@@ -360,7 +361,7 @@ func TestRunAssessmentTimeout(t *testing.T) {
 	}
 
 	// The assessment arriving now is late: counted, nothing published.
-	h.deliver(cfg.Topics[runner.KeySelfAssessment], assessmentCDR(t, testAssessment(t, b.StampSimNs, 0.1)), base.Add(ms(150)))
+	h.deliver(cfg.Topics[session.KeySelfAssessment], assessmentCDR(t, testAssessment(t, b.StampSimNs, 0.1)), base.Add(ms(150)))
 	d = h.sync(base.Add(ms(160)))
 	if count(t, d, "rejected.late_assessment") != 1 || d.Status[0].Level != ros2msg.DiagnosticStatusWarn {
 		t.Errorf("late assessment: level %d, %+v", d.Status[0].Level, d.Status[0].Values)
@@ -382,9 +383,9 @@ func TestRunMalformedInputsAreCountedNotFatal(t *testing.T) {
 		bytes.Repeat([]byte{0xff}, 64),
 	}
 	for i, g := range garbage {
-		h.deliver(cfg.Topics[runner.KeyState], g, base.Add(time.Duration(i)*time.Millisecond))
+		h.deliver(cfg.Topics[session.KeyState], g, base.Add(time.Duration(i)*time.Millisecond))
 	}
-	h.deliver(cfg.Topics[runner.KeyPerceptionMode], []byte{0, 1, 0, 0, 1}, base.Add(ms(8)))
+	h.deliver(cfg.Topics[session.KeyPerceptionMode], []byte{0, 1, 0, 0, 1}, base.Add(ms(8)))
 	d := h.sync(base.Add(ms(9)))
 	if count(t, d, "malformed.state") != uint64(len(garbage)) || count(t, d, "malformed.perception_mode") != 1 {
 		t.Fatalf("malformed counts %+v", d.Status[0].Values)
@@ -395,9 +396,9 @@ func TestRunMalformedInputsAreCountedNotFatal(t *testing.T) {
 
 	// The node still decides.
 	a := testAssessment(t, 7_000_000, 0.1)
-	h.deliver(cfg.Topics[runner.KeyState], good, base.Add(ms(10)))
-	h.deliver(cfg.Topics[runner.KeySelfAssessment], assessmentCDR(t, a), base.Add(ms(11)))
-	if _, err := h.ft.WaitPublished(h.ctx, cfg.Topics[runner.KeyDecisions], 1); err != nil {
+	h.deliver(cfg.Topics[session.KeyState], good, base.Add(ms(10)))
+	h.deliver(cfg.Topics[session.KeySelfAssessment], assessmentCDR(t, a), base.Add(ms(11)))
+	if _, err := h.ft.WaitPublished(h.ctx, cfg.Topics[session.KeyDecisions], 1); err != nil {
 		t.Fatal(err)
 	}
 	// No new trouble: the next report is OK again.
@@ -423,10 +424,10 @@ func TestRunShutdownDecidesPendingAndClosesSinks(t *testing.T) {
 
 	b1, b2 := testBelief(10_000_000), testBelief(11_000_000)
 	a1 := testAssessment(t, b1.StampSimNs, 0.1)
-	h.deliver(cfg.Topics[runner.KeyState], beliefCDR(t, b1), base)
-	h.deliver(cfg.Topics[runner.KeyState], beliefCDR(t, b2), base.Add(ms(1)))
-	h.deliver(cfg.Topics[runner.KeySelfAssessment], assessmentCDR(t, a1), base.Add(ms(2)))
-	h.deliver(cfg.Topics[runner.KeyState], []byte("junk"), base.Add(ms(3)))
+	h.deliver(cfg.Topics[session.KeyState], beliefCDR(t, b1), base)
+	h.deliver(cfg.Topics[session.KeyState], beliefCDR(t, b2), base.Add(ms(1)))
+	h.deliver(cfg.Topics[session.KeySelfAssessment], assessmentCDR(t, a1), base.Add(ms(2)))
+	h.deliver(cfg.Topics[session.KeyState], []byte("junk"), base.Add(ms(3)))
 	h.sync(base.Add(ms(3)))
 	// b1 is decided (its assessment came); b2 waits for its own.
 	if n := len(h.decisionsOut()); n != 1 {
@@ -441,7 +442,7 @@ func TestRunShutdownDecidesPendingAndClosesSinks(t *testing.T) {
 	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
 		t.Fatalf("published\n%+v\nwant\n%+v", got, want)
 	}
-	diags := h.ft.Published(cfg.Topics[runner.KeyDiagnostics])
+	diags := h.ft.Published(cfg.Topics[session.KeyDiagnostics])
 	var final ros2msg.DiagnosticArray
 	if err := final.UnmarshalCDR(diags[len(diags)-1]); err != nil {
 		t.Fatal(err)
@@ -532,9 +533,9 @@ func TestRunSinkFailureIsLoudNotFatal(t *testing.T) {
 	cfg.Recording.Path = filepath.Join(t.TempDir(), "node.mcap")
 	h := startNode(t, cfg)
 	b := testBelief(20_000_000)
-	h.deliver(cfg.Topics[runner.KeyState], beliefCDR(t, b), base) // the node is running: publishers exist
-	h.ft.Publisher(cfg.Topics[runner.KeyDecisions]).FailWith(errors.New("no route to host"))
-	h.deliver(cfg.Topics[runner.KeySelfAssessment], assessmentCDR(t, testAssessment(t, b.StampSimNs, 0.1)), base.Add(ms(1)))
+	h.deliver(cfg.Topics[session.KeyState], beliefCDR(t, b), base) // the node is running: publishers exist
+	h.ft.Publisher(cfg.Topics[session.KeyDecisions]).FailWith(errors.New("no route to host"))
+	h.deliver(cfg.Topics[session.KeySelfAssessment], assessmentCDR(t, testAssessment(t, b.StampSimNs, 0.1)), base.Add(ms(1)))
 	d := h.sync(base.Add(ms(2)))
 	if count(t, d, "sink_failures."+SinkROS) != 1 || count(t, d, "sink_failures.transport") != 1 ||
 		count(t, d, "sink_failures."+SinkRecording) != 0 || count(t, d, "recording.messages") != 3 {
@@ -668,7 +669,7 @@ func TestDiagnosticsKeys(t *testing.T) {
 			t.Errorf("no key for kind %s", k)
 		}
 	}
-	for r := runner.RejectReason(0); r < runner.NumRejectReasons; r++ {
+	for r := engine.RejectReason(0); r < engine.NumRejectReasons; r++ {
 		if !keys["rejected."+r.String()] {
 			t.Errorf("no key for rejection %s", r)
 		}

@@ -4,11 +4,12 @@ import (
 	"fmt"
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
+	"github.com/ghost-robotics/ghost/pkg/engine"
 	"github.com/ghost-robotics/ghost/pkg/ros2/config"
 	"github.com/ghost-robotics/ghost/pkg/ros2/param"
 	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 	"github.com/ghost-robotics/ghost/pkg/wire/stdmsgs"
 )
@@ -18,8 +19,8 @@ import (
 // decisions only when its event comes back on the parameter events input
 // (see parameterEvent), as it would in replay.
 func (n *node) serveParameters(t transport.Transport) error {
-	topic := n.cfg.Topics[runner.KeyParameterEvents]
-	pub, err := t.Advertise(topic, new(ros2msg.ParameterEvent).SchemaName(), n.cfg.QoS[runner.KeyParameterEvents])
+	topic := n.cfg.Topics[session.KeyParameterEvents]
+	pub, err := t.Advertise(topic, new(ros2msg.ParameterEvent).SchemaName(), n.cfg.QoS[session.KeyParameterEvents])
 	if err != nil {
 		return fmt.Errorf("advertise parameter events: %w", err)
 	}
@@ -40,10 +41,10 @@ func (n *node) parameterEvent(data []byte) {
 	if m.UnmarshalCDR(data) != nil || m.Node != n.cfg.FullyQualifiedName() {
 		return
 	}
-	ev := runner.ParameterEventFromWire(&m, 0)
+	ev := session.ParameterEventFromWire(&m, 0)
 	for _, c := range ev.Changes {
 		n.log.Info("parameter changed", "change", c.Text())
-		if c.Name == "log_level" && c.Type == runner.ParameterString && n.level != nil {
+		if c.Name == "log_level" && c.Type == engine.ParameterString && n.level != nil {
 			if l, err := config.ParseLevel(c.String); err == nil {
 				n.level.Set(l)
 			}
@@ -55,7 +56,7 @@ func (n *node) parameterEvent(data []byte) {
 // addInputChannel adds the recording channel of one input: ghost types
 // with the ghost definitions, standard ones (rcl_interfaces/msg/
 // ParameterEvent) with the embedded standard definitions.
-func addInputChannel(rec *bag.Recorder, in runner.InputSpec) (bag.ChannelID, error) {
+func addInputChannel(rec *bag.Recorder, in session.InputSpec) (bag.ChannelID, error) {
 	set, err := stdmsgs.Set()
 	if err != nil {
 		return 0, err

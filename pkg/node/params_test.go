@@ -9,7 +9,8 @@ import (
 
 	"github.com/ghost-robotics/ghost/pkg/audit"
 	"github.com/ghost-robotics/ghost/pkg/bag"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/engine"
+	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
@@ -17,7 +18,7 @@ import (
 // event it published.
 func (h *harness) setParameter(p ros2msg.Parameter) (ros2msg.SetParametersResult, []byte) {
 	h.t.Helper()
-	topic := h.cfg.Topics[runner.KeyParameterEvents]
+	topic := h.cfg.Topics[session.KeyParameterEvents]
 	before := len(h.ft.Published(topic))
 	req, err := (&ros2msg.SetParametersRequest{Parameters: []ros2msg.Parameter{p}}).MarshalCDR()
 	if err != nil {
@@ -55,17 +56,17 @@ func TestRunParameterChangeIsARecordedInput(t *testing.T) {
 	}
 
 	first := testBelief(4_000_000)
-	h.deliver(cfg.Topics[runner.KeyState], beliefCDR(t, first), base)
-	h.deliver(cfg.Topics[runner.KeySelfAssessment], assessmentCDR(t, testAssessment(t, first.StampSimNs, 0.1)), base)
+	h.deliver(cfg.Topics[session.KeyState], beliefCDR(t, first), base)
+	h.deliver(cfg.Topics[session.KeySelfAssessment], assessmentCDR(t, testAssessment(t, first.StampSimNs, 0.1)), base)
 	b := testBelief(5_000_000)
-	h.deliver(cfg.Topics[runner.KeyState], beliefCDR(t, b), base)
+	h.deliver(cfg.Topics[session.KeyState], beliefCDR(t, b), base)
 
 	// Refused: read-only, with the reason; nothing is published.
-	res, ev := h.setParameter(ros2msg.Parameter{Name: "max_pending_beliefs", Value: ros2msg.ParameterValue{Type: runner.ParameterInteger, IntegerValue: 3}})
+	res, ev := h.setParameter(ros2msg.Parameter{Name: "max_pending_beliefs", Value: ros2msg.ParameterValue{Type: engine.ParameterInteger, IntegerValue: 3}})
 	if res.Successful || !strings.Contains(res.Reason, "read-only") || ev != nil {
 		t.Fatalf("read-only set: %+v, event %x", res, ev)
 	}
-	res, ev = h.setParameter(ros2msg.Parameter{Name: runner.ParameterAssessmentTimeout, Value: ros2msg.ParameterValue{Type: runner.ParameterDouble, DoubleValue: 0.05}})
+	res, ev = h.setParameter(ros2msg.Parameter{Name: engine.ParameterAssessmentTimeout, Value: ros2msg.ParameterValue{Type: engine.ParameterDouble, DoubleValue: 0.05}})
 	if !res.Successful || ev == nil {
 		t.Fatalf("set: %+v, event %x", res, ev)
 	}
@@ -76,14 +77,14 @@ func TestRunParameterChangeIsARecordedInput(t *testing.T) {
 	if n := len(h.decisionsOut()); n != 1 {
 		t.Fatalf("%d decisions before the event came back, want 1", n)
 	}
-	h.deliver(cfg.Topics[runner.KeyParameterEvents], ev, base.Add(ms(60)))
+	h.deliver(cfg.Topics[session.KeyParameterEvents], ev, base.Add(ms(60)))
 	h.sync(base.Add(ms(60)))
 	got := h.decisionsOut()
 	if len(got) != 2 || got[1] != expected(t, b, nil, nil) {
 		t.Fatalf("after the event: %+v", got)
 	}
 	// b's assessment comes within the old timeout, too late for the new.
-	h.deliver(cfg.Topics[runner.KeySelfAssessment], assessmentCDR(t, testAssessment(t, b.StampSimNs, 0.1)), base.Add(ms(70)))
+	h.deliver(cfg.Topics[session.KeySelfAssessment], assessmentCDR(t, testAssessment(t, b.StampSimNs, 0.1)), base.Add(ms(70)))
 	h.clock.set(base.Add(ms(80)))
 	if err := h.shutdown(); err != nil {
 		t.Fatal(err)
@@ -110,7 +111,7 @@ func TestRunParameterChangeIsARecordedInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	verify := func(msgs []bag.Message) *audit.AuditReport {
-		r, err := audit.Verify(&listSource{msgs: msgs}, audit.VerifyOptions{Session: runner.SessionOptions{Inputs: sopts.Inputs, Loop: sopts.Loop}})
+		r, err := audit.Verify(&listSource{msgs: msgs}, audit.VerifyOptions{Session: session.SessionOptions{Inputs: sopts.Inputs, Loop: sopts.Loop}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -138,11 +139,11 @@ func TestRunLogLevelParameter(t *testing.T) {
 	cfg := testConfig()
 	h := startNode(t, cfg)
 	h.sync(base)
-	res, ev := h.setParameter(ros2msg.Parameter{Name: "log_level", Value: ros2msg.ParameterValue{Type: runner.ParameterString, StringValue: "error"}})
+	res, ev := h.setParameter(ros2msg.Parameter{Name: "log_level", Value: ros2msg.ParameterValue{Type: engine.ParameterString, StringValue: "error"}})
 	if !res.Successful {
 		t.Fatalf("set: %+v", res)
 	}
-	h.deliver(cfg.Topics[runner.KeyParameterEvents], ev, base)
+	h.deliver(cfg.Topics[session.KeyParameterEvents], ev, base)
 	h.sync(base)
 	if err := h.shutdown(); err != nil {
 		t.Fatal(err)

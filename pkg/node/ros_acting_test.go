@@ -14,10 +14,11 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/audit"
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/engine"
 	"github.com/ghost-robotics/ghost/pkg/ros2/config"
 	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/sim"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/px4"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/standin"
@@ -52,7 +53,7 @@ func TestActingOverROS2(t *testing.T) {
 	}
 	pubs := map[string]transport.Publisher{}
 	for _, in := range cfg.Inputs() {
-		if in.Kind != runner.InputBelief && in.Kind != runner.InputAssessment && in.Kind != runner.InputPerception {
+		if in.Kind != engine.InputBelief && in.Kind != engine.InputAssessment && in.Kind != engine.InputPerception {
 			continue
 		}
 		p, err := peer.Advertise(in.Topic, in.Type, qos.DefaultInput())
@@ -109,7 +110,7 @@ func TestActingOverROS2(t *testing.T) {
 	}
 	defer r.Close()
 	rep, err := audit.Verify(r, audit.VerifyOptions{Policies: []decisions.Policy{so.Loop.Policy},
-		DecisionsTopic: cfg.Topics[runner.KeyDecisions], ActionsTopic: cfg.Topics[runner.KeyActions],
+		DecisionsTopic: cfg.Topics[session.KeyDecisions], ActionsTopic: cfg.Topics[session.KeyActions],
 		Session: so}) // its Loop's Policy is ignored: Policies are supplied
 	if err != nil {
 		t.Fatal(err)

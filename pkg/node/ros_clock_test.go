@@ -15,7 +15,7 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/ros2/rosout"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
@@ -40,14 +40,14 @@ func TestSimTimeOverROS2(t *testing.T) {
 		}
 		return p
 	}
-	statePub := advertise(cfg.Topics[runner.KeyState], "ghost/msg/VehicleState", qos.DefaultInput())
-	assessPub := advertise(cfg.Topics[runner.KeySelfAssessment], "ghost/msg/BeliefSelfAssessment", qos.DefaultInput())
+	statePub := advertise(cfg.Topics[session.KeyState], "ghost/msg/VehicleState", qos.DefaultInput())
+	assessPub := advertise(cfg.Topics[session.KeySelfAssessment], "ghost/msg/BeliefSelfAssessment", qos.DefaultInput())
 	clockPub := advertise(clockTopic, clock.TypeName, clock.QoS())
 
 	var mu sync.Mutex
 	var got []decisions.Rationale
 	var logs []ros2msg.RosLog
-	if err := peer.Subscribe(cfg.Topics[runner.KeyDecisions], "ghost/msg/DecisionRationale", qos.DefaultDecisions(), func(data []byte, _ time.Time) {
+	if err := peer.Subscribe(cfg.Topics[session.KeyDecisions], "ghost/msg/DecisionRationale", qos.DefaultDecisions(), func(data []byte, _ time.Time) {
 		var w ros2msg.DecisionRationale
 		if err := w.UnmarshalCDR(data); err != nil {
 			t.Errorf("published decision does not decode: %v", err)

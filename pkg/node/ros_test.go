@@ -11,9 +11,10 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/engine"
 	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/sim"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
@@ -30,9 +31,9 @@ func TestLiveOverROS2(t *testing.T) {
 	cfg, _, peer, logger := liveGraph(t, "live", "ghost_test_peer")
 	pubs := map[string]transport.Publisher{}
 	for topic, typ := range map[string]string{
-		cfg.Topics[runner.KeyState]:          "ghost/msg/VehicleState",
-		cfg.Topics[runner.KeySelfAssessment]: "ghost/msg/BeliefSelfAssessment",
-		cfg.Topics[runner.KeyPerceptionMode]: "ghost/msg/PerceptionMode",
+		cfg.Topics[session.KeyState]:          "ghost/msg/VehicleState",
+		cfg.Topics[session.KeySelfAssessment]: "ghost/msg/BeliefSelfAssessment",
+		cfg.Topics[session.KeyPerceptionMode]: "ghost/msg/PerceptionMode",
 	} {
 		p, err := peer.Advertise(topic, typ, qos.DefaultInput())
 		if err != nil {
@@ -47,7 +48,7 @@ func TestLiveOverROS2(t *testing.T) {
 	var got []decisions.Rationale
 	recvQoS := qos.DefaultDecisions()
 	recvQoS.Depth = 10000
-	err := peer.Subscribe(cfg.Topics[runner.KeyDecisions], "ghost/msg/DecisionRationale", recvQoS, func(data []byte, _ time.Time) {
+	err := peer.Subscribe(cfg.Topics[session.KeyDecisions], "ghost/msg/DecisionRationale", recvQoS, func(data []byte, _ time.Time) {
 		var w ros2msg.DecisionRationale
 		if err := w.UnmarshalCDR(data); err != nil {
 			t.Errorf("published decision does not decode: %v", err)
@@ -69,16 +70,16 @@ func TestLiveOverROS2(t *testing.T) {
 		t.Fatal(err)
 	}
 	src := sim.NewPublisher(vehicle, cfg.Inputs())
-	session, err := runner.NewSession(runner.SessionOptions{Inputs: cfg.Inputs()})
+	sess, err := session.NewSession(session.SessionOptions{Inputs: cfg.Inputs()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var wantRecords []decisions.Rationale
-	want := runner.FuncSink(func(_ decisions.Decision, r decisions.Rationale) error {
-		wantRecords = append(wantRecords, r)
+	want := session.FuncSink(func(cmd engine.Command) error {
+		wantRecords = append(wantRecords, cmd.Rationale)
 		return nil
 	})
-	if err := session.Runner().Register("memory", want); err != nil {
+	if err := sess.Runner().Register("memory", want); err != nil {
 		t.Fatal(err)
 	}
 	for {
@@ -89,7 +90,7 @@ func TestLiveOverROS2(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := session.Feed(m.Topic, int64(m.LogTime), m.Data); err != nil {
+		if err := sess.Feed(m.Topic, int64(m.LogTime), m.Data); err != nil {
 			t.Fatal(err)
 		}
 		if err := pubs[m.Topic].Publish(m.Data); err != nil {
@@ -97,7 +98,7 @@ func TestLiveOverROS2(t *testing.T) {
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
-	if err := session.End(session.Now()); err != nil {
+	if err := sess.End(sess.Now()); err != nil {
 		t.Fatal(err)
 	}
 

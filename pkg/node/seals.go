@@ -6,8 +6,8 @@ import (
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
-	"github.com/ghost-robotics/ghost/pkg/runner"
 	"github.com/ghost-robotics/ghost/pkg/seal"
+	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
@@ -36,7 +36,7 @@ type sealing struct {
 // setupSealing reads the node's key and declares what it seals; nothing is
 // sealed without seal.key_file. A key that cannot be read stops the node:
 // one configured to seal must not run unsealed.
-func (n *node) setupSealing(t transport.Transport, resolved runner.Topics) error {
+func (n *node) setupSealing(t transport.Transport, resolved session.Topics) error {
 	if n.cfg.Seal.KeyFile == "" {
 		return nil
 	}
@@ -59,9 +59,9 @@ func (n *node) setupSealing(t transport.Transport, resolved runner.Topics) error
 	if sl.dec, err = s.Declare(resolved.Decisions(), new(ros2msg.DecisionRationale).SchemaName()); err != nil {
 		return err
 	}
-	qos := n.cfg.QoS[runner.KeySeal]
+	qos := n.cfg.QoS[session.KeySeal]
 	typ := new(ros2msg.RecordingSeal).SchemaName()
-	if sl.pub, err = t.Advertise(n.cfg.Topics[runner.KeySeal], typ, qos); err != nil {
+	if sl.pub, err = t.Advertise(n.cfg.Topics[session.KeySeal], typ, qos); err != nil {
 		return fmt.Errorf("advertise seal: %w", err)
 	}
 	if n.rec != nil {
@@ -76,7 +76,7 @@ func (n *node) setupSealing(t transport.Transport, resolved runner.Topics) error
 		if sl.act, err = s.Declare(resolved.Actions(), new(ros2msg.ActionReceipt).SchemaName()); err != nil {
 			return err
 		}
-		receipts := runner.NewRecordingActionSink(func(t uint64, data []byte) error {
+		receipts := session.NewRecordingActionSink(func(t uint64, data []byte) error {
 			sl.s.Add(sl.act, int64(t), data)
 			return nil
 		})

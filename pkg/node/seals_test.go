@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
-	"github.com/ghost-robotics/ghost/pkg/runner"
 	"github.com/ghost-robotics/ghost/pkg/seal"
+	"github.com/ghost-robotics/ghost/pkg/session"
 )
 
 const sealKeys = "../seal/testdata/"
@@ -56,12 +56,12 @@ func TestRunSeals(t *testing.T) {
 	for i := range beliefs {
 		at := base.Add(time.Duration(i) * 100 * time.Millisecond)
 		b, a := beliefCDR(t, testBelief(int64(i+1)*1e6)), assessmentCDR(t, testAssessment(t, int64(i+1)*1e6, 0.1))
-		h.deliver(cfg.Topics[runner.KeyState], b, at)
-		h.deliver(cfg.Topics[runner.KeySelfAssessment], a, at.Add(ms(1)))
+		h.deliver(cfg.Topics[session.KeyState], b, at)
+		h.deliver(cfg.Topics[session.KeySelfAssessment], a, at.Add(ms(1)))
 		// rmw_cyclonedds pads what it delivers to a multiple of 4 bytes.
 		pad := func(d []byte) []byte { return append(slices.Clone(d), make([]byte, (4-len(d)%4)%4)...) }
-		other = append(other, recorded{cfg.Topics[runner.KeyState], "ghost/msg/VehicleState", at.Add(ms(2)), pad(b)},
-			recorded{cfg.Topics[runner.KeySelfAssessment], "ghost/msg/BeliefSelfAssessment", at.Add(ms(3)), pad(a)})
+		other = append(other, recorded{cfg.Topics[session.KeyState], "ghost/msg/VehicleState", at.Add(ms(2)), pad(b)},
+			recorded{cfg.Topics[session.KeySelfAssessment], "ghost/msg/BeliefSelfAssessment", at.Add(ms(3)), pad(a)})
 		if i%10 == 9 {
 			h.sync(at.Add(ms(50)))
 			h.clock.set(at.Add(ms(60)))
@@ -75,13 +75,13 @@ func TestRunSeals(t *testing.T) {
 	if err := h.shutdown(); err != nil {
 		t.Fatalf("Run = %v", err)
 	}
-	decided := h.ft.Published(cfg.Topics[runner.KeyDecisions])
-	seals := h.ft.Published(cfg.Topics[runner.KeySeal])
+	decided := h.ft.Published(cfg.Topics[session.KeyDecisions])
+	seals := h.ft.Published(cfg.Topics[session.KeySeal])
 	if len(decided) != beliefs || len(seals) != 4 {
 		t.Fatalf("%d decisions and %d seals published, want %d and 4", len(decided), len(seals), beliefs)
 	}
 	for i, d := range decided {
-		other = append(other, recorded{cfg.Topics[runner.KeyDecisions], "ghost/msg/DecisionRationale",
+		other = append(other, recorded{cfg.Topics[session.KeyDecisions], "ghost/msg/DecisionRationale",
 			base.Add(time.Duration(i)*100*time.Millisecond + ms(4)), d})
 	}
 	for i, data := range seals {
@@ -134,7 +134,7 @@ func TestRunSeals(t *testing.T) {
 	t.Run("another recorder, a decision dropped", func(t *testing.T) {
 		opts := trusting(t)
 		opts.Skew = time.Second
-		i := slices.IndexFunc(other, func(m recorded) bool { return m.topic == cfg.Topics[runner.KeyDecisions] })
+		i := slices.IndexFunc(other, func(m recorded) bool { return m.topic == cfg.Topics[session.KeyDecisions] })
 		rep := checkStream(t, slices.Delete(slices.Clone(other), i+12, i+13), opts)
 		if rep.OK() || rep.FirstBreak == nil {
 			t.Fatalf("%v", rep.Lines())

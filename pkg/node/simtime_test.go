@@ -11,11 +11,12 @@ import (
 
 	"github.com/ghost-robotics/ghost/pkg/audit"
 	"github.com/ghost-robotics/ghost/pkg/bag"
+	"github.com/ghost-robotics/ghost/pkg/engine"
 	"github.com/ghost-robotics/ghost/pkg/ros2/clock"
 	"github.com/ghost-robotics/ghost/pkg/ros2/config"
 	"github.com/ghost-robotics/ghost/pkg/ros2/rosout"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
@@ -52,8 +53,8 @@ func TestSimTimeWaitsForClock(t *testing.T) {
 	h := startNode(t, cfg)
 	b1 := testBelief(1_000_000)
 	a1 := testAssessment(t, b1.StampSimNs, 0.1)
-	h.deliver(cfg.Topics[runner.KeyState], beliefCDR(t, b1), wall(1))
-	h.deliver(cfg.Topics[runner.KeySelfAssessment], assessmentCDR(t, a1), wall(2))
+	h.deliver(cfg.Topics[session.KeyState], beliefCDR(t, b1), wall(1))
+	h.deliver(cfg.Topics[session.KeySelfAssessment], assessmentCDR(t, a1), wall(2))
 	h.tickAt(wall(3))
 	d := h.sync(wall(4))
 	if n := len(h.decisionsOut()); n != 0 {
@@ -75,9 +76,9 @@ func TestSimTimeWaitsForClock(t *testing.T) {
 	h.clockMsg(20e9, 6)
 	b2 := testBelief(2_000_000)
 	a2 := testAssessment(t, b2.StampSimNs, 0.1)
-	h.deliver(cfg.Topics[runner.KeyState], beliefCDR(t, b2), wall(7))
-	h.deliver(cfg.Topics[runner.KeySelfAssessment], assessmentCDR(t, a2), wall(8))
-	if _, err := h.ft.WaitPublished(h.ctx, cfg.Topics[runner.KeyDecisions], 1); err != nil {
+	h.deliver(cfg.Topics[session.KeyState], beliefCDR(t, b2), wall(7))
+	h.deliver(cfg.Topics[session.KeySelfAssessment], assessmentCDR(t, a2), wall(8))
+	if _, err := h.ft.WaitPublished(h.ctx, cfg.Topics[session.KeyDecisions], 1); err != nil {
 		t.Fatal(err)
 	}
 	d = h.sync(wall(9))
@@ -108,10 +109,10 @@ func TestSimTimePausedClockNoTimeout(t *testing.T) {
 	const t0 = int64(50e9)
 	h.clockMsg(t0, 0)
 	first := testBelief(4_000_000)
-	h.deliver(cfg.Topics[runner.KeyState], beliefCDR(t, first), wall(1))
-	h.deliver(cfg.Topics[runner.KeySelfAssessment], assessmentCDR(t, testAssessment(t, first.StampSimNs, 0.1)), wall(1))
+	h.deliver(cfg.Topics[session.KeyState], beliefCDR(t, first), wall(1))
+	h.deliver(cfg.Topics[session.KeySelfAssessment], assessmentCDR(t, testAssessment(t, first.StampSimNs, 0.1)), wall(1))
 	b := testBelief(5_000_000)
-	h.deliver(cfg.Topics[runner.KeyState], beliefCDR(t, b), wall(2))
+	h.deliver(cfg.Topics[session.KeyState], beliefCDR(t, b), wall(2))
 
 	// Paused: the simulator keeps publishing the same time, wall time runs
 	// for days, wall ticks come.
@@ -158,11 +159,11 @@ func TestSimTimeJumpBack(t *testing.T) {
 	h.clockMsg(10e9, 0)
 	b1 := testBelief(1_000_000)
 	a1 := testAssessment(t, b1.StampSimNs, 0.1)
-	h.deliver(cfg.Topics[runner.KeyState], beliefCDR(t, b1), wall(1))
-	h.deliver(cfg.Topics[runner.KeySelfAssessment], assessmentCDR(t, a1), wall(1))
+	h.deliver(cfg.Topics[session.KeyState], beliefCDR(t, b1), wall(1))
+	h.deliver(cfg.Topics[session.KeySelfAssessment], assessmentCDR(t, a1), wall(1))
 	h.clockMsg(10.05e9, 2)
 	b2 := testBelief(2_000_000)
-	h.deliver(cfg.Topics[runner.KeyState], beliefCDR(t, b2), wall(3)) // timeline 10.05 s
+	h.deliver(cfg.Topics[session.KeyState], beliefCDR(t, b2), wall(3)) // timeline 10.05 s
 
 	h.clockMsg(2e9, 4)    // reset: timeline stays 10.05 s
 	h.clockMsg(2.03e9, 5) // timeline 10.08 s: b2 waited 30 ms
@@ -181,8 +182,8 @@ func TestSimTimeJumpBack(t *testing.T) {
 	// Inputs after the reset arrive on the timeline too.
 	b3 := testBelief(3_000_000)
 	a3 := testAssessment(t, b3.StampSimNs, 0.1)
-	h.deliver(cfg.Topics[runner.KeyState], beliefCDR(t, b3), wall(9))
-	h.deliver(cfg.Topics[runner.KeySelfAssessment], assessmentCDR(t, a3), wall(9))
+	h.deliver(cfg.Topics[session.KeyState], beliefCDR(t, b3), wall(9))
+	h.deliver(cfg.Topics[session.KeySelfAssessment], assessmentCDR(t, a3), wall(9))
 	if err := h.shutdown(); err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +219,7 @@ func TestSimTimeJumpBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r2.Close()
-	rep, err := audit.Verify(r2, audit.VerifyOptions{Session: runner.SessionOptions{Loop: runner.LoopOptions{AssessmentTimeout: cfg.AssessmentTimeout}}})
+	rep, err := audit.Verify(r2, audit.VerifyOptions{Session: session.SessionOptions{Loop: engine.LoopOptions{AssessmentTimeout: cfg.AssessmentTimeout}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,9 +277,9 @@ func TestRosout(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			deliver(cfg.Topics[runner.KeyState], beliefCDR(t, testBelief(1_000_000))) // dropped: no clock yet (a debug line)
+			deliver(cfg.Topics[session.KeyState], beliefCDR(t, testBelief(1_000_000))) // dropped: no clock yet (a debug line)
 			deliver(clock.Topic, clockAt(t, 7.5e9))
-			deliver(cfg.Topics[runner.KeyState], []byte("junk")) // a warning
+			deliver(cfg.Topics[session.KeyState], []byte("junk")) // a warning
 			diag <- base
 			stop()
 			if err := <-done; err != nil {

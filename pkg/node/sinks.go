@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
-	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/engine"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
@@ -25,21 +25,22 @@ type rosSink struct {
 	encoded func([]byte)
 }
 
-func (s *rosSink) Publish(d decisions.Decision, r decisions.Rationale) error {
+func (s *rosSink) Publish(cmd engine.Command) error {
+	d := cmd.Decision
 	if s.closed {
-		return fmt.Errorf("publish %s on %s: %w", d, s.topic, runner.ErrSinkClosed)
+		return fmt.Errorf("publish %s on %s: %w", d, s.topic, session.ErrSinkClosed)
 	}
-	m := ros2msg.RationaleToWire(&r)
+	m := ros2msg.RationaleToWire(&cmd.Rationale)
 	data, err := m.AppendCDR(s.buf[:0])
 	if err != nil {
-		return fmt.Errorf("encode %s for %s: %w: %w", d, s.topic, runner.ErrEncoding, err)
+		return fmt.Errorf("encode %s for %s: %w: %w", d, s.topic, session.ErrEncoding, err)
 	}
 	s.buf = data
 	if s.encoded != nil {
 		s.encoded(data)
 	}
 	if err := s.pub.Publish(data); err != nil {
-		return fmt.Errorf("publish %s on %s: %w: %w", d, s.topic, runner.ErrTransport, err)
+		return fmt.Errorf("publish %s on %s: %w: %w", d, s.topic, session.ErrTransport, err)
 	}
 	return nil
 }
@@ -60,20 +61,20 @@ type recording struct {
 	rec       *bag.Recorder
 	path      string
 	inputs    []bag.ChannelID // by index of node.inputs
-	decisions *runner.RecordingSink
+	decisions *session.RecordingSink
 
 	mu     sync.Mutex // guards closed against the node goroutine and Close
 	closed bool
 }
 
 // Publish records the decision's rationale on the decisions channel.
-func (s *recording) Publish(d decisions.Decision, r decisions.Rationale) error {
+func (s *recording) Publish(cmd engine.Command) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return fmt.Errorf("record %s in %s: %w", d, s.path, runner.ErrSinkClosed)
+		return fmt.Errorf("record %s in %s: %w", cmd.Decision, s.path, session.ErrSinkClosed)
 	}
-	if err := s.decisions.Publish(d, r); err != nil {
+	if err := s.decisions.Publish(cmd); err != nil {
 		return fmt.Errorf("%s: %w", s.path, err)
 	}
 	return nil
@@ -85,7 +86,7 @@ func (s *recording) input(k int, data []byte, recv, wall time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return fmt.Errorf("record input in %s: %w", s.path, runner.ErrSinkClosed)
+		return fmt.Errorf("record input in %s: %w", s.path, session.ErrSinkClosed)
 	}
 	return s.rec.Write(s.inputs[k], uint64(recv.UnixNano()), uint64(wall.UnixNano()), data)
 }

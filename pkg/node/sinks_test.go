@@ -7,17 +7,18 @@ import (
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/engine"
 	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
 // eventSink logs what happens to it, in order.
 type eventSink struct{ events []string }
 
-func (s *eventSink) Publish(d decisions.Decision, _ decisions.Rationale) error {
-	s.events = append(s.events, "publish "+d.Kind.String())
+func (s *eventSink) Publish(cmd engine.Command) error {
+	s.events = append(s.events, "publish "+cmd.Decision.Kind.String())
 	return nil
 }
 
@@ -58,7 +59,7 @@ func TestROSSinkAfterClose(t *testing.T) {
 	}
 	s := &rosSink{pub: pub, topic: "/decisions"}
 	r := testRationale(t)
-	if err := s.Publish(r.Decision, r); err != nil {
+	if err := s.Publish(engine.Command{Decision: r.Decision, Rationale: r}); err != nil {
 		t.Fatal(err)
 	}
 	var m ros2msg.DecisionRationale
@@ -66,13 +67,13 @@ func TestROSSinkAfterClose(t *testing.T) {
 		t.Fatalf("published %+v, %v; want %+v", m, err, r)
 	}
 	_ = s.Close()
-	if err := s.Publish(r.Decision, r); !errors.Is(err, runner.ErrSinkClosed) {
+	if err := s.Publish(engine.Command{Decision: r.Decision, Rationale: r}); !errors.Is(err, session.ErrSinkClosed) {
 		t.Errorf("Publish after Close = %v, want ErrSinkClosed", err)
 	}
 	bad := r
 	bad.Decision.Reason = string([]byte{0xff}) // not UTF-8: the encoder refuses it
 	s2 := &rosSink{pub: pub, topic: "/decisions"}
-	if err := s2.Publish(bad.Decision, bad); err != nil && !errors.Is(err, runner.ErrEncoding) {
+	if err := s2.Publish(engine.Command{Decision: bad.Decision, Rationale: bad}); err != nil && !errors.Is(err, session.ErrEncoding) {
 		t.Errorf("an encoding failure is not classified as such: %v", err)
 	}
 }
@@ -88,9 +89,9 @@ func TestRecordingCloseOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.decisions = runner.NewRecordingSink(func(t uint64, data []byte) error { return rec.Write(ch, t, t, data) }, func() int64 { return base.UnixNano() })
+	s.decisions = session.NewRecordingSink(func(t uint64, data []byte) error { return rec.Write(ch, t, t, data) }, func() int64 { return base.UnixNano() })
 	r := testRationale(t)
-	if err := s.Publish(r.Decision, r); err != nil {
+	if err := s.Publish(engine.Command{Decision: r.Decision, Rationale: r}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {
@@ -99,10 +100,10 @@ func TestRecordingCloseOnce(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Errorf("second Close = %v", err)
 	}
-	if err := s.Publish(r.Decision, r); !errors.Is(err, runner.ErrSinkClosed) {
+	if err := s.Publish(engine.Command{Decision: r.Decision, Rationale: r}); !errors.Is(err, session.ErrSinkClosed) {
 		t.Errorf("Publish after Close = %v", err)
 	}
-	if err := s.input(0, []byte{0, 1, 0, 0}, base, base); !errors.Is(err, runner.ErrSinkClosed) {
+	if err := s.input(0, []byte{0, 1, 0, 0}, base, base); !errors.Is(err, session.ErrSinkClosed) {
 		t.Errorf("input after Close = %v", err)
 	}
 	if st := rec.Stats(); st.Messages != 1 {

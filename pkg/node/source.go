@@ -6,7 +6,7 @@ import (
 
 	"github.com/ghost-robotics/ghost/pkg/ros2/config"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/bridge"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/px4"
 )
@@ -26,12 +26,12 @@ type vehicleSource struct {
 
 // newVehicleSource builds the source cfg names; amentPrefixPath locates the
 // px4_msgs or nav_msgs definitions. It returns nil for input.source ghost.
-func newVehicleSource(cfg config.Config, inputs []runner.InputSpec, amentPrefixPath string) (*vehicleSource, error) {
+func newVehicleSource(cfg config.Config, inputs []session.InputSpec, amentPrefixPath string) (*vehicleSource, error) {
 	if cfg.Input.Source == config.SourceGhost || cfg.Input.Source == "" {
 		return nil, nil
 	}
-	b, err := bridge.New(bridge.Options{StateTopic: runner.TopicOf(inputs, runner.KeyState),
-		AssessmentTopic: runner.TopicOf(inputs, runner.KeySelfAssessment), Thresholds: cfg.Thresholds})
+	b, err := bridge.New(bridge.Options{StateTopic: session.TopicOf(inputs, session.KeyState),
+		AssessmentTopic: session.TopicOf(inputs, session.KeySelfAssessment), Thresholds: cfg.Thresholds})
 	if err != nil {
 		return nil, err
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/ros2/config"
 	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/px4"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
@@ -114,7 +114,7 @@ func TestNodeDecidesPX4Topics(t *testing.T) {
 			map[string]uint64{"timestamp": uint64(1000 + 20*i), "timestamp_sample": uint64(1000 + 20*i), "pose_frame": 1, "velocity_frame": 1}),
 			time.Duration(i)*20*time.Millisecond)
 	}
-	got, err := ft.WaitPublished(ctx, cfg.Topics[runner.KeyDecisions], samples)
+	got, err := ft.WaitPublished(ctx, cfg.Topics[session.KeyDecisions], samples)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,8 +122,8 @@ func TestNodeDecidesPX4Topics(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	states := ft.Published(cfg.Topics[runner.KeyState])
-	assessments := ft.Published(cfg.Topics[runner.KeySelfAssessment])
+	states := ft.Published(cfg.Topics[session.KeyState])
+	assessments := ft.Published(cfg.Topics[session.KeySelfAssessment])
 	if len(states) != samples || len(assessments) != samples {
 		t.Fatalf("published %d beliefs and %d assessments, want %d", len(states), len(assessments), samples)
 	}
@@ -224,7 +224,7 @@ func TestNodeDecidesOdometry(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, err := ft.WaitPublished(ctx, cfg.Topics[runner.KeyDecisions], 3)
+	got, err := ft.WaitPublished(ctx, cfg.Topics[session.KeyDecisions], 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +241,7 @@ func TestNodeDecidesOdometry(t *testing.T) {
 			t.Fatalf("decision %d: %+v, want %s", i, r, want)
 		}
 	}
-	if n := len(ft.Published(cfg.Topics[runner.KeySelfAssessment])); n != 3 {
+	if n := len(ft.Published(cfg.Topics[session.KeySelfAssessment])); n != 3 {
 		t.Fatalf("%d assessments published, want 3", n)
 	}
 }

@@ -13,7 +13,8 @@
 //   - config (the node's parameters from --ros-args and parameter files)
 //     and param (the parameter services and their events) turn parameters
 //     into the options of what they configure, so they may also import
-//     pkg/decisions, pkg/rules, pkg/runner and pkg/vehicle/executor.
+//     pkg/decisions, pkg/rules, pkg/engine, pkg/session and
+//     pkg/vehicle/executor.
 //
 // No member imports pkg/audit, pkg/sim, pkg/seal, pkg/bag or pkg/node: the
 // live node (pkg/node) wires them together, and replay and verify run

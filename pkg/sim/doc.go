@@ -18,5 +18,5 @@
 // before.
 //
 // The package draws no random numbers and reads no clock: the same options
-// give the same messages, byte for byte. It decides nothing; the runner does.
+// give the same messages, byte for byte. It decides nothing; the session does.
 package sim

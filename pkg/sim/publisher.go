@@ -5,8 +5,9 @@ import (
 	"io"
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
+	"github.com/ghost-robotics/ghost/pkg/engine"
 	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/truth"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
@@ -21,7 +22,7 @@ import (
 // path reads. Its channels and schemas are in Channels.
 type Publisher struct {
 	v      *Vehicle
-	topics [3]string // by runner.InputKind
+	topics [3]string // by engine.InputKind
 	seq    uint32
 	buf    []byte
 	truth  *truth.Encoder
@@ -34,11 +35,11 @@ type Publisher struct {
 }
 
 // NewPublisher publishes v's events on the topics of inputs: beliefs on
-// the first input of kind runner.InputBelief, and so on (nil means
-// runner.DefaultInputs()).
-func NewPublisher(v *Vehicle, inputs []runner.InputSpec) *Publisher {
+// the first input of kind engine.InputBelief, and so on (nil means
+// session.DefaultInputs()).
+func NewPublisher(v *Vehicle, inputs []session.InputSpec) *Publisher {
 	if inputs == nil {
-		inputs = runner.DefaultInputs()
+		inputs = session.DefaultInputs()
 	}
 	p := &Publisher{v: v}
 	for i := len(inputs) - 1; i >= 0; i-- {
@@ -97,15 +98,15 @@ func (p *Publisher) Next() (bag.Message, error) {
 		w.Nav.PositionEnuM = ev.Belief.PositionENU
 		w.Nav.LinearVelocityWorldMps = ev.Belief.VelocityENU
 		w.Sensors = sensors
-		m.Topic, m.SchemaName = p.topics[runner.InputBelief], w.SchemaName()
+		m.Topic, m.SchemaName = p.topics[engine.InputBelief], w.SchemaName()
 		p.buf, err = w.AppendCDR(p.buf[:0])
 	case EventAssessment:
 		w := ros2msg.SelfAssessmentToWire(ev.Assessment)
-		m.Topic, m.SchemaName = p.topics[runner.InputAssessment], w.SchemaName()
+		m.Topic, m.SchemaName = p.topics[engine.InputAssessment], w.SchemaName()
 		p.buf, err = w.AppendCDR(p.buf[:0])
 	case EventPerception:
 		w := ros2msg.PerceptionToWire(*ev.Perception)
-		m.Topic, m.SchemaName = p.topics[runner.InputPerception], w.SchemaName()
+		m.Topic, m.SchemaName = p.topics[engine.InputPerception], w.SchemaName()
 		p.buf, err = w.AppendCDR(p.buf[:0])
 	case EventTruth:
 		return p.truthMessages(m, ev.Truth)

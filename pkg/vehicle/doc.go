@@ -15,7 +15,8 @@
 //     stand-in that answers commands on a ROS 2 graph.
 //
 // Members may import msg, pkg/decisions, pkg/wire, pkg/bag, pkg/ros2/qos,
-// pkg/ros2/transport, pkg/runner (executors serve its registry), pkg/sim
+// pkg/ros2/transport, pkg/engine and pkg/session
+// (executors serve the session's registry), pkg/sim
 // (the stand-in answers with the simulated PX4's model) and each other.
 // They must not import pkg/audit, pkg/node, pkg/seal, pkg/rules or the rest
 // of pkg/ros2 (clock, rosout, lifecycle, config, param). test/layout checks

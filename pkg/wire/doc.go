@@ -10,8 +10,8 @@
 //     and odometry inputs, recordings of foreign types).
 //
 // Members import only msg (the definitions), pkg/decisions and each other:
-// never a transport, a recording, the vehicle side, the runner or the
-// audit, so that every other group can import them. Recordings themselves
+// never a transport, a recording, the vehicle side, the engine, the
+// session or the audit, so that every other group can import them. Recordings themselves
 // are pkg/bag, which imports msg, pkg/ros2/qos and internal/limitedfile
 // only. test/layout checks these rules.
 package wire

@@ -20,7 +20,7 @@ import (
 const root = "../.."
 
 // A rule says which packages of the project the packages matching From may
-// import. A pattern is a path relative to the module ("pkg/runner") or a
+// import. A pattern is a path relative to the module ("pkg/engine") or a
 // tree ("pkg/wire/..." matches pkg/wire and everything below it). A package
 // follows the rule whose From matches it most closely; a package no rule
 // matches is itself an error, so a new package must be placed.
@@ -46,8 +46,10 @@ var rules = []rule{
 	// The wire formats and recordings.
 	{"pkg/wire/...", join(contract, []string{"pkg/wire/..."})},
 	{"pkg/bag", []string{"msg", "pkg/ros2/qos", "internal/limitedfile"}},
-	// The decision path's core.
-	{"pkg/runner", []string{"pkg/decisions", "pkg/rules", "pkg/wire/...", "pkg/ros2/qos"}},
+	// The decision path's core: the engine decides on values and knows no
+	// wire format; the session decodes, runs the engine and publishes.
+	{"pkg/engine", []string{"pkg/decisions", "pkg/rules"}},
+	{"pkg/session", []string{"pkg/decisions", "pkg/rules", "pkg/engine", "pkg/wire/...", "pkg/ros2/qos"}},
 	{"pkg/seal", []string{"msg", "pkg/bag", "pkg/wire/...", "pkg/ros2/qos"}},
 	// The ROS 2 side.
 	{"pkg/ros2", nil},
@@ -56,15 +58,15 @@ var rules = []rule{
 	{"pkg/ros2/clock", plumbing},
 	{"pkg/ros2/rosout", plumbing},
 	{"pkg/ros2/lifecycle", plumbing},
-	{"pkg/ros2/config", join(plumbing, []string{"pkg/decisions", "pkg/rules", "pkg/runner", "pkg/vehicle/executor", "internal/limitedfile"})},
-	{"pkg/ros2/param", join(plumbing, []string{"pkg/ros2/config", "pkg/decisions", "pkg/rules", "pkg/runner", "pkg/vehicle/executor"})},
+	{"pkg/ros2/config", join(plumbing, []string{"pkg/decisions", "pkg/rules", "pkg/engine", "pkg/session", "pkg/vehicle/executor", "internal/limitedfile"})},
+	{"pkg/ros2/param", join(plumbing, []string{"pkg/ros2/config", "pkg/decisions", "pkg/rules", "pkg/engine", "pkg/session", "pkg/vehicle/executor"})},
 	// The vehicle side.
 	{"pkg/vehicle/...", join(contract, []string{"pkg/wire/...", "pkg/bag", "pkg/ros2/qos", "pkg/ros2/transport",
-		"pkg/runner", "pkg/sim", "pkg/vehicle/...", "internal/limitedfile"})},
-	{"pkg/sim", join(contract, []string{"pkg/wire/...", "pkg/bag", "pkg/ros2/qos", "pkg/runner",
+		"pkg/engine", "pkg/session", "pkg/sim", "pkg/vehicle/...", "internal/limitedfile"})},
+	{"pkg/sim", join(contract, []string{"pkg/wire/...", "pkg/bag", "pkg/ros2/qos", "pkg/engine", "pkg/session",
 		"pkg/vehicle/executor", "pkg/vehicle/px4", "pkg/vehicle/truth", "pkg/vehicle/mapping"})},
 	// Reading recordings after the fact, on any machine.
-	{"pkg/audit/...", join(contract, []string{"pkg/rules", "pkg/wire/...", "pkg/bag", "pkg/ros2/qos", "pkg/runner",
+	{"pkg/audit/...", join(contract, []string{"pkg/rules", "pkg/wire/...", "pkg/bag", "pkg/ros2/qos", "pkg/engine", "pkg/session",
 		"pkg/seal", "pkg/vehicle/truth", "pkg/audit/...", "internal/limitedfile"})},
 	// The live node wires everything but the command together; only the
 	// command imports it.
@@ -249,20 +251,22 @@ func TestViolationsAreFound(t *testing.T) {
 		graph map[string][]string
 		want  string // a fragment of the one violation expected; "" for none
 	}{
-		{"allowed", map[string][]string{"pkg/runner": {"pkg/decisions", "pkg/wire/ros2msg"}}, ""},
+		{"allowed", map[string][]string{"pkg/session": {"pkg/engine", "pkg/wire/ros2msg"}, "pkg/engine": {"pkg/decisions"}}, ""},
+		{"engine imports the wire", map[string][]string{"pkg/engine": {"pkg/wire/ros2msg"}}, "pkg/engine imports pkg/wire/ros2msg"},
+		{"engine imports the session", map[string][]string{"pkg/engine": {"pkg/session"}}, "pkg/engine imports pkg/session"},
 		{"decisions imports the wire", map[string][]string{"pkg/decisions": {"pkg/wire/ros2msg"}}, "pkg/decisions imports pkg/wire/ros2msg"},
-		{"rules imports the runner", map[string][]string{"pkg/rules": {"pkg/runner"}}, "pkg/rules imports pkg/runner"},
+		{"rules imports the engine", map[string][]string{"pkg/rules": {"pkg/engine"}}, "pkg/rules imports pkg/engine"},
 		{"wire imports the vehicle", map[string][]string{"pkg/wire/dynamic": {"pkg/vehicle/px4"}}, "pkg/wire/dynamic imports pkg/vehicle/px4"},
 		{"bag imports the transport", map[string][]string{"pkg/bag": {"pkg/ros2/transport"}}, "pkg/bag imports pkg/ros2/transport"},
-		{"runner imports the transport", map[string][]string{"pkg/runner": {"pkg/ros2/transport"}}, "pkg/runner imports pkg/ros2/transport"},
+		{"session imports the transport", map[string][]string{"pkg/session": {"pkg/ros2/transport"}}, "pkg/session imports pkg/ros2/transport"},
 		{"audit imports the transport", map[string][]string{"pkg/audit/report": {"pkg/ros2/transport"}}, "pkg/audit/report imports pkg/ros2/transport"},
 		{"audit imports the bridge", map[string][]string{"pkg/audit": {"pkg/vehicle/bridge"}}, "pkg/audit imports pkg/vehicle/bridge"},
 		{"vehicle imports the audit", map[string][]string{"pkg/vehicle/bridge": {"pkg/audit"}}, "pkg/vehicle/bridge imports pkg/audit"},
-		{"ros2 plumbing imports the runner", map[string][]string{"pkg/ros2/clock": {"pkg/runner"}}, "pkg/ros2/clock imports pkg/runner"},
+		{"ros2 plumbing imports the session", map[string][]string{"pkg/ros2/clock": {"pkg/session"}}, "pkg/ros2/clock imports pkg/session"},
 		{"something imports the node", map[string][]string{"pkg/sim": {"pkg/node"}}, "pkg/sim imports pkg/node"},
 		{"something imports the command", map[string][]string{"pkg/node": {"cmd/decision_node"}}, "pkg/node imports cmd/decision_node"},
 		{"a helper imports the project", map[string][]string{"internal/golden": {"pkg/bag"}}, "internal/golden imports pkg/bag"},
-		{"an unplaced package", map[string][]string{"pkg/engine": nil}, "pkg/engine: no rule"},
+		{"an unplaced package", map[string][]string{"pkg/planner": nil}, "pkg/planner: no rule"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -16,7 +16,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ghost-robotics/ghost/pkg/ros2/config"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/session"
 )
 
 // root is the repository root, relative to this package.
@@ -283,13 +283,13 @@ func TestLaunchFile(t *testing.T) {
 		t.Errorf("launch node name %q, config.DefaultNodeName %q", f.NodeName, config.DefaultNodeName)
 	}
 	var wantTopics [][2]string
-	for _, in := range runner.DefaultInputs() {
+	for _, in := range session.DefaultInputs() {
 		if in.Optional {
 			continue // off by default: nothing to remap; enabled through its parameter
 		}
 		wantTopics = append(wantTopics, [2]string{in.Key + "_topic", def.Topics[in.Key]})
 	}
-	for _, key := range []string{runner.KeyDecisions, runner.KeyDiagnostics, runner.KeyActions, runner.KeySeal} {
+	for _, key := range []string{session.KeyDecisions, session.KeyDiagnostics, session.KeyActions, session.KeySeal} {
 		wantTopics = append(wantTopics, [2]string{key + "_topic", def.Topics[key]})
 	}
 	if !reflect.DeepEqual(f.Topics, wantTopics) {

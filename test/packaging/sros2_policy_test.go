@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/session"
 )
 
 // sros2Policy is the part of an sros2 policy file (format 0.2.0) the node's
@@ -72,24 +72,24 @@ var nodeServices = []string{
 // default fails here until the policy follows, and PX4's fixed names.
 func wantGrants(t *testing.T) map[string]grants {
 	t.Helper()
-	topics := runner.DefaultTopics()
+	topics := session.DefaultTopics()
 	topic := func(keys ...string) []string {
 		var out []string
 		for _, k := range keys {
 			n, ok := topics[k]
 			if !ok || n == "" {
-				t.Fatalf("runner.DefaultTopics has no default topic for %q", k)
+				t.Fatalf("session.DefaultTopics has no default topic for %q", k)
 			}
 			out = append(out, n)
 		}
 		return out
 	}
 	const clock, rosout = "/clock", "/rosout"
-	outputs := append(topic(runner.KeyDecisions, runner.KeyDiagnostics, runner.KeyActions, runner.KeySeal), rosout)
-	own := topic(runner.KeyParameterEvents, runner.KeyTransitionEvent) // published and read back
-	beliefs := topic(runner.KeyState, runner.KeySelfAssessment)
-	perception := topic(runner.KeyPerceptionMode)
-	evidence := topic(runner.KeyActionEvidence)
+	outputs := append(topic(session.KeyDecisions, session.KeyDiagnostics, session.KeyActions, session.KeySeal), rosout)
+	own := topic(session.KeyParameterEvents, session.KeyTransitionEvent) // published and read back
+	beliefs := topic(session.KeyState, session.KeySelfAssessment)
+	perception := topic(session.KeyPerceptionMode)
+	evidence := topic(session.KeyActionEvidence)
 	// The px4 executor's evidence (vehicle_status_v1 is PX4 1.16's name)
 	// and its command.
 	px4Evidence := []string{"/fmu/out/vehicle_command_ack", "/fmu/out/vehicle_status", "/fmu/out/vehicle_status_v1"}
@@ -99,7 +99,7 @@ func wantGrants(t *testing.T) map[string]grants {
 	// Every input the node subscribes to by default is covered: the ghost
 	// enclaves read all of them.
 	var inputs []string
-	for _, in := range runner.DefaultInputs() {
+	for _, in := range session.DefaultInputs() {
 		if !in.Optional {
 			inputs = append(inputs, in.Topic)
 		}

@@ -8,9 +8,10 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/engine"
 	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/rules"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/session"
 )
 
 // Node identity defaults; `-r __node:=...` and `-r __ns:=...` change them.
@@ -70,7 +71,7 @@ type Config struct {
 	// MaxStampLead is how far ahead of the newest admitted stamp, beyond the
 	// receive time elapsed since, a belief or assessment stamp may be before
 	// it is rejected as implausible (parameter max_stamp_lead_s, default
-	// 10 s; runner.LoopOptions.MaxStampLead).
+	// 10 s; engine.LoopOptions.MaxStampLead).
 	MaxStampLead time.Duration
 	// Recording configures the optional in-node MCAP recording
 	// (parameters recording.*).
@@ -138,10 +139,10 @@ type Input struct {
 	BatteryTopic string
 }
 
-// Topics are topic names by key (runner.Topics): one per input of
-// runner.DefaultInputs() (topics.state, topics.self_assessment, ...) and
+// Topics are topic names by key (session.Topics): one per input of
+// session.DefaultInputs() (topics.state, topics.self_assessment, ...) and
 // the outputs topics.decisions, topics.diagnostics and topics.actions.
-type Topics = runner.Topics
+type Topics = session.Topics
 
 // QoS are the QoS profiles by topic key (the keys of Topics; parameters
 // qos.<key>.*). Inputs default to their InputSpec's profile; decisions to
@@ -183,13 +184,13 @@ func Default() Config {
 		NodeName:              DefaultNodeName,
 		Namespace:             DefaultNamespace,
 		LogLevel:              slog.LevelInfo,
-		Topics:                runner.DefaultTopics(),
+		Topics:                session.DefaultTopics(),
 		QoS:                   defaultQoS(),
 		Policy:                decisions.ReferencePolicyID,
 		AssessmentTimeout:     100 * time.Millisecond,
 		MaxPendingBeliefs:     1024,
 		MaxPendingAssessments: 1024,
-		MaxStampLead:          runner.DefaultMaxStampLead,
+		MaxStampLead:          engine.DefaultMaxStampLead,
 		Recording: Recording{
 			Compression: CompressionZstd,
 			ChunkSize:   786432,
@@ -210,9 +211,9 @@ func Default() Config {
 }
 
 func defaultQoS() QoS {
-	q := QoS{runner.KeyDecisions: qos.DefaultDecisions(), runner.KeyDiagnostics: qos.DefaultInput(),
-		runner.KeyActions: qos.DefaultDecisions(), runner.KeySeal: qos.DefaultDecisions()}
-	for _, in := range runner.DefaultInputs() {
+	q := QoS{session.KeyDecisions: qos.DefaultDecisions(), session.KeyDiagnostics: qos.DefaultInput(),
+		session.KeyActions: qos.DefaultDecisions(), session.KeySeal: qos.DefaultDecisions()}
+	for _, in := range session.DefaultInputs() {
 		q[in.Key] = in.QoS
 	}
 	return q
@@ -226,10 +227,10 @@ func (c Config) Clone() Config {
 	return c
 }
 
-// Inputs returns the node's enabled inputs (runner.Enabled) with their
+// Inputs returns the node's enabled inputs (session.Enabled) with their
 // configured (unresolved) topics and QoS.
-func (c Config) Inputs() []runner.InputSpec {
-	in := runner.Enabled(c.Topics.Apply(runner.DefaultInputs()))
+func (c Config) Inputs() []session.InputSpec {
+	in := session.Enabled(c.Topics.Apply(session.DefaultInputs()))
 	for i := range in {
 		if q, ok := c.QoS[in[i].Key]; ok {
 			in[i].QoS = q
@@ -259,18 +260,18 @@ func (c Config) LoadPolicy() (decisions.Policy, error) {
 // options: the inputs on their resolved topics, the policy, the timeout and
 // the buffer bounds. It is the one path from configuration to session, for
 // the node and for replay and verify alike.
-func (c Config) SessionOptions() (runner.SessionOptions, error) {
+func (c Config) SessionOptions() (session.SessionOptions, error) {
 	policy, err := c.LoadPolicy()
 	if err != nil {
-		return runner.SessionOptions{}, err
+		return session.SessionOptions{}, err
 	}
 	t, err := c.ResolvedTopics()
 	if err != nil {
-		return runner.SessionOptions{}, err
+		return session.SessionOptions{}, err
 	}
-	so := runner.SessionOptions{
+	so := session.SessionOptions{
 		Inputs: t.Apply(c.Inputs()),
-		Loop: runner.LoopOptions{
+		Loop: engine.LoopOptions{
 			Policy:                policy,
 			AssessmentTimeout:     c.AssessmentTimeout,
 			MaxPendingBeliefs:     c.MaxPendingBeliefs,
@@ -283,7 +284,7 @@ func (c Config) SessionOptions() (runner.SessionOptions, error) {
 	// The executor re-checks recorded evidence; the live node swaps in one
 	// that sends (Executors.NewExecutor).
 	if err := c.Executors.apply(&so); err != nil {
-		return runner.SessionOptions{}, err
+		return session.SessionOptions{}, err
 	}
 	return so, nil
 }
@@ -330,13 +331,13 @@ func (c Config) Validate() error {
 	if err != nil {
 		return err
 	}
-	if err := runner.CheckTopics(resolved.Apply(runner.DefaultInputs()), resolved); err != nil {
+	if err := session.CheckTopics(resolved.Apply(session.DefaultInputs()), resolved); err != nil {
 		return &ParamError{Param: "topics", Value: "", Err: fmt.Errorf("%w: %w", ErrInvalidValue, err)}
 	}
 	// The vehicle sources make the raw assessments themselves; nothing
 	// there would calibrate them.
-	if t := c.Topics[runner.KeySelfAssessmentCalibrated]; t != "" && c.Input.Source != SourceGhost {
-		return &ParamError{Param: "topics." + runner.KeySelfAssessmentCalibrated, Value: fmt.Sprintf("%q", t),
+	if t := c.Topics[session.KeySelfAssessmentCalibrated]; t != "" && c.Input.Source != SourceGhost {
+		return &ParamError{Param: "topics." + session.KeySelfAssessmentCalibrated, Value: fmt.Sprintf("%q", t),
 			Err: fmt.Errorf("%w: the calibrated input needs input.source ghost, not %q", ErrInvalidValue, c.Input.Source)}
 	}
 	if err := c.Thresholds.Validate(); err != nil {

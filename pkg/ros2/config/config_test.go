@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/session"
 )
 
 const decisionYAML = "../../../config/decision.yaml"
@@ -279,12 +279,12 @@ func withQoS(c *Config, key string, f func(*qos.Profile)) {
 func TestCalibratedInputConfig(t *testing.T) {
 	c := Default()
 	for _, in := range c.Inputs() {
-		if in.Key == runner.KeySelfAssessmentCalibrated || in.ChainOnly {
+		if in.Key == session.KeySelfAssessmentCalibrated || in.ChainOnly {
 			t.Fatalf("default inputs %+v", c.Inputs())
 		}
 	}
 	c.Namespace = "/uav"
-	c.Topics[runner.KeySelfAssessmentCalibrated] = "self_assessment/calibrated"
+	c.Topics[session.KeySelfAssessmentCalibrated] = "self_assessment/calibrated"
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -295,11 +295,11 @@ func TestCalibratedInputConfig(t *testing.T) {
 	got := map[string]string{}
 	for _, in := range so.Inputs {
 		got[in.Key] = in.Topic
-		if in.ChainOnly != (in.Key == runner.KeySelfAssessment) {
+		if in.ChainOnly != (in.Key == session.KeySelfAssessment) {
 			t.Errorf("%s ChainOnly %v", in.Key, in.ChainOnly)
 		}
 	}
-	if got[runner.KeySelfAssessmentCalibrated] != "/uav/self_assessment/calibrated" || len(got) != len(runner.DefaultInputs()) {
+	if got[session.KeySelfAssessmentCalibrated] != "/uav/self_assessment/calibrated" || len(got) != len(session.DefaultInputs()) {
 		t.Fatalf("inputs %v", got)
 	}
 	c.Input.Source = SourcePX4

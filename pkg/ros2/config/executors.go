@@ -8,7 +8,8 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/engine"
+	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/executor"
 )
 
@@ -47,20 +48,20 @@ type Executors struct {
 	TargetVehicle int
 	// AckTimeout is how long a command waits for its acknowledgement
 	// before it is retried (parameter executors.ack_timeout_s, default
-	// 1 s; runner.ActionOptions.AckTimeout).
+	// 1 s; engine.ActionOptions.AckTimeout).
 	AckTimeout time.Duration
 	// MaxRetries is how many times an unacknowledged command is re-sent
 	// (parameter executors.max_retries, default 2; 0 never retries).
 	MaxRetries int
 	// ReachTimeout is how long an accepted command waits for the vehicle
 	// state it commands (parameter executors.reach_timeout_s, default 5 s;
-	// runner.ActionOptions.ReachTimeout).
+	// engine.ActionOptions.ReachTimeout).
 	ReachTimeout time.Duration
 }
 
 func defaultExecutors() Executors {
-	return Executors{Enable: DefaultEnable, TargetVehicle: 1, AckTimeout: runner.DefaultAckTimeout,
-		MaxRetries: runner.DefaultMaxRetries, ReachTimeout: runner.DefaultReachTimeout}
+	return Executors{Enable: DefaultEnable, TargetVehicle: 1, AckTimeout: engine.DefaultAckTimeout,
+		MaxRetries: engine.DefaultMaxRetries, ReachTimeout: engine.DefaultReachTimeout}
 }
 
 // EnabledKinds parses Enable and adds engage_kill when EnableKill is set.
@@ -99,7 +100,7 @@ func (e Executors) EnabledKinds() ([]decisions.Kind, error) {
 // executor sends through tr (nil: it sends nothing and re-checks the
 // recorded evidence, for replay and verify); the log executor writes to
 // logTo.
-func (e Executors) NewExecutor(tr executor.Transport, logTo io.Writer) (runner.Executor, error) {
+func (e Executors) NewExecutor(tr executor.Transport, logTo io.Writer) (session.Executor, error) {
 	switch e.Executor {
 	case ExecutorNone:
 		return nil, nil
@@ -116,7 +117,7 @@ func (e Executors) NewExecutor(tr executor.Transport, logTo io.Writer) (runner.E
 // one, see NewExecutor), the enabled kinds, the target vehicle and the
 // Loop's deadlines and retries. Without an executor it sets nothing, so
 // every decision stays advisory.
-func (e Executors) apply(so *runner.SessionOptions) error {
+func (e Executors) apply(so *session.SessionOptions) error {
 	ex, err := e.NewExecutor(nil, nil)
 	if err != nil || ex == nil {
 		return err
@@ -125,7 +126,7 @@ func (e Executors) apply(so *runner.SessionOptions) error {
 	if err != nil {
 		return &ParamError{Param: "executors.enable", Value: fmt.Sprintf("%q", e.Enable), Err: fmt.Errorf("%w: %w", ErrInvalidValue, err)}
 	}
-	so.Executors = []runner.Executor{ex}
+	so.Executors = []session.Executor{ex}
 	so.Enable = kinds
 	so.TargetVehicle = uint32(e.TargetVehicle)
 	so.Loop.Actions.AckTimeout = e.AckTimeout

@@ -11,7 +11,7 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/rules"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/session"
 )
 
 // Parameter describes one declared parameter of the node.
@@ -83,17 +83,17 @@ type topicKey struct {
 	optional bool
 }
 
-// topicKeys are the inputs of runner.DefaultInputs(), then the outputs.
+// topicKeys are the inputs of session.DefaultInputs(), then the outputs.
 var topicKeys = func() []topicKey {
 	var ks []topicKey
-	for _, in := range runner.DefaultInputs() {
+	for _, in := range session.DefaultInputs() {
 		ks = append(ks, topicKey{in.Key, in.Role + " (" + in.Type + ")", in.Optional})
 	}
 	return append(ks,
-		topicKey{runner.KeyDecisions, "decision output (ghost/msg/DecisionRationale)", false},
-		topicKey{runner.KeyDiagnostics, "diagnostics output (diagnostic_msgs/msg/DiagnosticArray)", false},
-		topicKey{runner.KeyActions, "action receipts output (ghost/msg/ActionReceipt)", false},
-		topicKey{runner.KeySeal, "recording seals output (ghost/msg/RecordingSeal, with seal.key_file)", false})
+		topicKey{session.KeyDecisions, "decision output (ghost/msg/DecisionRationale)", false},
+		topicKey{session.KeyDiagnostics, "diagnostics output (diagnostic_msgs/msg/DiagnosticArray)", false},
+		topicKey{session.KeyActions, "action receipts output (ghost/msg/ActionReceipt)", false},
+		topicKey{session.KeySeal, "recording seals output (ghost/msg/RecordingSeal, with seal.key_file)", false})
 }()
 
 func buildParams() []param {

@@ -8,7 +8,7 @@
 // The node's transitions cannot fail, so each requested transition goes
 // through its transition state to the goal in one call. Whether the node
 // decides follows the published events, which come back as an input (see
-// runner's transition events input), so recordings hold when the node was
+// the session's transition events input), so recordings hold when the node was
 // active.
 //
 // It must not talk to ROS itself, read a clock (the caller stamps events)

@@ -6,8 +6,8 @@
 // The parameters are package config's declared ones with their types and
 // current values; a set is checked by config's own validators. Only the
 // parameters in Writable may change while the node runs, and their change
-// takes effect when the published event comes back as an input (runner's
-// parameter events input): that is what makes it recorded and replayable.
+// takes effect when the published event comes back as an input (the
+// session's parameter events input): that is what makes it recorded and replayable.
 // Every other parameter refuses a set with the reason.
 //
 // It must not talk to ROS itself (the node serves the handlers on its

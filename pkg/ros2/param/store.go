@@ -8,9 +8,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ghost-robotics/ghost/pkg/engine"
 	"github.com/ghost-robotics/ghost/pkg/ros2/config"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
-	"github.com/ghost-robotics/ghost/pkg/runner"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
@@ -28,9 +28,9 @@ const (
 // assessment_timeout_s and the executor enables are followed by the Loop
 // through the recorded event; log_level changes only what is logged.
 var writable = map[string]bool{
-	runner.ParameterAssessmentTimeout: true,
-	runner.ParameterEnable:            true,
-	runner.ParameterEnableKill:        true,
+	engine.ParameterAssessmentTimeout: true,
+	engine.ParameterEnable:            true,
+	engine.ParameterEnableKill:        true,
 	"log_level":                       true,
 }
 
@@ -110,15 +110,15 @@ func (s *Store) Services() []Service {
 func rclType(t config.Type) uint8 {
 	switch t {
 	case config.TypeBool:
-		return runner.ParameterBool
+		return engine.ParameterBool
 	case config.TypeInteger:
-		return runner.ParameterInteger
+		return engine.ParameterInteger
 	case config.TypeDouble:
-		return runner.ParameterDouble
+		return engine.ParameterDouble
 	case config.TypeString:
-		return runner.ParameterString
+		return engine.ParameterString
 	}
-	return runner.ParameterNotSet
+	return engine.ParameterNotSet
 }
 
 func toWire(v config.Value) ros2msg.ParameterValue {
@@ -131,15 +131,15 @@ func toWire(v config.Value) ros2msg.ParameterValue {
 func fromWire(v ros2msg.ParameterValue) (config.Value, error) {
 	out := config.Value{Bool: v.BoolValue, Integer: v.IntegerValue, Double: v.DoubleValue, String: v.StringValue}
 	switch v.Type {
-	case runner.ParameterBool:
+	case engine.ParameterBool:
 		out.Type = config.TypeBool
-	case runner.ParameterInteger:
+	case engine.ParameterInteger:
 		out.Type = config.TypeInteger
-	case runner.ParameterDouble:
+	case engine.ParameterDouble:
 		out.Type = config.TypeDouble
-	case runner.ParameterString:
+	case engine.ParameterString:
 		out.Type = config.TypeString
-	case runner.ParameterNotSet:
+	case engine.ParameterNotSet:
 		return out, errors.New("cannot undeclare a parameter: every parameter of this node is declared")
 	default:
 		return out, fmt.Errorf("parameter type %d: every parameter of this node is a scalar", v.Type)
@@ -210,7 +210,7 @@ func (s *Store) GetParameterTypes(req []byte) ([]byte, error) {
 	}
 	var out ros2msg.GetParameterTypesResponse
 	for _, n := range in.Names {
-		t := runner.ParameterNotSet
+		t := engine.ParameterNotSet
 		if i, ok := s.index[n]; ok {
 			t = rclType(s.decl[i].Type)
 		}

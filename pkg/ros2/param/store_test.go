@@ -7,8 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghost-robotics/ghost/pkg/engine"
 	"github.com/ghost-robotics/ghost/pkg/ros2/config"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
@@ -92,10 +93,10 @@ func TestGetParametersAndTypes(t *testing.T) {
 	var got ros2msg.GetParametersResponse
 	call(t, s.GetParameters, &ros2msg.GetParametersRequest{Names: []string{"assessment_timeout_s", "policy", "max_pending_beliefs", "use_sim_time"}}, &got)
 	want := []ros2msg.ParameterValue{
-		{Type: runner.ParameterDouble, DoubleValue: 0.1},
-		{Type: runner.ParameterString, StringValue: "uncertainty_aware_reference_v1"},
-		{Type: runner.ParameterInteger, IntegerValue: 1024},
-		{Type: runner.ParameterBool, BoolValue: false},
+		{Type: engine.ParameterDouble, DoubleValue: 0.1},
+		{Type: engine.ParameterString, StringValue: "uncertainty_aware_reference_v1"},
+		{Type: engine.ParameterInteger, IntegerValue: 1024},
+		{Type: engine.ParameterBool, BoolValue: false},
 	}
 	if len(got.Values) != len(want) {
 		t.Fatalf("values = %+v", got.Values)
@@ -126,13 +127,13 @@ func TestDescribeParameters(t *testing.T) {
 		t.Fatalf("descriptors = %+v", got.Descriptors)
 	}
 	d := got.Descriptors
-	if d[0].ReadOnly || d[0].Type != runner.ParameterDouble || !strings.Contains(d[0].Description, "seconds") {
+	if d[0].ReadOnly || d[0].Type != engine.ParameterDouble || !strings.Contains(d[0].Description, "seconds") {
 		t.Errorf("assessment_timeout_s = %+v", d[0])
 	}
 	if !d[1].ReadOnly || !strings.Contains(d[1].AdditionalConstraints, "recording") {
 		t.Errorf("policy_file = %+v, want read-only saying why", d[1])
 	}
-	if !d[2].ReadOnly || d[2].Type != runner.ParameterInteger || d[2].Name != "qos.state.depth" {
+	if !d[2].ReadOnly || d[2].Type != engine.ParameterInteger || d[2].Name != "qos.state.depth" {
 		t.Errorf("qos.state.depth = %+v", d[2])
 	}
 }
@@ -142,11 +143,11 @@ func param(name string, v ros2msg.ParameterValue) ros2msg.Parameter {
 }
 
 func double(d float64) ros2msg.ParameterValue {
-	return ros2msg.ParameterValue{Type: runner.ParameterDouble, DoubleValue: d}
+	return ros2msg.ParameterValue{Type: engine.ParameterDouble, DoubleValue: d}
 }
 
 func str(s string) ros2msg.ParameterValue {
-	return ros2msg.ParameterValue{Type: runner.ParameterString, StringValue: s}
+	return ros2msg.ParameterValue{Type: engine.ParameterString, StringValue: s}
 }
 
 func TestSetParameters(t *testing.T) {
@@ -158,10 +159,10 @@ func TestSetParameters(t *testing.T) {
 		wantTimout time.Duration
 	}{
 		{"timeout", param("assessment_timeout_s", double(0.2)), true, "", 200 * time.Millisecond},
-		{"timeout as integer", param("assessment_timeout_s", ros2msg.ParameterValue{Type: runner.ParameterInteger, IntegerValue: 2}), true, "", 2 * time.Second},
+		{"timeout as integer", param("assessment_timeout_s", ros2msg.ParameterValue{Type: engine.ParameterInteger, IntegerValue: 2}), true, "", 2 * time.Second},
 		{"negative timeout", param("assessment_timeout_s", double(-1)), false, "want seconds > 0", 100 * time.Millisecond},
 		{"timeout as string", param("assessment_timeout_s", str("0.2")), false, "wrong parameter type", 100 * time.Millisecond},
-		{"read-only", param("max_pending_beliefs", ros2msg.ParameterValue{Type: runner.ParameterInteger, IntegerValue: 5}), false, "read-only", 100 * time.Millisecond},
+		{"read-only", param("max_pending_beliefs", ros2msg.ParameterValue{Type: engine.ParameterInteger, IntegerValue: 5}), false, "read-only", 100 * time.Millisecond},
 		{"policy file", param("policy_file", str("x.yaml")), false, "recording", 100 * time.Millisecond},
 		{"undeclared", param("no_such", double(1)), false, "not declared", 100 * time.Millisecond},
 		{"unset", param("assessment_timeout_s", ros2msg.ParameterValue{}), false, "undeclare", 100 * time.Millisecond},
@@ -170,7 +171,7 @@ func TestSetParameters(t *testing.T) {
 		{"bad log level", param("log_level", str("loud")), false, "want debug", 100 * time.Millisecond},
 		{"enables", param("executors.enable", str("hold,engage_rtl")), true, "", 100 * time.Millisecond},
 		{"kill through enables", param("executors.enable", str("engage_kill")), false, "enable_kill", 100 * time.Millisecond},
-		{"kill's own enable", param("executors.enable_kill", ros2msg.ParameterValue{Type: runner.ParameterBool, BoolValue: true}), true, "", 100 * time.Millisecond},
+		{"kill's own enable", param("executors.enable_kill", ros2msg.ParameterValue{Type: engine.ParameterBool, BoolValue: true}), true, "", 100 * time.Millisecond},
 		{"executor", param("executors.executor", str("log")), false, "read-only", 100 * time.Millisecond},
 	}
 	for _, tt := range tests {
@@ -228,12 +229,12 @@ func TestSetParametersAtomically(t *testing.T) {
 	if err := ev.UnmarshalCDR((*events)[0]); err != nil {
 		t.Fatal(err)
 	}
-	loop, err := runner.NewLoop(runner.LoopOptions{Node: "/decision_node"})
+	loop, err := engine.NewLoop(engine.LoopOptions{Node: "/decision_node"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out runner.Output
-	if err := loop.Step(runner.ParameterEventFromWire(&ev, 1), &out); err != nil {
+	var out engine.Output
+	if err := loop.Step(session.ParameterEventFromWire(&ev, 1), &out); err != nil {
 		t.Fatal(err)
 	}
 	if loop.AssessmentTimeout() != 300*time.Millisecond {

@@ -7,7 +7,8 @@ import (
 	"testing"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/engine"
+	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/px4"
 )
 
@@ -20,17 +21,17 @@ func TestPX4Mapping(t *testing.T) {
 		kind   decisions.Kind
 		id     uint32
 		params [7]float64
-		expect runner.Expectation
+		expect engine.Expectation
 	}{
-		{decisions.KindHold, 176, [7]float64{1, 4, 3}, runner.Expectation{Mode: 4, HasMode: true}},
-		{decisions.KindYieldToPilot, 176, [7]float64{1, 3}, runner.Expectation{Mode: 2, HasMode: true}},
-		{decisions.KindEngageRTL, 20, [7]float64{}, runner.Expectation{Mode: 5, HasMode: true}},
-		{decisions.KindEngageLand, 21, [7]float64{0, 0, 0, nan, nan, nan, nan}, runner.Expectation{Mode: 18, HasMode: true}},
-		{decisions.KindEngageKill, 400, [7]float64{0, 21196}, runner.Expectation{Disarmed: true}},
+		{decisions.KindHold, 176, [7]float64{1, 4, 3}, engine.Expectation{Mode: 4, HasMode: true}},
+		{decisions.KindYieldToPilot, 176, [7]float64{1, 3}, engine.Expectation{Mode: 2, HasMode: true}},
+		{decisions.KindEngageRTL, 20, [7]float64{}, engine.Expectation{Mode: 5, HasMode: true}},
+		{decisions.KindEngageLand, 21, [7]float64{0, 0, 0, nan, nan, nan, nan}, engine.Expectation{Mode: 18, HasMode: true}},
+		{decisions.KindEngageKill, 400, [7]float64{0, 21196}, engine.Expectation{Disarmed: true}},
 	}
 	for _, tc := range tests {
 		c, e, err := PX4Command(tc.kind)
-		if err != nil || !c.Equal(runner.VehicleCommand{ID: tc.id, Params: tc.params}) || e != tc.expect {
+		if err != nil || !c.Equal(engine.VehicleCommand{ID: tc.id, Params: tc.params}) || e != tc.expect {
 			t.Errorf("%s: %+v %+v %v", tc.kind, c, e, err)
 		}
 	}
@@ -46,7 +47,7 @@ func TestPX4Mapping(t *testing.T) {
 
 func TestToPX4(t *testing.T) {
 	cmd, _, _ := PX4Command(decisions.KindEngageLand)
-	c, err := ToPX4(runner.ActionRequest{ActionID: 3, Attempt: 2, Vehicle: 1, Command: cmd, TimeNs: 1_500_000_000}, 255, 190)
+	c, err := ToPX4(session.ActionRequest{ActionID: 3, Attempt: 2, Vehicle: 1, Command: cmd, TimeNs: 1_500_000_000}, 255, 190)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +55,7 @@ func TestToPX4(t *testing.T) {
 		!c.FromExternal || c.Confirmation != 1 || c.TimestampUs != 1_500_000 || !math.IsNaN(c.Param5) || !math.IsNaN(float64(c.Param7)) {
 		t.Fatalf("%+v", c)
 	}
-	if _, err := ToPX4(runner.ActionRequest{Vehicle: 300}, 255, 190); err == nil {
+	if _, err := ToPX4(session.ActionRequest{Vehicle: 300}, 255, 190); err == nil {
 		t.Fatal("vehicle 300 accepted")
 	}
 }
@@ -81,7 +82,7 @@ func TestPX4Evidence(t *testing.T) {
 	tr := &fakeTransport{}
 	p := NewPX4(PX4Options{Transport: tr})
 	cmd, _, _ := PX4Command(decisions.KindHold)
-	if err := p.Send(runner.ActionRequest{ActionID: 4, Attempt: 1, Vehicle: 1, Command: cmd, TimeNs: 10}); err != nil {
+	if err := p.Send(session.ActionRequest{ActionID: 4, Attempt: 1, Vehicle: 1, Command: cmd, TimeNs: 10}); err != nil {
 		t.Fatal(err)
 	}
 	if len(tr.sent) != 1 || tr.sent[0].Command != 176 {
@@ -102,10 +103,10 @@ func TestPX4Evidence(t *testing.T) {
 		t.Fatalf("%+v", got)
 	}
 	a, s := got[0].Items[0], got[0].Items[1]
-	if a.Kind != runner.EvidenceAck || a.ActionID != 4 || a.Executor != "px4" || a.Command != 176 || a.Vehicle != 1 {
+	if a.Kind != engine.EvidenceAck || a.ActionID != 4 || a.Executor != "px4" || a.Command != 176 || a.Vehicle != 1 {
 		t.Fatalf("ack %+v", a)
 	}
-	if s.Kind != runner.EvidenceState || s.Mode != 4 || !s.Armed || s.Vehicle != 1 {
+	if s.Kind != engine.EvidenceState || s.Mode != 4 || !s.Armed || s.Vehicle != 1 {
 		t.Fatalf("state %+v", s)
 	}
 	if p.NotOurs() != 1 {
@@ -118,14 +119,14 @@ func TestPX4Evidence(t *testing.T) {
 	p.Conclude(4)
 	tr.arrivals = []Arrival{{ArrivalNs: 50, Status: &px4.Status{NavState: 5, Armed: true, SystemID: 1}}, {ArrivalNs: 60, Ack: ours}}
 	got = p.Poll(100)
-	if len(got) != 1 || got[0].Items[0].Kind != runner.EvidenceAck || got[0].Items[0].ActionID != 4 {
+	if len(got) != 1 || got[0].Items[0].Kind != engine.EvidenceAck || got[0].Items[0].ActionID != 4 {
 		t.Fatalf("after conclude: %+v (a late ack still names its action, state does not)", got)
 	}
 }
 
 func TestReplayExecutorSendsNothing(t *testing.T) {
 	p := NewPX4(PX4Options{})
-	if err := p.Send(runner.ActionRequest{ActionID: 1, Vehicle: 1}); err != nil || p.Poll(1e18) != nil {
+	if err := p.Send(session.ActionRequest{ActionID: 1, Vehicle: 1}); err != nil || p.Poll(1e18) != nil {
 		t.Fatal("a replay executor sent or received")
 	}
 }
@@ -134,17 +135,17 @@ func TestLog(t *testing.T) {
 	var b bytes.Buffer
 	l := NewLog("log", PX4Kinds(), nil, &b)
 	cmd, _, _ := l.Command(decisions.KindEngageRTL)
-	if err := l.Send(runner.ActionRequest{ActionID: 3, Attempt: 1, Kind: decisions.KindEngageRTL, Stamp: 7, Vehicle: 1, Command: cmd, TimeNs: 1_500_000_000}); err != nil {
+	if err := l.Send(session.ActionRequest{ActionID: 3, Attempt: 1, Kind: decisions.KindEngageRTL, Stamp: 7, Vehicle: 1, Command: cmd, TimeNs: 1_500_000_000}); err != nil {
 		t.Fatal(err)
 	}
 	want := "t=1.500000000s log: action 3 attempt 1 engage_rtl (decision 7) -> vehicle 1 command 20 params [0 0 0 0 0 0 0] (not sent)\n"
 	if b.String() != want {
 		t.Fatalf("%q", b.String())
 	}
-	if _, ok := any(l).(runner.EvidencePoller); ok {
+	if _, ok := any(l).(session.EvidencePoller); ok {
 		t.Fatal("the log executor must not produce evidence")
 	}
-	if !strings.Contains(FormatRequest("x", runner.ActionRequest{Command: runner.VehicleCommand{Params: [7]float64{math.NaN()}}}), "NaN") {
+	if !strings.Contains(FormatRequest("x", session.ActionRequest{Command: engine.VehicleCommand{Params: [7]float64{math.NaN()}}}), "NaN") {
 		t.Fatal("NaN parameter")
 	}
 }

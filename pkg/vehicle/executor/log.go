@@ -7,7 +7,8 @@ import (
 	"strings"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/engine"
+	"github.com/ghost-robotics/ghost/pkg/session"
 )
 
 // Log is the dry-run executor: it writes one line per request saying what
@@ -40,13 +41,13 @@ func (l *Log) ID() string { return l.id }
 func (l *Log) Kinds() []decisions.Kind { return append([]decisions.Kind(nil), l.kinds...) }
 
 // Command returns the mapping of k.
-func (l *Log) Command(k decisions.Kind) (runner.VehicleCommand, runner.Expectation, error) {
+func (l *Log) Command(k decisions.Kind) (engine.VehicleCommand, engine.Expectation, error) {
 	return l.mapping(k)
 }
 
 // Send writes the line; a write error is returned (and recorded on the
 // receipt).
-func (l *Log) Send(req runner.ActionRequest) error {
+func (l *Log) Send(req session.ActionRequest) error {
 	_, err := io.WriteString(l.w, FormatRequest(l.id, req)+"\n")
 	return err
 }
@@ -57,7 +58,7 @@ func (l *Log) Conclude(uint64) {}
 // FormatRequest describes a request in one line: "t=1.500000000s log:
 // action 3 attempt 1 hold (decision 1500000000) -> vehicle 1 command 176
 // params [1 4 3 0 0 0 0] (not sent)".
-func FormatRequest(id string, req runner.ActionRequest) string {
+func FormatRequest(id string, req session.ActionRequest) string {
 	var b strings.Builder
 	b.WriteString("t=")
 	b.WriteString(strconv.FormatFloat(float64(req.TimeNs)/1e9, 'f', 9, 64))

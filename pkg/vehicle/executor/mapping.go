@@ -5,13 +5,14 @@ import (
 	"math"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/engine"
+	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/px4"
 )
 
 // Mapping gives the command a decision kind is sent as and the vehicle
 // state that shows it took effect.
-type Mapping func(k decisions.Kind) (runner.VehicleCommand, runner.Expectation, error)
+type Mapping func(k decisions.Kind) (engine.VehicleCommand, engine.Expectation, error)
 
 // PX4Kinds are the kinds PX4Command maps: every kind that asks the
 // vehicle to do something (proceed and abstain_uncertain ask nothing).
@@ -34,32 +35,32 @@ func PX4Kinds() []decisions.Kind {
 // MAV_MODE_FLAG_CUSTOM_MODE_ENABLED in param1. Kill is a forced disarm,
 // not DO_FLIGHTTERMINATION: termination is blocked by a circuit breaker by
 // default and cannot be undone in flight. Every parameter not listed is 0.
-func PX4Command(k decisions.Kind) (runner.VehicleCommand, runner.Expectation, error) {
+func PX4Command(k decisions.Kind) (engine.VehicleCommand, engine.Expectation, error) {
 	nan := math.NaN()
-	mode := func(m uint8) runner.Expectation { return runner.Expectation{Mode: m, HasMode: true} }
+	mode := func(m uint8) engine.Expectation { return engine.Expectation{Mode: m, HasMode: true} }
 	switch k {
 	case decisions.KindHold:
-		return runner.VehicleCommand{ID: px4.CmdDoSetMode, Params: [7]float64{px4.ModeFlagCustomModeEnabled, px4.MainModeAuto, px4.AutoSubModeLoiter}},
+		return engine.VehicleCommand{ID: px4.CmdDoSetMode, Params: [7]float64{px4.ModeFlagCustomModeEnabled, px4.MainModeAuto, px4.AutoSubModeLoiter}},
 			mode(px4.NavStateAutoLoiter), nil
 	case decisions.KindYieldToPilot:
-		return runner.VehicleCommand{ID: px4.CmdDoSetMode, Params: [7]float64{px4.ModeFlagCustomModeEnabled, px4.MainModePosctl}},
+		return engine.VehicleCommand{ID: px4.CmdDoSetMode, Params: [7]float64{px4.ModeFlagCustomModeEnabled, px4.MainModePosctl}},
 			mode(px4.NavStatePosctl), nil
 	case decisions.KindEngageRTL:
-		return runner.VehicleCommand{ID: px4.CmdNavReturnToLaunch}, mode(px4.NavStateAutoRTL), nil
+		return engine.VehicleCommand{ID: px4.CmdNavReturnToLaunch}, mode(px4.NavStateAutoRTL), nil
 	case decisions.KindEngageLand:
-		return runner.VehicleCommand{ID: px4.CmdNavLand, Params: [7]float64{3: nan, 4: nan, 5: nan, 6: nan}}, mode(px4.NavStateAutoLand), nil
+		return engine.VehicleCommand{ID: px4.CmdNavLand, Params: [7]float64{3: nan, 4: nan, 5: nan, 6: nan}}, mode(px4.NavStateAutoLand), nil
 	case decisions.KindEngageKill:
-		return runner.VehicleCommand{ID: px4.CmdComponentArmDisarm, Params: [7]float64{px4.ArmingActionDisarm, px4.ForceArmDisarmMagic}},
-			runner.Expectation{Disarmed: true}, nil
+		return engine.VehicleCommand{ID: px4.CmdComponentArmDisarm, Params: [7]float64{px4.ArmingActionDisarm, px4.ForceArmDisarmMagic}},
+			engine.Expectation{Disarmed: true}, nil
 	}
-	return runner.VehicleCommand{}, runner.Expectation{}, fmt.Errorf("executor: %s asks the vehicle for nothing: no PX4 command", k)
+	return engine.VehicleCommand{}, engine.Expectation{}, fmt.Errorf("executor: %s asks the vehicle for nothing: no PX4 command", k)
 }
 
 // ToPX4 fills a px4.Command from a request: the command and parameters of
 // the mapping, addressed to the request's vehicle (component 1, the
 // autopilot) from source, with the retry count in confirmation as MAVLink
 // asks.
-func ToPX4(req runner.ActionRequest, sourceSystem uint8, sourceComponent uint16) (px4.Command, error) {
+func ToPX4(req session.ActionRequest, sourceSystem uint8, sourceComponent uint16) (px4.Command, error) {
 	if req.Vehicle > math.MaxUint8 {
 		return px4.Command{}, fmt.Errorf("executor: target vehicle %d: a PX4 system id is 0 to 255", req.Vehicle)
 	}

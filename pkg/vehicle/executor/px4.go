@@ -4,7 +4,8 @@ import (
 	"fmt"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/engine"
+	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/px4"
 )
 
@@ -69,7 +70,7 @@ type PX4 struct {
 	mode     uint8
 	armed    bool
 	notOurs  uint64
-	scratch  []runner.EvidenceEvent
+	scratch  []engine.EvidenceEvent
 	mapping  Mapping
 }
 
@@ -97,14 +98,14 @@ func (p *PX4) ID() string { return p.opts.ID }
 func (p *PX4) Kinds() []decisions.Kind { return append([]decisions.Kind(nil), p.opts.Kinds...) }
 
 // Command returns PX4Command(k).
-func (p *PX4) Command(k decisions.Kind) (runner.VehicleCommand, runner.Expectation, error) {
+func (p *PX4) Command(k decisions.Kind) (engine.VehicleCommand, engine.Expectation, error) {
 	return p.mapping(k)
 }
 
 // Send transmits the request as a VehicleCommand. A replay executor (no
 // transport) does nothing and keeps no state, so one may serve several
 // sessions at once.
-func (p *PX4) Send(req runner.ActionRequest) error {
+func (p *PX4) Send(req session.ActionRequest) error {
 	if p.opts.Transport == nil {
 		return nil
 	}
@@ -142,13 +143,13 @@ func (p *PX4) NotOurs() uint64 { return p.notOurs }
 // first after a send always). An acknowledgement's vehicle is the system id of the
 // newest status (the one topic namespace carries one vehicle), the
 // target's before any status.
-func (p *PX4) Poll(upToNs int64) []runner.EvidenceEvent {
+func (p *PX4) Poll(upToNs int64) []engine.EvidenceEvent {
 	if p.opts.Transport == nil {
 		return nil
 	}
 	out := p.scratch[:0]
 	for _, a := range p.opts.Transport.Receive(upToNs) {
-		var e runner.Evidence
+		var e engine.Evidence
 		switch {
 		case a.Status != nil:
 			s := a.Status
@@ -157,7 +158,7 @@ func (p *PX4) Poll(upToNs int64) []runner.EvidenceEvent {
 				continue
 			}
 			p.reported, p.mode, p.armed, p.repSys = true, s.NavState, s.Armed, uint32(s.SystemID)
-			e = runner.Evidence{Kind: runner.EvidenceState, ActionID: p.cur, Executor: p.opts.ID, Vehicle: uint32(s.SystemID),
+			e = engine.Evidence{Kind: engine.EvidenceState, ActionID: p.cur, Executor: p.opts.ID, Vehicle: uint32(s.SystemID),
 				Mode: s.NavState, Armed: s.Armed, VehicleTimeUs: s.TimestampUs}
 		case a.Ack != nil:
 			k := a.Ack
@@ -169,15 +170,15 @@ func (p *PX4) Poll(upToNs int64) []runner.EvidenceEvent {
 			if p.sawStatus {
 				v = p.statusSys
 			}
-			e = runner.Evidence{Kind: runner.EvidenceAck, ActionID: p.last, Executor: p.opts.ID, Vehicle: v,
+			e = engine.Evidence{Kind: engine.EvidenceAck, ActionID: p.last, Executor: p.opts.ID, Vehicle: v,
 				Command: k.Command, Result: k.Result, VehicleTimeUs: k.TimestampUs}
 		default:
 			continue
 		}
-		if n := len(out); n > 0 && out[n-1].ArrivalNs == a.ArrivalNs && len(out[n-1].Items) < runner.MaxEvidenceItems {
+		if n := len(out); n > 0 && out[n-1].ArrivalNs == a.ArrivalNs && len(out[n-1].Items) < engine.MaxEvidenceItems {
 			out[n-1].Items = append(out[n-1].Items, e)
 		} else {
-			out = append(out, runner.EvidenceEvent{ArrivalNs: a.ArrivalNs, Items: []runner.Evidence{e}})
+			out = append(out, engine.EvidenceEvent{ArrivalNs: a.ArrivalNs, Items: []engine.Evidence{e}})
 		}
 	}
 	p.scratch = out

@@ -9,7 +9,7 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/executor"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/px4"
 )
@@ -30,7 +30,7 @@ func command(t *testing.T, d *px4.Definitions, k decisions.Kind, attempt uint8, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := executor.ToPX4(runner.ActionRequest{ActionID: 1, Attempt: attempt, Vehicle: target, Command: vc, TimeNs: 5e9}, 255, 190)
+	c, err := executor.ToPX4(session.ActionRequest{ActionID: 1, Attempt: attempt, Vehicle: target, Command: vc, TimeNs: 5e9}, 255, 190)
 	if err != nil {
 		t.Fatal(err)
 	}

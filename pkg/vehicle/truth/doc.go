@@ -30,6 +30,6 @@
 //
 // Truth is never a decision input: no input of the decision path reads
 // these topics, and this package must not be imported by the decision path
-// (engine, runner, rules, decisions). It does no I/O and keeps no state
+// (engine, session, rules, decisions). It does no I/O and keeps no state
 // beyond a Decoder's reset counters.
 package truth

@@ -1,0 +1,368 @@
+package engine
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/ghost-robotics/ghost/pkg/decisions"
+)
+
+// The action rules, in one place (the join rules live in join.go).
+//
+// Execute (edge-triggered): when the decided kind differs from the previous
+// decision's kind, the outstanding action (if any) is superseded, and if the
+// new kind is routed to an executor a new action starts: blocked_by_policy
+// when the operator did not enable the kind, not_applicable when the
+// decision's own context shows the command cannot or need not act (the
+// vehicle is disarmed; its flight mode already is the commanded one),
+// otherwise an execute command. A repeated kind starts nothing: a failed
+// action is not re-sent because the policy keeps deciding the same (a
+// policy escalates instead: it sees the failure, below). One exception:
+// when the streak's last action ended not_applicable because the vehicle
+// was disarmed, the first later decision of the streak whose context makes
+// the kind applicable (armed, not already in the commanded mode) starts it
+// again, as a new action with a new id: a kind decided on the ground is
+// sent once the vehicle arms. One that was not applicable because the
+// vehicle already was in the commanded mode is not sent when the vehicle
+// leaves that mode: leaving it is the pilot's or the autopilot's choice,
+// which ghost does not fight; a policy that wants it back decides another
+// kind first, or latches with clear: on_mode_change. A restarted action
+// that ends otherwise is not started again.
+//
+// Evidence (for the outstanding action only; the Runner has checked its
+// provenance): an acknowledgement ACCEPTED or IN_PROGRESS makes the action
+// accepted, any other result fails it as executor; a state meeting the
+// route's expectation, once accepted, makes it reached. A repeated
+// acknowledgement changes nothing.
+//
+// Deadlines, in arrival time: no acknowledgement AckTimeout after the last
+// send gives a retry, up to MaxRetries, then a transport failure; no
+// expected state ReachTimeout after acceptance gives an executor failure.
+//
+// Within a step: evidence first, then deadlines, then the step's decisions
+// in stamp order; so a retry the deadline asks for in the step whose
+// decision supersedes the action is stale, and the Runner refuses it.
+//
+// What the policy sees (decisions.Context.Actions, when any kind is
+// routed): per kind, its route and enable and what became of its last
+// action (sent, accepted, reached, superseded, or the failure: denied,
+// temporarily_rejected or rejected by the acknowledgement's result,
+// not_reached, transport, not_applicable, blocked_by_policy), as of after
+// the step's evidence and deadlines and before the step's own decisions:
+// every decision of a step sees the same state, and an action a decision
+// starts is seen from the next step on. Its since is the belief stamp of
+// the first context that saw the outcome, the clock a rule's `for` counts
+// in. It is a function of the recorded inputs and evidence only, so replay
+// and verify derive it again exactly.
+
+// actionState is the Loop's part of the action trail: the previous
+// decided kind (for edges), the outstanding action, and what became of
+// each kind's last action.
+type actionState struct {
+	nextID   uint64
+	lastKind decisions.Kind
+	decided  bool
+	cur      activeAction
+	kinds    [decisions.NumKinds]kindTrack
+	// awaitArm: the streak's last action was not applicable because the
+	// vehicle was disarmed, so arming may start it again.
+	awaitArm bool
+}
+
+// kindTrack is what became of one kind's last action.
+type kindTrack struct {
+	id       uint64
+	stamp    int64
+	outcome  decisions.ActionOutcome
+	attempts uint8
+	// seen: a context saw outcome, first at since.
+	seen  bool
+	since int64
+}
+
+// track records outcome o for the kind of the outstanding action.
+func (a *actionState) track(o decisions.ActionOutcome) {
+	c := &a.cur
+	a.kinds[c.kind] = kindTrack{id: c.id, stamp: c.stamp, outcome: o, attempts: c.attempt}
+}
+
+type activeAction struct {
+	valid      bool
+	id         uint64
+	stamp      int64
+	kind       decisions.Kind
+	executor   string
+	attempt    uint8
+	sentAt     int64
+	accepted   bool
+	acceptedAt int64
+	// The newest observed state, applied on acceptance.
+	haveState bool
+	mode      uint8
+	armed     bool
+}
+
+// actionConfig is ActionOptions with the defaults filled in.
+type actionConfig struct {
+	routes     [decisions.NumKinds]ActionRoute
+	routed     bool // some kind has an executor
+	ackTimeout uint64
+	maxRetries int
+	reach      uint64
+}
+
+func newActionConfig(o ActionOptions) (actionConfig, error) {
+	c := actionConfig{routes: o.Routes}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+		def  time.Duration
+		dst  *uint64
+	}{
+		{"Actions.AckTimeout", o.AckTimeout, DefaultAckTimeout, &c.ackTimeout},
+		{"Actions.ReachTimeout", o.ReachTimeout, DefaultReachTimeout, &c.reach},
+	} {
+		switch {
+		case d.v < 0:
+			return c, fmt.Errorf("%w: %s = %s: must be >= 0 (0 means %s)", ErrOptions, d.name, d.v, d.def)
+		case d.v == 0:
+			*d.dst = uint64(d.def)
+		default:
+			*d.dst = uint64(d.v)
+		}
+	}
+	switch {
+	case o.MaxRetries == 0:
+		c.maxRetries = DefaultMaxRetries
+	case o.MaxRetries < 0:
+		c.maxRetries = 0
+	case o.MaxRetries > 250:
+		return c, fmt.Errorf("%w: Actions.MaxRetries = %d: must be at most 250", ErrOptions, o.MaxRetries)
+	default:
+		c.maxRetries = o.MaxRetries
+	}
+	for k, r := range o.Routes {
+		if r.Executor == "" {
+			continue
+		}
+		c.routed = true
+		if !ValidExecutorID(r.Executor) {
+			return c, fmt.Errorf("%w: Actions.Routes[%s].Executor = %q: must match ^[a-z][a-z0-9_]*$, 1 to 64 characters",
+				ErrOptions, decisions.Kind(k), capText(r.Executor, 64))
+		}
+	}
+	return c, nil
+}
+
+// ValidExecutorID reports whether s is a valid executor id: it matches
+// ^[a-z][a-z0-9_]*$ and has 1 to 64 characters.
+func ValidExecutorID(s string) bool { return len(s) <= 64 && validID(s) }
+
+// validID reports whether s matches ^[a-z][a-z0-9_]*$.
+func validID(s string) bool {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// settleActions appends to out the action commands the step's admitted
+// evidence (nil for other events) and the deadlines at time now cause. It
+// works on a, a copy of the session's action state that Step commits on
+// success.
+func (l *Loop) settleActions(a *actionState, now int64, evidence []Evidence, out *Output) {
+	cfg := &l.actions
+	if len(evidence) > 0 && a.cur.valid {
+		l.applyEvidence(a, now, out.keepEvidence(evidence), out)
+	}
+	if c := &a.cur; c.valid {
+		switch {
+		case !c.accepted && waited(now, c.sentAt) >= cfg.ackTimeout:
+			if int(c.attempt) <= cfg.maxRetries {
+				c.attempt++
+				c.sentAt = now
+				a.kinds[c.kind].attempts = c.attempt
+				out.Actions = append(out.Actions, l.actionCmd(c, ActionRetry, fmt.Sprintf(
+					"no acknowledgement %s after send %d", time.Duration(cfg.ackTimeout), c.attempt-1)))
+			} else {
+				l.conclude(a, OutcomeFailed, FailTransport, decisions.ActionTransport, nil, fmt.Sprintf(
+					"no acknowledgement %s after the last of %d sends", time.Duration(cfg.ackTimeout), c.attempt), out)
+			}
+		case c.accepted && waited(now, c.acceptedAt) >= cfg.reach:
+			l.conclude(a, OutcomeFailed, FailExecutor, decisions.ActionNotReached, nil, fmt.Sprintf(
+				"accepted, but the vehicle was not observed in %s within %s", cfg.routes[c.kind].Expect, time.Duration(cfg.reach)), out)
+		}
+	}
+}
+
+// actionStates returns what the policy sees of a for a context at stamp,
+// the first of its step: a kind's outcome no context saw yet is seen from
+// stamp on. It is nil when no kind is routed. Every context of a step gets
+// the same state, kept in out.
+func (l *Loop) actionStates(a *actionState, stamp int64, out *Output) *decisions.ActionStates {
+	if !l.actions.routed {
+		return nil
+	}
+	if out.haveActionStates {
+		return &out.actionStates
+	}
+	s := &out.actionStates
+	for k := range a.kinds {
+		t := &a.kinds[k]
+		r := &l.actions.routes[k]
+		if t.outcome != decisions.ActionNone && !t.seen {
+			t.seen, t.since = true, stamp
+		}
+		s[k] = decisions.ActionState{Routed: r.Executor != "", Enabled: r.Executor != "" && r.Enabled,
+			ID: t.id, DecisionStampSimNs: t.stamp, Outcome: t.outcome, Attempts: t.attempts, SinceStampSimNs: -1}
+		if t.outcome != decisions.ActionNone {
+			s[k].SinceStampSimNs = t.since
+		}
+	}
+	out.haveActionStates = true
+	return s
+}
+
+// startActions appends to out the action commands of the step's decisions,
+// already in out.Commands, and says which action is outstanding after the
+// step.
+func (l *Loop) startActions(a *actionState, now int64, out *Output) {
+	cfg := &l.actions
+	for i := range out.Commands {
+		cmd := &out.Commands[i]
+		k := cmd.Decision.Kind
+		repeat := a.decided && k == a.lastKind
+		if repeat && !(a.kinds[k].outcome == decisions.ActionNotApplicable && !a.cur.valid && a.awaitArm) {
+			continue
+		}
+		route := cfg.routes[k]
+		why := notApplicable(k, cmd.Context.Flight)
+		if repeat && (why != "" || route.Executor == "" || !route.Enabled) {
+			continue // still nothing to act on
+		}
+		a.decided, a.lastKind = true, k
+		if a.cur.valid {
+			l.conclude(a, OutcomeSuperseded, FailNone, decisions.ActionSuperseded, nil, fmt.Sprintf(
+				"decision %d (%s) superseded it", cmd.Decision.DecisionStampSimNs, k), out)
+		}
+		if route.Executor == "" {
+			continue // advisory
+		}
+		a.nextID++
+		start := activeAction{valid: true, id: a.nextID, stamp: cmd.Decision.DecisionStampSimNs, kind: k, executor: route.Executor}
+		a.awaitArm = why != "" && !cmd.Context.Flight.Armed
+		switch {
+		case !route.Enabled:
+			a.cur = start
+			l.conclude(a, OutcomeFailed, FailBlockedByPolicy, decisions.ActionBlockedByPolicy, nil, fmt.Sprintf(
+				"%s is served by executor %s but not enabled", k, route.Executor), out)
+		case why != "":
+			a.cur = start
+			l.conclude(a, OutcomeFailed, FailNotApplicable, decisions.ActionNotApplicable, nil, why, out)
+		default:
+			start.attempt, start.sentAt = 1, now
+			a.cur = start
+			a.track(decisions.ActionSent)
+			detail := fmt.Sprintf("the decided kind changed to %s", k)
+			if repeat {
+				detail = fmt.Sprintf("%s was not applicable before; decision %d's context makes it applicable", k, cmd.Decision.DecisionStampSimNs)
+			}
+			out.Actions = append(out.Actions, l.actionCmd(&a.cur, ActionExecute, detail))
+		}
+	}
+	if a.cur.valid {
+		out.ActiveAction = a.cur.id
+	}
+}
+
+// applyEvidence judges the outstanding action's admitted evidence, in order.
+func (l *Loop) applyEvidence(a *actionState, now int64, ev []Evidence, out *Output) {
+	exp := l.actions.routes[a.cur.kind].Expect
+	for i := range ev {
+		e := &ev[i]
+		c := &a.cur
+		if !c.valid || e.ActionID != c.id {
+			return
+		}
+		switch e.Kind {
+		case EvidenceAck:
+			if c.accepted {
+				continue // a repeated or late acknowledgement changes nothing
+			}
+			if e.Result != ResultAccepted && e.Result != ResultInProgress {
+				l.conclude(a, OutcomeFailed, FailExecutor, refusal(e.Result), ev[i:i+1], fmt.Sprintf(
+					"the vehicle acknowledged command %d with %s", e.Command, ResultName(e.Result)), out)
+				return
+			}
+			c.accepted, c.acceptedAt = true, now
+			a.track(decisions.ActionAccepted)
+			out.Actions = append(out.Actions, l.actionCmd(c, ActionConclude, "acknowledged "+ResultName(e.Result), ev[i:i+1]...))
+			out.Actions[len(out.Actions)-1].Outcome = OutcomeAccepted
+			if c.haveState && exp.Met(c.mode, c.armed) {
+				l.conclude(a, OutcomeReached, FailNone, decisions.ActionReached, nil, fmt.Sprintf("observed %s", exp), out)
+				return
+			}
+		case EvidenceState:
+			c.haveState, c.mode, c.armed = true, e.Mode, e.Armed
+			if c.accepted && exp.Met(e.Mode, e.Armed) {
+				l.conclude(a, OutcomeReached, FailNone, decisions.ActionReached, ev[i:i+1], fmt.Sprintf("observed %s", exp), out)
+				return
+			}
+		}
+	}
+}
+
+// conclude ends the outstanding action with outcome o (f when it failed),
+// which the policy sees as seen.
+func (l *Loop) conclude(a *actionState, o Outcome, f FailureClass, seen decisions.ActionOutcome, ev []Evidence, detail string, out *Output) {
+	cmd := l.actionCmd(&a.cur, ActionConclude, detail, ev...)
+	cmd.Outcome, cmd.Failure = o, f
+	out.Actions = append(out.Actions, cmd)
+	a.track(seen)
+	a.cur = activeAction{}
+}
+
+// refusal is what the policy sees of an acknowledgement that refused.
+func refusal(result uint8) decisions.ActionOutcome {
+	switch result {
+	case ResultDenied:
+		return decisions.ActionDenied
+	case ResultTemporarilyRejected:
+		return decisions.ActionTemporarilyRejected
+	}
+	return decisions.ActionRejected
+}
+
+func (l *Loop) actionCmd(c *activeAction, op ActionOp, detail string, ev ...Evidence) ActionCommand {
+	return ActionCommand{Op: op, ID: c.id, Stamp: c.stamp, Kind: c.kind, Executor: c.executor,
+		Attempt: c.attempt, Evidence: ev, Detail: detail}
+}
+
+// notApplicable says why kind k cannot or need not act in the flight status
+// of the decision's context, or "".
+func notApplicable(k decisions.Kind, f decisions.FlightStatus) string {
+	if !f.Armed {
+		return fmt.Sprintf("the vehicle is disarmed (FlightStatus.armed = false): %s has nothing to act on", k)
+	}
+	already := false
+	switch k {
+	case decisions.KindEngageRTL:
+		already = f.Mode == decisions.FlightModeRTL
+	case decisions.KindEngageLand:
+		already = f.Mode == decisions.FlightModeLand
+	case decisions.KindEngageKill:
+		already = f.Mode == decisions.FlightModeKill
+	case decisions.KindYieldToPilot:
+		already = f.Mode == decisions.FlightModeManual || f.Mode == decisions.FlightModeStabilize
+	}
+	if already {
+		return fmt.Sprintf("the vehicle's flight mode is already %s: %s need not act", f.Mode, k)
+	}
+	return ""
+}
