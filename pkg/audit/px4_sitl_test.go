@@ -12,8 +12,9 @@ import (
 	"github.com/ghost-robotics/ghost/internal/px4fixture"
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/engine"
 	"github.com/ghost-robotics/ghost/pkg/ros2/config"
-	"github.com/ghost-robotics/ghost/pkg/runner"
+	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/bridge"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/px4"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
@@ -90,8 +91,8 @@ func decidePX4Recording(t *testing.T, path string, cfg config.Config) []decided 
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := bridge.New(bridge.Options{StateTopic: runner.TopicOf(sopts.Inputs, runner.KeyState),
-		AssessmentTopic: runner.TopicOf(sopts.Inputs, runner.KeySelfAssessment), Thresholds: cfg.Thresholds})
+	b, err := bridge.New(bridge.Options{StateTopic: session.TopicOf(sopts.Inputs, session.KeyState),
+		AssessmentTopic: session.TopicOf(sopts.Inputs, session.KeySelfAssessment), Thresholds: cfg.Thresholds})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +265,7 @@ func TestPX4SITLHoldDecidedOnTheGroundIsSentOnArming(t *testing.T) {
 	if !strings.Contains(trail.sentDetail, "was not applicable before") || trail.command != 176 {
 		t.Errorf("sent command %d: %q; want hold (176) started again", trail.command, trail.sentDetail)
 	}
-	if ack.Kind != runner.EvidenceAck || ack.Command != 176 || ack.Result != runner.ResultAccepted || ack.Vehicle != 1 {
+	if ack.Kind != engine.EvidenceAck || ack.Command != 176 || ack.Result != engine.ResultAccepted || ack.Vehicle != 1 {
 		t.Errorf("accepted on %v, want PX4's ACCEPTED ack of command 176", ack)
 	}
 }
@@ -279,7 +280,7 @@ type armingTrail struct {
 
 // px4SITLArmingTrail reads when the vehicle first reports armed, the action
 // trail, and the evidence the accepted receipt rests on.
-func px4SITLArmingTrail(t *testing.T, path string) (armedAt int64, trail armingTrail, ack runner.Evidence) {
+func px4SITLArmingTrail(t *testing.T, path string) (armedAt int64, trail armingTrail, ack engine.Evidence) {
 	t.Helper()
 	r, err := bag.OpenRecording(path, bag.ReaderOptions{Topics: []string{"/state/nav", "/decisions/actions"}})
 	if err != nil {
@@ -304,21 +305,21 @@ func px4SITLArmingTrail(t *testing.T, path string) (armedAt int64, trail armingT
 		if err := w.UnmarshalCDR(m.Data); err != nil {
 			t.Fatal(err)
 		}
-		rc := runner.ReceiptFromWire(&w)
-		if rc.Event == runner.ReceiptEvidenceAccepted {
+		rc := session.ReceiptFromWire(&w)
+		if rc.Event == session.ReceiptEvidenceAccepted {
 			continue // the evidence is checked on the receipt it moved
 		}
 		e := fmt.Sprintf("%d %s", rc.ActionID, rc.Event)
-		if rc.Failure != runner.FailNone {
+		if rc.Failure != engine.FailNone {
 			e += "/" + rc.Failure.String()
 		}
 		trail.events = append(trail.events, e)
 		switch rc.Event {
-		case runner.ReceiptFailed:
+		case session.ReceiptFailed:
 			trail.failedAt = rc.TimeNs
-		case runner.ReceiptSent:
+		case session.ReceiptSent:
 			trail.sentAt, trail.sentDetail, trail.command = rc.TimeNs, rc.Detail, rc.Command.ID
-		case runner.ReceiptAccepted:
+		case session.ReceiptAccepted:
 			if len(rc.Evidence) == 1 {
 				ack = rc.Evidence[0]
 			}
