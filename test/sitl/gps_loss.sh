@@ -48,14 +48,18 @@ dn() { if [ -n "${DN:-}" ]; then "$DN" "$@"; else (cd "$repo" && go run ./cmd/de
 export ROS_LOCALHOST_ONLY=1 RMW_IMPLEMENTATION="${RMW_IMPLEMENTATION:-rmw_cyclonedds_cpp}"
 export ROS_DOMAIN_ID="${ROS_DOMAIN_ID:-0}"
 
+# With job control each background job is a process group whose ID is
+# its PID: signalling the group reaches ros2 launch's children too, so a
+# launch that is slow to stop cannot leave decision_node running with its
+# recording unfinished.
 pids=()
 stop_all() {
 	for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
-		kill -INT "${pids[i]}" 2>/dev/null || true
+		kill -INT -- "-${pids[i]}" 2>/dev/null || true
 	done
 	for p in "${pids[@]}"; do
-		for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.2; done
-		kill -KILL "$p" 2>/dev/null || true
+		for _ in $(seq 100); do kill -0 -- "-$p" 2>/dev/null || break; sleep 0.2; done
+		kill -KILL -- "-$p" 2>/dev/null || true
 	done
 	pids=()
 }
