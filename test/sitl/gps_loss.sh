@@ -68,7 +68,7 @@ now_ns() { date +%s%N; }
 px4cmd() { "$PX4_BUILD/bin/px4-$1" "${@:2}"; }
 say() { printf '%s  %s\n' "$(date +%T)" "$*"; }
 
-say "agent and PX4 SIH (logs in $out)"
+say "agent and PX4 SIH (logs in $out), load average $(cut -d" " -f1-3 /proc/loadavg)"
 "$XRCE_AGENT" udp4 -p 8888 >"$out/agent.log" 2>&1 &
 pids+=($!)
 mkdir -p "$out/px4"
@@ -112,7 +112,7 @@ say "GPS on again"
 px4cmd sensor_gps_sim start
 sleep "$BACK_S"
 
-say "land and disarm"
+say "land and disarm, load average $(cut -d" " -f1-3 /proc/loadavg)"
 px4cmd commander land || true
 for _ in $(seq 60); do px4cmd commander status 2>&1 | grep -q "arming_state: DISARMED\|Disarmed\|disarmed" && break; sleep 1; done
 px4cmd commander disarm 2>/dev/null || true
