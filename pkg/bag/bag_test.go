@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -1527,5 +1528,83 @@ func TestReaderChannelsWhileReading(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// stallingWriter passes writes through until armed; then its next Write
+// reports that it was entered and waits for release, as a disk does that
+// takes seconds to sync.
+type stallingWriter struct {
+	syncBuffer
+	armed   atomic.Bool
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (w *stallingWriter) Write(p []byte) (int, error) {
+	if w.armed.CompareAndSwap(true, false) {
+		close(w.entered)
+		<-w.release
+	}
+	return w.syncBuffer.Write(p)
+}
+
+// Without WaitChunks, a Write that closes a chunk returns while the output
+// is stuck on an earlier chunk, as long as the pipeline has room: a node
+// recording its inputs and decisions must not decide late because the disk
+// is slow. Once released, every message is in the recording.
+func TestRecorderWriteDoesNotWaitForStalledOutput(t *testing.T) {
+	out := &stallingWriter{entered: make(chan struct{}), release: make(chan struct{})}
+	rec, err := NewRecorder(out, RecorderOptions{ChunkSize: 1024})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, err := rec.AddMessageChannel("/d", "PerceptionMode")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out.armed.Store(true)
+	data := make([]byte, 300)
+	write := func(from, to uint64) {
+		for i := from; i < to; i++ {
+			if err := rec.Write(ch, i, i, data); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}
+	// Four chunks: the first sticks in the output, the other three are
+	// written behind it.
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		write(0, 4)
+		<-out.entered
+		write(4, 16)
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		close(out.release)
+		<-done
+		t.Fatal("Write waited for the stalled output")
+	}
+	close(out.release)
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewReader(bytes.NewReader(out.Bytes()), ReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, err := range r.Messages() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	if n != 16 {
+		t.Fatalf("%d of 16 messages recorded", n)
 	}
 }

@@ -278,12 +278,15 @@ func newNodeWith(tctx context.Context, cfg config.Config, t transport.Transport,
 	}
 
 	if cfg.Recording.Path != "" {
-		// The live recording is the audit trail: a crash must lose at most
-		// the open chunk, so a Write that closes a chunk waits for it.
+		// Chunks are compressed, written and synced behind the deciding
+		// goroutine: waiting for the disk there delayed decisions by up to
+		// two seconds on PX4 SITL, whose logger shares the disk. A crash
+		// loses the open chunk and any chunk not yet written (none, unless
+		// the disk stalls); a stall longer than the pipeline's four chunks
+		// holds Write until the disk catches up.
 		rec, err := bag.CreateRecording(cfg.Recording.Path, bag.RecorderOptions{
 			Compression: bag.Compression(cfg.Recording.Compression),
 			ChunkSize:   cfg.Recording.ChunkSize,
-			WaitChunks:  true,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("recording: %w", err)

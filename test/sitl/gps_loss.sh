@@ -48,14 +48,18 @@ dn() { if [ -n "${DN:-}" ]; then "$DN" "$@"; else (cd "$repo" && go run ./cmd/de
 export ROS_LOCALHOST_ONLY=1 RMW_IMPLEMENTATION="${RMW_IMPLEMENTATION:-rmw_cyclonedds_cpp}"
 export ROS_DOMAIN_ID="${ROS_DOMAIN_ID:-0}"
 
+# With job control each background job is a process group whose ID is
+# its PID: signalling the group reaches ros2 launch's children too, so a
+# launch that is slow to stop cannot leave decision_node running with its
+# recording unfinished.
 pids=()
 stop_all() {
 	for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
-		kill -INT "${pids[i]}" 2>/dev/null || true
+		kill -INT -- "-${pids[i]}" 2>/dev/null || true
 	done
 	for p in "${pids[@]}"; do
-		for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.2; done
-		kill -KILL "$p" 2>/dev/null || true
+		for _ in $(seq 100); do kill -0 -- "-$p" 2>/dev/null || break; sleep 0.2; done
+		kill -KILL -- "-$p" 2>/dev/null || true
 	done
 	pids=()
 }
@@ -64,7 +68,7 @@ now_ns() { date +%s%N; }
 px4cmd() { "$PX4_BUILD/bin/px4-$1" "${@:2}"; }
 say() { printf '%s  %s\n' "$(date +%T)" "$*"; }
 
-say "agent and PX4 SIH (logs in $out)"
+say "agent and PX4 SIH (logs in $out), load average $(cut -d" " -f1-3 /proc/loadavg)"
 "$XRCE_AGENT" udp4 -p 8888 >"$out/agent.log" 2>&1 &
 pids+=($!)
 mkdir -p "$out/px4"
@@ -108,7 +112,7 @@ say "GPS on again"
 px4cmd sensor_gps_sim start
 sleep "$BACK_S"
 
-say "land and disarm"
+say "land and disarm, load average $(cut -d" " -f1-3 /proc/loadavg)"
 px4cmd commander land || true
 for _ in $(seq 60); do px4cmd commander status 2>&1 | grep -q "arming_state: DISARMED\|Disarmed\|disarmed" && break; sleep 1; done
 px4cmd commander disarm 2>/dev/null || true
