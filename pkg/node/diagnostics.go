@@ -50,7 +50,30 @@ func (n *node) troubleNow(c *session.Counters, st *session.SessionStats) trouble
 func (n *node) diagnostics(now time.Time) ros2msg.DiagnosticArray {
 	c := n.run.Counters()
 	st := n.s.Stats()
-	trouble := n.troubleNow(&c, &st)
+	status := n.diagnosticsSummary(&c, &st)
+	kv := func(k string, v uint64) {
+		status.Values = append(status.Values, ros2msg.DiagnosticKeyValue{Key: k, Value: strconv.FormatUint(v, 10)})
+	}
+	status.Values = append(status.Values, ros2msg.DiagnosticKeyValue{Key: "policy", Value: n.cfg.Policy})
+	decisionValues(kv, &c, &st)
+	if n.cfg.Lifecycle {
+		status.Values = append(status.Values, ros2msg.DiagnosticKeyValue{Key: "lifecycle", Value: lifecycle.Label(n.lc.State())})
+		kv("ignored_inactive", st.Inactive)
+	}
+	n.nodeValues(kv)
+	n.clockDiagnostics(kv, &status)
+
+	return ros2msg.DiagnosticArray{
+		Header: ros2msg.RosHeader{Stamp: ros2msg.RosTimeOf(n.stampTime(now))},
+		Status: []ros2msg.DiagnosticStatus{status},
+	}
+}
+
+// diagnosticsSummary returns the status with its level and message: WARN
+// when a trouble counter grew since the last report or the node waits for
+// /clock. It remembers this report's trouble counters for the next.
+func (n *node) diagnosticsSummary(c *session.Counters, st *session.SessionStats) ros2msg.DiagnosticStatus {
+	trouble := n.troubleNow(c, st)
 	prev := n.diag.trouble
 	n.diag.trouble, n.diag.reported = trouble, true
 
@@ -84,11 +107,12 @@ func (n *node) diagnostics(now time.Time) ros2msg.DiagnosticArray {
 		status.Level = ros2msg.DiagnosticStatusWarn
 		status.Message = "waiting for /clock; " + status.Message
 	}
+	return status
+}
 
-	kv := func(k string, v uint64) {
-		status.Values = append(status.Values, ros2msg.DiagnosticKeyValue{Key: k, Value: strconv.FormatUint(v, 10)})
-	}
-	status.Values = append(status.Values, ros2msg.DiagnosticKeyValue{Key: "policy", Value: n.cfg.Policy})
+// decisionValues reports the session's counters: what was decided, refused
+// and received.
+func decisionValues(kv func(string, uint64), c *session.Counters, st *session.SessionStats) {
 	kv("contexts_assembled", c.ContextsAssembled)
 	kv("decisions", c.DecisionsTotal())
 	for k, v := range c.Decisions {
@@ -118,10 +142,11 @@ func (n *node) diagnostics(now time.Time) ros2msg.DiagnosticArray {
 		kv("malformed."+in.Key, in.Corrupt)
 	}
 	kv("step_errors", st.StepFailures)
-	if n.cfg.Lifecycle {
-		status.Values = append(status.Values, ros2msg.DiagnosticKeyValue{Key: "lifecycle", Value: lifecycle.Label(n.lc.State())})
-		kv("ignored_inactive", st.Inactive)
-	}
+}
+
+// nodeValues reports the node's own state: the vehicle bridge, the Loop's
+// buffers and the recording.
+func (n *node) nodeValues(kv func(string, uint64)) {
 	if v := n.vehicle; v != nil {
 		c := v.bridge.Tracker().Counters()
 		kv("vehicle.beliefs", c.Beliefs)
@@ -138,12 +163,6 @@ func (n *node) diagnostics(now time.Time) ros2msg.DiagnosticArray {
 		kv("recording.failures", n.stats.recordingFailures)
 	}
 	kv("diagnostics_errors", n.stats.diagnosticsErrors)
-	n.clockDiagnostics(kv, &status)
-
-	return ros2msg.DiagnosticArray{
-		Header: ros2msg.RosHeader{Stamp: ros2msg.RosTimeOf(n.stampTime(now))},
-		Status: []ros2msg.DiagnosticStatus{status},
-	}
 }
 
 // publishDiagnostics publishes one report; a failure is counted and logged

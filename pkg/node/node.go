@@ -256,67 +256,106 @@ func newNodeWith(tctx context.Context, cfg config.Config, t transport.Transport,
 		}
 	}()
 
-	decisionsType := new(ros2msg.DecisionRationale).SchemaName()
-	pub, err := t.Advertise(cfg.Topics.Decisions(), decisionsType, cfg.QoS[session.KeyDecisions])
-	if err != nil {
-		return nil, fmt.Errorf("advertise decisions: %w", err)
-	}
-	n.ros = &rosSink{pub: pub, topic: resolved.Decisions()}
-	if err := n.run.Register(SinkROS, n.ros); err != nil {
+	if err := n.serveOutputs(t, resolved); err != nil {
 		return nil, err
 	}
-	n.diagPub, err = t.Advertise(cfg.Topics[session.KeyDiagnostics], new(ros2msg.DiagnosticArray).SchemaName(), cfg.QoS[session.KeyDiagnostics])
-	if err != nil {
-		return nil, fmt.Errorf("advertise diagnostics: %w", err)
-	}
-
-	if err := n.serveParameters(t); err != nil {
-		return nil, err
-	}
-	if err := n.serveLifecycle(t); err != nil {
-		return nil, err
-	}
-
 	if cfg.Recording.Path != "" {
-		// Chunks are compressed, written and synced behind the deciding
-		// goroutine: waiting for the disk there delayed decisions by up to
-		// two seconds on PX4 SITL, whose logger shares the disk. A crash
-		// loses the open chunk and any chunk not yet written (none, unless
-		// the disk stalls); a stall longer than the pipeline's four chunks
-		// holds Write until the disk catches up.
-		rec, err := bag.CreateRecording(cfg.Recording.Path, bag.RecorderOptions{
-			Compression: bag.Compression(cfg.Recording.Compression),
-			ChunkSize:   cfg.Recording.ChunkSize,
-		})
-		if err != nil {
-			return nil, fmt.Errorf("recording: %w", err)
-		}
-		n.rec = &recording{rec: rec, path: cfg.Recording.Path}
-		if err := n.run.Register(SinkRecording, n.rec); err != nil {
-			_ = n.rec.Close()
+		if err := n.openRecording(resolved, inputs, sess.Now); err != nil {
 			return nil, err
 		}
-		n.rec.inputs = make([]bag.ChannelID, len(inputs))
-		for k, in := range inputs {
-			if n.rec.inputs[k], err = addInputChannel(rec, in); err != nil {
-				return nil, fmt.Errorf("recording: %w", err)
-			}
-		}
-		ch, err := rec.AddMessageChannel(resolved.Decisions(), decisionsType, cfg.QoS[session.KeyDecisions])
-		if err != nil {
-			return nil, fmt.Errorf("recording: %w", err)
-		}
-		// Decisions are logged at the arrival time of the input that
-		// triggered them, as replay logs them; their publish time is the
-		// wall clock's when recorded, for latency.
-		n.rec.decisions = session.NewRecordingSink(func(t uint64, data []byte) error {
-			return rec.Write(ch, t, uint64(n.now().UnixNano()), data)
-		}, sess.Now)
 	}
-
 	if n.vehicle, err = newVehicleSource(cfg, inputs, ament); err != nil {
 		return nil, fmt.Errorf("node configuration: %w", err)
 	}
+	if err := n.subscribeInputs(tctx, t, act, inputs, configured); err != nil {
+		return nil, err
+	}
+	if err := n.setupClock(tctx, t, ro); err != nil {
+		return nil, err
+	}
+	if act != nil {
+		if err := n.startActing(tctx, t, configured, resolved); err != nil {
+			return nil, err
+		}
+	}
+	if err := n.setupSealing(t, resolved); err != nil {
+		return nil, err
+	}
+	n.logReady(policy.ID(), inputs, resolved)
+	return n, nil
+}
+
+// decisionsType is the ROS type of /decisions.
+func decisionsType() string { return new(ros2msg.DecisionRationale).SchemaName() }
+
+// serveOutputs advertises /decisions and /diagnostics and serves the
+// parameter and lifecycle services.
+func (n *node) serveOutputs(t transport.Transport, resolved session.Topics) error {
+	pub, err := t.Advertise(n.cfg.Topics.Decisions(), decisionsType(), n.cfg.QoS[session.KeyDecisions])
+	if err != nil {
+		return fmt.Errorf("advertise decisions: %w", err)
+	}
+	n.ros = &rosSink{pub: pub, topic: resolved.Decisions()}
+	if err := n.run.Register(SinkROS, n.ros); err != nil {
+		return err
+	}
+	n.diagPub, err = t.Advertise(n.cfg.Topics[session.KeyDiagnostics], new(ros2msg.DiagnosticArray).SchemaName(), n.cfg.QoS[session.KeyDiagnostics])
+	if err != nil {
+		return fmt.Errorf("advertise diagnostics: %w", err)
+	}
+
+	if err := n.serveParameters(t); err != nil {
+		return err
+	}
+	if err := n.serveLifecycle(t); err != nil {
+		return err
+	}
+	return nil
+}
+
+// openRecording starts the node's own recording of its inputs and decisions.
+func (n *node) openRecording(resolved session.Topics, inputs []session.InputSpec, now func() int64) error {
+	// Chunks are compressed, written and synced behind the deciding
+	// goroutine: waiting for the disk there delayed decisions by up to
+	// two seconds on PX4 SITL, whose logger shares the disk. A crash
+	// loses the open chunk and any chunk not yet written (none, unless
+	// the disk stalls); a stall longer than the pipeline's four chunks
+	// holds Write until the disk catches up.
+	rec, err := bag.CreateRecording(n.cfg.Recording.Path, bag.RecorderOptions{
+		Compression: bag.Compression(n.cfg.Recording.Compression),
+		ChunkSize:   n.cfg.Recording.ChunkSize,
+	})
+	if err != nil {
+		return fmt.Errorf("recording: %w", err)
+	}
+	n.rec = &recording{rec: rec, path: n.cfg.Recording.Path}
+	if err := n.run.Register(SinkRecording, n.rec); err != nil {
+		_ = n.rec.Close()
+		return err
+	}
+	n.rec.inputs = make([]bag.ChannelID, len(inputs))
+	for k, in := range inputs {
+		if n.rec.inputs[k], err = addInputChannel(rec, in); err != nil {
+			return fmt.Errorf("recording: %w", err)
+		}
+	}
+	ch, err := rec.AddMessageChannel(resolved.Decisions(), decisionsType(), n.cfg.QoS[session.KeyDecisions])
+	if err != nil {
+		return fmt.Errorf("recording: %w", err)
+	}
+	// Decisions are logged at the arrival time of the input that
+	// triggered them, as replay logs them; their publish time is the
+	// wall clock's when recorded, for latency.
+	n.rec.decisions = session.NewRecordingSink(func(t uint64, data []byte) error {
+		return rec.Write(ch, t, uint64(n.now().UnixNano()), data)
+	}, now)
+	return nil
+}
+
+// subscribeInputs subscribes to the inputs the node reads: the configured
+// topics, or, with a vehicle source, the vehicle's own topics (publishing
+// the beliefs and assessments made from them on the configured ones).
+func (n *node) subscribeInputs(tctx context.Context, t transport.Transport, act *acting, inputs, configured []session.InputSpec) error {
 	subscribe := func(topic, typ string, qos qos.Profile, kind int, vehicle bool) error {
 		h := func(data []byte, recv time.Time) {
 			select {
@@ -334,7 +373,7 @@ func newNodeWith(tctx context.Context, cfg config.Config, t transport.Transport,
 			// Subscriptions take the configured name: the transport
 			// applies the namespace and remaps as rcl does.
 			if err := subscribe(configured[k].Topic, in.Type, in.QoS, k, false); err != nil {
-				return nil, fmt.Errorf("subscribe %s: %w", in.Key, err)
+				return fmt.Errorf("subscribe %s: %w", in.Key, err)
 			}
 		}
 	} else {
@@ -348,50 +387,43 @@ func newNodeWith(tctx context.Context, cfg config.Config, t transport.Transport,
 			}
 			pub, err := t.Advertise(configured[k].Topic, in.Type, in.QoS)
 			if err != nil {
-				return nil, fmt.Errorf("advertise %s: %w", in.Key, err)
+				return fmt.Errorf("advertise %s: %w", in.Key, err)
 			}
 			n.vehicle.pubs[in.Topic] = pub
 		}
 		for k, sub := range n.vehicle.subs {
 			if err := subscribe(sub.Topic, sub.Type, sub.QoS, k, true); err != nil {
-				return nil, fmt.Errorf("subscribe %s: %w", sub.Topic, err)
+				return fmt.Errorf("subscribe %s: %w", sub.Topic, err)
 			}
 		}
 		for k, in := range inputs {
 			if in.Kind == engine.InputParameters || in.Kind == engine.InputLifecycle {
 				if err := subscribe(configured[k].Topic, in.Type, in.QoS, k, false); err != nil {
-					return nil, fmt.Errorf("subscribe %s: %w", in.Key, err)
+					return fmt.Errorf("subscribe %s: %w", in.Key, err)
 				}
 			}
 		}
 	}
-	if err := n.setupClock(tctx, t, ro); err != nil {
-		return nil, err
-	}
-	if act != nil {
-		if err := n.startActing(tctx, t, configured, resolved); err != nil {
-			return nil, err
-		}
-	}
-	if err := n.setupSealing(t, resolved); err != nil {
-		return nil, err
-	}
-	attrs := []any{"node", cfg.FullyQualifiedName(), "policy", policy.ID(), "input_source", cfg.Input.Source}
+	return nil
+}
+
+// logReady logs what the node decides on and where it publishes.
+func (n *node) logReady(policyID string, inputs []session.InputSpec, resolved session.Topics) {
+	attrs := []any{"node", n.cfg.FullyQualifiedName(), "policy", policyID, "input_source", n.cfg.Input.Source}
 	for _, in := range inputs {
 		attrs = append(attrs, in.Key, in.Topic)
 	}
-	attrs = append(attrs, "decisions", resolved.Decisions(), "recording", cfg.Recording.Path, "use_sim_time", cfg.UseSimTime)
+	attrs = append(attrs, "decisions", resolved.Decisions(), "recording", n.cfg.Recording.Path, "use_sim_time", n.cfg.UseSimTime)
 	if n.seal != nil {
 		attrs = append(attrs, "seal", resolved.Seal(), "seal_key_id", n.seal.s.KeyID())
 	}
-	if cfg.Lifecycle {
+	if n.cfg.Lifecycle {
 		attrs = append(attrs, "lifecycle", "unconfigured: deciding after configure and activate")
 	}
-	logger.Info("decision node ready", attrs...)
+	n.log.Info("decision node ready", attrs...)
 	if n.waitingForClock() {
-		logger.Info("waiting for /clock: nothing is decided until the first message (use_sim_time is true)")
+		n.log.Info("waiting for /clock: nothing is decided until the first message (use_sim_time is true)")
 	}
-	return n, nil
 }
 
 // serve handles inputs, ticks and diagnostics until ctx is done (nil) or
