@@ -117,7 +117,22 @@ func buildParams() []param {
 	for _, tk := range topicKeys {
 		ps = append(ps, qosParams(tk)...)
 	}
+	ps = append(ps, decisionParams()...)
+	ps = append(ps, outputParams()...)
+	ps = append(ps, thresholdParams()...)
+	ps = append(ps, inputParams()...)
 	ps = append(ps,
+		boolParam("lifecycle", "managed lifecycle: start unconfigured and decide only while active (ros2 lifecycle set ... configure, activate); false starts active",
+			func(c *Config) *bool { return &c.Lifecycle }),
+		boolParam("use_sim_time", "standard ROS 2 parameter; true: arrival times, timeouts and stamps follow /clock, nothing is decided before its first message",
+			func(c *Config) *bool { return &c.UseSimTime }),
+	)
+	return append(ps, executorParams()...)
+}
+
+// decisionParams are the policy and how long and how much the Loop waits and holds.
+func decisionParams() []param {
+	return []param{
 		stringParam("policy", "id of the decision policy, one of "+strings.Join(decisions.PolicyIDs(), ", "),
 			func(c *Config) *string { return &c.Policy },
 			func(c *Config) error { _, err := decisions.LookupPolicy(c.Policy); return err }),
@@ -138,6 +153,12 @@ func buildParams() []param {
 			func(c *Config) *int { return &c.MaxPendingAssessments }, 1, maxPending),
 		durationParam("max_stamp_lead_s", "seconds a belief or self-assessment stamp may run ahead of the newest accepted stamp, beyond the receive time elapsed since; further ahead is rejected as implausible",
 			func(c *Config) *time.Duration { return &c.MaxStampLead }),
+	}
+}
+
+// outputParams are the recording, the seals, diagnostics and logging.
+func outputParams() []param {
+	return []param{
 		stringParam("recording.path", `MCAP file the node records its inputs and decisions to; "" disables in-node recording`,
 			func(c *Config) *string { return &c.Recording.Path },
 			func(c *Config) error {
@@ -176,6 +197,12 @@ func buildParams() []param {
 				}
 				return err
 			}),
+	}
+}
+
+// thresholdParams are the self-assessment thresholds of the simulator and of the node's own assessment.
+func thresholdParams() []param {
+	return []param{
 		doubleParam("thresholds.position_known_std_m", "self-assessment by the simulator and, for input.source px4 or odometry, by the node: position std (m) at or below which an axis is KNOWN",
 			func(c *Config) *float64 { return &c.Thresholds.PositionKnownStdM }),
 		doubleParam("thresholds.position_unknown_std_m", "self-assessment by the simulator and, for input.source px4 or odometry, by the node: position std (m) at or above which an axis is UNKNOWN",
@@ -188,6 +215,12 @@ func buildParams() []param {
 			func(c *Config) *float64 { return &c.Thresholds.OrientationKnownStdRad }),
 		doubleParam("thresholds.orientation_unknown_std_rad", "self-assessment by the simulator and, for input.source px4 or odometry, by the node: orientation std (rad) at or above which an axis is UNKNOWN",
 			func(c *Config) *float64 { return &c.Thresholds.OrientationUnknownStdRad }),
+	}
+}
+
+// inputParams say where beliefs come from.
+func inputParams() []param {
+	return []param{
 		stringParam("input.source", "where beliefs come from: ghost (VehicleState and BeliefSelfAssessment), px4 (PX4 over uXRCE-DDS) or odometry (nav_msgs/Odometry); px4 and odometry are assessed in the node",
 			func(c *Config) *string { return &c.Input.Source },
 			func(c *Config) error {
@@ -234,12 +267,7 @@ func buildParams() []param {
 				_, err := c.ResolveTopic(c.Input.BatteryTopic)
 				return err
 			}),
-		boolParam("lifecycle", "managed lifecycle: start unconfigured and decide only while active (ros2 lifecycle set ... configure, activate); false starts active",
-			func(c *Config) *bool { return &c.Lifecycle }),
-		boolParam("use_sim_time", "standard ROS 2 parameter; true: arrival times, timeouts and stamps follow /clock, nothing is decided before its first message",
-			func(c *Config) *bool { return &c.UseSimTime }),
-	)
-	return append(ps, executorParams()...)
+	}
 }
 
 func qosParams(tk topicKey) []param {

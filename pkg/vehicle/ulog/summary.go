@@ -138,6 +138,15 @@ func ReadAll(rd io.Reader, opts Options) (*Summary, error) {
 			s.Dropouts = append(s.Dropouts, *m)
 		}
 	}
+	s.joinMultiInfo(multi)
+	s.finish(r, subs, stats)
+	s.Truncated, _ = r.Truncated()
+	return s, nil
+}
+
+// joinMultiInfo decodes each multi-info value from its pieces: continued
+// pieces of one element type were joined into one array while reading.
+func (s *Summary) joinMultiInfo(multi map[string][]multiPiece) {
 	for name, pieces := range multi {
 		for _, p := range pieces {
 			typ := p.typ
@@ -151,6 +160,11 @@ func ReadAll(rd io.Reader, opts Options) (*Summary, error) {
 			s.MultiInfo[name] = append(s.MultiInfo[name], v)
 		}
 	}
+}
+
+// finish takes the subscriptions' counts, in message ID order, and the
+// reader's problems and truncation.
+func (s *Summary) finish(r *Reader, subs []*Subscription, stats map[*Subscription]*SubscriptionStats) {
 	for _, sub := range subs {
 		st := stats[sub]
 		st.Count, st.Skipped, st.Err = sub.Count, sub.Skipped, sub.Err
@@ -164,5 +178,4 @@ func ReadAll(rd io.Reader, opts Options) (*Summary, error) {
 		}
 	}
 	s.Truncated, _ = r.Truncated()
-	return s, nil
 }
