@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/vehicle/px4"
 )
 
 // Bits of FlightStatus.error_flags this mapping sets. error_flags are
@@ -23,26 +24,6 @@ const (
 	FlagBatteryWarningMask uint64 = 0xff << FlagBatteryWarningShift
 )
 
-// PX4 vehicle_status nav_state values (stable from 1.14 to 1.16).
-const (
-	NavStateManual       uint8 = 0
-	NavStateAltCtl       uint8 = 1
-	NavStatePosCtl       uint8 = 2
-	NavStateAutoMission  uint8 = 3
-	NavStateAutoLoiter   uint8 = 4
-	NavStateAutoRTL      uint8 = 5
-	NavStatePositionSlow uint8 = 6 // 1.15+
-	NavStateAcro         uint8 = 10
-	NavStateDescend      uint8 = 12
-	NavStateTermination  uint8 = 13
-	NavStateOffboard     uint8 = 14
-	NavStateStab         uint8 = 15
-	NavStateAutoTakeoff  uint8 = 17
-	NavStateAutoLand     uint8 = 18
-	NavStateAutoPrecLand uint8 = 20
-	NavStateOrbit        uint8 = 21
-)
-
 // ModeFromNavState maps a PX4 nav_state to a FlightStatus mode; ok is false
 // for the modes FlightStatus has no name for (they map to init).
 //
@@ -51,17 +32,17 @@ const (
 // POSCTL, POSITION_SLOW) is stabilize.
 func ModeFromNavState(navState uint8) (mode decisions.FlightMode, ok bool) {
 	switch navState {
-	case NavStateManual, NavStateAcro:
+	case px4.NavStateManual, px4.NavStateAcro:
 		return decisions.FlightModeManual, true
-	case NavStateStab, NavStateAltCtl, NavStatePosCtl, NavStatePositionSlow:
+	case px4.NavStateStab, px4.NavStateAltctl, px4.NavStatePosctl, px4.NavStatePositionSlow:
 		return decisions.FlightModeStabilize, true
-	case NavStateOffboard:
+	case px4.NavStateOffboard:
 		return decisions.FlightModeOffboard, true
-	case NavStateAutoRTL:
+	case px4.NavStateAutoRTL:
 		return decisions.FlightModeRTL, true
-	case NavStateAutoLand, NavStateDescend, NavStateAutoPrecLand:
+	case px4.NavStateAutoLand, px4.NavStateDescend, px4.NavStateAutoPrecland:
 		return decisions.FlightModeLand, true
-	case NavStateTermination:
+	case px4.NavStateTermination:
 		return decisions.FlightModeKill, true
 	}
 	return decisions.FlightModeInit, false

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/vehicle/px4"
 )
 
 // Bad estimator samples: each is rejected with its reason, naming the field.
@@ -277,13 +278,13 @@ func TestFlightStatus(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	must(tr.SetPX4Status(PX4Status{Timestamp: 10, ArmingState: 2, NavState: NavStateAutoRTL, Armed: true}))
+	must(tr.SetPX4Status(PX4Status{Timestamp: 10, ArmingState: 2, NavState: px4.NavStateAutoRTL, Armed: true}))
 	must(tr.SetPX4Battery(PX4Battery{Timestamp: 10, Connected: true, VoltageV: 15.5, Remaining: 0.25, Warning: 1}))
 	f = tr.Flight()
 	if !f.Armed || f.Mode != decisions.FlightModeRTL || f.BatteryV != 15.5 || f.BatteryPct != 0.25 || f.ErrorFlags != 1<<8 {
 		t.Errorf("after status and battery: %+v", f)
 	}
-	must(tr.SetPX4Status(PX4Status{Timestamp: 10, NavState: NavStateAutoLoiter, Armed: true})) // same stamp replaces
+	must(tr.SetPX4Status(PX4Status{Timestamp: 10, NavState: px4.NavStateAutoLoiter, Armed: true})) // same stamp replaces
 	if f = tr.Flight(); f.Mode != decisions.FlightModeInit || f.ErrorFlags != FlagModeUnmapped|1<<8 {
 		t.Errorf("loiter: %+v", f)
 	}
