@@ -48,6 +48,8 @@ type decoded struct {
 	r   decisions.Rationale      // on the decisions topic (verify)
 	a   decisions.SelfAssessment // on the chain topic (verify)
 	err error
+	// invalid is why a decision that decoded is not valid.
+	invalid error
 }
 
 // errReaderStopped is returned in the (unreachable) case that the reading

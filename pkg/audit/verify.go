@@ -83,6 +83,9 @@ type VerifyOptions struct {
 	// less than with workers, which buy wall time with hand-overs between
 	// cores), as suits several verifications running side by side.
 	DecodeWorkers int
+	// Observer, if set, sees every message read with what was decoded of
+	// it, before the audit takes it.
+	Observer Observer
 	// Seals, when set, checks the recording against its seals (see
 	// seal.Checker; its Reads is set here to the topics this audit reads)
 	// and reports them: with trusted keys a break is FindingSealBroken,
@@ -405,7 +408,7 @@ func (v *verifier) run(src Source) (*AuditReport, error) {
 	if errors.Is(srcErr, io.EOF) {
 		return v.finish(nil)
 	}
-	return v.finish(fmt.Errorf("verify: recording read up to the damage: %w", srcErr))
+	return v.finish(&IncompleteReadError{Err: srcErr})
 }
 
 // newDecodeOther returns a decoder, for one goroutine, of the recorded
@@ -424,7 +427,7 @@ func (v *verifier) newDecodeOther() func(*bag.Message, *decoded) bool {
 		case m.Topic == v.decisionsT:
 			// Validated here too, off the Loop's goroutine.
 			if d.r, d.err = decodeDecision(m.Data); d.err == nil {
-				d.err = d.r.Validate()
+				d.invalid = d.r.Validate()
 			}
 		case chainT != "" && m.Topic == chainT:
 			d.a, d.err = decodeChain(m.Data)
@@ -447,12 +450,19 @@ func (v *verifier) step(m *bag.Message, d *decoded) error {
 	if t := int64(m.LogTime); t > v.now {
 		v.now = t
 	}
+	if v.opts.Observer != nil {
+		v.observe(m, d)
+	}
 	chainT := v.opts.Format.ChainTopic
 	switch {
 	case m.Topic == v.actionsT:
 		v.receipt(m.Data, m.SchemaName, m.LogTime)
 	case m.Topic == v.decisionsT:
-		v.decision(m, d.r, d.err)
+		err := d.err
+		if err == nil {
+			err = d.invalid
+		}
+		v.decision(m, d.r, err)
 	case chainT != "" && m.Topic == chainT:
 		v.chainAssessment(m, &d.a, d.err)
 	default:
