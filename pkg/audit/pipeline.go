@@ -86,13 +86,16 @@ func (p *pipeline) run(src Source) (srcErr, err error) {
 		// message's Data is valid until the next is read, and decode keeps
 		// none of it).
 		decode := newDecode()
+		// Declared once: the step is a func value, so what it is given
+		// lives on the heap.
 		var d decoded
+		var m bag.Message
 		for {
 			if p.isStopped() {
 				return nil, nil
 			}
-			m, err := src.Next()
-			if err != nil {
+			var err error
+			if m, err = src.Next(); err != nil {
 				return err, nil
 			}
 			decode(&m, &d)

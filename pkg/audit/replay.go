@@ -183,6 +183,9 @@ type replayer struct {
 	decisionsT, actionsT, sealT, evidence string
 	inputs                                map[string]bag.ChannelID // output channels by topic
 	evBuf                                 []byte
+	// pump is recordEvidence as a func value, made once: a method value
+	// made per message would be an allocation per message.
+	pump func(runner.EvidenceEvent) error
 }
 
 // newReplayer checks the topics and declares the output's decision and
@@ -220,6 +223,7 @@ func newReplayer(src Source, out Recorder, opts ReplayOptions) (*replayer, error
 			r.evidence = in.Topic
 		}
 	}
+	r.pump = r.recordEvidence
 	return r, nil
 }
 
@@ -253,7 +257,7 @@ func (r *replayer) step(m *bag.Message, in *decoded) error {
 	if m.Topic == r.decisionsT || m.Topic == r.actionsT || m.Topic == r.sealT {
 		return nil // earlier decisions, receipts and seals are replaced by this replay's
 	}
-	if err := r.s.Pump(int64(m.LogTime), r.recordEvidence); err != nil {
+	if err := r.s.Pump(int64(m.LogTime), r.pump); err != nil {
 		return fmt.Errorf("replay: evidence before %s message %d: %w", m.Topic, m.Sequence, err)
 	}
 	ch, ok := r.inputs[m.Topic]
