@@ -50,21 +50,46 @@ report is still written); 2 usage errors; 3 input or output unusable.`
 const reportExample = `  decision_node sim --out flight.mcap
   decision_node report flight.mcap --out report.html --figures figures/`
 
-// auditRecording runs verify's audit of rec (ghost or Python reference)
-// for the report's header and marks.
-func auditRecording(rec recording, cfg config.Config, sopts session.SessionOptions, policies []decisions.Policy, stderr io.Writer) (report.Audit, error) {
+// auditFlight reads rec once: verify's audit (ghost or Python reference),
+// with the report's Collector observing what it reads and decodes. It
+// returns the flight the report draws and what it shows of the audit;
+// cerr is damage met after some of the recording was read (the report
+// shows what was read). ok is false when the audit could not start, aerr
+// then saying why; nothing was read.
+func auditFlight(rec recording, path string, cfg config.Config, sopts session.SessionOptions, policies []decisions.Policy) (f *report.Flight, cerr error, a report.Audit, aerr error, ok bool) {
 	in, err := openAuditOf(rec, cfg, sopts, io.Discard)
 	if err != nil {
-		return report.Audit{}, err
+		return nil, nil, a, err, false
 	}
 	defer in.Close()
+	c, err := report.NewCollector(report.Options{})
+	if err != nil {
+		return nil, nil, a, err, false
+	}
 	vopts := in.vopts
 	vopts.Policies, vopts.Total = policies, in.total // the size picks the decode workers
+	vopts.Observer = c
 	rep, verr := audit.Verify(in.src, vopts)
 	if rep == nil {
-		return report.Audit{}, verr
+		return nil, nil, a, verr, false
 	}
-	a := report.Audit{Verdict: rep.Verdict, Reasons: rep.Reasons, ProblemsOmitted: rep.ProblemsOmitted, Source: in.format}
+	read := report.Read{Name: filepath.Base(path), Library: in.readers[0].Library(), Profile: in.readers[0].Profile()}
+	if len(rec.files) > 1 {
+		read.Name += fmt.Sprintf(" (a rosbag2 bag of %d files)", len(rec.files))
+		read.Problems = bag.NewChain(in.readers, rec.files).Problems()
+	} else {
+		read.Path, read.Problems = rec.files[0], in.readers[0].Problems()
+	}
+	if ie := (*audit.IncompleteReadError)(nil); errors.As(verr, &ie) {
+		read.Err = ie.Err
+	}
+	f, cerr = c.FinishRead(read)
+	return f, cerr, reportAudit(rep, in.format), nil, true
+}
+
+// reportAudit is what the report shows of rep.
+func reportAudit(rep *audit.AuditReport, format string) report.Audit {
+	a := report.Audit{Verdict: rep.Verdict, Reasons: rep.Reasons, ProblemsOmitted: rep.ProblemsOmitted, Source: format}
 	for s := audit.ChainStatus(0); s < audit.NumChainStatuses; s++ {
 		a.Chain = append(a.Chain, report.Count{Name: s.String(), N: rep.ChainCount(s)})
 	}
@@ -78,7 +103,7 @@ func auditRecording(rec recording, cfg config.Config, sopts session.SessionOptio
 	for _, n := range rep.Notes {
 		a.Problems = append(a.Problems, report.Problem{StampNs: -1, LogNs: -1, Text: n})
 	}
-	return a, nil
+	return a
 }
 
 // batteryThresholds are the battery thresholds of the rule policies that
@@ -195,17 +220,17 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	flight, cerr, err := collectFlight(rec, path, cfg, stderr)
-	if err != nil {
-		return err
+	flight, cerr, aud, aerr, audited := auditFlight(rec, path, cfg, sopts, policies)
+	if !audited {
+		// Without an audit the flight is still drawn, from a read of its own.
+		if flight, cerr, err = collectFlight(rec, path, cfg, sopts.Inputs, stderr); err != nil {
+			return err
+		}
+		aud = report.Audit{Verdict: "not audited", Reasons: []string{"the audit failed: " + aerr.Error()}}
 	}
 	var terr error
 	if *withTruth {
 		terr = addTruth(flight, path, cfg, stderr)
-	}
-	aud, aerr := auditRecording(rec, cfg, sopts, policies, stderr)
-	if aerr != nil {
-		aud = report.Audit{Verdict: "not audited", Reasons: []string{"the audit failed: " + aerr.Error()}}
 	}
 	aud.Thresholds = batteryThresholds(policies, flight.Policies)
 
@@ -251,17 +276,14 @@ func reportInput(path, out string, force bool) (recording, error) {
 	return rec, checkOutput("--out", out, path, force)
 }
 
-// collectFlight reads the flight the report draws, on the configuration's
-// topics. cerr is damage met after some of it was read (the report shows
+// collectFlight reads the flight the report draws when the audit cannot
+// run, on the topics of the session's inputs and the configuration's
+// outputs. cerr is damage met after some of it was read (the report shows
 // what was read); err, a recording that could not be read at all.
-func collectFlight(rec recording, path string, cfg config.Config, stderr io.Writer) (flight *report.Flight, cerr, err error) {
-	t, err := cfg.ResolvedTopics()
-	if err != nil {
-		return nil, nil, fail(exitUsage, "%w", err)
-	}
-	topics := report.DefaultTopics()
-	topics.State, topics.SelfAssessment, topics.PerceptionMode = t[session.KeyState], t[session.KeySelfAssessment], t[session.KeyPerceptionMode]
-	topics.Decisions, topics.Actions, topics.Evidence = t.Decisions(), t.Actions(), t[session.KeyActionEvidence]
+func collectFlight(rec recording, path string, cfg config.Config, inputs []session.InputSpec, stderr io.Writer) (flight *report.Flight, cerr, err error) {
+	topics := report.Topics{State: session.TopicOf(inputs, session.KeyState), SelfAssessment: session.TopicOf(inputs, session.KeySelfAssessment),
+		PerceptionMode: session.TopicOf(inputs, session.KeyPerceptionMode), Evidence: session.TopicOf(inputs, session.KeyActionEvidence),
+		Decisions: decisionsTopic(cfg), Actions: actionsTopic(cfg)}
 	if len(rec.files) == 1 && isReferenceRecording(rec.files[0]) {
 		flight, cerr = collectReference(rec.files[0], stderr)
 	} else {

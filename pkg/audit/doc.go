@@ -16,6 +16,13 @@
 //     ReferenceRecording maps a recording of the Python reference onto the
 //     same audit.
 //
+// Replay and Verify share one pipeline: read a message, decode it through
+// the Session's input table (verify also decodes the recorded decisions
+// and chain assessments), and step it, in read order, on the reading
+// goroutine or with reading and decoding ahead of it. An Observer given to
+// Verify sees each message with what the pipeline decoded of it, so the
+// report is drawn from the same single read as its audit.
+//
 // The package reads Sources and writes through a Recorder; it decides
 // nothing itself (the Session does) and never trusts a policy, a hash or a
 // verdict taken from the recording.

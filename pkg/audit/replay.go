@@ -11,8 +11,9 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/engine"
 	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
-	"github.com/ghost-robotics/ghost/pkg/seal"
 	"github.com/ghost-robotics/ghost/pkg/session"
+
+	"github.com/ghost-robotics/ghost/pkg/seal"
 )
 
 // Source yields serialized messages in arrival (log-time) order; Next
@@ -144,30 +145,70 @@ type ReplayResult struct {
 // Stop ends it the same way, without an error. Out is not
 // closed; the caller closes it (after Replay returns) to complete the file.
 func Replay(src Source, out Recorder, opts ReplayOptions) (*ReplayResult, error) {
+	r, err := newReplayer(src, out, opts)
+	if err != nil {
+		return nil, err
+	}
+	p := &pipeline{
+		inputs: r.s.Inputs(),
+		step:   r.step,
+		// Without a core to spare (readsAhead), this goroutine reads,
+		// decodes and decides each message in turn.
+		readAhead: opts.readAhead > 0 || opts.readAhead == 0 && readsAhead(out.Compression(), runtime.GOMAXPROCS(0)),
+		stop:      opts.Stop,
+		every:     opts.ProgressEvery,
+		progress:  func(n uint64) { r.res.Messages = n; r.report(false) },
+	}
+	srcErr, err := p.run(src)
+	r.res.Messages, r.res.Stopped = p.messages, p.stopped
+	switch {
+	case err != nil:
+		return r.res, err
+	case srcErr == nil, errors.Is(srcErr, io.EOF):
+		return r.res, r.finish()
+	}
+	r.res.Truncated = srcErr
+	if ferr := r.finish(); ferr != nil {
+		return r.res, errors.Join(srcErr, ferr)
+	}
+	return r.res, fmt.Errorf("replay: input read up to the damage: %w", srcErr)
+}
+
+// replayer is the output side of a replay: the Session, the recording it
+// writes and the result.
+type replayer struct {
+	opts                                  ReplayOptions
+	src                                   Source
+	out                                   Recorder
+	s                                     *session.Session
+	res                                   *ReplayResult
+	decisionsT, actionsT, sealT, evidence string
+	inputs                                map[string]bag.ChannelID // output channels by topic
+	evBuf                                 []byte
+	// pump is recordEvidence as a func value, made once: a method value
+	// made per message would be an allocation per message.
+	pump func(engine.EvidenceEvent) error
+}
+
+// newReplayer checks the topics and declares the output's decision and
+// receipt channels, with the sinks that write them.
+func newReplayer(src Source, out Recorder, opts ReplayOptions) (*replayer, error) {
 	s, err := session.NewSession(opts.Session)
 	if err != nil {
 		return nil, err
 	}
-	decisionsTopic := opts.DecisionsTopic
-	if decisionsTopic == "" {
-		decisionsTopic = session.DefaultTopics().Decisions()
-	}
-	if err := session.CheckTopics(s.Inputs(), session.Topics{session.KeyDecisions: decisionsTopic}); err != nil {
+	r := &replayer{opts: opts, src: src, out: out, s: s, res: &ReplayResult{}, inputs: map[string]bag.ChannelID{},
+		decisionsT: cmp.Or(opts.DecisionsTopic, session.DefaultTopics().Decisions()),
+		actionsT:   cmp.Or(opts.ActionsTopic, session.DefaultTopics().Actions()),
+		sealT:      cmp.Or(opts.SealTopic, seal.DefaultTopic)}
+	if err := session.CheckTopics(s.Inputs(), session.Topics{session.KeyDecisions: r.decisionsT, session.KeyActions: r.actionsT}); err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
-	actionsTopic := opts.ActionsTopic
-	if actionsTopic == "" {
-		actionsTopic = session.DefaultTopics().Actions()
-	}
-	if err := session.CheckTopics(s.Inputs(), session.Topics{session.KeyDecisions: decisionsTopic, session.KeyActions: actionsTopic}); err != nil {
-		return nil, fmt.Errorf("replay: %w", err)
-	}
-	sealTopic := cmp.Or(opts.SealTopic, seal.DefaultTopic)
-	decCh, err := out.AddMessageChannel(decisionsTopic, "DecisionRationale", qos.DefaultDecisions())
+	decCh, err := out.AddMessageChannel(r.decisionsT, "DecisionRationale", qos.DefaultDecisions())
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
-	actCh, err := out.AddMessageChannel(actionsTopic, "ActionReceipt", qos.DefaultDecisions())
+	actCh, err := out.AddMessageChannel(r.actionsT, "ActionReceipt", qos.DefaultDecisions())
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
@@ -179,179 +220,96 @@ func Replay(src Source, out Recorder, opts ReplayOptions) (*ReplayResult, error)
 	if err := s.Runner().RegisterActionSink("recording", asink); err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
-	every := opts.ProgressEvery
-	if every == 0 {
-		every = 65536
-	}
-	res := &ReplayResult{}
-	inputs := map[string]bag.ChannelID{}
-	// Evidence the executors deliver (the simulated vehicle's answers) is
-	// recorded as the evidence input, exactly as a replay of this output
-	// will read it.
-	evidenceTopic := ""
 	for _, in := range s.Inputs() {
 		if in.Kind == engine.InputEvidence {
-			evidenceTopic = in.Topic
+			r.evidence = in.Topic
 		}
 	}
-	var evBuf []byte
-	recordEvidence := func(ev engine.EvidenceEvent) error {
-		if evidenceTopic == "" {
-			return nil
-		}
-		ch, ok := inputs[evidenceTopic]
-		if !ok {
-			var err error
-			if ch, err = out.AddMessageChannel(evidenceTopic, "ActionEvidence", qos.DefaultInput()); err != nil {
-				return fmt.Errorf("replay: %w", err)
-			}
-			inputs[evidenceTopic] = ch
-		}
-		m := session.EvidenceMessage(ev)
+	r.pump = r.recordEvidence
+	return r, nil
+}
+
+// recordEvidence records evidence the executors deliver (the simulated
+// vehicle's answers) as the evidence input, exactly as a replay of this
+// output will read it.
+func (r *replayer) recordEvidence(ev engine.EvidenceEvent) error {
+	if r.evidence == "" {
+		return nil
+	}
+	ch, ok := r.inputs[r.evidence]
+	if !ok {
 		var err error
-		if evBuf, err = m.AppendCDR(evBuf[:0]); err != nil {
-			return fmt.Errorf("replay: encode evidence at %d: %w", ev.ArrivalNs, err)
+		if ch, err = r.out.AddMessageChannel(r.evidence, "ActionEvidence", qos.DefaultInput()); err != nil {
+			return fmt.Errorf("replay: %w", err)
 		}
-		t := uint64(ev.ArrivalNs)
-		return out.Write(ch, t, t, evBuf)
+		r.inputs[r.evidence] = ch
 	}
-	report := func(done bool) {
-		if opts.OnProgress != nil {
-			c := s.Runner().Counters()
-			opts.OnProgress(Progress{Messages: res.Messages, Total: opts.Total, LogTimeNs: s.Now(),
-				Decisions: c.DecisionsTotal(), Done: done})
-		}
+	m := session.EvidenceMessage(ev)
+	var err error
+	if r.evBuf, err = m.AppendCDR(r.evBuf[:0]); err != nil {
+		return fmt.Errorf("replay: encode evidence at %d: %w", ev.ArrivalNs, err)
 	}
-	finish := func() error {
-		err := s.End(s.Now())
-		if err != nil && opts.OnStepFailure != nil {
-			opts.OnStepFailure(err)
-		}
-		if cerr := s.Runner().Close(); cerr != nil {
-			return fmt.Errorf("replay: close sinks: %w", cerr)
-		}
-		res.Counters, res.Stats = s.Runner().Counters(), s.Stats()
-		report(true)
-		return nil
+	t := uint64(ev.ArrivalNs)
+	return r.out.Write(ch, t, t, r.evBuf)
+}
+
+// step handles one message: copied to the output unless it is a decision,
+// receipt or seal this replay replaces, then applied to the session.
+func (r *replayer) step(m *bag.Message, in *decoded) error {
+	if m.Topic == r.decisionsT || m.Topic == r.actionsT || m.Topic == r.sealT {
+		return nil // earlier decisions, receipts and seals are replaced by this replay's
 	}
-	type decodedInput struct {
-		ev  session.Decoded
-		err error
+	if err := r.s.Pump(int64(m.LogTime), r.pump); err != nil {
+		return fmt.Errorf("replay: evidence before %s message %d: %w", m.Topic, m.Sequence, err)
 	}
-	// step handles one message: copied to the output unless it is a
-	// decision or receipt this replay replaces, then applied to the
-	// session.
-	step := func(m *bag.Message, in *decodedInput) error {
-		res.Messages++
-		if m.Topic == decisionsTopic || m.Topic == actionsTopic || m.Topic == sealTopic {
-			return nil // earlier decisions, receipts and seals are replaced by this replay's
+	ch, ok := r.inputs[m.Topic]
+	if !ok {
+		var err error
+		if ch, err = copyChannel(r.out, r.src, m); err != nil {
+			return fmt.Errorf("replay: %w", err)
 		}
-		if err := s.Pump(int64(m.LogTime), recordEvidence); err != nil {
-			return fmt.Errorf("replay: evidence before %s message %d: %w", m.Topic, m.Sequence, err)
-		}
-		ch, ok := inputs[m.Topic]
-		if !ok {
-			var err error
-			ch, err = copyChannel(out, src, m)
-			if err != nil {
-				return fmt.Errorf("replay: %w", err)
+		r.inputs[m.Topic] = ch
+	}
+	if err := r.out.Write(ch, m.LogTime, m.PublishTime, m.Data); err != nil {
+		return fmt.Errorf("replay: copy %s message %d: %w", m.Topic, m.Sequence, err)
+	}
+	if err := r.s.ApplyDecoded(m.Topic, &in.ev, in.err); err != nil {
+		switch {
+		case errors.Is(err, session.ErrCorrupt):
+			if r.opts.OnCorrupt != nil {
+				r.opts.OnCorrupt(fmt.Errorf("log time %d, sequence %d: %w", m.LogTime, m.Sequence, err))
 			}
-			inputs[m.Topic] = ch
-		}
-		if err := out.Write(ch, m.LogTime, m.PublishTime, m.Data); err != nil {
-			return fmt.Errorf("replay: copy %s message %d: %w", m.Topic, m.Sequence, err)
-		}
-		if err := s.ApplyDecoded(m.Topic, &in.ev, in.err); err != nil {
-			switch {
-			case errors.Is(err, session.ErrCorrupt):
-				if opts.OnCorrupt != nil {
-					opts.OnCorrupt(fmt.Errorf("log time %d, sequence %d: %w", m.LogTime, m.Sequence, err))
-				}
-			case errors.Is(err, engine.ErrDecide):
-				if opts.OnStepFailure != nil {
-					opts.OnStepFailure(err)
-				}
-			default:
-				return fmt.Errorf("replay: %s message %d: %w", m.Topic, m.Sequence, err)
+		case errors.Is(err, engine.ErrDecide):
+			if r.opts.OnStepFailure != nil {
+				r.opts.OnStepFailure(err)
 			}
-		}
-		if res.Messages%every == 0 {
-			report(false)
-		}
-		return nil
-	}
-	end := func(srcErr error) (*ReplayResult, error) {
-		if errors.Is(srcErr, io.EOF) {
-			return res, finish()
-		}
-		res.Truncated = srcErr
-		if ferr := finish(); ferr != nil {
-			return res, errors.Join(srcErr, ferr)
-		}
-		return res, fmt.Errorf("replay: input read up to the damage: %w", srcErr)
-	}
-	stopped := func() bool {
-		select {
-		case <-opts.Stop:
-			res.Stopped = true
-			return true
 		default:
-			return false
+			return fmt.Errorf("replay: %s message %d: %w", m.Topic, m.Sequence, err)
 		}
 	}
-	// Beliefs' covariances are drawn from a pool and donated to the Loop,
-	// which keeps them without a copy.
-	var covs engine.CovariancePool
-	newDecode := func() func(*bag.Message, *decodedInput) {
-		dec := session.NewDecoder(s.Inputs())
-		var sc session.Scratch
-		sc.DrawFrom(&covs)
-		return func(m *bag.Message, d *decodedInput) {
-			d.err = dec.DecodeInto(m.Topic, int64(m.LogTime), m.Data, &sc, &d.ev)
-		}
+	return nil
+}
+
+func (r *replayer) report(done bool) {
+	if r.opts.OnProgress != nil {
+		c := r.s.Runner().Counters()
+		r.opts.OnProgress(Progress{Messages: r.res.Messages, Total: r.opts.Total, LogTimeNs: r.s.Now(),
+			Decisions: c.DecisionsTotal(), Done: done})
 	}
-	// Without a core to spare (readsAhead), this goroutine reads, decodes
-	// and decides each message in turn.
-	ahead := opts.readAhead > 0 || opts.readAhead == 0 && readsAhead(out.Compression(), runtime.GOMAXPROCS(0))
-	if !ahead {
-		decode := newDecode()
-		var in decodedInput
-		for {
-			if stopped() {
-				return res, finish()
-			}
-			m, err := src.Next()
-			if err != nil {
-				return end(err)
-			}
-			decode(&m, &in)
-			if err := step(&m, &in); err != nil {
-				return res, err
-			}
-		}
+}
+
+// finish decides everything pending, closes the sinks and reports.
+func (r *replayer) finish() error {
+	err := r.s.End(r.s.Now())
+	if err != nil && r.opts.OnStepFailure != nil {
+		r.opts.OnStepFailure(err)
 	}
-	pf := startPrefetchInto(src, 0, newDecode)
-	defer pf.stop()
-	for {
-		b, ok := pf.next()
-		if !ok {
-			return res, finish() // unreachable: the last batch carries the source's end
-		}
-		for i := range b.items {
-			if stopped() {
-				pf.release(b)
-				return res, finish()
-			}
-			if err := step(&b.items[i].msg, &b.items[i].val); err != nil {
-				return res, err
-			}
-		}
-		srcErr := b.err
-		pf.release(b)
-		if srcErr != nil {
-			return end(srcErr)
-		}
+	if cerr := r.s.Runner().Close(); cerr != nil {
+		return fmt.Errorf("replay: close sinks: %w", cerr)
 	}
+	r.res.Counters, r.res.Stats = r.s.Runner().Counters(), r.s.Stats()
+	r.report(true)
+	return nil
 }
 
 // readsAhead reports whether a replay writing with compression on procs

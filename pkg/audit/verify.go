@@ -14,8 +14,9 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/engine"
-	"github.com/ghost-robotics/ghost/pkg/seal"
 	"github.com/ghost-robotics/ghost/pkg/session"
+
+	"github.com/ghost-robotics/ghost/pkg/seal"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
@@ -84,6 +85,9 @@ type VerifyOptions struct {
 	// less than with workers, which buy wall time with hand-overs between
 	// cores), as suits several verifications running side by side.
 	DecodeWorkers int
+	// Observer, if set, sees every message read with what was decoded of
+	// it, before the audit takes it.
+	Observer Observer
 	// Seals, when set, checks the recording against its seals (see
 	// seal.Checker; its Reads is set here to the topics this audit reads)
 	// and reports them: with trusted keys a break is FindingSealBroken,
@@ -260,6 +264,43 @@ type verifier struct {
 }
 
 func newVerifier(opts VerifyOptions) (*verifier, error) {
+	opts, err := opts.resolved()
+	if err != nil {
+		return nil, err
+	}
+	v := &verifier{
+		opts: opts, inputs: opts.Session.Inputs, decisionsT: opts.DecisionsTopic,
+		counts: inputCounts{inputs: make([]uint64, len(opts.Session.Inputs))},
+		report: newReport(opts.Relax), lastStamp: -1, firstStamp: -1,
+		chain:       newChainIndex(opts.MaxHeld),
+		badChannels: map[uint16]bool{},
+		actionsT:    opts.ActionsTopic,
+		acts:        actionAudit{execs: opts.Session.Executors},
+	}
+	seen := map[string]bool{}
+	for _, p := range opts.Policies {
+		if seen[p.ID()] {
+			return nil, fmt.Errorf("verify: two supplied policies have the id %q", p.ID())
+		}
+		seen[p.ID()] = true
+		c, err := v.newCandidate(p)
+		if err != nil {
+			return nil, err
+		}
+		v.cands = append(v.cands, c)
+	}
+	v.active = len(v.cands)
+	if opts.Seals != nil {
+		so := *opts.Seals
+		so.Reads = v.reads
+		v.seals = seal.NewChecker(so)
+		v.sealT = cmp.Or(so.Topic, seal.DefaultTopic)
+	}
+	return v, nil
+}
+
+// resolved fills in the defaults and checks the topics and the format.
+func (opts VerifyOptions) resolved() (VerifyOptions, error) {
 	if opts.Session.Inputs == nil {
 		opts.Session.Inputs = session.DefaultInputs()
 	}
@@ -279,75 +320,56 @@ func newVerifier(opts VerifyOptions) (*verifier, error) {
 		opts.ActionsTopic = session.DefaultTopics().Actions()
 	}
 	if err := session.CheckTopics(opts.Session.Inputs, session.Topics{session.KeyDecisions: opts.DecisionsTopic, session.KeyActions: opts.ActionsTopic}); err != nil {
-		return nil, fmt.Errorf("verify: %w", err)
+		return opts, fmt.Errorf("verify: %w", err)
 	}
 	opts.Session.Inputs = session.Enabled(opts.Session.Inputs)
 	if opts.Format.ChainTopic == "" {
 		opts.Format.ChainTopic, opts.Format.NewDecodeChain = chainOnlyInput(opts.Session.Inputs)
 	} else if opts.Format.NewDecodeChain == nil {
-		return nil, fmt.Errorf("verify: Format.ChainTopic %q without NewDecodeChain", opts.Format.ChainTopic)
+		return opts, fmt.Errorf("verify: Format.ChainTopic %q without NewDecodeChain", opts.Format.ChainTopic)
 	}
-	policies := opts.Policies
-	if policies == nil {
+	if opts.Policies == nil {
 		for _, id := range decisions.PolicyIDs() {
 			p, _ := decisions.LookupPolicy(id)
-			policies = append(policies, p)
+			opts.Policies = append(opts.Policies, p)
 		}
 	}
-	v := &verifier{
-		opts: opts, inputs: opts.Session.Inputs, decisionsT: opts.DecisionsTopic,
-		counts: inputCounts{inputs: make([]uint64, len(opts.Session.Inputs))},
-		report: newReport(opts.Relax), lastStamp: -1, firstStamp: -1,
-		chain:       newChainIndex(opts.MaxHeld),
-		badChannels: map[uint16]bool{},
-		actionsT:    opts.ActionsTopic,
-		acts:        actionAudit{execs: opts.Session.Executors},
+	return opts, nil
+}
+
+// newCandidate builds the Session that re-decides the recording with p,
+// its sinks feeding the comparison.
+func (v *verifier) newCandidate(p decisions.Policy) (*candidate, error) {
+	so := v.opts.Session
+	so.Loop.Policy = p
+	s, err := session.NewSession(so)
+	if err != nil {
+		return nil, fmt.Errorf("verify: policy %s: %w", p.ID(), err)
 	}
-	seen := map[string]bool{}
-	for _, p := range policies {
-		if seen[p.ID()] {
-			return nil, fmt.Errorf("verify: two supplied policies have the id %q", p.ID())
-		}
-		seen[p.ID()] = true
-		so := opts.Session
-		so.Loop.Policy = p
-		s, err := session.NewSession(so)
-		if err != nil {
-			return nil, fmt.Errorf("verify: policy %s: %w", p.ID(), err)
-		}
-		c := &candidate{id: p.ID(), session: s}
-		err = s.Runner().RegisterActionSink("audit", actionSinkFunc(func(rc session.ActionReceipt) error {
-			v.derivedReceipt(c, rc)
+	c := &candidate{id: p.ID(), session: s}
+	err = s.Runner().RegisterActionSink("audit", actionSinkFunc(func(rc session.ActionReceipt) error {
+		v.derivedReceipt(c, rc)
+		return nil
+	}))
+	if err != nil {
+		return nil, err
+	}
+	err = s.Runner().Register("audit", session.FuncSink(func(cmd engine.Command) error {
+		if c.retired {
 			return nil
-		}))
-		if err != nil {
-			return nil, err
 		}
-		err = s.Runner().Register("audit", session.FuncSink(func(cmd engine.Command) error {
-			if c.retired {
-				return nil
+		c.decided.push(redecision{r: cmd.Rationale, without: cmd.WithoutAssessment})
+		if c.decided.len() > v.opts.MaxHeld {
+			if rd := c.decided.pop(); c == v.primary() {
+				v.unmatched(rd)
 			}
-			c.decided.push(redecision{r: cmd.Rationale, without: cmd.WithoutAssessment})
-			if c.decided.len() > opts.MaxHeld {
-				if rd := c.decided.pop(); c == v.primary() {
-					v.unmatched(rd)
-				}
-			}
-			return nil
-		}))
-		if err != nil {
-			return nil, err
 		}
-		v.cands = append(v.cands, c)
+		return nil
+	}))
+	if err != nil {
+		return nil, err
 	}
-	v.active = len(v.cands)
-	if opts.Seals != nil {
-		so := *opts.Seals
-		so.Reads = v.reads
-		v.seals = seal.NewChecker(so)
-		v.sealT = cmp.Or(so.Topic, seal.DefaultTopic)
-	}
-	return v, nil
+	return c, nil
 }
 
 // reads reports whether the audit reads topic: an input, the decisions,
@@ -358,121 +380,92 @@ func (v *verifier) reads(topic string) bool {
 }
 
 func (v *verifier) run(src Source) (*AuditReport, error) {
-	every := v.opts.ProgressEvery
-	if every == 0 {
-		every = 65536
+	workers := v.opts.decodeWorkers()
+	p := &pipeline{
+		inputs: v.inputs,
+		// Decoding (and sealing each assessment: its canonical text and
+		// hash) runs on the prefetcher's workers, if any; the Loops, the
+		// chain check and the comparison stay here, in recorded order.
+		newDecodeOther: v.newDecodeOther,
+		step:           v.step,
+		readAhead:      workers > 0,
+		workers:        workers,
+		every:          v.opts.ProgressEvery,
+		progress:       func(uint64) { v.progress(false) },
 	}
-	progress := func(done bool) {
-		if v.opts.OnProgress != nil {
-			v.opts.OnProgress(Progress{Messages: v.messages, Total: v.opts.Total, LogTimeNs: v.now,
-				Decisions: v.report.Decisions, Done: done})
-		}
+	srcErr, _ := p.run(src) // step returns no error
+	v.end(src)
+	v.progress(true)
+	if errors.Is(srcErr, io.EOF) {
+		return v.finish(nil)
 	}
-	type decoded struct {
-		ev  session.Decoded
-		r   decisions.Rationale
-		a   decisions.SelfAssessment // on the chain topic
-		err error
-	}
-	// Decoding (and sealing each assessment: its canonical text and hash)
-	// runs on the prefetcher's workers, if any; the Loops, the chain check
-	// and the comparison stay here, in recorded order.
+	return v.finish(&IncompleteReadError{Err: srcErr})
+}
+
+// newDecodeOther returns a decoder, for one goroutine, of the recorded
+// decisions and chain assessments.
+func (v *verifier) newDecodeOther() func(*bag.Message, *decoded) bool {
 	chainT := v.opts.Format.ChainTopic
-	// Beliefs' covariances are drawn from a pool and donated to the Loop
-	// that keeps them, so that it need not copy them from a batch decoded
-	// on another core; with several candidates, each Loop copies them
-	// (input).
-	var covs engine.CovariancePool
-	newDecode := func() func(*bag.Message, *decoded) {
-		dec := session.NewDecoder(v.inputs)
-		var sc session.Scratch
-		sc.DrawFrom(&covs)
-		decodeDecision := v.opts.Format.NewDecodeDecision()
-		var decodeChain func([]byte) (decisions.SelfAssessment, error)
-		if chainT != "" {
-			decodeChain = v.opts.Format.NewDecodeChain()
-		}
-		return func(m *bag.Message, d *decoded) {
-			switch {
-			case m.Topic == v.actionsT:
-				// Decoded in order, on the main goroutine.
-			case m.Topic == v.decisionsT:
-				// Validated here too, off the Loop's goroutine.
-				if d.r, d.err = decodeDecision(m.Data); d.err == nil {
-					d.err = d.r.Validate()
-				}
-			case chainT != "" && m.Topic == chainT:
-				d.a, d.err = decodeChain(m.Data)
-			default:
-				d.err = dec.DecodeInto(m.Topic, int64(m.LogTime), m.Data, &sc, &d.ev)
-			}
-		}
+	decodeDecision := v.opts.Format.NewDecodeDecision()
+	var decodeChain func([]byte) (decisions.SelfAssessment, error)
+	if chainT != "" {
+		decodeChain = v.opts.Format.NewDecodeChain()
 	}
-	step := func(m *bag.Message, d *decoded) {
-		v.messages++
-		if v.seals != nil {
-			v.seals.Observe(m.Topic, m.SchemaName, m.LogTime, m.Data)
-			if m.Topic == v.sealT {
-				return
-			}
-		}
-		if t := int64(m.LogTime); t > v.now {
-			v.now = t
-		}
+	return func(m *bag.Message, d *decoded) bool {
 		switch {
 		case m.Topic == v.actionsT:
-			v.receipt(m.Data, m.SchemaName, m.LogTime)
+			// Decoded in order, on the stepping goroutine.
 		case m.Topic == v.decisionsT:
-			v.decision(m, d.r, d.err)
-		case chainT != "" && m.Topic == chainT:
-			v.chainAssessment(m, &d.a, d.err)
-		default:
-			v.input(m, &d.ev, d.err)
-		}
-		if v.messages%every == 0 {
-			progress(false)
-		}
-	}
-	end := func(srcErr error) (*AuditReport, error) {
-		v.end(src)
-		progress(true)
-		if errors.Is(srcErr, io.EOF) {
-			return v.finish(nil)
-		}
-		return v.finish(fmt.Errorf("verify: recording read up to the damage: %w", srcErr))
-	}
-	workers := v.opts.decodeWorkers()
-	if workers == 0 {
-		// One goroutine reads, decodes and audits each message in turn: no
-		// batch to copy it into and no hand-over between cores, so the
-		// least CPU a verification can take (a message's Data is valid
-		// until the next is read, and decode keeps none of it).
-		decode := newDecode()
-		var d decoded
-		for {
-			m, err := src.Next()
-			if err != nil {
-				return end(err)
+			// Validated here too, off the Loop's goroutine.
+			if d.r, d.err = decodeDecision(m.Data); d.err == nil {
+				d.invalid = d.r.Validate()
 			}
-			decode(&m, &d)
-			step(&m, &d)
+		case chainT != "" && m.Topic == chainT:
+			d.a, d.err = decodeChain(m.Data)
+		default:
+			return false
+		}
+		return true
+	}
+}
+
+// step audits one message, in recorded order.
+func (v *verifier) step(m *bag.Message, d *decoded) error {
+	v.messages++
+	if v.seals != nil {
+		v.seals.Observe(m.Topic, m.SchemaName, m.LogTime, m.Data)
+		if m.Topic == v.sealT {
+			return nil
 		}
 	}
-	pf := startPrefetchInto(src, workers, newDecode)
-	defer pf.stop()
-	for {
-		b, ok := pf.next()
-		if !ok {
-			return v.finish(errors.New("verify: the reading goroutine stopped early"))
+	if t := int64(m.LogTime); t > v.now {
+		v.now = t
+	}
+	if v.opts.Observer != nil {
+		v.observe(m, d)
+	}
+	chainT := v.opts.Format.ChainTopic
+	switch {
+	case m.Topic == v.actionsT:
+		v.receipt(m.Data, m.SchemaName, m.LogTime)
+	case m.Topic == v.decisionsT:
+		err := d.err
+		if err == nil {
+			err = d.invalid
 		}
-		for i := range b.items {
-			step(&b.items[i].msg, &b.items[i].val)
-		}
-		srcErr := b.err
-		pf.release(b)
-		if srcErr != nil {
-			return end(srcErr)
-		}
+		v.decision(m, d.r, err)
+	case chainT != "" && m.Topic == chainT:
+		v.chainAssessment(m, &d.a, d.err)
+	default:
+		v.input(m, &d.ev, d.err)
+	}
+	return nil
+}
+
+func (v *verifier) progress(done bool) {
+	if v.opts.OnProgress != nil {
+		v.opts.OnProgress(Progress{Messages: v.messages, Total: v.opts.Total, LogTimeNs: v.now,
+			Decisions: v.report.Decisions, Done: done})
 	}
 }
 

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"iter"
@@ -138,7 +139,6 @@ func CollectFiles(name string, files []string, opts Options) (*Flight, error) {
 	}
 	t := opts.Topics
 	c, _ := NewCollector(opts) // opts already resolved and checked
-	c.f.Recording = name
 	var readers []*bag.Reader
 	defer func() {
 		for _, r := range readers {
@@ -167,7 +167,6 @@ func CollectFiles(name string, files []string, opts Options) (*Flight, error) {
 		}
 		readers = append(readers, r)
 	}
-	c.f.Library, c.f.Profile = readers[0].Library(), readers[0].Profile()
 	var src interface {
 		Messages() iter.Seq2[bag.Message, error]
 		Problems() []bag.ChannelProblem
@@ -183,19 +182,44 @@ func CollectFiles(name string, files []string, opts Options) (*Flight, error) {
 		}
 		c.Message(m.Topic, m.SchemaName, int64(m.LogTime), m.Data)
 	}
-	for _, p := range src.Problems() {
-		c.note(fmt.Sprintf("channel %d (%s) not read: %v", p.Channel.ID, p.Channel.Topic, p.Err))
-	}
 	if readErr == nil {
 		readErr = openErr
 	}
+	read := Read{Name: name, Library: readers[0].Library(), Profile: readers[0].Profile(), Problems: src.Problems(), Err: readErr}
+	if len(files) == 1 {
+		read.Path = files[0]
+	}
+	return c.FinishRead(read)
+}
+
+// Read is how the recording a Collector was fed was read.
+type Read struct {
+	// Name names the recording in the report.
+	Name string
+	// Library and Profile are its header's.
+	Library, Profile string
+	// Problems are the channels that could not be read.
+	Problems []bag.ChannelProblem
+	// Err is the error that ended the read before the recording's end,
+	// nil when it was read to the end.
+	Err error
+	// Path names the recording in that error; default Name.
+	Path string
+}
+
+// FinishRead completes and returns the Flight of the recording read as
+// r says: a read that stopped early gives the Flight of what was read,
+// with a note, and an error wrapping r.Err. The Collector must not be used
+// afterwards.
+func (c *Collector) FinishRead(r Read) (*Flight, error) {
+	c.f.Recording, c.f.Library, c.f.Profile = r.Name, r.Library, r.Profile
+	for _, p := range r.Problems {
+		c.note(fmt.Sprintf("channel %d (%s) not read: %v", p.Channel.ID, p.Channel.Topic, p.Err))
+	}
 	f := c.Finish()
-	if readErr != nil {
-		f.Notes = append(f.Notes, "the recording stops early: "+capText(readErr.Error(), 200)+"; the report shows what was read before")
-		if len(files) == 1 {
-			name = files[0]
-		}
-		return f, fmt.Errorf("read %s: %w", name, readErr)
+	if r.Err != nil {
+		f.Notes = append(f.Notes, "the recording stops early: "+capText(r.Err.Error(), 200)+"; the report shows what was read before")
+		return f, fmt.Errorf("read %s: %w", cmp.Or(r.Path, r.Name), r.Err)
 	}
 	return f, nil
 }
@@ -300,23 +324,34 @@ func (c *Collector) Message(topic, schema string, logNs int64, data []byte) {
 		r := ros2msg.RationaleFromWire(&c.dr)
 		c.Decision(logNs, &r)
 	case t.Actions:
-		a := &c.f.Actions
-		a.Topic, a.Schema = topic, schema
-		a.Messages++
-		c.seeLog(logNs)
-		if err := c.ar.UnmarshalCDR(data); err != nil {
-			a.Undecodable++
-			return
-		}
-		c.receipt(logNs, &c.ar)
+		c.Receipt(logNs, topic, schema, data)
 	case t.Evidence:
-		a := &c.f.Actions
-		a.EvidenceTopic = topic
-		a.EvidenceBatches++
-		c.seeLog(logNs)
-		if err := c.ae.UnmarshalCDR(data); err != nil {
-			a.EvidenceUndecodable++
-		}
+		c.Evidence(logNs, topic, c.ae.UnmarshalCDR(data))
+	}
+}
+
+// Receipt feeds a message of the action receipts topic, as recorded.
+func (c *Collector) Receipt(logNs int64, topic, schema string, data []byte) {
+	a := &c.f.Actions
+	a.Topic, a.Schema = topic, schema
+	a.Messages++
+	c.seeLog(logNs)
+	if err := c.ar.UnmarshalCDR(data); err != nil {
+		a.Undecodable++
+		return
+	}
+	c.receipt(logNs, &c.ar)
+}
+
+// Evidence feeds an evidence batch recorded on topic, counted;
+// decodeErr says why it did not decode.
+func (c *Collector) Evidence(logNs int64, topic string, decodeErr error) {
+	a := &c.f.Actions
+	a.EvidenceTopic = topic
+	a.EvidenceBatches++
+	c.seeLog(logNs)
+	if decodeErr != nil {
+		a.EvidenceUndecodable++
 	}
 }
 
