@@ -84,9 +84,9 @@ type block struct {
 
 type topicState struct {
 	name     string
-	prefixes map[string][]byte // by recorded schema name
-	listed   bool              // a seal lists it
-	unsealed bool              // decided to be in no seal
+	starts   map[string]*leafStart // by recorded schema name
+	listed   bool                  // a seal lists it
+	unsealed bool                  // decided to be in no seal
 	nUnseal  uint64
 	pending  []item
 	cur      int // pending[:cur] folded into the current block
@@ -148,12 +148,13 @@ func (c *Checker) Observe(topic, schemaName string, logTime uint64, data []byte)
 	case ts.broken:
 		return
 	}
-	prefix, ok := ts.prefixes[schemaName]
+	start, ok := ts.starts[schemaName]
 	if !ok {
-		prefix = leafPrefix(topic, schemaName)
-		ts.prefixes[schemaName] = prefix
+		s := c.leaf.start(topic, schemaName)
+		start = &s
+		ts.starts[schemaName] = start
 	}
-	ts.pending = append(ts.pending, item{leaf: c.leaf.leaf(prefix, data), logTime: logTime, index: i})
+	ts.pending = append(ts.pending, item{leaf: c.leaf.leaf(start, data), logTime: logTime, index: i})
 	c.pending++
 	if c.pending > c.opts.MaxPending {
 		c.stopped = true
@@ -167,7 +168,7 @@ func (c *Checker) Observe(topic, schemaName string, logTime uint64, data []byte)
 func (c *Checker) topic(name string) *topicState {
 	ts, ok := c.topics[name]
 	if !ok {
-		ts = &topicState{name: name, prefixes: map[string][]byte{}, h: newChainHash()}
+		ts = &topicState{name: name, starts: map[string]*leafStart{}, h: newChainHash()}
 		c.topics[name] = ts
 		c.order = append(c.order, ts)
 	}

@@ -2,6 +2,7 @@ package seal
 
 import (
 	"crypto/sha256"
+	"encoding"
 	"encoding/binary"
 	"hash"
 	"strings"
@@ -42,27 +43,60 @@ func leafPrefix(topic, typ string) []byte {
 // zeros pads payloads to a multiple of 4 bytes.
 var zeros [3]byte
 
+// leafStart is where every leaf of one topic and type starts: its prefix,
+// and the SHA-256 state after it, so that a leaf hashes only what follows.
+// The prefix is 60 to 100 bytes; from 64 on, that is a block a topic
+// hashes once instead of once per message. The digests are the same.
+type leafStart struct {
+	prefix []byte
+	state  []byte // the marshaled state after prefix; nil: hash prefix each time
+}
+
 // leafHasher computes leaf digests without allocating.
 type leafHasher struct {
-	h   hash.Hash
-	buf [8]byte
-	sum []byte
+	h       hash.Hash
+	restore encoding.BinaryUnmarshaler // h's; nil when it cannot restore a state
+	buf     [8]byte
+	sum     []byte
 }
 
 func newLeafHasher() *leafHasher {
-	return &leafHasher{h: sha256.New(), sum: make([]byte, 0, sha256.Size)}
+	h := sha256.New()
+	l := &leafHasher{h: h, sum: make([]byte, 0, sha256.Size)}
+	// crypto/sha256 documents both; a hash without them hashes the prefix
+	// every time.
+	if _, ok := h.(encoding.BinaryMarshaler); ok {
+		l.restore, _ = h.(encoding.BinaryUnmarshaler)
+	}
+	return l
 }
 
-// leaf returns the digest of one message given its prefix: SHA-256 of the
+// start returns the leafStart of topic and type.
+func (l *leafHasher) start(topic, typ string) leafStart {
+	s := leafStart{prefix: leafPrefix(topic, typ)}
+	if l.restore == nil {
+		return s
+	}
+	l.h.Reset()
+	l.h.Write(s.prefix)
+	if state, err := l.h.(encoding.BinaryMarshaler).MarshalBinary(); err == nil {
+		s.state = state
+	}
+	return s
+}
+
+// leaf returns the digest of one message that starts at s: SHA-256 of the
 // prefix, the payload's padded length (u64), the payload and up to three
 // zero bytes. rmw_cyclonedds pads what it delivers to a multiple of 4 and
 // the node's own encoder does not, so padding both alike makes a recorder's
 // copy and the node's hash the same; a valid message's length is fixed by
 // its content, so no two messages share a padded form.
-func (l *leafHasher) leaf(prefix, payload []byte) Digest {
+func (l *leafHasher) leaf(s *leafStart, payload []byte) Digest {
+	if s.state == nil || l.restore.UnmarshalBinary(s.state) != nil {
+		l.h.Reset()
+		l.h.Write(s.prefix)
+	}
 	pad := (4 - len(payload)%4) % 4
-	l.h.Reset()
-	l.h.Write(prefix)
 	binary.BigEndian.PutUint64(l.buf[:], uint64(len(payload)+pad))
 	l.h.Write(l.buf[:])
 	l.h.Write(payload)
@@ -75,7 +109,9 @@ func (l *leafHasher) leaf(prefix, payload []byte) Digest {
 
 // Leaf returns the leaf digest of one message of topic and type (docs/seals.md).
 func Leaf(topic, typ string, payload []byte) Digest {
-	return newLeafHasher().leaf(leafPrefix(topic, typ), payload)
+	l := newLeafHasher()
+	start := leafStart{prefix: leafPrefix(topic, typ)}
+	return l.leaf(&start, payload)
 }
 
 // chainHash folds a topic's leaves, in order, into its chain: the SHA-256

@@ -83,7 +83,13 @@ func (s *Seal) Digest() Digest { return sha256.Sum256(s.SignedBytes()) }
 
 // Sign sets the key id and the signature.
 func (s *Seal) Sign(key ed25519.PrivateKey) {
-	s.KeyID = KeyID(key.Public().(ed25519.PublicKey))
+	s.signAs(key, KeyID(key.Public().(ed25519.PublicKey)))
+}
+
+// signAs is Sign with the key's id given, which a Sealer keeps rather than
+// marshal the public key again for every seal.
+func (s *Seal) signAs(key ed25519.PrivateKey, keyID string) {
+	s.KeyID = keyID
 	copy(s.Signature[:], ed25519.Sign(key, s.SignedBytes()))
 }
 

@@ -3,6 +3,8 @@ package seal
 import (
 	"bytes"
 	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -326,5 +328,46 @@ func TestLeafPadding(t *testing.T) {
 	}
 	if Leaf("/t", "p/msg/T", msg) == Leaf("/u", "p/msg/T", msg) || Leaf("/t", "p/msg/T", msg) == Leaf("/t", "p/msg/U", msg) {
 		t.Fatal("the leaf does not cover the topic and type")
+	}
+}
+
+// TestLeafStart checks the leaf that starts from a topic's saved hash state
+// against the formula of docs/seals.md, written out here, for prefixes
+// shorter than, as long as and longer than one or two SHA-256 blocks, and
+// against the leaf that hashes its prefix each time.
+func TestLeafStart(t *testing.T) {
+	reference := func(topic, typ string, p []byte) Digest {
+		var b []byte
+		b = append(b, "ghost-seal-leaf-v1\x00"...)
+		b = binary.BigEndian.AppendUint32(b, uint32(len(topic)))
+		b = append(b, topic...)
+		b = binary.BigEndian.AppendUint32(b, uint32(len(typ)))
+		b = append(b, typ...)
+		padded := append(append([]byte(nil), p...), make([]byte, (4-len(p)%4)%4)...)
+		b = binary.BigEndian.AppendUint64(b, uint64(len(padded)))
+		return sha256.Sum256(append(b, padded...))
+	}
+	const typ = "ghost/msg/VehicleState" // 22 bytes: a prefix is 49 + len(topic)
+	l := newLeafHasher()
+	if l.restore == nil {
+		t.Fatal("crypto/sha256 cannot restore a state: every leaf hashes its prefix")
+	}
+	for _, n := range []int{1, 10, 14, 15, 16, 40, 78, 79, 80, 120} {
+		topic := "/" + strings.Repeat("t", n)
+		start := l.start(topic, typ)
+		if start.state == nil {
+			t.Fatalf("topic of %d bytes: no saved state", len(topic))
+		}
+		plain := leafStart{prefix: start.prefix}
+		for _, size := range []int{0, 1, 3, 4, 5, 6, 7, 8, 55, 56, 63, 64, 65, 119, 120, 128, 300} {
+			p := bytes.Repeat([]byte{0xa5}, size)
+			want := reference(topic, typ, p)
+			if got := l.leaf(&start, p); got != want {
+				t.Fatalf("prefix of %d bytes, payload of %d: leaf %x from the saved state, want %x", len(start.prefix), size, got[:8], want[:8])
+			}
+			if got := l.leaf(&plain, p); got != want {
+				t.Fatalf("prefix of %d bytes, payload of %d: leaf %x from the prefix, want %x", len(start.prefix), size, got[:8], want[:8])
+			}
+		}
 	}
 }

@@ -31,7 +31,7 @@ type Sealer struct {
 
 type topicChain struct {
 	name, typ string
-	prefix    []byte
+	start     leafStart
 	count     uint64
 	first     Digest
 	chain     chainHash
@@ -68,7 +68,7 @@ func (s *Sealer) Declare(topic, typ string) (TopicID, error) {
 		return 0, fmt.Errorf("seal: more than %d topics", MaxTopics)
 	}
 	id := TopicID(len(s.topics))
-	s.topics = append(s.topics, topicChain{name: topic, typ: typ, prefix: leafPrefix(topic, typ), chain: newChainHash()})
+	s.topics = append(s.topics, topicChain{name: topic, typ: typ, start: s.leaf.start(topic, typ), chain: newChainHash()})
 	i, _ := slices.BinarySearchFunc(s.sorted, topic, func(a TopicID, name string) int { return strings.Compare(s.topics[a].name, name) })
 	s.sorted = slices.Insert(s.sorted, i, id)
 	return id, nil
@@ -78,7 +78,7 @@ func (s *Sealer) Declare(topic, typ string) (TopicID, error) {
 // the open interval.
 func (s *Sealer) Add(id TopicID, timeNs int64, payload []byte) {
 	t := &s.topics[id]
-	l := s.leaf.leaf(t.prefix, payload)
+	l := s.leaf.leaf(&t.start, payload)
 	if t.count == 0 {
 		t.first = l
 	}
@@ -117,7 +117,7 @@ func (s *Sealer) Seal(sealNs int64, final bool) (*Seal, error) {
 		t.chain.reset()
 	}
 	out.Chain = IntervalDigest(out.Topics)
-	out.Sign(s.key)
+	out.signAs(s.key, s.keyID)
 	s.prev = out.Digest()
 	s.index++
 	s.count = 0
