@@ -61,42 +61,50 @@ func (s *svgDoc) strip(f *Flight, t timeAxis, y, h float64, name string, style f
 // draws the run hatched.
 func (s *svgDoc) stripOn(f *Flight, t timeAxis, y, h float64, name, bg string, style func(i int, b *Bucket) (color, label string, ok bool)) {
 	s.rect(plotLeft, y, plotWidth, h, bg, name+": no data")
-	type run struct {
-		color, label string
-		i0, i1       int
-	}
-	var cur *run
-	flush := func() {
-		if cur == nil {
-			return
-		}
-		x0, _ := bucketX(f, t, cur.i0)
-		_, x1 := bucketX(f, t, cur.i1)
-		s0 := float64(f.BucketStartNs) + float64(cur.i0)*float64(f.BucketNs)
-		s1 := s0 + float64(cur.i1-cur.i0+1)*float64(f.BucketNs)
-		title := fmt.Sprintf("%s: %s, %s to %s", name, cur.label, t.clampedSec(s0), t.clampedSec(s1))
-		if cur.color == hatch {
+	type look struct{ color, label string }
+	eachRun(f, t, func(i int, b *Bucket) (look, bool) {
+		c, l, ok := style(i, b)
+		return look{c, l}, ok
+	}, func(k look, i0, i1 int) {
+		x0, _ := bucketX(f, t, i0)
+		_, x1 := bucketX(f, t, i1)
+		s0 := float64(f.BucketStartNs) + float64(i0)*float64(f.BucketNs)
+		s1 := s0 + float64(i1-i0+1)*float64(f.BucketNs)
+		title := fmt.Sprintf("%s: %s, %s to %s", name, k.label, t.clampedSec(s0), t.clampedSec(s1))
+		if k.color == hatch {
 			s.hatched(x0, y, max(x1-x0, 1), h, title)
 		} else {
-			s.rect(x0, y, max(x1-x0, 1), h, cur.color, title)
+			s.rect(x0, y, max(x1-x0, 1), h, k.color, title)
 		}
-		cur = nil
+	})
+	s.rowLabel(y, h, name)
+}
+
+// eachRun calls draw for each run of neighbouring buckets with equal keys,
+// first to last; a bucket with no key (ok false) or out of view ends a run.
+func eachRun[K comparable](f *Flight, t timeAxis, key func(i int, b *Bucket) (K, bool), draw func(k K, i0, i1 int)) {
+	var cur K
+	i0, i1 := -1, -1
+	flush := func() {
+		if i0 >= 0 {
+			draw(cur, i0, i1)
+			i0 = -1
+		}
 	}
 	for i := range f.Buckets {
-		c, l, ok := style(i, &f.Buckets[i])
+		k, ok := key(i, &f.Buckets[i])
 		if !ok || !t.bucketVisible(f, i) {
 			flush()
 			continue
 		}
-		if cur != nil && cur.color == c && cur.label == l && cur.i1 == i-1 {
-			cur.i1 = i
+		if i0 >= 0 && k == cur && i1 == i-1 {
+			i1 = i
 			continue
 		}
 		flush()
-		cur = &run{color: c, label: l, i0: i, i1: i}
+		cur, i0, i1 = k, i, i
 	}
 	flush()
-	s.rowLabel(y, h, name)
 }
 
 // legend writes coloured swatches with labels from x at y; it returns the

@@ -437,41 +437,22 @@ func (s *svgDoc) modeLanes(f *Flight, t timeAxis, y float64) {
 // them where it fits; style gives a bucket's short name and its tooltip.
 func (s *svgDoc) namedStrip(f *Flight, t timeAxis, y, h float64, name string, style func(b *Bucket) (short, long string, ok bool)) {
 	s.rect(plotLeft, y, plotWidth, h, colNone, name+": no data")
-	type run struct {
-		short, long string
-		i0, i1      int
-	}
-	var cur *run
-	flush := func() {
-		if cur == nil {
-			return
-		}
-		x0, _ := bucketX(f, t, cur.i0)
-		_, x1 := bucketX(f, t, cur.i1)
-		s0 := float64(f.BucketStartNs) + float64(cur.i0)*float64(f.BucketNs)
-		s1 := float64(f.BucketStartNs) + float64(cur.i1+1)*float64(f.BucketNs)
-		title := fmt.Sprintf("%s: %s, %s to %s", name, cur.long, t.clampedSec(s0), t.clampedSec(s1))
+	type names struct{ short, long string }
+	eachRun(f, t, func(_ int, b *Bucket) (names, bool) {
+		short, long, ok := style(b)
+		return names{short, long}, ok
+	}, func(k names, i0, i1 int) {
+		x0, _ := bucketX(f, t, i0)
+		_, x1 := bucketX(f, t, i1)
+		s0 := float64(f.BucketStartNs) + float64(i0)*float64(f.BucketNs)
+		s1 := float64(f.BucketStartNs) + float64(i1+1)*float64(f.BucketNs)
+		title := fmt.Sprintf("%s: %s, %s to %s", name, k.long, t.clampedSec(s0), t.clampedSec(s1))
 		s.raw(`<rect x="`, num(x0), `" y="`, num(y), `" width="`, num(max(x1-x0, 1)), `" height="`, num(h), `" fill="`, colWhite,
 			`" stroke="`, colMuted, `" stroke-width="0.8"><title>`, esc(title), "</title></rect>")
-		if x1-x0 >= textWidth(cur.short, 11)+6 {
-			s.text((x0+x1)/2, y+h/2+4, "middle", "11", colInk, cur.short)
+		if x1-x0 >= textWidth(k.short, 11)+6 {
+			s.text((x0+x1)/2, y+h/2+4, "middle", "11", colInk, k.short)
 		}
-		cur = nil
-	}
-	for i := range f.Buckets {
-		short, long, ok := style(&f.Buckets[i])
-		if !ok || !t.bucketVisible(f, i) {
-			flush()
-			continue
-		}
-		if cur != nil && cur.short == short && cur.long == long && cur.i1 == i-1 {
-			cur.i1 = i
-			continue
-		}
-		flush()
-		cur = &run{short: short, long: long, i0: i, i1: i}
-	}
-	flush()
+	})
 	s.rowLabel(y, h, name)
 }
 
