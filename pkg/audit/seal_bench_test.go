@@ -86,7 +86,7 @@ func BenchmarkSealingCost(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		beliefs = res.Stats.Input(runner.KeyState).Messages
+		beliefs = res.Stats.Input(session.KeyState).Messages
 		if err := closeOut(); err != nil {
 			b.Fatal(err)
 		}

@@ -21,12 +21,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghost-robotics/ghost/pkg/engine"
 	"github.com/ghost-robotics/ghost/pkg/node"
 	"github.com/ghost-robotics/ghost/pkg/ros2/config"
 	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
-	"github.com/ghost-robotics/ghost/pkg/runner"
 	"github.com/ghost-robotics/ghost/pkg/seal"
+	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/sim"
 )
 
@@ -189,7 +190,7 @@ func startLiveNode(b *testing.B, peer *transport.RCLTransport, spec liveNodeSpec
 	n := &liveNode{spec: spec, pubs: map[string]transport.Publisher{}, out: make(chan []string, 1)}
 	cfg := liveConfig(spec.Prefix)
 	for _, in := range cfg.Inputs() {
-		if in.Kind != runner.InputBelief && in.Kind != runner.InputAssessment && in.Kind != runner.InputPerception {
+		if in.Kind != engine.InputBelief && in.Kind != engine.InputAssessment && in.Kind != engine.InputPerception {
 			continue
 		}
 		p, err := peer.Advertise(in.Topic, in.Type, qos.DefaultInput())
@@ -199,10 +200,10 @@ func startLiveNode(b *testing.B, peer *transport.RCLTransport, spec liveNodeSpec
 		n.pubs[in.Key] = p
 	}
 	count := func(c *atomic.Uint64) func([]byte, time.Time) { return func([]byte, time.Time) { c.Add(1) } }
-	if err := peer.Subscribe(cfg.Topics[runner.KeyDecisions], "ghost/msg/DecisionRationale", qos.DefaultDecisions(), count(&n.decided)); err != nil {
+	if err := peer.Subscribe(cfg.Topics[session.KeyDecisions], "ghost/msg/DecisionRationale", qos.DefaultDecisions(), count(&n.decided)); err != nil {
 		b.Fatal(err)
 	}
-	if err := peer.Subscribe(cfg.Topics[runner.KeySeal], seal.SchemaName, qos.DefaultDecisions(), count(&n.sealed)); err != nil {
+	if err := peer.Subscribe(cfg.Topics[session.KeySeal], seal.SchemaName, qos.DefaultDecisions(), count(&n.sealed)); err != nil {
 		b.Fatal(err)
 	}
 	js, err := json.Marshal(spec)
@@ -281,7 +282,7 @@ func feed(ctx context.Context, b *testing.B, cfg config.Config, nodes []*liveNod
 				}
 			}
 		}
-		if m.Topic == cfg.Topics[runner.KeyState] {
+		if m.Topic == cfg.Topics[session.KeyState] {
 			beliefs++
 		}
 	}
