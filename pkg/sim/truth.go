@@ -3,6 +3,8 @@ package sim
 import (
 	"math"
 	"time"
+
+	"github.com/ghost-robotics/ghost/internal/quat"
 )
 
 // The simulator scripts what its estimator believes; with Options.Truth it
@@ -130,26 +132,6 @@ func truthAt(stamp, duration int64) Truth {
 	for i := range e {
 		e[i] = orientationStd * noiseGain * noise(6+i, t)
 	}
-	tr.Q = mulQuat(est.q, expQuat([3]float64{-e[0], -e[1], -e[2]}))
+	tr.Q = quat.Mul(est.q, quat.Exp([3]float64{-e[0], -e[1], -e[2]}))
 	return tr
-}
-
-// expQuat returns the unit quaternion of rotation vector v (rad).
-func expQuat(v [3]float64) [4]float64 {
-	a := math.Sqrt(v[0]*v[0] + v[1]*v[1] + v[2]*v[2])
-	if a == 0 {
-		return [4]float64{1, 0, 0, 0}
-	}
-	s := math.Sin(a/2) / a
-	return [4]float64{math.Cos(a / 2), s * v[0], s * v[1], s * v[2]}
-}
-
-// mulQuat is the Hamilton product a*b (w first).
-func mulQuat(a, b [4]float64) [4]float64 {
-	return [4]float64{
-		a[0]*b[0] - a[1]*b[1] - a[2]*b[2] - a[3]*b[3],
-		a[0]*b[1] + a[1]*b[0] + a[2]*b[3] - a[3]*b[2],
-		a[0]*b[2] - a[1]*b[3] + a[2]*b[0] + a[3]*b[1],
-		a[0]*b[3] + a[1]*b[2] - a[2]*b[1] + a[3]*b[0],
-	}
 }

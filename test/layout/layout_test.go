@@ -64,10 +64,10 @@ var rules = []rule{
 	{"pkg/vehicle/...", join(contract, []string{"pkg/wire/...", "pkg/bag", "pkg/ros2/qos", "pkg/ros2/transport",
 		"pkg/engine", "pkg/session", "pkg/sim", "pkg/vehicle/...", "internal/limitedfile"})},
 	{"pkg/sim", join(contract, []string{"pkg/wire/...", "pkg/bag", "pkg/ros2/qos", "pkg/engine", "pkg/session",
-		"pkg/vehicle/executor", "pkg/vehicle/px4", "pkg/vehicle/truth", "pkg/vehicle/mapping"})},
+		"pkg/vehicle/executor", "pkg/vehicle/px4", "pkg/vehicle/truth", "pkg/vehicle/mapping", "internal/quat"})},
 	// Reading recordings after the fact, on any machine.
 	{"pkg/audit/...", join(contract, []string{"pkg/rules", "pkg/wire/...", "pkg/bag", "pkg/ros2/qos", "pkg/engine", "pkg/session",
-		"pkg/seal", "pkg/vehicle/truth", "pkg/audit/...", "internal/limitedfile"})},
+		"pkg/seal", "pkg/vehicle/truth", "pkg/audit/...", "internal/limitedfile", "internal/quat"})},
 	// The live node wires everything but the command together; only the
 	// command imports it.
 	{"pkg/node", join(contract, []string{"pkg/...", "internal/limitedfile"})},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/ghost-robotics/ghost/internal/quat"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/truth"
 )
@@ -92,7 +93,7 @@ func (c *comparer) verdictOf(e *entry, tr [truth.NumStreams]*truth.Sample) verdi
 	}
 	if t := tr[truth.StreamAttitude]; t != nil {
 		if q, ok := unit(e.q); ok {
-			rv := rotationVector(mulQuat(conjQuat(t.Q), q))
+			rv := quat.RotationVector(quat.Mul(quat.Conj(t.Q), q))
 			copy(v.err[6:], rv[:])
 		}
 	}
@@ -278,32 +279,6 @@ func unit(q [4]float64) ([4]float64, bool) {
 		return q, false
 	}
 	return [4]float64{q[0] / n, q[1] / n, q[2] / n, q[3] / n}, true
-}
-
-func conjQuat(q [4]float64) [4]float64 { return [4]float64{q[0], -q[1], -q[2], -q[3]} }
-
-// mulQuat is the Hamilton product a*b (w first).
-func mulQuat(a, b [4]float64) [4]float64 {
-	return [4]float64{
-		a[0]*b[0] - a[1]*b[1] - a[2]*b[2] - a[3]*b[3],
-		a[0]*b[1] + a[1]*b[0] + a[2]*b[3] - a[3]*b[2],
-		a[0]*b[2] - a[1]*b[3] + a[2]*b[0] + a[3]*b[1],
-		a[0]*b[3] + a[1]*b[2] - a[2]*b[1] + a[3]*b[0],
-	}
-}
-
-// rotationVector returns the rotation vector (axis times angle, rad, the
-// angle in [0, pi]) of a unit quaternion.
-func rotationVector(q [4]float64) [3]float64 {
-	if q[0] < 0 {
-		q = [4]float64{-q[0], -q[1], -q[2], -q[3]}
-	}
-	n := math.Sqrt(q[1]*q[1] + q[2]*q[2] + q[3]*q[3])
-	if n == 0 {
-		return [3]float64{}
-	}
-	k := 2 * math.Atan2(n, q[0]) / n
-	return [3]float64{k * q[1], k * q[2], k * q[3]}
 }
 
 // nees returns e' P^-1 e for block b's 3x3 covariance P of a 15x15

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghost-robotics/ghost/internal/quat"
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/truth"
@@ -159,7 +160,7 @@ func TestAttitudeInterpolation(t *testing.T) {
 	if gap != GapNone {
 		t.Fatal(gap)
 	}
-	rv := rotationVector(mulQuat(conjQuat(yaw(0.3)), s.Q))
+	rv := quat.RotationVector(quat.Mul(quat.Conj(yaw(0.3)), s.Q))
 	if n := math.Sqrt(rv[0]*rv[0] + rv[1]*rv[1] + rv[2]*rv[2]); n > 1e-4 {
 		t.Errorf("midway attitude is %v rad from yaw 0.3", n)
 	}
