@@ -77,8 +77,11 @@ pids+=($!)
 for _ in $(seq 120); do grep -q "Ready for takeoff" "$out/px4.log" && break; sleep 1; done
 grep -q "Ready for takeoff" "$out/px4.log" || { echo "PX4 never became ready: $out/px4.log" >&2; exit 1; }
 px4cmd param set UXRCE_DDS_PTCFG 1 >/dev/null
+# PX4's topics stay off until ghost and the recorder are up: the recorder
+# must be subscribed to ghost's topics before ghost's first decision, or
+# the bag starts with decisions whose inputs it never saw (verify fails
+# them: assessment_missing).
 px4cmd uxrce_dds_client stop >/dev/null || true
-px4cmd uxrce_dds_client start -t udp -h 127.0.0.1 -p 8888 >/dev/null
 
 say "ghost (executor '${EXECUTOR}') and the recorder"
 # ros2 launch refuses an empty value: advisory omits the argument.
@@ -96,6 +99,12 @@ ros2 bag record -s mcap -o "$out/bag" --qos-profile-overrides-path "$here/record
 pids+=($!)
 for _ in $(seq 60); do grep -q "decision node ready" "$out/ghost.log" && break; sleep 1; done
 grep -q "decision node ready" "$out/ghost.log" || { echo "ghost did not start: $out/ghost.log" >&2; exit 1; }
+subscribed() { grep -q "Subscribed to topic '$1'" "$out/bag.log"; }
+for _ in $(seq 60); do subscribed /decisions && subscribed /state/nav && subscribed /self_assessment && break; sleep 0.5; done
+subscribed /decisions && subscribed /state/nav && subscribed /self_assessment ||
+	{ echo "the recorder did not subscribe to ghost's topics: $out/bag.log" >&2; exit 1; }
+say "PX4's topics on"
+px4cmd uxrce_dds_client start -t udp -h 127.0.0.1 -p 8888 >/dev/null
 sleep 5 # discovery between the agent's participant, ghost and the recorder
 
 say "arm, take off, hover ${HOVER_S} s"
