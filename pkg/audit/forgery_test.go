@@ -152,7 +152,7 @@ func (w *forgeryWorld) decide(t *testing.T, b decisions.Belief) decisions.Ration
 			ctx.Perception = p
 		}
 	}
-	_, r, err := decisions.DecideWithRationale(decisions.ReferencePolicy{}, ctx)
+	_, r, err := decisions.DecideWithRationale(decisions.ReferencePolicy{}, ctx, ctx.SelfAssessmentSHA256())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,6 +44,10 @@ type AssessmentEvent struct {
 	ArrivalNs   int64
 	Assessment  decisions.SelfAssessment
 	Calibration *decisions.Calibration
+	// Hash is Assessment's hash when the decoder made it
+	// (HashAssessment); nil, or a hash of other content, and the Loop
+	// hashes the assessment itself when it admits it.
+	Hash *AssessmentHash
 }
 
 // PerceptionEvent delivers a perception mode report.
@@ -173,6 +177,11 @@ type Command struct {
 	// WithoutAssessment says why the context has no self-assessment;
 	// WithoutNone when it has one.
 	WithoutAssessment WithoutReason
+
+	// assessmentHash is the hash the Loop bound into the rationale, with
+	// the content it was computed from; Provenance takes it only for that
+	// very content.
+	assessmentHash *AssessmentHash
 }
 
 // Clone returns a copy of c whose context owns its assessment, perception

@@ -143,9 +143,10 @@ type Loop struct {
 	covFree [][]float64
 	covPool *CovariancePool
 
-	// textMemo seals assessments that arrive unsealed (made in process, as
-	// sim's) from the standard deviations of the previous one.
-	textMemo decisions.TextMemo
+	// textMemo hashes the assessments that arrive without their hash
+	// (made in process, as the reference translation's) from the text of
+	// the previous one.
+	textMemo TextMemo
 }
 
 type pendingBelief struct {
@@ -160,6 +161,7 @@ func (p pendingBelief) key() int64 { return p.belief.StampSimNs }
 // that came with it, if any.
 type heldAssessment struct {
 	a       decisions.SelfAssessment
+	hash    *AssessmentHash // a's, once admitted
 	cal     decisions.Calibration
 	hasCal  bool
 	arrival int64 // the (clamped) arrival time, for the stamp plausibility check
@@ -337,7 +339,7 @@ func (l *Loop) Step(ev Event, out *Output) error {
 			c.belief, c.donor = pendingBelief{belief: e.Belief}, e.Donor
 		}
 	case AssessmentEvent:
-		h := heldAssessment{a: e.Assessment}
+		h := heldAssessment{a: e.Assessment, hash: e.Hash}
 		if e.Calibration != nil {
 			h.cal, h.hasCal = *e.Calibration, true
 		}
@@ -490,7 +492,10 @@ func (l *Loop) emit(b *pendingBelief, a *heldAssessment, why WithoutReason, c *c
 	s := b.belief.StampSimNs
 	ctx := decisions.Context{BeliefStampSimNs: s, Flight: b.belief.Flight, Mission: b.belief.Mission,
 		Actions: l.actionStates(acts, s, out)}
+	var hash *AssessmentHash
+	var hashHex string
 	if a != nil {
+		hash, hashHex = a.hash, a.hash.Hex()
 		ctx.SelfAssessment = out.keepAssessment(&a.a)
 		if a.hasCal {
 			ctx.Calibration = out.keepCalibration(&a.cal)
@@ -499,12 +504,13 @@ func (l *Loop) emit(b *pendingBelief, a *heldAssessment, why WithoutReason, c *c
 	if p, ok := l.asOf(s, c); ok {
 		ctx.Perception = out.keepPerception(p)
 	}
-	d, r, err := decisions.DecideWithRationale(l.policy, ctx)
+	d, r, err := decisions.DecideWithRationale(l.policy, ctx, hashHex)
 	if err != nil {
 		return fmt.Errorf("%w: belief stamp %d: %w", ErrDecide, s, err)
 	}
 	out.Commands = append(out.Commands, Command{
 		Context: ctx, Decision: d, Rationale: r, PolicyID: l.policyID, WithoutAssessment: why,
+		assessmentHash: hash,
 	})
 	return nil
 }
@@ -539,7 +545,7 @@ func (l *Loop) commit(now int64, c *candidate, anchor anchorPlan, n int, out *Ou
 		cmd := &out.Commands[k]
 		rec := decidedRecord{belief: v.at(k).belief, kind: cmd.Decision.Kind, without: cmd.WithoutAssessment}
 		if a := cmd.Context.SelfAssessment; a != nil {
-			rec.assessment, rec.hasAssessment = heldAssessment{a: *a}, true
+			rec.assessment, rec.hasAssessment = heldAssessment{a: *a, hash: cmd.assessmentHash}, true
 			if k := cmd.Context.Calibration; k != nil {
 				rec.assessment.cal, rec.assessment.hasCal = *k, true
 			}

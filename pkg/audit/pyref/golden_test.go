@@ -401,7 +401,7 @@ func TestGoldenPolicyRerun(t *testing.T) {
 				if c.raw != nil && (c.assessment == nil || c.raw.SHA256() != c.assessment.SHA256()) {
 					t.Errorf("stamp %d: calibrated raw assessment is not the recorded assessment", stamp)
 				}
-				_, r, err := decisions.DecideWithRationale(decisions.ReferencePolicy{}, ctx)
+				_, r, err := decisions.DecideWithRationale(decisions.ReferencePolicy{}, ctx, ctx.SelfAssessmentSHA256())
 				if err != nil {
 					t.Fatalf("stamp %d: %v", stamp, err)
 				}
@@ -410,7 +410,7 @@ func TestGoldenPolicyRerun(t *testing.T) {
 				}
 				decided++
 				ctx.Calibration = nil
-				_, r2, err := decisions.DecideWithRationale(decisions.ReferencePolicy{}, ctx)
+				_, r2, err := decisions.DecideWithRationale(decisions.ReferencePolicy{}, ctx, ctx.SelfAssessmentSHA256())
 				if err != nil {
 					t.Fatalf("stamp %d without calibration: %v", stamp, err)
 				}
