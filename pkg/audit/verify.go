@@ -375,7 +375,7 @@ func (v *verifier) run(src Source) (*AuditReport, error) {
 		a   decisions.SelfAssessment // on the chain topic
 		err error
 	}
-	// Decoding (and sealing each assessment: its canonical text and hash)
+	// Decoding (and hashing each assessment: its canonical text and SHA-256)
 	// runs on the prefetcher's workers, if any; the Loops, the chain check
 	// and the comparison stay here, in recorded order.
 	chainT := v.opts.Format.ChainTopic

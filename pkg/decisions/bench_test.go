@@ -33,9 +33,9 @@ func BenchmarkDecideWithRationaleKnown(b *testing.B) {
 	}
 }
 
-// BenchmarkDecideWithRationaleUnsealed is the binding of an assessment whose
+// BenchmarkDecideWithRationaleHashing is the binding of an assessment whose
 // hash nobody made: the caller formats and hashes the canonical JSON.
-func BenchmarkDecideWithRationaleUnsealed(b *testing.B) {
+func BenchmarkDecideWithRationaleHashing(b *testing.B) {
 	a := validAssessment(b, 1_700_000_000_000_000_000, LevelKnown)
 	c := neutralContext(a.BeliefStampSimNs)
 	c.SelfAssessment = &a

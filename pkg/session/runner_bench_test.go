@@ -78,12 +78,12 @@ func BenchmarkLoopRunnerPerDecision(b *testing.B) {
 	}
 }
 
-// BenchmarkLoopRunnerPerDecisionSealed is BenchmarkLoopRunnerPerDecision
+// BenchmarkLoopRunnerPerDecisionHashed is BenchmarkLoopRunnerPerDecision
 // with every assessment hashed beforehand, as verify's decode workers hand
 // them over: the Loop's and the Runner's own share of a decision, without
 // the canonical text and the hash (hashed outside the timer, 4,096 at a
 // time: a hash holds for its stamp only).
-func BenchmarkLoopRunnerPerDecisionSealed(b *testing.B) {
+func BenchmarkLoopRunnerPerDecisionHashed(b *testing.B) {
 	l := mustLoop(b, engine.LoopOptions{})
 	r := NewRunner(RunnerOptions{ExpectedPolicyID: decisions.ReferencePolicyID})
 	if err := r.Register("null", nullSink{}); err != nil {
