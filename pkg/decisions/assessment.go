@@ -229,9 +229,6 @@ var levelKeys, stdKeys, overallKeys = func() (level, std [9]string, overall [3]s
 	return level, std, overall
 }()
 
-// CanonicalJSON returns the canonical JSON of a.
-func (a *SelfAssessment) CanonicalJSON() []byte { return a.AppendCanonicalJSON(make([]byte, 0, 1536)) }
-
 // SHA256 returns the lowercase hex SHA-256 of a's canonical JSON: the value a
 // rationale carries as self_assessment_sha256.
 func (a *SelfAssessment) SHA256() string {

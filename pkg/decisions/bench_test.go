@@ -53,7 +53,7 @@ func BenchmarkDecideWithRationaleHashing(b *testing.B) {
 // the same canonical bytes, already formatted.
 func BenchmarkRawSHA256Canonical(b *testing.B) {
 	a := validAssessment(b, 1_700_000_000_000_000_000, LevelKnown)
-	data := a.CanonicalJSON()
+	data := a.AppendCanonicalJSON(nil)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {

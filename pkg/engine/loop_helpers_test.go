@@ -153,7 +153,7 @@ func stateDump(l *Loop) string {
 		fmt.Fprintf(&b, "pending %d@%d %v\n", p.key(), p.arrival, p.belief.Flight)
 	}
 	for _, h := range l.held.items() {
-		fmt.Fprintf(&b, "held %s@%d\n", h.a.CanonicalJSON(), h.arrival)
+		fmt.Fprintf(&b, "held %s@%d\n", h.a.AppendCanonicalJSON(nil), h.arrival)
 	}
 	for _, p := range l.history.items() {
 		fmt.Fprintf(&b, "history %v\n", p.r)
