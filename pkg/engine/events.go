@@ -101,10 +101,6 @@ type Output struct {
 	Rejections []Rejection
 	// Duplicates are identical repeats, accepted as no-ops.
 	Duplicates []Duplicate
-	// Notes report accepted assessments whose content contradicts itself
-	// (decisions.SelfAssessment.Consistency); only when
-	// LoopOptions.NoteInconsistencies is set.
-	Notes []Note
 	// Actions are what the step asks the Runner to do about actions:
 	// execute, retry, record an outcome; in order.
 	Actions []ActionCommand
@@ -128,7 +124,6 @@ func (o *Output) Reset() {
 	o.Commands = o.Commands[:0]
 	o.Rejections = o.Rejections[:0]
 	o.Duplicates = o.Duplicates[:0]
-	o.Notes = o.Notes[:0]
 	o.assessments = o.assessments[:0]
 	o.calibrations = o.calibrations[:0]
 	o.perceptions = o.perceptions[:0]
@@ -368,14 +363,6 @@ func (r Rejection) String() string {
 type Duplicate struct {
 	Input InputKind
 	Stamp int64
-}
-
-// Note reports something an accepted assessment claims that its own content
-// contradicts (the reference accepts it, and so does the Loop).
-type Note struct {
-	Stamp  int64
-	Field  string
-	Detail string
 }
 
 // ArrivalOf returns the arrival time of an event the Loop takes, and false

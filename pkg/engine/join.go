@@ -184,11 +184,6 @@ func (l *Loop) admitAssessment(h *heldAssessment, now int64, c *candidate, out *
 	if !l.admitStamp(RejectImplausibleAssessment, "BeliefSelfAssessment.belief_stamp_sim_ns", s, now, c, out) {
 		return false
 	}
-	if l.noteInconsistencies {
-		for _, inc := range a.Consistency() {
-			out.Notes = append(out.Notes, Note{Stamp: s, Field: inc.Field, Detail: inc.Detail})
-		}
-	}
 	// Hashed once, here or by its decoder: the binding, the provenance
 	// check and the decided memory share this hash.
 	if !h.hash.For(a) {

@@ -60,10 +60,6 @@ type LoopOptions struct {
 	// e.g. "/decision_node": ParameterEvents naming it may change the
 	// assessment timeout (parameters.go). "" follows no ParameterEvent.
 	Node string
-	// NoteInconsistencies reports, in Output.Notes, what an accepted
-	// assessment's Consistency() finds. Default false: it hashes the
-	// thresholds of every assessment.
-	NoteInconsistencies bool
 }
 
 // ErrOptions is matched by every error NewLoop returns for bad options.
@@ -91,18 +87,17 @@ type LoopSizes struct {
 // perception reports into decision contexts, runs the policy, and emits
 // Commands in increasing stamp order. It is not safe for concurrent use.
 type Loop struct {
-	policy              decisions.Policy
-	stateful            decisions.StatefulPolicy // policy, when it keeps state
-	policyID            string
-	timeout             time.Duration
-	maxPending          int
-	maxHeld             int
-	maxPerception       int
-	maxDecided          int
-	maxLead             uint64
-	noteInconsistencies bool
-	actions             actionConfig
-	node                string
+	policy        decisions.Policy
+	stateful      decisions.StatefulPolicy // policy, when it keeps state
+	policyID      string
+	timeout       time.Duration
+	maxPending    int
+	maxHeld       int
+	maxPerception int
+	maxDecided    int
+	maxLead       uint64
+	actions       actionConfig
+	node          string
 
 	started bool
 	// now is the newest arrival time seen; arrivals that go backwards are
@@ -193,13 +188,12 @@ const maxDecidedReserve = 2*DefaultMaxDecidedMemory + DefaultMaxPendingBeliefs
 // NewLoop returns a Loop with opts, defaults filled in.
 func NewLoop(opts LoopOptions) (*Loop, error) {
 	l := &Loop{
-		policy:              opts.Policy,
-		timeout:             opts.AssessmentTimeout,
-		noteInconsistencies: opts.NoteInconsistencies,
-		node:                opts.Node,
-		lastDecided:         -1,
-		newestAssessment:    -1,
-		forgottenUpTo:       -1,
+		policy:           opts.Policy,
+		timeout:          opts.AssessmentTimeout,
+		node:             opts.Node,
+		lastDecided:      -1,
+		newestAssessment: -1,
+		forgottenUpTo:    -1,
 	}
 	if l.policy == nil {
 		l.policy = decisions.ReferencePolicy{}
