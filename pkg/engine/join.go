@@ -159,7 +159,7 @@ func (l *Loop) admitAssessment(h *heldAssessment, now int64, c *candidate, out *
 			} else {
 				reject(out, RejectConflictingAssessment, s,
 					"BeliefSelfAssessment.belief_stamp_sim_ns = %d repeats the assessment decision %s used (sha256 %s) with different content; the first one stands",
-					s, rec.kind, rec.assessment.hash.Hex())
+					s, rec.kind, rec.assessment.sha256())
 			}
 		case rec != nil:
 			reject(out, RejectLateAssessment, s,

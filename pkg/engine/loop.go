@@ -164,6 +164,14 @@ type heldAssessment struct {
 
 func (h heldAssessment) key() int64 { return h.a.BeliefStampSimNs }
 
+// sha256 returns a's hash in hex: the one made when it was admitted.
+func (h *heldAssessment) sha256() string {
+	if h.hash.For(&h.a) {
+		return h.hash.Hex()
+	}
+	return h.a.SHA256()
+}
+
 type perceptionEntry struct{ r decisions.PerceptionReport }
 
 func (p perceptionEntry) key() int64 { return p.r.StampSimNs }
