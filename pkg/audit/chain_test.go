@@ -7,10 +7,11 @@ import (
 	"testing"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/engine"
 )
 
-// sealedAt is an assessment of stamp whose hash differs with variant.
-func sealedAt(t testing.TB, stamp int64, variant int) *decisions.SelfAssessment {
+// hashedAt is the hash of an assessment of stamp that differs with variant.
+func hashedAt(t testing.TB, stamp int64, variant int) *engine.AssessmentHash {
 	t.Helper()
 	th := decisions.Thresholds{PositionKnownStdM: 1, PositionUnknownStdM: 2, VelocityKnownStdMps: 1, VelocityUnknownStdMps: 2,
 		OrientationKnownStdRad: 1, OrientationUnknownStdRad: 2, SchemaVersion: 1}
@@ -22,8 +23,7 @@ func sealedAt(t testing.TB, stamp int64, variant int) *decisions.SelfAssessment 
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.Seal()
-	return &a
+	return engine.HashAssessment(&a, nil)
 }
 
 // The chain index against a plain model: every stamp's distinct hashes in
@@ -57,10 +57,10 @@ func testChainIndexMatchesModel(t *testing.T, bound int) {
 			c := newChainIndex(bound)
 			model := map[int64][]string{}
 			for k, s := range tc.stamps {
-				a := sealedAt(t, s, k%3)
-				c.add(a)
-				if !slices.Contains(model[s], a.SHA256()) {
-					model[s] = append(model[s], a.SHA256())
+				h := hashedAt(t, s, k%3)
+				c.add(h)
+				if !slices.Contains(model[s], h.Hex()) {
+					model[s] = append(model[s], h.Hex())
 				}
 				for len(model) > bound {
 					oldest := int64(1 << 62)
@@ -92,13 +92,13 @@ func testChainIndexMatchesModel(t *testing.T, bound int) {
 	}
 }
 
-// BenchmarkChainIndex adds the sealed assessments of twice the default
+// BenchmarkChainIndex adds the hashed assessments of twice the default
 // bound of stamps, in order, and looks each up again (steady state: the
 // storage of the previous round is reused).
 func BenchmarkChainIndex(b *testing.B) {
-	as := make([]*decisions.SelfAssessment, 2*DefaultMaxHeld)
+	as := make([]*engine.AssessmentHash, 2*DefaultMaxHeld)
 	for i := range as {
-		as[i] = sealedAt(b, int64(i), 0)
+		as[i] = hashedAt(b, int64(i), 0)
 	}
 	c := newChainIndex(DefaultMaxHeld)
 	b.ReportAllocs()

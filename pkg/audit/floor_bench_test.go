@@ -90,7 +90,7 @@ var floorSink byte
 
 // floorDecode reads every message of path with the MCAP library, as
 // floorRead, and decodes each the way verify must before it can compare
-// anything: every input with the Loop's decoders (each assessment sealed:
+// anything: every input with the Loop's decoders (each assessment hashed:
 // its canonical text and SHA-256), every decision decoded and validated.
 // No Loop, no chain index, no comparison: the part of verify that stays
 // however cheap those become.

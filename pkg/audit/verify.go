@@ -75,7 +75,7 @@ type VerifyOptions struct {
 	// times are its arrival times; a recorder such as rosbag2 logs at its
 	// own receive time, later by its latency (RecorderTimeSkew).
 	ReceiptTimeSkew time.Duration
-	// DecodeWorkers is how many goroutines decode the recording (and seal
+	// DecodeWorkers is how many goroutines decode the recording (and hash
 	// its assessments) ahead of the Loop, besides the one reading it. Zero
 	// means one per core beyond the first, at most MaxDecodeWorkers (none
 	// on one core); negative means none. Whatever its value, a recording
@@ -244,6 +244,7 @@ type verifier struct {
 	active      int // candidates not retired
 	pending     fifo[recorded]
 	chain       chainIndex
+	chainMemo   engine.TextMemo // hashes what only the chain check reads
 	report      AuditReport
 	now         int64
 	lastStamp   int64 // newest audited stamp, -1 before the first (stamps are >= 0)
@@ -383,8 +384,8 @@ func (v *verifier) run(src Source) (*AuditReport, error) {
 	workers := v.opts.decodeWorkers()
 	p := &pipeline{
 		inputs: v.inputs,
-		// Decoding (and sealing each assessment: its canonical text and
-		// hash) runs on the prefetcher's workers, if any; the Loops, the
+		// Decoding (and hashing each assessment: its canonical text and
+		// SHA-256) runs on the prefetcher's workers, if any; the Loops, the
 		// chain check and the comparison stay here, in recorded order.
 		newDecodeOther: v.newDecodeOther,
 		step:           v.step,
@@ -514,8 +515,8 @@ func (v *verifier) input(m *bag.Message, ev *session.Decoded, decodeErr error) {
 		if v.opts.OnCorrupt != nil {
 			v.opts.OnCorrupt(fmt.Errorf("log time %d, sequence %d: %w", m.LogTime, m.Sequence, decodeErr))
 		}
-	} else if a, ok := ev.Assessment(); ok && v.opts.Format.ChainTopic == "" {
-		v.chain.add(a)
+	} else if h, ok := ev.AssessmentHash(); ok && v.opts.Format.ChainTopic == "" {
+		v.chain.add(h)
 	}
 	if v.active > 1 {
 		ev.DropDonor()
@@ -542,7 +543,7 @@ func (v *verifier) chainAssessment(m *bag.Message, a *decisions.SelfAssessment, 
 		}
 		return
 	}
-	v.chain.add(a)
+	v.chain.add(engine.HashAssessment(a, &v.chainMemo))
 	v.resolve(false)
 }
 
@@ -979,9 +980,9 @@ func (c *chainIndex) search(s int64) (int, bool) {
 	return i, i < c.n && c.entry(i).stamp == s
 }
 
-func (c *chainIndex) add(a *decisions.SelfAssessment) {
-	s := a.BeliefStampSimNs
-	d := sha256Digest(a.SHA256Sum())
+func (c *chainIndex) add(h *engine.AssessmentHash) {
+	s := h.BeliefStampSimNs()
+	d := sha256Digest(h.Sum())
 	i, found := c.search(s)
 	if found {
 		if c.entry(i).first == d {

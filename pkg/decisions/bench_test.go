@@ -15,34 +15,34 @@ func BenchmarkSelfAssessmentSHA256(b *testing.B) {
 	}
 }
 
-// BenchmarkDecideWithRationaleKnown is the binding on the decision path: the
-// assessment was sealed when decoded or admitted, so the binding hashes
-// nothing.
+// BenchmarkDecideWithRationaleKnown is the binding on the decision path:
+// the assessment's hash was made when it was decoded or admitted and is
+// handed in, so the binding hashes nothing.
 func BenchmarkDecideWithRationaleKnown(b *testing.B) {
 	a := validAssessment(b, 1_700_000_000_000_000_000, LevelKnown)
-	a.Seal()
 	c := neutralContext(a.BeliefStampSimNs)
 	c.SelfAssessment = &a
+	h := a.SHA256()
 	p := ReferencePolicy{}
 	b.ReportAllocs()
 	for b.Loop() {
-		d, _, err := DecideWithRationale(p, c)
+		d, _, err := DecideWithRationale(p, c, h)
 		if err != nil || d.Kind != KindProceed {
 			b.Fatal(d, err)
 		}
 	}
 }
 
-// BenchmarkDecideWithRationaleUnsealed is the binding of an assessment that
-// was never sealed: it formats and hashes the canonical JSON itself.
-func BenchmarkDecideWithRationaleUnsealed(b *testing.B) {
+// BenchmarkDecideWithRationaleHashing is the binding of an assessment whose
+// hash nobody made: the caller formats and hashes the canonical JSON.
+func BenchmarkDecideWithRationaleHashing(b *testing.B) {
 	a := validAssessment(b, 1_700_000_000_000_000_000, LevelKnown)
 	c := neutralContext(a.BeliefStampSimNs)
 	c.SelfAssessment = &a
 	p := ReferencePolicy{}
 	b.ReportAllocs()
 	for b.Loop() {
-		d, _, err := DecideWithRationale(p, c)
+		d, _, err := DecideWithRationale(p, c, c.SelfAssessmentSHA256())
 		if err != nil || d.Kind != KindProceed {
 			b.Fatal(d, err)
 		}
@@ -53,7 +53,7 @@ func BenchmarkDecideWithRationaleUnsealed(b *testing.B) {
 // the same canonical bytes, already formatted.
 func BenchmarkRawSHA256Canonical(b *testing.B) {
 	a := validAssessment(b, 1_700_000_000_000_000_000, LevelKnown)
-	data := a.CanonicalJSON()
+	data := a.AppendCanonicalJSON(nil)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
@@ -64,22 +64,8 @@ func BenchmarkRawSHA256Canonical(b *testing.B) {
 	}
 }
 
-// BenchmarkSeal is the one hash per assessment: canonical JSON, SHA-256 and
-// the seal, as the decoder or the Loop's admission does it.
-func BenchmarkSeal(b *testing.B) {
-	a := validAssessment(b, 1_700_000_000_000_000_000, LevelKnown)
-	b.ReportAllocs()
-	for b.Loop() {
-		x := a // unsealed copy
-		x.Seal()
-		if _, ok := x.SealedSHA256(); !ok {
-			b.Fatal("not sealed")
-		}
-	}
-}
-
-// BenchmarkAppendCanonicalJSON is the canonical text alone, the part of a
-// seal beyond the hash, for an estimator's assessment: nine distinct
+// BenchmarkAppendCanonicalJSON is the plain canonical text alone, the part
+// of a hash beyond SHA-256, for an estimator's assessment: nine distinct
 // standard deviations, as a filter's covariance has them.
 func BenchmarkAppendCanonicalJSON(b *testing.B) {
 	a, err := Assess(1_700_000_000_000_000_000, diagCovariance([9]float64{
@@ -93,50 +79,4 @@ func BenchmarkAppendCanonicalJSON(b *testing.B) {
 		buf = a.AppendCanonicalJSON(buf[:0])
 	}
 	b.SetBytes(int64(len(buf)))
-}
-
-// estimatorAssessments are assessments as an estimator's beliefs give them:
-// nine distinct standard deviations, of which each assessment changes two
-// and repeats seven from the one before (about what PX4's logs show).
-func estimatorAssessments(tb testing.TB, n int) []SelfAssessment {
-	std := [9]float64{0.0412, 0.0398, 0.0871, 0.0123, 0.0131, 0.0277, 1.7e-5, 1.9e-5, 4.4e-5}
-	out := make([]SelfAssessment, n)
-	for k := range out {
-		i := k % 9
-		std[i] *= 1.0001
-		std[(i+4)%9] *= 0.9999
-		var diag [9]float64
-		for j, s := range std {
-			diag[j] = s * s
-		}
-		a, err := Assess(1_700_000_000_000_000_000+int64(k), diagCovariance(diag), validThresholds())
-		if err != nil {
-			tb.Fatal(err)
-		}
-		out[k] = a
-	}
-	return out
-}
-
-// BenchmarkSealEstimator seals estimatorAssessments one after the other,
-// without a memo (Seal) and with one (SealWith), as the decoders do.
-func BenchmarkSealEstimator(b *testing.B) {
-	as := estimatorAssessments(b, 64)
-	for _, tc := range []struct {
-		name string
-		memo *TextMemo
-	}{{"Seal", nil}, {"SealWith", &TextMemo{}}} {
-		b.Run(tc.name, func(b *testing.B) {
-			b.ReportAllocs()
-			k := 0
-			for b.Loop() {
-				x := as[k%len(as)] // unsealed copy
-				x.SealWith(tc.memo)
-				if _, ok := x.SealedSHA256(); !ok {
-					b.Fatal("not sealed")
-				}
-				k++
-			}
-		})
-	}
 }

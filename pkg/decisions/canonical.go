@@ -207,3 +207,7 @@ func isIdentifier(s string) bool {
 func appendUint(b []byte, v uint64) []byte { return strconv.AppendUint(b, v, 10) }
 
 func appendInt(b []byte, v int64) []byte { return strconv.AppendInt(b, v, 10) }
+
+// AppendFloat appends f as FormatFloat writes it: the form of every float in
+// canonical JSON (a none std is written null instead).
+func AppendFloat(b []byte, f float64) []byte { return appendPyFloat(b, f) }

@@ -187,7 +187,7 @@ func TestThresholdsCanonicalJSONCacheKeysOnBits(t *testing.T) {
 	c := a
 	c.PositionKnownStdM = 0
 	for _, th := range []Thresholds{a, b, c, a, c, b} {
-		if got, want := string(th.CanonicalJSON()), string(th.appendCanonicalJSON(nil)); got != want {
+		if got, want := string(th.AppendCanonicalJSON(nil)), string(th.appendCanonicalJSON(nil)); got != want {
 			t.Fatalf("cached %s, want %s", got, want)
 		}
 	}

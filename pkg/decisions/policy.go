@@ -60,13 +60,21 @@ func PolicyIDs() []string {
 var builtinPolicies = []Policy{ReferencePolicy{}}
 
 // DecideWithRationale runs p on c and binds the decision to its inputs: the
-// rationale carries the decision, the belief stamp, the SHA-256 of the
-// context's self-assessment (empty when there is none) and p's id. The
-// context, the decision and the rationale are validated; any violation is an
-// error and nothing is returned.
-func DecideWithRationale(p Policy, c Context) (Decision, Rationale, error) {
+// rationale carries the decision, the belief stamp, assessmentSHA256 and
+// p's id. assessmentSHA256 is the SHA-256 of the context's self-assessment
+// (c.SelfAssessmentSHA256()), "" when there is none; the caller computes it
+// once for every party that needs it, and an auditor recomputes it from the
+// assessment (a hash handed in for an absent assessment, or none for a
+// present one, is refused here). The context, the decision and the
+// rationale are validated; any violation is an error and nothing is
+// returned.
+func DecideWithRationale(p Policy, c Context, assessmentSHA256 string) (Decision, Rationale, error) {
 	if err := c.Validate(); err != nil {
 		return Decision{}, Rationale{}, err
+	}
+	if (assessmentSHA256 == "") != (c.SelfAssessment == nil) {
+		return Decision{}, Rationale{}, invalid("DecisionRationale", "self_assessment_sha256", assessmentSHA256,
+			"must be the SHA-256 of the context's self-assessment, empty exactly when it has none")
 	}
 	d, err := p.Decide(c)
 	if err != nil {
@@ -82,7 +90,7 @@ func DecideWithRationale(p Policy, c Context) (Decision, Rationale, error) {
 	r := Rationale{
 		Decision:             d,
 		BeliefStampSimNs:     c.BeliefStampSimNs,
-		SelfAssessmentSHA256: c.SelfAssessmentSHA256(),
+		SelfAssessmentSHA256: assessmentSHA256,
 		PolicyID:             p.ID(),
 		SchemaVersion:        SchemaVersion,
 	}

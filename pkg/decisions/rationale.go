@@ -63,6 +63,3 @@ func (r *Rationale) AppendCanonicalJSON(b []byte) []byte {
 	}
 	return append(b, '}')
 }
-
-// CanonicalJSON returns the rationale record's canonical JSON.
-func (r *Rationale) CanonicalJSON() []byte { return r.AppendCanonicalJSON(make([]byte, 0, 256)) }

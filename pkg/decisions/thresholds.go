@@ -114,9 +114,6 @@ func (t Thresholds) appendCanonicalJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// CanonicalJSON returns the canonical JSON of t.
-func (t Thresholds) CanonicalJSON() []byte { return t.AppendCanonicalJSON(nil) }
-
 // SHA256 returns the lowercase hex SHA-256 of the canonical JSON of t: the
 // value a self-assessment carries as thresholds_sha256.
 func (t Thresholds) SHA256() string {

@@ -2,7 +2,10 @@
 // and the actions to take: the Loop, its join rules (join.go), the stamp
 // plausibility checks (plausible.go), the action state machine
 // (loop_actions.go) and the provenance check a host applies to each
-// Command before any write (provenance.go).
+// Command before any write (provenance.go). A self-assessment is hashed once,
+// when decoded or admitted, and the hash travels beside the value
+// (assessment_hash.go; its canonical-text memo, canonical_memo.go, is held
+// to pkg/decisions' plain writer by tests).
 //
 // The Loop is the deterministic part. It owns the session state (beliefs
 // waiting for their self-assessment, assessments waiting for their belief,

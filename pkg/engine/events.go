@@ -44,6 +44,10 @@ type AssessmentEvent struct {
 	ArrivalNs   int64
 	Assessment  decisions.SelfAssessment
 	Calibration *decisions.Calibration
+	// Hash is Assessment's hash when the decoder made it
+	// (HashAssessment); nil, or a hash of other content, and the Loop
+	// hashes the assessment itself when it admits it.
+	Hash *AssessmentHash
 }
 
 // PerceptionEvent delivers a perception mode report.
@@ -97,10 +101,6 @@ type Output struct {
 	Rejections []Rejection
 	// Duplicates are identical repeats, accepted as no-ops.
 	Duplicates []Duplicate
-	// Notes report accepted assessments whose content contradicts itself
-	// (decisions.SelfAssessment.Consistency); only when
-	// LoopOptions.NoteInconsistencies is set.
-	Notes []Note
 	// Actions are what the step asks the Runner to do about actions:
 	// execute, retry, record an outcome; in order.
 	Actions []ActionCommand
@@ -124,7 +124,6 @@ func (o *Output) Reset() {
 	o.Commands = o.Commands[:0]
 	o.Rejections = o.Rejections[:0]
 	o.Duplicates = o.Duplicates[:0]
-	o.Notes = o.Notes[:0]
 	o.assessments = o.assessments[:0]
 	o.calibrations = o.calibrations[:0]
 	o.perceptions = o.perceptions[:0]
@@ -173,6 +172,11 @@ type Command struct {
 	// WithoutAssessment says why the context has no self-assessment;
 	// WithoutNone when it has one.
 	WithoutAssessment WithoutReason
+
+	// assessmentHash is the hash the Loop bound into the rationale, with
+	// the content it was computed from; Provenance takes it only for that
+	// very content.
+	assessmentHash *AssessmentHash
 }
 
 // Clone returns a copy of c whose context owns its assessment, perception
@@ -359,14 +363,6 @@ func (r Rejection) String() string {
 type Duplicate struct {
 	Input InputKind
 	Stamp int64
-}
-
-// Note reports something an accepted assessment claims that its own content
-// contradicts (the reference accepts it, and so does the Loop).
-type Note struct {
-	Stamp  int64
-	Field  string
-	Detail string
 }
 
 // ArrivalOf returns the arrival time of an event the Loop takes, and false

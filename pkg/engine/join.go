@@ -140,9 +140,6 @@ func (l *Loop) admitStamp(reason RejectReason, field string, s, now int64, c *ca
 func (l *Loop) admitAssessment(h *heldAssessment, now int64, c *candidate, out *Output) bool {
 	a := &h.a
 	s := a.BeliefStampSimNs
-	// Hashed and validated once per assessment (a no-op if decoded
-	// sealed): the decision's context validates it again through the seal.
-	a.SealWith(&l.textMemo)
 	if err := a.Validate(); err != nil {
 		reject(out, RejectInvalidAssessment, s, "%s", err.Error())
 		return false
@@ -162,7 +159,7 @@ func (l *Loop) admitAssessment(h *heldAssessment, now int64, c *candidate, out *
 			} else {
 				reject(out, RejectConflictingAssessment, s,
 					"BeliefSelfAssessment.belief_stamp_sim_ns = %d repeats the assessment decision %s used (sha256 %s) with different content; the first one stands",
-					s, rec.kind, rec.assessment.a.SHA256())
+					s, rec.kind, rec.assessment.sha256())
 			}
 		case rec != nil:
 			reject(out, RejectLateAssessment, s,
@@ -187,10 +184,10 @@ func (l *Loop) admitAssessment(h *heldAssessment, now int64, c *candidate, out *
 	if !l.admitStamp(RejectImplausibleAssessment, "BeliefSelfAssessment.belief_stamp_sim_ns", s, now, c, out) {
 		return false
 	}
-	if l.noteInconsistencies {
-		for _, inc := range a.Consistency() {
-			out.Notes = append(out.Notes, Note{Stamp: s, Field: inc.Field, Detail: inc.Detail})
-		}
+	// Hashed once, here or by its decoder: the binding, the provenance
+	// check and the decided memory share this hash.
+	if !h.hash.For(a) {
+		h.hash = HashAssessment(a, &l.textMemo)
 	}
 	return true
 }

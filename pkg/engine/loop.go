@@ -60,10 +60,6 @@ type LoopOptions struct {
 	// e.g. "/decision_node": ParameterEvents naming it may change the
 	// assessment timeout (parameters.go). "" follows no ParameterEvent.
 	Node string
-	// NoteInconsistencies reports, in Output.Notes, what an accepted
-	// assessment's Consistency() finds. Default false: it hashes the
-	// thresholds of every assessment.
-	NoteInconsistencies bool
 }
 
 // ErrOptions is matched by every error NewLoop returns for bad options.
@@ -91,18 +87,17 @@ type LoopSizes struct {
 // perception reports into decision contexts, runs the policy, and emits
 // Commands in increasing stamp order. It is not safe for concurrent use.
 type Loop struct {
-	policy              decisions.Policy
-	stateful            decisions.StatefulPolicy // policy, when it keeps state
-	policyID            string
-	timeout             time.Duration
-	maxPending          int
-	maxHeld             int
-	maxPerception       int
-	maxDecided          int
-	maxLead             uint64
-	noteInconsistencies bool
-	actions             actionConfig
-	node                string
+	policy        decisions.Policy
+	stateful      decisions.StatefulPolicy // policy, when it keeps state
+	policyID      string
+	timeout       time.Duration
+	maxPending    int
+	maxHeld       int
+	maxPerception int
+	maxDecided    int
+	maxLead       uint64
+	actions       actionConfig
+	node          string
 
 	started bool
 	// now is the newest arrival time seen; arrivals that go backwards are
@@ -143,9 +138,10 @@ type Loop struct {
 	covFree [][]float64
 	covPool *CovariancePool
 
-	// textMemo seals assessments that arrive unsealed (made in process, as
-	// sim's) from the standard deviations of the previous one.
-	textMemo decisions.TextMemo
+	// textMemo hashes the assessments that arrive without their hash
+	// (made in process, as the reference translation's) from the text of
+	// the previous one.
+	textMemo TextMemo
 }
 
 type pendingBelief struct {
@@ -160,12 +156,21 @@ func (p pendingBelief) key() int64 { return p.belief.StampSimNs }
 // that came with it, if any.
 type heldAssessment struct {
 	a       decisions.SelfAssessment
+	hash    *AssessmentHash // a's, once admitted
 	cal     decisions.Calibration
 	hasCal  bool
 	arrival int64 // the (clamped) arrival time, for the stamp plausibility check
 }
 
 func (h heldAssessment) key() int64 { return h.a.BeliefStampSimNs }
+
+// sha256 returns a's hash in hex: the one made when it was admitted.
+func (h *heldAssessment) sha256() string {
+	if h.hash.For(&h.a) {
+		return h.hash.Hex()
+	}
+	return h.a.SHA256()
+}
 
 type perceptionEntry struct{ r decisions.PerceptionReport }
 
@@ -191,13 +196,12 @@ const maxDecidedReserve = 2*DefaultMaxDecidedMemory + DefaultMaxPendingBeliefs
 // NewLoop returns a Loop with opts, defaults filled in.
 func NewLoop(opts LoopOptions) (*Loop, error) {
 	l := &Loop{
-		policy:              opts.Policy,
-		timeout:             opts.AssessmentTimeout,
-		noteInconsistencies: opts.NoteInconsistencies,
-		node:                opts.Node,
-		lastDecided:         -1,
-		newestAssessment:    -1,
-		forgottenUpTo:       -1,
+		policy:           opts.Policy,
+		timeout:          opts.AssessmentTimeout,
+		node:             opts.Node,
+		lastDecided:      -1,
+		newestAssessment: -1,
+		forgottenUpTo:    -1,
 	}
 	if l.policy == nil {
 		l.policy = decisions.ReferencePolicy{}
@@ -337,7 +341,7 @@ func (l *Loop) Step(ev Event, out *Output) error {
 			c.belief, c.donor = pendingBelief{belief: e.Belief}, e.Donor
 		}
 	case AssessmentEvent:
-		h := heldAssessment{a: e.Assessment}
+		h := heldAssessment{a: e.Assessment, hash: e.Hash}
 		if e.Calibration != nil {
 			h.cal, h.hasCal = *e.Calibration, true
 		}
@@ -490,7 +494,10 @@ func (l *Loop) emit(b *pendingBelief, a *heldAssessment, why WithoutReason, c *c
 	s := b.belief.StampSimNs
 	ctx := decisions.Context{BeliefStampSimNs: s, Flight: b.belief.Flight, Mission: b.belief.Mission,
 		Actions: l.actionStates(acts, s, out)}
+	var hash *AssessmentHash
+	var hashHex string
 	if a != nil {
+		hash, hashHex = a.hash, a.hash.Hex()
 		ctx.SelfAssessment = out.keepAssessment(&a.a)
 		if a.hasCal {
 			ctx.Calibration = out.keepCalibration(&a.cal)
@@ -499,12 +506,13 @@ func (l *Loop) emit(b *pendingBelief, a *heldAssessment, why WithoutReason, c *c
 	if p, ok := l.asOf(s, c); ok {
 		ctx.Perception = out.keepPerception(p)
 	}
-	d, r, err := decisions.DecideWithRationale(l.policy, ctx)
+	d, r, err := decisions.DecideWithRationale(l.policy, ctx, hashHex)
 	if err != nil {
 		return fmt.Errorf("%w: belief stamp %d: %w", ErrDecide, s, err)
 	}
 	out.Commands = append(out.Commands, Command{
 		Context: ctx, Decision: d, Rationale: r, PolicyID: l.policyID, WithoutAssessment: why,
+		assessmentHash: hash,
 	})
 	return nil
 }
@@ -539,7 +547,7 @@ func (l *Loop) commit(now int64, c *candidate, anchor anchorPlan, n int, out *Ou
 		cmd := &out.Commands[k]
 		rec := decidedRecord{belief: v.at(k).belief, kind: cmd.Decision.Kind, without: cmd.WithoutAssessment}
 		if a := cmd.Context.SelfAssessment; a != nil {
-			rec.assessment, rec.hasAssessment = heldAssessment{a: *a}, true
+			rec.assessment, rec.hasAssessment = heldAssessment{a: *a, hash: cmd.assessmentHash}, true
 			if k := cmd.Context.Calibration; k != nil {
 				rec.assessment.cal, rec.assessment.hasCal = *k, true
 			}

@@ -92,9 +92,6 @@ func describe(out *Output) []string {
 	for _, d := range out.Duplicates {
 		s = append(s, fmt.Sprintf("dup %s %d", d.Input, d.Stamp))
 	}
-	for _, n := range out.Notes {
-		s = append(s, fmt.Sprintf("note %d %s", n.Stamp, n.Field))
-	}
 	return s
 }
 
@@ -153,7 +150,7 @@ func stateDump(l *Loop) string {
 		fmt.Fprintf(&b, "pending %d@%d %v\n", p.key(), p.arrival, p.belief.Flight)
 	}
 	for _, h := range l.held.items() {
-		fmt.Fprintf(&b, "held %s@%d\n", h.a.CanonicalJSON(), h.arrival)
+		fmt.Fprintf(&b, "held %s@%d\n", h.a.AppendCanonicalJSON(nil), h.arrival)
 	}
 	for _, p := range l.history.items() {
 		fmt.Fprintf(&b, "history %v\n", p.r)

@@ -305,11 +305,7 @@ func TestLoopJoinRules(t *testing.T) {
 			opts: LoopOptions{MaxPerceptionReports: 2},
 			evs:  []Event{pEv(0, 1, 0), pEv(1, 2, 0), pEv(2, 3, 0)},
 			want: []string{"reject perception_buffer_full 1"}},
-		{name: "inconsistent assessment accepted with a note",
-			opts: LoopOptions{NoteInconsistencies: true},
-			evs:  []Event{modA(1, unknown, func(a *decisions.SelfAssessment) { a.OverallLevel = known }), bEv(1, 1)},
-			want: []string{"note 1 overall_level", "decide 1 proceed with"}},
-		{name: "inconsistent assessment accepted silently by default",
+		{name: "inconsistent assessment accepted as the reference accepts it",
 			evs:  []Event{modA(1, unknown, func(a *decisions.SelfAssessment) { a.OverallLevel = known }), bEv(1, 1)},
 			want: []string{"decide 1 proceed with"}},
 	}

@@ -133,13 +133,14 @@ func (p *Provenance) Check(cmd *Command) error {
 // checkHash checks the rationale's hash against the context's assessment.
 //
 // The expected hash is derived from the context's assessment alone, never
-// from the rationale or anything the policy binding produced: its seal when
-// the seal matches the assessment's current content bit for bit (the one hash
-// the decision path computes, when the assessment was decoded or admitted),
-// else a fresh canonical JSON and SHA-256, without allocating. A binding that
-// put another assessment's hash, a stale one or none into the rationale, or a
-// context whose assessment changed after the decision, is therefore caught
-// as before; a seal cannot vouch for content it was not computed from.
+// from the rationale or anything the policy binding produced: the hash the
+// Loop made when the assessment was decoded or admitted, only when the
+// content it was computed from is the context's assessment bit for bit
+// (AssessmentHash.For), else a fresh canonical JSON (the contract's plain
+// writer) and SHA-256, without allocating. A binding that put another
+// assessment's hash, a stale one or none into the rationale, or a context
+// whose assessment changed after the decision, is therefore caught; a hash
+// never vouches for content it was not computed from.
 func (p *Provenance) checkHash(cmd *Command) error {
 	got := cmd.Rationale.SelfAssessmentSHA256
 	a := cmd.Context.SelfAssessment
@@ -150,8 +151,8 @@ func (p *Provenance) checkHash(cmd *Command) error {
 		}
 		return nil
 	}
-	if want, ok := a.SealedSHA256(); ok {
-		if got != want {
+	if h := cmd.assessmentHash; h.For(a) {
+		if want := h.Hex(); got != want {
 			return &ProvenanceError{RuleAssessmentHash, cmd.Decision.DecisionStampSimNs, fmt.Sprintf(
 				"DecisionRationale.self_assessment_sha256 = %q but the context's self-assessment hashes to %s", got, want)}
 		}

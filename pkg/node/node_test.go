@@ -253,7 +253,7 @@ func perceptionCDR(t testing.TB, p decisions.PerceptionReport) []byte {
 func expected(t *testing.T, b decisions.Belief, a *decisions.SelfAssessment, p *decisions.PerceptionReport) decisions.Rationale {
 	t.Helper()
 	c := decisions.Context{BeliefStampSimNs: b.StampSimNs, SelfAssessment: a, Flight: b.Flight, Mission: b.Mission, Perception: p}
-	_, r, err := decisions.DecideWithRationale(decisions.ReferencePolicy{}, c)
+	_, r, err := decisions.DecideWithRationale(decisions.ReferencePolicy{}, c, c.SelfAssessmentSHA256())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -91,7 +91,7 @@ func RunCases(p *Policy, filename string, data []byte) ([]CaseResult, error) {
 		res := CaseResult{Name: tc.name, Line: tc.line, Pass: true}
 		for i, st := range tc.steps {
 			res.Step, res.StepLine = i, st.line
-			d, _, err := decisions.DecideWithRationale(inst, st.ctx)
+			d, _, err := decisions.DecideWithRationale(inst, st.ctx, st.ctx.SelfAssessmentSHA256())
 			res.Got = d
 			if err != nil {
 				res.Pass, res.Err = false, err

@@ -462,7 +462,8 @@ func TestDecisionFields(t *testing.T) {
 	if d != want {
 		t.Fatalf("%+v, want %+v", d, want)
 	}
-	_, r, err := decisions.DecideWithRationale(p, ctx(124))
+	c := ctx(124)
+	_, r, err := decisions.DecideWithRationale(p, c, c.SelfAssessmentSHA256())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -140,7 +140,7 @@ func decideAll(t *testing.T, p decisions.Policy, seq []decisions.Context) []deci
 	t.Helper()
 	out := make([]decisions.Decision, len(seq))
 	for i, c := range seq {
-		d, _, err := decisions.DecideWithRationale(p, c)
+		d, _, err := decisions.DecideWithRationale(p, c, c.SelfAssessmentSHA256())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -135,11 +135,11 @@ func (v vector) context(t *testing.T, stamp int64) decisions.Context {
 // except for the policy id.
 func sameAsReference(t *testing.T, p decisions.Policy, c decisions.Context) decisions.Decision {
 	t.Helper()
-	want, wantR, err := decisions.DecideWithRationale(decisions.ReferencePolicy{}, c)
+	want, wantR, err := decisions.DecideWithRationale(decisions.ReferencePolicy{}, c, c.SelfAssessmentSHA256())
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, gotR, err := decisions.DecideWithRationale(p, c)
+	got, gotR, err := decisions.DecideWithRationale(p, c, c.SelfAssessmentSHA256())
 	if err != nil {
 		t.Fatal(err)
 	}

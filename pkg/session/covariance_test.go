@@ -72,19 +72,21 @@ func TestDecodeIntoMatchesDecode(t *testing.T) {
 		}
 		got := d.Event()
 		if ga, ok := got.(engine.AssessmentEvent); ok {
-			// Both sealed (each its own seal): compare content and hash.
+			// Both hashed (each its own hash): compare content and hash.
 			wa := want.(engine.AssessmentEvent)
-			gh, gok := ga.Assessment.SealedSHA256()
-			wh, wok := wa.Assessment.SealedSHA256()
-			if !ga.Assessment.Equal(&wa.Assessment) || !gok || !wok || gh != wh || ga.ArrivalNs != wa.ArrivalNs {
+			if !ga.Assessment.Equal(&wa.Assessment) || !ga.Hash.For(&ga.Assessment) || !wa.Hash.For(&wa.Assessment) ||
+				ga.Hash.Hex() != wa.Hash.Hex() || ga.ArrivalNs != wa.ArrivalNs {
 				t.Errorf("%s: DecodeInto gives %+v, Decode %+v", tc.key, got, want)
 			}
 		} else if fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", want) {
 			t.Errorf("%s: DecodeInto gives %+v, Decode %+v", tc.key, got, want)
 		}
-		_, isAssessment := d.Assessment()
+		h, isAssessment := d.AssessmentHash()
 		if isAssessment != (tc.key == KeySelfAssessment) {
-			t.Errorf("%s: Assessment() says %v", tc.key, isAssessment)
+			t.Errorf("%s: AssessmentHash() says %v", tc.key, isAssessment)
+		}
+		if ga, ok := got.(engine.AssessmentEvent); ok && (h.Hex() != ga.Assessment.SHA256() || h != ga.Hash) {
+			t.Errorf("%s: AssessmentHash() is not the hash the decoder made", tc.key)
 		}
 		if err := dec.DecodeInto(topics[tc.key], 9, data[:len(data)-3], &s, &d); !errors.Is(err, ErrCorrupt) || d.Event() != nil {
 			t.Errorf("%s: truncated: error %v, event %v", tc.key, err, d.Event())

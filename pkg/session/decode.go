@@ -51,17 +51,26 @@ func (d *Decoded) Event() engine.Event {
 	return nil
 }
 
-// Assessment returns the assessment a self-assessment input carried.
-func (d *Decoded) Assessment() (*decisions.SelfAssessment, bool) {
+// AssessmentHash returns the hash of the assessment a self-assessment
+// input carried: the one its decoder made, or else a fresh one.
+func (d *Decoded) AssessmentHash() (*engine.AssessmentHash, bool) {
+	var e *engine.AssessmentEvent
 	switch {
 	case d.kind == decodedAssessment:
-		return &d.assessment.Assessment, true
+		e = &d.assessment
 	case d.kind == decodedOther:
-		if a, ok := d.other.(engine.AssessmentEvent); ok {
-			return &a.Assessment, true
+		a, ok := d.other.(engine.AssessmentEvent)
+		if !ok {
+			return nil, false
 		}
+		e = &a
+	default:
+		return nil, false
 	}
-	return nil, false
+	if !e.Hash.For(&e.Assessment) {
+		e.Hash = engine.HashAssessment(&e.Assessment, nil)
+	}
+	return e.Hash, true
 }
 
 // DropDonor makes a donated belief's covariance lent instead (see
@@ -267,14 +276,14 @@ func decodeBeliefInto() DecodeIntoFunc {
 func decodeAssessmentInto() DecodeIntoFunc {
 	var sa ros2msg.BeliefSelfAssessment
 	var strs ros2msg.StringCache // the thresholds hash repeats
-	var memo decisions.TextMemo  // and most standard deviations
+	var memo engine.TextMemo     // and most standard deviations
 	return func(data []byte, arrivalNs int64, _ *Scratch, out *Decoded) error {
 		if err := sa.UnmarshalCDRCached(data, &strs); err != nil {
 			return err
 		}
 		out.kind = decodedAssessment
 		out.assessment = engine.AssessmentEvent{ArrivalNs: arrivalNs, Assessment: ros2msg.SelfAssessmentFromWire(&sa)}
-		out.assessment.Assessment.SealWith(&memo) // as decodeAssessment
+		out.assessment.Hash = engine.HashAssessment(&out.assessment.Assessment, &memo) // as decodeAssessment
 		return nil
 	}
 }
@@ -292,30 +301,29 @@ func decodePerceptionInto() DecodeIntoFunc {
 
 func decodeAssessment() DecodeFunc {
 	var sa ros2msg.BeliefSelfAssessment
-	var memo decisions.TextMemo // the standard deviations repeat
+	var memo engine.TextMemo // the standard deviations repeat
 	return func(data []byte, arrivalNs int64) (engine.Event, error) {
 		if err := sa.UnmarshalCDR(data); err != nil {
 			return nil, err
 		}
-		// Sealed here, once: the chain check, the rationale binding and the
+		// Hashed here, once: the chain check, the rationale binding and the
 		// provenance check then share this hash (and a decoder running on
 		// another goroutine takes the work off the Loop's).
 		a := ros2msg.SelfAssessmentFromWire(&sa)
-		a.SealWith(&memo)
-		return engine.AssessmentEvent{ArrivalNs: arrivalNs, Assessment: a}, nil
+		return engine.AssessmentEvent{ArrivalNs: arrivalNs, Assessment: a, Hash: engine.HashAssessment(&a, &memo)}, nil
 	}
 }
 
 func decodeCalibrated() DecodeFunc {
 	var ca ros2msg.CalibratedSelfAssessment
-	var memo decisions.TextMemo
+	var memo engine.TextMemo
 	return func(data []byte, arrivalNs int64) (engine.Event, error) {
 		if err := ca.UnmarshalCDR(data); err != nil {
 			return nil, err
 		}
 		a, c := ros2msg.CalibratedFromWire(&ca)
-		a.SealWith(&memo) // as decodeAssessment does
-		return engine.AssessmentEvent{ArrivalNs: arrivalNs, Assessment: a, Calibration: &c}, nil
+		// Hashed here, as decodeAssessment does.
+		return engine.AssessmentEvent{ArrivalNs: arrivalNs, Assessment: a, Calibration: &c, Hash: engine.HashAssessment(&a, &memo)}, nil
 	}
 }
 

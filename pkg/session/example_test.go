@@ -10,11 +10,6 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
-var thresholds = decisions.Thresholds{
-	PositionKnownStdM: 0.5, PositionUnknownStdM: 2, VelocityKnownStdMps: 0.2, VelocityUnknownStdMps: 1,
-	OrientationKnownStdRad: 0.05, OrientationUnknownStdRad: 0.2, SchemaVersion: decisions.SchemaVersion,
-}
-
 func belief(stamp int64) decisions.Belief {
 	return decisions.Belief{StampSimNs: stamp, OrientationQ: [4]float64{1, 0, 0, 0},
 		Flight:  decisions.FlightStatus{Armed: true, Mode: decisions.FlightModeOffboard, BatteryV: 15, BatteryPct: 0.8},

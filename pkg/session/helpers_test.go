@@ -106,9 +106,6 @@ func describe(out *engine.Output) []string {
 	for _, d := range out.Duplicates {
 		s = append(s, fmt.Sprintf("dup %s %d", d.Input, d.Stamp))
 	}
-	for _, n := range out.Notes {
-		s = append(s, fmt.Sprintf("note %d %s", n.Stamp, n.Field))
-	}
 	return s
 }
 

@@ -78,12 +78,12 @@ func BenchmarkLoopRunnerPerDecision(b *testing.B) {
 	}
 }
 
-// BenchmarkLoopRunnerPerDecisionSealed is BenchmarkLoopRunnerPerDecision
-// with every assessment sealed beforehand, as verify's decode workers hand
+// BenchmarkLoopRunnerPerDecisionHashed is BenchmarkLoopRunnerPerDecision
+// with every assessment hashed beforehand, as verify's decode workers hand
 // them over: the Loop's and the Runner's own share of a decision, without
-// the canonical text and the hash (sealed outside the timer, 4,096 at a
-// time: a seal holds for its stamp only).
-func BenchmarkLoopRunnerPerDecisionSealed(b *testing.B) {
+// the canonical text and the hash (hashed outside the timer, 4,096 at a
+// time: a hash holds for its stamp only).
+func BenchmarkLoopRunnerPerDecisionHashed(b *testing.B) {
 	l := mustLoop(b, engine.LoopOptions{})
 	r := NewRunner(RunnerOptions{ExpectedPolicyID: decisions.ReferencePolicyID})
 	if err := r.Register("null", nullSink{}); err != nil {
@@ -103,7 +103,7 @@ func BenchmarkLoopRunnerPerDecisionSealed(b *testing.B) {
 			for k := range ass {
 				ass[k] = engine.AssessmentEvent{ArrivalNs: (s+int64(k))*1000 + 500, Assessment: proto}
 				ass[k].Assessment.BeliefStampSimNs = s + int64(k)
-				ass[k].Assessment.Seal()
+				ass[k].Hash = engine.HashAssessment(&ass[k].Assessment, nil)
 			}
 			b.StartTimer()
 		}

@@ -108,8 +108,8 @@ func TestDecodeAssessmentForms(t *testing.T) {
 				if !math.IsNaN(a.Std[decisions.BlockPosition*3+decisions.AxisX]) {
 					t.Errorf("std %v", a.Std[0])
 				}
-				if !bytes.Contains(a.CanonicalJSON(), []byte(`"position_axis_x_std_m":null`)) {
-					t.Errorf("canonical JSON %s", a.CanonicalJSON())
+				if !bytes.Contains(a.AppendCanonicalJSON(nil), []byte(`"position_axis_x_std_m":null`)) {
+					t.Errorf("canonical JSON %s", a.AppendCanonicalJSON(nil))
 				}
 			}},
 		{"absent schema versions default to 1", `"schema_version":1,"thresholds_sha256"`, `"thresholds_sha256"`,
@@ -235,7 +235,7 @@ func TestDecodeCalibrated(t *testing.T) {
 	want := decisions.Calibration{AdjustedOverallLevel: decisions.LevelKnown, AdjustmentPolicyID: "ewma_downgrade_v1_a050_min3_thr030",
 		AdjustmentReason: "no_outcomes_yet", History: decisions.CalibrationHistory{MostRecentObservedStampSimNs: -1, SchemaVersion: 1}}
 	if cal != want || raw.BeliefStampSimNs != 1000000000 || raw.Std[0] != 1e-05 {
-		t.Errorf("calibration %+v raw %v", cal, raw.CanonicalJSON())
+		t.Errorf("calibration %+v raw %v", cal, raw.AppendCanonicalJSON(nil))
 	}
 	raw, cal, err = DecodeCalibrated(payload(t, "calibrated_downgrade.json"))
 	if err != nil {

@@ -28,12 +28,12 @@ func FuzzDecodeAssessment(f *testing.F) {
 		if err != nil {
 			return
 		}
-		canon := a.CanonicalJSON()
+		canon := a.AppendCanonicalJSON(nil)
 		b, err := DecodeAssessment(canon)
 		if err != nil {
 			t.Fatalf("canonical JSON %s does not decode: %v", canon, err)
 		}
-		if again := b.CanonicalJSON(); !bytes.Equal(again, canon) {
+		if again := b.AppendCanonicalJSON(nil); !bytes.Equal(again, canon) {
 			t.Fatalf("round trip changed\n%s\n%s", canon, again)
 		}
 	})
@@ -62,7 +62,7 @@ func FuzzDecodeCalibrated(f *testing.F) {
 		if err != nil {
 			return
 		}
-		back, err := DecodeAssessment(raw.CanonicalJSON())
+		back, err := DecodeAssessment(raw.AppendCanonicalJSON(nil))
 		if err != nil || back.SHA256() != raw.SHA256() {
 			t.Fatalf("raw assessment does not round-trip: %v", err)
 		}
@@ -79,7 +79,7 @@ func FuzzDecodeRationale(f *testing.F) {
 		if err != nil {
 			return
 		}
-		back, err := DecodeRationale(r.CanonicalJSON())
+		back, err := DecodeRationale(r.AppendCanonicalJSON(nil))
 		if err != nil || back != r {
 			t.Fatalf("round trip: %+v -> %+v (%v)", r, back, err)
 		}

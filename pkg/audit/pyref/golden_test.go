@@ -301,7 +301,7 @@ func TestGoldenCanonical(t *testing.T) {
 				switch d.Role {
 				case RoleAssessment:
 					sum := sha256.Sum256(m.msg.Data)
-					if got := d.Assessment.CanonicalJSON(); !bytes.Equal(got, m.msg.Data) {
+					if got := d.Assessment.AppendCanonicalJSON(nil); !bytes.Equal(got, m.msg.Data) {
 						t.Errorf("assessment at %d: canonical JSON differs from the payload\n%s", m.msg.LogTime, firstDiff(got, m.msg.Data))
 					}
 					if d.Assessment.SHA256() != hex.EncodeToString(sum[:]) {
@@ -317,14 +317,14 @@ func TestGoldenCanonical(t *testing.T) {
 					if err := json.Unmarshal(m.msg.Data, &raw); err != nil {
 						t.Fatal(err)
 					}
-					if got := d.Assessment.CanonicalJSON(); !bytes.Equal(got, raw.Raw) {
+					if got := d.Assessment.AppendCanonicalJSON(nil); !bytes.Equal(got, raw.Raw) {
 						t.Errorf("calibrated at %d: raw assessment differs\n%s", m.msg.LogTime, firstDiff(got, raw.Raw))
 					}
 					if err := d.Calibration.Validate(); err != nil {
 						t.Errorf("calibrated at %d: %v", m.msg.LogTime, err)
 					}
 				case RoleDecision:
-					if got := d.Rationale.CanonicalJSON(); !bytes.Equal(got, m.msg.Data) {
+					if got := d.Rationale.AppendCanonicalJSON(nil); !bytes.Equal(got, m.msg.Data) {
 						t.Errorf("rationale at %d: canonical JSON differs\n%s", m.msg.LogTime, firstDiff(got, m.msg.Data))
 					}
 				}
@@ -401,16 +401,16 @@ func TestGoldenPolicyRerun(t *testing.T) {
 				if c.raw != nil && (c.assessment == nil || c.raw.SHA256() != c.assessment.SHA256()) {
 					t.Errorf("stamp %d: calibrated raw assessment is not the recorded assessment", stamp)
 				}
-				_, r, err := decisions.DecideWithRationale(decisions.ReferencePolicy{}, ctx)
+				_, r, err := decisions.DecideWithRationale(decisions.ReferencePolicy{}, ctx, ctx.SelfAssessmentSHA256())
 				if err != nil {
 					t.Fatalf("stamp %d: %v", stamp, err)
 				}
-				if got := r.CanonicalJSON(); !bytes.Equal(got, c.decision) {
+				if got := r.AppendCanonicalJSON(nil); !bytes.Equal(got, c.decision) {
 					t.Errorf("stamp %d: re-run gives\n %s\nrecorded\n %s", stamp, got, c.decision)
 				}
 				decided++
 				ctx.Calibration = nil
-				_, r2, err := decisions.DecideWithRationale(decisions.ReferencePolicy{}, ctx)
+				_, r2, err := decisions.DecideWithRationale(decisions.ReferencePolicy{}, ctx, ctx.SelfAssessmentSHA256())
 				if err != nil {
 					t.Fatalf("stamp %d without calibration: %v", stamp, err)
 				}
@@ -456,7 +456,7 @@ func TestGoldenBeliefReassess(t *testing.T) {
 					t.Fatal(err)
 				}
 				if a.SHA256() != c.assessment.SHA256() {
-					t.Errorf("belief %d: re-assessed\n %s\nrecorded\n %s", stamp, a.CanonicalJSON(), c.assessment.CanonicalJSON())
+					t.Errorf("belief %d: re-assessed\n %s\nrecorded\n %s", stamp, a.AppendCanonicalJSON(nil), c.assessment.AppendCanonicalJSON(nil))
 				}
 				checked++
 			}

@@ -1,55 +1,49 @@
-package decisions
+package engine
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/ghost-robotics/ghost/pkg/decisions"
 )
 
-// plainCanonicalJSON is AppendCanonicalJSON as it was before floatMemo:
-// every standard deviation formatted on its own. The memo must never change
-// a byte of it.
-func plainCanonicalJSON(a *SelfAssessment) []byte {
-	block := func(b []byte, block int) []byte {
-		for axis := 0; axis < 3; axis++ {
-			i := block*3 + axis
-			b = append(b, levelKeys[i]...)
-			b = append(b, a.AxisLevel[i].String()...)
-			b = append(b, stdKeys[i]...)
-			b = appendOptFloat(b, a.Std[i])
-		}
-		b = append(b, overallKeys[block]...)
-		b = append(b, a.BlockLevel[block].String()...)
-		return append(b, '"')
+// plainCanonicalJSON is the contract's own writer: the memo must never
+// change a byte of it.
+func plainCanonicalJSON(a *decisions.SelfAssessment) []byte { return a.AppendCanonicalJSON(nil) }
+
+func hashHex(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// memoAssessment is a valid uncertain assessment with distinct standard
+// deviations, as an estimator's covariance gives them.
+func memoAssessment(t testing.TB, stamp int64) decisions.SelfAssessment {
+	t.Helper()
+	cov := make([]float64, decisions.CovarianceLen)
+	for i, s := range []float64{0.5, 0.2, 0.3, 0.04, 0.05, 0.06, 0.007, 0.008, 0.009} {
+		cov[i*decisions.CovarianceDim+i] = s * s
 	}
-	b := append([]byte(nil), `{"belief_stamp_sim_ns":`...)
-	b = appendInt(b, a.BeliefStampSimNs)
-	b = append(b, `,"covariance_available":`...)
-	b = appendBool(b, a.CovarianceAvailable)
-	b = block(b, BlockOrientation)
-	b = append(b, `,"overall_level":"`...)
-	b = append(b, a.OverallLevel.String()...)
-	b = append(b, '"')
-	b = block(b, BlockPosition)
-	b = append(b, `,"schema_version":`...)
-	b = appendUint(b, uint64(a.SchemaVersion))
-	b = append(b, `,"thresholds_sha256":`...)
-	b = appendJSONString(b, a.ThresholdsSHA256)
-	b = append(b, `,"thresholds_used":`...)
-	b = a.ThresholdsUsed.appendCanonicalJSON(b)
-	b = block(b, BlockVelocity)
-	return append(b, '}')
+	a, err := decisions.Assess(stamp, cov, testThresholds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }
 
 // checkMemoCanonical sets a's standard deviations to std, where share[i]
 // (mod i+1) names an earlier axis whose value axis i takes instead (itself:
-// its own), and compares the canonical text with the plain one, from an
-// empty buffer and from one with a prefix (the memo's offsets are absolute).
+// its own), and compares the canonical text written through a fresh memo
+// with the plain one, from an empty buffer and from one with a prefix (the
+// memo's offsets within one text are absolute).
 func checkMemoCanonical(t *testing.T, std [9]float64, share [9]byte) {
 	t.Helper()
-	a := validAssessment(t, 12345, LevelUncertain)
+	a := memoAssessment(t, 12345)
 	for i := range std {
 		a.Std[i] = std[i]
 		if j := int(share[i]) % (i + 1); j != i {
@@ -57,11 +51,11 @@ func checkMemoCanonical(t *testing.T, std [9]float64, share [9]byte) {
 		}
 	}
 	want := plainCanonicalJSON(&a)
-	if got := a.AppendCanonicalJSON(nil); !bytes.Equal(got, want) {
+	if got := appendCanonicalJSON(nil, &a, &TextMemo{}); !bytes.Equal(got, want) {
 		t.Fatalf("std %v:\n got %s\nwant %s", a.Std, got, want)
 	}
 	prefix := []byte("0123456789")
-	if got := a.AppendCanonicalJSON(prefix[:10:10]); !bytes.Equal(got[10:], want) {
+	if got := appendCanonicalJSON(prefix[:10:10], &a, &TextMemo{}); !bytes.Equal(got[10:], want) {
 		t.Fatalf("std %v after a prefix:\n got %s\nwant %s", a.Std, got[10:], want)
 	}
 }
@@ -96,30 +90,29 @@ func FuzzCanonicalMemo(f *testing.F) {
 
 // checkTextMemo writes the canonical text of assessments with the standard
 // deviations of each row in turn, through one TextMemo, and compares each
-// with the plain text; the seal through the memo must be the plain one too.
+// with the plain text; the hash through the memo must be the plain one too.
 func checkTextMemo(t *testing.T, rows ...[9]float64) {
 	t.Helper()
 	var memo TextMemo
 	for k, std := range rows {
-		a := validAssessment(t, int64(k), LevelUncertain)
+		a := memoAssessment(t, int64(k))
 		a.Std = std
 		checkMemoText(t, &memo, &a, fmt.Sprintf("row %d, std %v", k, std))
 	}
 }
 
 // checkMemoText writes a's canonical text through memo, after a prefix
-// (the memo's offsets are its own), and seals a copy of a with it; both
-// must be the plain text's.
-func checkMemoText(t *testing.T, memo *TextMemo, a *SelfAssessment, what string) {
+// (the memo's offsets are its own), and hashes a with it; both must be the
+// plain text's.
+func checkMemoText(t *testing.T, memo *TextMemo, a *decisions.SelfAssessment, what string) {
 	t.Helper()
 	want := plainCanonicalJSON(a)
-	if got := a.appendCanonicalJSON([]byte("prefix"), memo); !bytes.Equal(got[6:], want) {
+	if got := appendCanonicalJSON([]byte("prefix"), a, memo); !bytes.Equal(got[6:], want) {
 		t.Fatalf("%s:\n got %s\nwant %s", what, got[6:], want)
 	}
-	sealed := *a
-	sealed.SealWith(memo)
-	if h, ok := sealed.SealedSHA256(); !ok || h != hashHex(want) {
-		t.Fatalf("%s: sealed with the memo %q, want %q", what, h, hashHex(want))
+	h := HashAssessment(a, memo)
+	if sum := h.Sum(); h.Hex() != hashHex(want) || hex.EncodeToString(sum[:]) != hashHex(want) || !h.For(a) {
+		t.Fatalf("%s: hashed with the memo %q, want %q", what, h.Hex(), hashHex(want))
 	}
 }
 
@@ -161,50 +154,50 @@ func FuzzTextMemo(f *testing.F) {
 
 // memoMutations change one input of a canonical text each, so that a
 // TextMemo keyed on less than all of a part's inputs copies a stale part.
-var memoMutations = func() []func(a *SelfAssessment) {
-	var out []func(a *SelfAssessment)
+var memoMutations = func() []func(a *decisions.SelfAssessment) {
+	var out []func(a *decisions.SelfAssessment)
 	for i := range 9 {
 		out = append(out,
-			func(a *SelfAssessment) { a.AxisLevel[i] = (a.AxisLevel[i] + 1) % 3 },
-			func(a *SelfAssessment) { a.Std[i] = math.Copysign(a.Std[i], -1) },
-			func(a *SelfAssessment) { a.Std[i] = math.Float64frombits(math.Float64bits(a.Std[i]) + 1) },
-			func(a *SelfAssessment) { a.Std[i] = math.NaN() },
-			func(a *SelfAssessment) { a.AxisLevel[i] = Level(200) }, // invalid: its text is longest
+			func(a *decisions.SelfAssessment) { a.AxisLevel[i] = (a.AxisLevel[i] + 1) % 3 },
+			func(a *decisions.SelfAssessment) { a.Std[i] = math.Copysign(a.Std[i], -1) },
+			func(a *decisions.SelfAssessment) { a.Std[i] = math.Float64frombits(math.Float64bits(a.Std[i]) + 1) },
+			func(a *decisions.SelfAssessment) { a.Std[i] = math.NaN() },
+			func(a *decisions.SelfAssessment) { a.AxisLevel[i] = decisions.Level(200) }, // invalid: its text is longest
 		)
 	}
 	for b := range 3 {
-		out = append(out, func(a *SelfAssessment) { a.BlockLevel[b] = (a.BlockLevel[b] + 1) % 3 })
+		out = append(out, func(a *decisions.SelfAssessment) { a.BlockLevel[b] = (a.BlockLevel[b] + 1) % 3 })
 	}
-	thr := []func(t *Thresholds){
-		func(t *Thresholds) { t.PositionKnownStdM = math.Nextafter(t.PositionKnownStdM, 1) },
-		func(t *Thresholds) { t.PositionUnknownStdM = -t.PositionUnknownStdM },
-		func(t *Thresholds) { t.VelocityKnownStdMps = 0 },
-		func(t *Thresholds) { t.VelocityUnknownStdMps = math.Inf(1) },
-		func(t *Thresholds) { t.OrientationKnownStdRad = math.Copysign(0, -1) },
-		func(t *Thresholds) { t.OrientationUnknownStdRad *= 3 },
-		func(t *Thresholds) { t.SchemaVersion++ },
+	thr := []func(t *decisions.Thresholds){
+		func(t *decisions.Thresholds) { t.PositionKnownStdM = math.Nextafter(t.PositionKnownStdM, 1) },
+		func(t *decisions.Thresholds) { t.PositionUnknownStdM = -t.PositionUnknownStdM },
+		func(t *decisions.Thresholds) { t.VelocityKnownStdMps = 0 },
+		func(t *decisions.Thresholds) { t.VelocityUnknownStdMps = math.Inf(1) },
+		func(t *decisions.Thresholds) { t.OrientationKnownStdRad = math.Copysign(0, -1) },
+		func(t *decisions.Thresholds) { t.OrientationUnknownStdRad *= 3 },
+		func(t *decisions.Thresholds) { t.SchemaVersion++ },
 	}
 	for _, m := range thr {
-		out = append(out, func(a *SelfAssessment) { m(&a.ThresholdsUsed) })
+		out = append(out, func(a *decisions.SelfAssessment) { m(&a.ThresholdsUsed) })
 	}
 	return append(out,
-		func(a *SelfAssessment) { a.OverallLevel = (a.OverallLevel + 2) % 3 },
-		func(a *SelfAssessment) { a.CovarianceAvailable = !a.CovarianceAvailable },
-		func(a *SelfAssessment) { a.SchemaVersion++ },
-		func(a *SelfAssessment) { a.BeliefStampSimNs = -a.BeliefStampSimNs - 1 },
-		func(a *SelfAssessment) { a.ThresholdsSHA256 = strings.Repeat("f", 64) },
-		func(a *SelfAssessment) { a.ThresholdsSHA256 = strings.Repeat("\"\x01é", 300) }, // longer than the memo keeps
+		func(a *decisions.SelfAssessment) { a.OverallLevel = (a.OverallLevel + 2) % 3 },
+		func(a *decisions.SelfAssessment) { a.CovarianceAvailable = !a.CovarianceAvailable },
+		func(a *decisions.SelfAssessment) { a.SchemaVersion++ },
+		func(a *decisions.SelfAssessment) { a.BeliefStampSimNs = -a.BeliefStampSimNs - 1 },
+		func(a *decisions.SelfAssessment) { a.ThresholdsSHA256 = strings.Repeat("f", 64) },
+		func(a *decisions.SelfAssessment) { a.ThresholdsSHA256 = strings.Repeat("\"\x01é", 300) }, // longer than the memo keeps
 	)
 }()
 
 // checkTextMemoMutations writes, through one TextMemo, the canonical texts
 // of a sequence of assessments, each the previous one with the mutations
 // that ops names applied (an op of 0xff: no change), and compares each text
-// and seal with the plain ones.
+// and hash with the plain ones.
 func checkTextMemoMutations(t *testing.T, ops []byte) {
 	t.Helper()
 	var memo TextMemo
-	a := validAssessment(t, 7, LevelUncertain)
+	a := memoAssessment(t, 7)
 	for k, op := range ops {
 		if op != 0xff {
 			memoMutations[int(op)%len(memoMutations)](&a)
@@ -245,26 +238,31 @@ func TestTextMemoBounds(t *testing.T) {
 	if got := len(appendOptFloat(nil, longest)); got != maxFloatText {
 		t.Fatalf("longest float text %d bytes, maxFloatText %d", got, maxFloatText)
 	}
-	a := validAssessment(t, math.MaxInt64, LevelUnknown)
+	a := memoAssessment(t, math.MaxInt64)
 	for i := range a.Std {
-		a.Std[i], a.AxisLevel[i] = longest, Level(255)
+		a.Std[i], a.AxisLevel[i] = longest, decisions.Level(255)
 	}
-	a.BlockLevel = [3]Level{255, 255, 255}
+	a.BlockLevel = [3]decisions.Level{255, 255, 255}
 	a.ThresholdsSHA256 = strings.Repeat("a", 64)
 	a.SchemaVersion = 255
-	a.ThresholdsUsed = Thresholds{longest, longest, longest, longest, longest, longest, 255}
+	a.ThresholdsUsed = decisions.Thresholds{
+		PositionKnownStdM: longest, PositionUnknownStdM: longest,
+		VelocityKnownStdMps: longest, VelocityUnknownStdMps: longest,
+		OrientationKnownStdRad: longest, OrientationUnknownStdRad: longest,
+		SchemaVersion: 255,
+	}
 	for b := range 3 {
-		var m floatMemo
-		if n := len(a.appendBlock(nil, b, &m)); n > maxBlockText {
+		m := floatMemo{last: &TextMemo{}}
+		if n := len(appendBlock(nil, &a, b, &m)); n > maxBlockText {
 			t.Errorf("block %d: %d bytes, maxBlockText %d", b, n, maxBlockText)
 		}
 	}
-	if n := len(a.appendThresholdsVia(nil, nil)); n > maxThresholdsText {
+	if n := len(appendThresholds(nil, &a)); n > maxThresholdsText {
 		t.Errorf("thresholds part: %d bytes, maxThresholdsText %d", n, maxThresholdsText)
 	}
 	var memo TextMemo
 	want := plainCanonicalJSON(&a)
-	if got := a.appendCanonicalJSON(nil, &memo); !bytes.Equal(got, want) {
+	if got := appendCanonicalJSON(nil, &a, &memo); !bytes.Equal(got, want) {
 		t.Fatalf("got %s\nwant %s", got, want)
 	}
 	for b, seg := range memo.blocks {
