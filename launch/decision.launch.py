@@ -72,6 +72,12 @@ def _node(context):
     # ROS_SECURITY_ENABLE=true in the environment.
     if value('enclave'):
         arguments += ['--enclave', LaunchConfiguration('enclave')]
+    # A command the node runs under, e.g. 'nice -n -10' or 'chrt -f 10':
+    # on a machine the node shares with the simulator or the autopilot,
+    # its decisions wait for a core unless it has priority (docs/px4-sitl.md).
+    prefix = {}
+    if value('launch_prefix'):
+        prefix['prefix'] = LaunchConfiguration('launch_prefix')
     return [
         Node(
             package=PACKAGE,
@@ -83,6 +89,7 @@ def _node(context):
             remappings=[(topic, LaunchConfiguration(arg)) for arg, topic in TOPICS],
             output='screen',
             emulate_tty=True,
+            **prefix,
         )
     ]
 
@@ -124,6 +131,10 @@ def generate_launch_description():
             'seal_key_file', default_value='',
             description='PEM file of the Ed25519 key that seals what the node takes and '
                         'publishes (docs/seals.md); empty keeps the config file value'),
+        DeclareLaunchArgument(
+            'launch_prefix', default_value='',
+            description='command the node runs under, e.g. "nice -n -10" or "chrt -f 10" '
+                        '(both need CAP_SYS_NICE); empty: none'),
         DeclareLaunchArgument(
             'enclave', default_value='',
             description='SROS2 enclave of the node in ROS_SECURITY_KEYSTORE, e.g. '

@@ -307,6 +307,7 @@ func TestLaunchFile(t *testing.T) {
 		"recording_path": "",
 		"seal_key_file":  "",
 		"enclave":        "",
+		"launch_prefix":  "",
 	}
 	for _, tp := range wantTopics {
 		wantArgs[tp[0]] = tp[1]

@@ -16,6 +16,8 @@
 #               only decides, PX4's own failsafe acts)
 #   POLICY      a policy file (default: the installed px4_failsafe_like.yaml)
 #   DN          a decision_node binary for the audit (default: go run)
+#   NODE_PREFIX a command the node runs under (the launch argument
+#               launch_prefix), e.g. "nice -n -10"; default none
 #   HOVER_S, LOSS_S, BACK_S  seconds of hover, of GPS loss, after GPS is back
 #
 # It arms, takes off and hovers through PX4's own shell (px4-commander),
@@ -87,6 +89,7 @@ say "ghost (executor '${EXECUTOR}') and the recorder"
 # ros2 launch refuses an empty value: advisory omits the argument.
 executor=()
 [ -n "$EXECUTOR" ] && executor=(executor:="$EXECUTOR")
+[ -n "${NODE_PREFIX:-}" ] && executor+=(launch_prefix:="$NODE_PREFIX")
 ros2 launch ghost decision.launch.py input_source:=px4 "${executor[@]}" \
 	config_file:="$share/config/px4_sitl.yaml" policy_file:="$POLICY" \
 	recording_path:="$out/node.mcap" >"$out/ghost.log" 2>&1 &
