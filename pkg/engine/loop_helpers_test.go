@@ -8,42 +8,18 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/decisions/decisionstest"
 )
 
 const ms = int64(time.Millisecond)
 
-var testThresholds = decisions.Thresholds{
-	PositionKnownStdM: 0.1, PositionUnknownStdM: 1,
-	VelocityKnownStdMps: 0.1, VelocityUnknownStdMps: 1,
-	OrientationKnownStdRad: 0.01, OrientationUnknownStdRad: 0.1,
-	SchemaVersion: 1,
-}
+var testThresholds = decisionstest.Thresholds
 
-// belief returns a valid belief with the given stamp.
-func belief(stamp int64) decisions.Belief {
-	return decisions.Belief{
-		StampSimNs:   stamp,
-		OrientationQ: [4]float64{1, 0, 0, 0},
-		Flight:       decisions.FlightStatus{Armed: true, Mode: decisions.FlightModeOffboard, BatteryV: 15.2, BatteryPct: 0.8},
-		Mission:      decisions.MissionStatus{Mode: decisions.MissionModeNavigate, Progress: 0.25, StartedSimNs: 0},
-	}
-}
+func belief(stamp int64) decisions.Belief { return decisionstest.Belief(stamp) }
 
-// assessment returns the classifier's assessment of a belief whose position
-// std makes the overall level lvl.
 func assessment(t testing.TB, stamp int64, lvl decisions.Level) decisions.SelfAssessment {
 	t.Helper()
-	cov := make([]float64, decisions.CovarianceLen)
-	std := map[decisions.Level]float64{decisions.LevelKnown: 0.05, decisions.LevelUncertain: 0.5, decisions.LevelUnknown: 2}[lvl]
-	cov[0] = std * std
-	a, err := decisions.Assess(stamp, cov, testThresholds)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a.OverallLevel != lvl {
-		t.Fatalf("test assessment at %d: overall %s, want %s", stamp, a.OverallLevel, lvl)
-	}
-	return a
+	return decisionstest.Assessment(t, stamp, lvl)
 }
 
 func bEv(at, stamp int64) Event { return BeliefEvent{ArrivalNs: at, Belief: belief(stamp)} }

@@ -42,6 +42,7 @@ var rules = []rule{
 	// The contract and the policies: no I/O, nothing of the project.
 	{"msg", nil},
 	{"pkg/decisions", nil},
+	{"pkg/decisions/decisionstest", []string{"pkg/decisions"}},
 	{"pkg/rules", []string{"pkg/decisions", "internal/limitedfile"}},
 	// The wire formats and recordings.
 	{"pkg/wire/...", join(contract, []string{"pkg/wire/..."})},
@@ -77,6 +78,9 @@ var rules = []rule{
 	// Tests outside the packages may import any package.
 	{"test/...", []string{"msg", "pkg/...", "internal/..."}},
 }
+
+// testOnly are packages only tests may import: no production package may.
+var testOnly = []string{"pkg/decisions/decisionstest"}
 
 // match reports whether path matches pattern and how closely (the length
 // of the matched part; -1 for no match).
@@ -115,6 +119,10 @@ func violations(graph map[string][]string) []string {
 			continue
 		}
 		for _, imp := range graph[pkg] {
+			if slices.Contains(testOnly, imp) {
+				out = append(out, fmt.Sprintf("%s imports %s, which is for tests only", pkg, imp))
+				continue
+			}
 			if !slices.ContainsFunc(r.Allow, func(p string) bool { return match(p, imp) >= 0 }) {
 				out = append(out, fmt.Sprintf("%s imports %s: the rule for %s allows only %s", pkg, imp, r.From, allowed(r)))
 			}
@@ -267,6 +275,7 @@ func TestViolationsAreFound(t *testing.T) {
 		{"something imports the command", map[string][]string{"pkg/node": {"cmd/decision_node"}}, "pkg/node imports cmd/decision_node"},
 		{"a helper imports the project", map[string][]string{"internal/golden": {"pkg/bag"}}, "internal/golden imports pkg/bag"},
 		{"an unplaced package", map[string][]string{"pkg/planner": nil}, "pkg/planner: no rule"},
+		{"production imports a test fixture", map[string][]string{"pkg/node": {"pkg/decisions/decisionstest"}}, "pkg/node imports pkg/decisions/decisionstest, which is for tests only"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
