@@ -191,6 +191,10 @@ func printCauses(w io.Writer, r *audit.AuditReport) {
 				"(with --enable, --enable-kill or --target-vehicle if its host used them) (%s)%s\n",
 				printable(c.Subject), shellQuote(c.Subject), findingCounts(c, findings), allowed)
 			examples = examples[:min(1, len(examples))]
+		case audit.CauseRecordingStartedLate:
+			fmt.Fprintf(w, "problem: the recording started after the node: %d decisions are older than its first belief or self-assessment, "+
+				"so their inputs were never recorded (%s). Start the recorder before the node's inputs flow%s\n",
+				c.Count, findingCounts(c, findings), allowed)
 		default:
 			fmt.Fprintf(w, "problem: %s%s\n", findingCounts(c, findings), allowed)
 		}

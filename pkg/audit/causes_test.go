@@ -3,6 +3,7 @@ package audit
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -33,6 +34,16 @@ func TestVerifyGroupsProblemsByCause(t *testing.T) {
 			}
 			return msgs
 		}, []Finding{FindingUnknownPolicy}, []Cause{{Cause: CausePolicyNotSupplied, Subject: "someone_elses_v2", Findings: map[string]uint64{"unknown_policy": 0}}}, true},
+		{"the recorder started after three decisions", func(t *testing.T, msgs []bag.Message) []bag.Message {
+			return dropInputsBefore(t, msgs, decisionStamp(t, msgs, 3))
+		}, nil, []Cause{{Cause: CauseRecordingStartedLate, Count: 3, Findings: map[string]uint64{"assessment_missing": 3}}}, false},
+		{"an assessment lost in flight", func(t *testing.T, msgs []bag.Message) []bag.Message {
+			s := decisionStamp(t, msgs, 20)
+			return slices.DeleteFunc(msgs, func(m bag.Message) bool {
+				a, ok := decodeAssessment(m.Data)
+				return m.Topic == "/self_assessment" && ok && a.BeliefStampSimNs == s
+			})
+		}, nil, []Cause{{Cause: "assessment_missing", Count: 1, Findings: map[string]uint64{"assessment_missing": 1}}}, false},
 		{"one decision edited", func(t *testing.T, msgs []bag.Message) []bag.Message {
 			editDecision(t, msgs, 3, func(w *ros2msg.DecisionRationale) { w.Decision.Reason = "looked_fine" })
 			return msgs
@@ -132,4 +143,38 @@ func TestNumbersOut(t *testing.T) {
 			t.Errorf("numbersOut(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// decisionStamp returns the stamp of the n-th decision.
+func decisionStamp(t *testing.T, msgs []bag.Message, n int) int64 {
+	t.Helper()
+	for _, m := range msgs {
+		if m.Topic != "/decisions" {
+			continue
+		}
+		if n > 0 {
+			n--
+			continue
+		}
+		r, ok := decodeRationale(m.Data)
+		if !ok {
+			t.Fatal("undecodable decision")
+		}
+		return r.BeliefStampSimNs
+	}
+	t.Fatal("no such decision")
+	return 0
+}
+
+// dropInputsBefore drops the beliefs, assessments and perception modes
+// stamped before s, as a recorder that subscribed late misses them.
+func dropInputsBefore(t *testing.T, msgs []bag.Message, s int64) []bag.Message {
+	t.Helper()
+	return slices.DeleteFunc(msgs, func(m bag.Message) bool {
+		if m.Topic == "/decisions" {
+			return false
+		}
+		stamp, ok := stampOf(m)
+		return ok && stamp < s
+	})
 }

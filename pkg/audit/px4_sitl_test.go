@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -326,4 +327,79 @@ func px4SITLArmingTrail(t *testing.T, path string) (armedAt int64, trail armingT
 		}
 	}
 	return armedAt, trail, ack
+}
+
+// testdata/px4_sitl_late_recorder.mcap is the first 3 s of a rosbag2
+// recording of a live PX4 v1.15 SITL flight with ghost (input_source px4,
+// the px4 executor): ghost's topics only (/decisions and its actions and
+// evidence, /state/nav, /self_assessment, /parameter_events), as the
+// recorder received them. The recorder subscribed to /decisions 4 ms
+// before ghost's first decision but to /self_assessment 100 ms and to
+// /state/nav 130 ms later, so the bag starts with 12 decisions whose
+// inputs it never saw (the node's own recording of the flight verified).
+// verify cannot check them and fails, and names the cause: the recording
+// started after the node.
+func TestPX4SITLRecorderThatStartedLate(t *testing.T) {
+	const path = "testdata/px4_sitl_late_recorder.mcap"
+	cfg := config.Default()
+	cfg.Input.Source, cfg.Input.PX4Position = config.SourcePX4, "local_position"
+	cfg.PolicyFile = px4SITLPolicy
+	cfg.Executors.Executor = config.ExecutorPX4
+	sopts, err := cfg.SessionOptions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	policy := sopts.Loop.Policy
+	sopts.Loop.Policy = nil
+	sopts.LifecycleFromEvents = true
+	in, err := bag.OpenRecording(path, bag.ReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	// The decisions older than the first recorded belief or assessment.
+	var oldestBelief, oldestAssessment int64 = math.MaxInt64, math.MaxInt64
+	var stamps []int64
+	for _, m := range drainSource(t, in) {
+		switch m.Topic {
+		case "/state/nav":
+			b, _ := decodeBelief(m.Data)
+			oldestBelief = min(oldestBelief, b.StampSimNs)
+		case "/self_assessment":
+			a, _ := decodeAssessment(m.Data)
+			oldestAssessment = min(oldestAssessment, a.BeliefStampSimNs)
+		case "/decisions":
+			r, _ := decodeRationale(m.Data)
+			stamps = append(stamps, r.BeliefStampSimNs)
+		}
+	}
+	var early uint64
+	for _, s := range stamps {
+		if s < max(oldestBelief, oldestAssessment) {
+			early++
+		}
+	}
+	if early == 0 || early == uint64(len(stamps)) {
+		t.Fatalf("%d of %d decisions before the first inputs: not the excerpt described", early, len(stamps))
+	}
+
+	in2, err := bag.OpenRecording(path, bag.ReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in2.Close()
+	r, err := Verify(in2, VerifyOptions{Session: sopts, Policies: []decisions.Policy{policy}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Passed() {
+		t.Fatal("verify passed a recording that starts after the node")
+	}
+	causes := r.ProblemCauses()
+	if len(causes) != 1 || causes[0].Cause != CauseRecordingStartedLate || causes[0].Count != early {
+		t.Fatalf("causes %+v, want only %s for the %d early decisions", causes, CauseRecordingStartedLate, early)
+	}
+	if got := r.Decisions - early; got == 0 {
+		t.Fatal("no decision after the early ones")
+	}
 }

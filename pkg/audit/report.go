@@ -280,6 +280,11 @@ const (
 	// it, and the trail re-derived without it differs from the recorded
 	// one.
 	CauseExecutorNotSupplied = "executor_not_supplied"
+	// CauseRecordingStartedLate: decisions older than every belief, or
+	// every self-assessment, the recording holds, so their inputs were
+	// never recorded: a recorder that subscribed after the node had begun
+	// deciding. They stay unchecked (assessment_missing, no_context).
+	CauseRecordingStartedLate = "recording_started_late"
 )
 
 // MaxCauseExamples bounds the examples a Cause keeps.

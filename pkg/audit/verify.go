@@ -237,21 +237,24 @@ type recorded struct {
 }
 
 type verifier struct {
-	opts        VerifyOptions
-	inputs      []session.InputSpec
-	decisionsT  string
-	cands       []*candidate
-	active      int // candidates not retired
-	pending     fifo[recorded]
-	chain       chainIndex
-	chainMemo   engine.TextMemo // hashes what only the chain check reads
-	report      AuditReport
-	now         int64
-	lastStamp   int64 // newest audited stamp, -1 before the first (stamps are >= 0)
-	firstStamp  int64 // stamp of the first recorded decision, -1 before
-	badChannels map[uint16]bool
-	messages    uint64
-	counts      inputCounts
+	opts       VerifyOptions
+	inputs     []session.InputSpec
+	decisionsT string
+	cands      []*candidate
+	active     int // candidates not retired
+	pending    fifo[recorded]
+	chain      chainIndex
+	// oldestBelief is the oldest belief stamp recorded (haveBelief: any).
+	oldestBelief int64
+	haveBelief   bool
+	chainMemo    engine.TextMemo // hashes what only the chain check reads
+	report       AuditReport
+	now          int64
+	lastStamp    int64 // newest audited stamp, -1 before the first (stamps are >= 0)
+	firstStamp   int64 // stamp of the first recorded decision, -1 before
+	badChannels  map[uint16]bool
+	messages     uint64
+	counts       inputCounts
 	// lastRecorded is the newest recorded decision taken, to tell an
 	// identical repeat.
 	lastRecorded decisions.Rationale
@@ -517,6 +520,8 @@ func (v *verifier) input(m *bag.Message, ev *session.Decoded, decodeErr error) {
 		}
 	} else if h, ok := ev.AssessmentHash(); ok && v.opts.Format.ChainTopic == "" {
 		v.chain.add(h)
+	} else if s, ok := ev.BeliefStamp(); ok && (!v.haveBelief || s < v.oldestBelief) {
+		v.oldestBelief, v.haveBelief = s, true
 	}
 	if v.active > 1 {
 		ev.DropDonor()
@@ -784,7 +789,11 @@ func (v *verifier) audit(p recorded, rd *redecision) {
 		res.Chain = ChainNoAssessmentClaimed
 	case hashes.count() == 0:
 		res.Chain = ChainAssessmentMissing
-		problems.add(FindingAssessmentMissing, "", "", fmt.Sprintf("no self-assessment with stamp %d in the recording", r.BeliefStampSimNs))
+		cause := ""
+		if v.chain.any && r.BeliefStampSimNs < v.chain.oldest {
+			cause = CauseRecordingStartedLate
+		}
+		problems.add(FindingAssessmentMissing, cause, "", fmt.Sprintf("no self-assessment with stamp %d in the recording", r.BeliefStampSimNs))
 	default:
 		res.Chain = ChainBroken
 		for k := range hashes.count() {
@@ -811,7 +820,11 @@ func (v *verifier) audit(p recorded, rd *redecision) {
 		res.Rerun = RerunNoContext
 	case rd == nil:
 		res.Rerun = RerunNoContext
-		problems.add(FindingNoContext, "", "", fmt.Sprintf("the Loop, fed the recording, did not decide belief %d (belief missing or rejected)", r.BeliefStampSimNs))
+		cause := ""
+		if v.haveBelief && r.BeliefStampSimNs < v.oldestBelief {
+			cause = CauseRecordingStartedLate
+		}
+		problems.add(FindingNoContext, cause, "", fmt.Sprintf("the Loop, fed the recording, did not decide belief %d (belief missing or rejected)", r.BeliefStampSimNs))
 	case !sameRationale(&rd.r, &r):
 		res.Rerun = RerunDiverged
 		problems.add(FindingDiverged, "", "", fmt.Sprintf("re-run gives %s (assessment %s), recorded %s (assessment %s)",
@@ -909,6 +922,10 @@ type chainIndex struct {
 	// more holds, for a stamp in ring, its further distinct hashes in
 	// arrival order.
 	more map[int64][]sha256Digest
+	// oldest is the oldest stamp ever added (any: one was), forgotten or
+	// not.
+	oldest int64
+	any    bool
 }
 
 // chainEntry is a stamp and the first hash recorded for it.
@@ -983,6 +1000,9 @@ func (c *chainIndex) search(s int64) (int, bool) {
 func (c *chainIndex) add(h *engine.AssessmentHash) {
 	s := h.BeliefStampSimNs()
 	d := sha256Digest(h.Sum())
+	if !c.any || s < c.oldest {
+		c.oldest, c.any = s, true
+	}
 	i, found := c.search(s)
 	if found {
 		if c.entry(i).first == d {

@@ -73,6 +73,19 @@ func (d *Decoded) AssessmentHash() (*engine.AssessmentHash, bool) {
 	return e.Hash, true
 }
 
+// BeliefStamp returns the stamp of the belief a belief input carried.
+func (d *Decoded) BeliefStamp() (int64, bool) {
+	switch d.kind {
+	case decodedBelief:
+		return d.belief.Belief.StampSimNs, true
+	case decodedOther:
+		if b, ok := d.other.(engine.BeliefEvent); ok {
+			return b.Belief.StampSimNs, true
+		}
+	}
+	return 0, false
+}
+
 // DropDonor makes a donated belief's covariance lent instead (see
 // BeliefEvent.Donor): for a caller that steps several Loops with d, each
 // of which must then keep a copy.
