@@ -11,9 +11,8 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/engine"
 	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
-	"github.com/ghost-robotics/ghost/pkg/session"
-
 	"github.com/ghost-robotics/ghost/pkg/seal"
+	"github.com/ghost-robotics/ghost/pkg/session"
 )
 
 // Source yields serialized messages in arrival (log-time) order; Next

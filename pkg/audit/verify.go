@@ -6,15 +6,15 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/ghost-robotics/ghost/msg"
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/engine"
-	"github.com/ghost-robotics/ghost/pkg/session"
-
 	"github.com/ghost-robotics/ghost/pkg/seal"
+	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
@@ -834,7 +834,7 @@ func (v *verifier) audit(p recorded, rd *redecision) {
 		}
 	}
 	if len(problems.texts) > 0 {
-		res.Problem = capText(joinProblems(problems.texts), 1000)
+		res.Problem = capText(strings.Join(problems.texts, "; "), 1000)
 		problems.count(&v.report, &res)
 	}
 	res.ClaimedSHA256 = r.SelfAssessmentSHA256
@@ -890,12 +890,4 @@ func shortHash(h string) string {
 		return h[:12]
 	}
 	return h
-}
-
-func joinProblems(ps []string) string {
-	s := ps[0]
-	for _, p := range ps[1:] {
-		s += "; " + p
-	}
-	return s
 }
