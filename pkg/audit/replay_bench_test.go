@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"crypto/ed25519"
 	"io"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
+	"github.com/ghost-robotics/ghost/pkg/seal"
 	"github.com/ghost-robotics/ghost/pkg/session"
 )
 
@@ -60,6 +62,43 @@ func benchInput(b *testing.B) (string, int64) {
 	return path, st.Size()
 }
 
+// replayToDiscard replays the recording at path into a zstd recording
+// thrown away, sealed with key unless it is nil, and returns the beliefs
+// it read.
+func replayToDiscard(b *testing.B, path string, key ed25519.PrivateKey, opts ReplayOptions) uint64 {
+	b.Helper()
+	in, err := bag.OpenRecording(path, bag.ReaderOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer in.Close()
+	rec, err := bag.NewRecorder(io.Discard, bag.RecorderOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var out Recorder = rec
+	closeOut := rec.Close
+	if key != nil {
+		s, err := seal.NewSealer(key)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sr, err := seal.NewRecorder(rec, s, seal.RecorderOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		out, closeOut = sr, sr.Close
+	}
+	res, err := Replay(in, out, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := closeOut(); err != nil {
+		b.Fatal(err)
+	}
+	return res.Stats.Input(session.KeyState).Messages
+}
+
 // BenchmarkReplayEndToEnd: read, decode, decide, check provenance, encode
 // and write zstd, for a whole recording per iteration.
 func BenchmarkReplayEndToEnd(b *testing.B) {
@@ -68,23 +107,7 @@ func BenchmarkReplayEndToEnd(b *testing.B) {
 	b.SetBytes(size)
 	var beliefs uint64
 	for b.Loop() {
-		in, err := bag.OpenRecording(path, bag.ReaderOptions{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		rec, err := bag.NewRecorder(io.Discard, bag.RecorderOptions{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		res, err := Replay(in, rec, ReplayOptions{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := rec.Close(); err != nil {
-			b.Fatal(err)
-		}
-		in.Close()
-		beliefs += res.Stats.Input(session.KeyState).Messages
+		beliefs += replayToDiscard(b, path, nil, ReplayOptions{})
 	}
 	b.ReportMetric(float64(beliefs)/b.Elapsed().Seconds(), "beliefs/s")
 }

@@ -1,13 +1,8 @@
 package audit
 
 import (
-	"io"
 	"slices"
 	"testing"
-
-	"github.com/ghost-robotics/ghost/pkg/bag"
-	"github.com/ghost-robotics/ghost/pkg/seal"
-	"github.com/ghost-robotics/ghost/pkg/session"
 )
 
 // BenchmarkReplayEndToEndSealed is BenchmarkReplayEndToEnd writing through
@@ -20,31 +15,7 @@ func BenchmarkReplayEndToEndSealed(b *testing.B) {
 	b.SetBytes(size)
 	var beliefs uint64
 	for b.Loop() {
-		in, err := bag.OpenRecording(path, bag.ReaderOptions{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		rec, err := bag.NewRecorder(io.Discard, bag.RecorderOptions{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		s, err := seal.NewSealer(key)
-		if err != nil {
-			b.Fatal(err)
-		}
-		out, err := seal.NewRecorder(rec, s, seal.RecorderOptions{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		res, err := Replay(in, out, ReplayOptions{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := out.Close(); err != nil {
-			b.Fatal(err)
-		}
-		in.Close()
-		beliefs += res.Stats.Input(session.KeyState).Messages
+		beliefs += replayToDiscard(b, path, key, ReplayOptions{})
 	}
 	b.ReportMetric(float64(beliefs)/b.Elapsed().Seconds(), "beliefs/s")
 }
@@ -60,36 +31,11 @@ func BenchmarkSealingCost(b *testing.B) {
 	key := sealKey(b, "node")
 	var beliefs uint64
 	replay := func(sealed bool) {
-		in, err := bag.OpenRecording(path, bag.ReaderOptions{})
-		if err != nil {
-			b.Fatal(err)
+		k := key
+		if !sealed {
+			k = nil
 		}
-		defer in.Close()
-		rec, err := bag.NewRecorder(io.Discard, bag.RecorderOptions{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		var out Recorder = rec
-		closeOut := rec.Close
-		if sealed {
-			s, err := seal.NewSealer(key)
-			if err != nil {
-				b.Fatal(err)
-			}
-			sr, err := seal.NewRecorder(rec, s, seal.RecorderOptions{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			out, closeOut = sr, sr.Close
-		}
-		res, err := Replay(in, out, ReplayOptions{readAhead: -1})
-		if err != nil {
-			b.Fatal(err)
-		}
-		beliefs = res.Stats.Input(session.KeyState).Messages
-		if err := closeOut(); err != nil {
-			b.Fatal(err)
-		}
+		beliefs = replayToDiscard(b, path, k, ReplayOptions{readAhead: -1})
 	}
 	var ratios []float64
 	var plains, sealeds []measured
