@@ -81,9 +81,25 @@ static void ghost_fini(rmw_serialized_message_t * m) {
 	}
 }
 
-// ghost_serialize serializes the struct p to a malloc'ed buffer.
+// ghost_zeroing_reallocate hands out zeroed memory for a new buffer.
+// rmw_serialize on Fast DDS (Humble) returns its size estimate's length,
+// which can exceed what it wrote (an empty sequence of 8-byte elements is
+// estimated aligned); zeroed memory makes those extra bytes zeros, which
+// the decoder checks, instead of whatever the allocator held.
+static void * ghost_zeroing_reallocate(void * p, size_t n, void * state) {
+	(void)state;
+	if (p == NULL) {
+		return calloc(1, n);
+	}
+	return realloc(p, n);
+}
+
+// ghost_serialize serializes the struct p to a malloc'ed buffer. The
+// serialized message starts empty, so rmw_serialize's one resize takes
+// zeroed memory.
 static int ghost_serialize(const void * ts, const void * p, uint8_t ** out, size_t * len) {
 	rcutils_allocator_t a = rcutils_get_default_allocator();
+	a.reallocate = ghost_zeroing_reallocate;
 	rmw_serialized_message_t m = rmw_get_zero_initialized_serialized_message();
 	if (rmw_serialized_message_init(&m, 0, &a) != RMW_RET_OK) {
 		return -1;

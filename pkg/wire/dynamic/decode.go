@@ -98,6 +98,18 @@ type reader struct {
 	b   []byte
 	be  bool
 	typ string
+	// slack is how far rmw_fastrtps' size estimate of the fields walked so
+	// far runs ahead of their length: the estimate aligns an empty
+	// sequence of 8-byte elements as if it had one, and rmw_serialize on
+	// Fast DDS (Humble) returns that many bytes, the difference as zeros
+	// after the last field.
+	slack int
+}
+
+// estimate8 moves the size estimate to its next 8-byte boundary, where the
+// fields walked end at off and the next 8-byte field starts at next.
+func (r *reader) estimate8(off, next int) {
+	r.slack = align(off+r.slack, 8) - next
 }
 
 // fail builds a decoding error; off is converted to an offset from the
@@ -118,10 +130,15 @@ func (r *reader) badBool(path string, array bool, i, off int, c byte) error {
 	return r.fail(path, off, fmt.Errorf("%w: byte 0x%02x, want 0 or 1", ErrInvalidBool, c))
 }
 
-// trailing accepts up to three zero bytes after end.
+// trailing accepts up to three zero bytes after end (rmw_cyclonedds pads
+// to a multiple of 4), or exactly rmw_fastrtps' slack of zeros.
 func (r *reader) trailing(end int) error {
 	rest := r.b[end:]
-	if len(rest) > maxTrailing {
+	if len(rest) > maxTrailing && len(rest) != r.slack {
+		if r.slack > maxTrailing {
+			return r.fail("", end, fmt.Errorf("%w: %d bytes after the last field; rmw_cyclonedds pads with at most %d zero bytes and rmw_fastrtps' size estimate for this message adds exactly %d",
+				ErrTrailingBytes, len(rest), maxTrailing, r.slack))
+		}
 		return r.fail("", end, fmt.Errorf("%w: %d bytes after the last field, at most %d zero padding bytes allowed",
 			ErrTrailingBytes, len(rest), maxTrailing))
 	}
@@ -220,6 +237,9 @@ func (p *Plan) walk(r *reader, off int, out []pos, upto int) (int, pos, error) {
 			if s.kind == slotArray {
 				n = s.n
 			}
+			if sz == 8 && r.slack != 0 {
+				r.estimate8(off, align(off, 8))
+			}
 			off = align(off, sz)
 			if n*sz > len(r.b)-off {
 				missing := max(len(r.b)-off, 0) / sz
@@ -241,6 +261,13 @@ func (p *Plan) walk(r *reader, off int, out []pos, upto int) (int, pos, error) {
 				return 0, pos{}, err
 			}
 			off = next
+			if sz == 8 && (n == 0 || r.slack != 0) {
+				next8 := off // empty: the estimate moves, the bytes do not
+				if n > 0 {
+					next8 = align(off, 8)
+				}
+				r.estimate8(off, next8)
+			}
 			if n > 0 {
 				off = align(off, sz)
 				if n*sz > len(r.b)-off {

@@ -3,6 +3,7 @@ package dynamic
 import (
 	"bytes"
 	"errors"
+	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 	"math"
 	"os"
 	"strings"
@@ -660,5 +661,56 @@ func TestCompileErrors(t *testing.T) {
 	}
 	if size, fixed := p.FixedSize(); size != 1 || !fixed {
 		t.Errorf("empty message: FixedSize %d, %v", size, fixed)
+	}
+}
+
+// TestFastRTPSEstimateSlack: rmw_serialize on Fast DDS (Humble) returns as
+// many bytes as its size estimate, which aligns each empty sequence of
+// 8-byte elements as if it had one. The payloads are the project's own
+// encoding of rcl_interfaces' ParameterValue; the slack of each follows
+// from the estimate's rules by hand (comments).
+func TestFastRTPSEstimateSlack(t *testing.T) {
+	const def = "uint8 type\nbool bool_value\nint64 integer_value\nfloat64 double_value\nstring string_value\n" +
+		"byte[] byte_array_value\nbool[] bool_array_value\nint64[] integer_array_value\n" +
+		"float64[] double_array_value\nstring[] string_array_value\n"
+	p, err := CompileSchema("rcl_interfaces/ParameterValue", def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc := func(v ros2msg.ParameterValue) []byte {
+		b, err := v.MarshalCDR()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	tests := []struct {
+		name  string
+		data  []byte
+		extra int
+		ok    bool
+	}{
+		// integer_array's count ends at 44, double_array's at 48 (estimate
+		// 48 and 56): eight bytes.
+		{"empty sequences, the estimate", enc(ros2msg.ParameterValue{}), 8, true},
+		{"empty sequences, half the estimate", enc(ros2msg.ParameterValue{}), 4, false},
+		{"empty sequences, past the estimate", enc(ros2msg.ParameterValue{}), 12, false},
+		// One int64 leaves the estimate in step until double_array: four.
+		{"one int64, the estimate", enc(ros2msg.ParameterValue{IntegerArrayValue: []int64{7}}), 4, true},
+		{"one int64, twice the estimate", enc(ros2msg.ParameterValue{IntegerArrayValue: []int64{7}}), 8, false},
+		// Both non-empty: no slack, only Cyclone's padding.
+		{"no empty 8-byte sequence", enc(ros2msg.ParameterValue{IntegerArrayValue: []int64{7}, DoubleArrayValue: []float64{1}}), 4, false},
+		{"no empty 8-byte sequence, padding", enc(ros2msg.ParameterValue{IntegerArrayValue: []int64{7}, DoubleArrayValue: []float64{1}}), 3, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := p.Decode(append(bytes.Clone(tt.data), make([]byte, tt.extra)...))
+			if tt.ok && err != nil {
+				t.Fatalf("%d zero bytes after the last field: %v", tt.extra, err)
+			}
+			if !tt.ok && !errors.Is(err, ErrTrailingBytes) {
+				t.Fatalf("%d zero bytes after the last field: %v, want ErrTrailingBytes", tt.extra, err)
+			}
+		})
 	}
 }

@@ -29,7 +29,8 @@ const cdrHeaderLen = 4
 var cdrHeaderLE = [cdrHeaderLen]byte{0x00, 0x01, 0x00, 0x00}
 
 // cdrMaxTrailing is the number of zero bytes accepted after the last field:
-// rmw_cyclonedds pads serialized messages to a multiple of 4.
+// rmw_cyclonedds pads serialized messages to a multiple of 4. The only other
+// run of zeros accepted there is rmw_fastrtps' size estimate (see slack).
 const cdrMaxTrailing = 3
 
 var cdrZeros [8]byte
@@ -139,6 +140,12 @@ type cdrDecoder struct {
 	err  *DecodeError
 	// strs, when set, supplies strings seen before (StringCache).
 	strs *StringCache
+	// slack is how far rmw_fastrtps' size estimate of the fields read so
+	// far runs ahead of their length. rmw_serialize on Fast DDS (Humble)
+	// returns a buffer as long as that estimate, which aligns an empty
+	// sequence of 8-byte elements as if it had one; the serializer itself
+	// does not, so the difference is zeros after the last field.
+	slack int
 }
 
 // start checks the encapsulation header.
@@ -164,9 +171,8 @@ func (d *cdrDecoder) finish() error {
 		return d.err
 	}
 	rest := d.data[d.off:]
-	if len(rest) > cdrMaxTrailing {
-		d.fail("", d.off, fmt.Errorf("%w: %d bytes after the last field, at most %d zero padding bytes allowed",
-			ErrCDRTrailingBytes, len(rest), cdrMaxTrailing))
+	if len(rest) > cdrMaxTrailing && len(rest) != d.slack {
+		d.fail("", d.off, trailingErr(len(rest), d.slack))
 		return d.err
 	}
 	for i, c := range rest {
@@ -176,6 +182,34 @@ func (d *cdrDecoder) finish() error {
 		}
 	}
 	return nil
+}
+
+// trailingErr describes n bytes after the last field that neither
+// middleware writes; estimate is rmw_fastrtps' slack for the message.
+func trailingErr(n, estimate int) error {
+	if estimate > cdrMaxTrailing {
+		return fmt.Errorf("%w: %d bytes after the last field; rmw_cyclonedds pads with at most %d zero bytes and rmw_fastrtps' size estimate for this message adds exactly %d",
+			ErrCDRTrailingBytes, n, cdrMaxTrailing, estimate)
+	}
+	return fmt.Errorf("%w: %d bytes after the last field, at most %d zero padding bytes allowed",
+		ErrCDRTrailingBytes, n, cdrMaxTrailing)
+}
+
+// estimate8 moves the size estimate to its next 8-byte boundary, where the
+// bytes read are at the absolute offset off: the estimate aligns 8-byte
+// fields on its own running length, which differs from theirs by slack.
+func (d *cdrDecoder) estimate8(off int) {
+	d.slack = cdrAlign(d.off-cdrHeaderLen+d.slack, 8) - (off - cdrHeaderLen)
+}
+
+// count8 reads the count of a sequence of 8-byte primitives. An empty one
+// moves the size estimate (see slack) but not the bytes read.
+func (d *cdrDecoder) count8(field string, bound int) int {
+	n := d.count(field, bound, 8)
+	if n == 0 && d.err == nil {
+		d.estimate8(d.off)
+	}
+	return n
 }
 
 func (d *cdrDecoder) fail(field string, off int, err error) {
@@ -270,6 +304,9 @@ func (d *cdrDecoder) u64(field string) uint64 {
 		d.truncated(field, off, 8)
 		return 0
 	}
+	if d.slack != 0 {
+		d.estimate8(off)
+	}
 	d.off = off + 8
 	if d.be {
 		return binary.BigEndian.Uint64(d.data[off:])
@@ -348,6 +385,9 @@ func (d *cdrDecoder) take(field string, n, size int) []byte {
 		missing := max(rem, 0) / size
 		d.truncated(indexPath(field, missing), off+missing*size, size)
 		return nil
+	}
+	if size == 8 && d.slack != 0 {
+		d.estimate8(off)
 	}
 	d.off = off + n*size
 	return d.data[off:d.off]

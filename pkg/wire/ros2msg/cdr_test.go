@@ -279,6 +279,9 @@ func TestTruncatedAtEveryOffset(t *testing.T) {
 func TestTrailingBytes(t *testing.T) {
 	for _, v := range allVectors(t) {
 		t.Run(v.name, func(t *testing.T) {
+			// rmw_fastrtps' rmw_serialize returns its size estimate's
+			// length: exactly slack zero bytes more, and nothing else.
+			slack := fastrtpsSlack(v.msg)
 			tests := []struct {
 				name  string
 				extra []byte
@@ -287,9 +290,12 @@ func TestTrailingBytes(t *testing.T) {
 				{"one zero", []byte{0}, true},
 				{"two zeros", []byte{0, 0}, true},
 				{"three zeros", []byte{0, 0, 0}, true},
-				{"four zeros", []byte{0, 0, 0, 0}, false},
+				{"four zeros", []byte{0, 0, 0, 0}, slack == 4},
 				{"nonzero byte", []byte{1}, false},
 				{"zero then nonzero", []byte{0, 0, 7}, false},
+				{"fast dds estimate", make([]byte, slack), true},
+				{"fast dds estimate and four more", make([]byte, slack+4), false},
+				{"fast dds estimate, last byte not zero", append(make([]byte, max(slack-1, 0)), 9), false},
 			}
 			for _, tt := range tests {
 				m, err := NewCDRMessage(v.Type)

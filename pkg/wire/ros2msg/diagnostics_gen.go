@@ -3753,13 +3753,13 @@ func (m *ParameterValue) cdrDecode(d *cdrDecoder) {
 	} else {
 		m.BoolArrayValue = nil
 	}
-	if n := d.count("integer_array_value", 0, 8); n > 0 {
+	if n := d.count8("integer_array_value", 0); n > 0 {
 		m.IntegerArrayValue = make([]int64, n)
 		cdrRead64(d, m.IntegerArrayValue, "integer_array_value")
 	} else {
 		m.IntegerArrayValue = nil
 	}
-	if n := d.count("double_array_value", 0, 8); n > 0 {
+	if n := d.count8("double_array_value", 0); n > 0 {
 		m.DoubleArrayValue = make([]float64, n)
 		cdrReadF64s(d, m.DoubleArrayValue, "double_array_value")
 	} else {

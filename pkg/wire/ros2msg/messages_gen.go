@@ -1694,7 +1694,7 @@ func (m *NavigationState) cdrDecode(d *cdrDecoder) {
 	cdrReadF64s(d, m.AccelBodyMps2[:], "accel_body_mps2")
 	cdrReadF64s(d, m.AccelBiasMps2[:], "accel_bias_mps2")
 	cdrReadF64s(d, m.GyroBiasRps[:], "gyro_bias_rps")
-	if n := d.count("covariance_15x15", 0, 8); n > 0 {
+	if n := d.count8("covariance_15x15", 0); n > 0 {
 		m.Covariance15x15 = make([]float64, n)
 		cdrReadF64s(d, m.Covariance15x15, "covariance_15x15")
 	} else {

@@ -714,7 +714,12 @@ func (g *generator) emitDecode(b *bytes.Buffer, t *msgType) {
 			default:
 				minElem = strconv.Itoa(p.size)
 			}
-			fmt.Fprintf(b, "\tif n := d.count(%s, %d, %s); n > 0 {\n\t\t%s = make(%s, n)\n", q, seqBound, minElem, v, f.goType())
+			if f.nested == nil && !f.Type.IsString() && p.size == 8 {
+				// An empty one still moves rmw_fastrtps' size estimate.
+				fmt.Fprintf(b, "\tif n := d.count8(%s, %d); n > 0 {\n\t\t%s = make(%s, n)\n", q, seqBound, v, f.goType())
+			} else {
+				fmt.Fprintf(b, "\tif n := d.count(%s, %d, %s); n > 0 {\n\t\t%s = make(%s, n)\n", q, seqBound, minElem, v, f.goType())
+			}
 			var inner bytes.Buffer
 			bb := b
 			b = &inner
