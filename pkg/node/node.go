@@ -180,6 +180,10 @@ type node struct {
 	// seal seals what the node takes and publishes; nil without a key.
 	seal *sealing
 	ros  *rosSink // publishes the decisions
+	// middleware names the rmw implementation, where the transport knows
+	// it, for the ready line: which one ran is the first question of any
+	// report from a live graph.
+	middleware string
 
 	diagPub transport.Publisher
 	diag    diagState
@@ -248,6 +252,9 @@ func newNodeWith(tctx context.Context, cfg config.Config, t transport.Transport,
 	}
 	if cfg.UseSimTime {
 		n.clock = clock.NewSim()
+	}
+	if m, ok := t.(interface{ Middleware() string }); ok {
+		n.middleware = m.Middleware()
 	}
 	// Sinks registered so far are closed if a later step fails.
 	defer func() {
@@ -410,6 +417,9 @@ func (n *node) subscribeInputs(tctx context.Context, t transport.Transport, act 
 // logReady logs what the node decides on and where it publishes.
 func (n *node) logReady(policyID string, inputs []session.InputSpec, resolved session.Topics) {
 	attrs := []any{"node", n.cfg.FullyQualifiedName(), "policy", policyID, "input_source", n.cfg.Input.Source}
+	if n.middleware != "" {
+		attrs = append(attrs, "middleware", n.middleware)
+	}
 	for _, in := range inputs {
 		attrs = append(attrs, in.Key, in.Topic)
 	}
