@@ -37,6 +37,10 @@
 #   ROS_DOMAIN_ID    the DDS domain of the test (default: from this PID)
 #   GRACE_S          podman stop's grace period (10)
 #   READY_RUNS       how many `podman run` to "ready" are timed (3)
+#   RMW_IMPLEMENTATION the middleware of every container the scenario runs
+#                    (unset: the image's default, Fast DDS as in the
+#                    official image); the summary says which one the node
+#                    reported. Run it once per middleware to check both.
 #   HOST_CA_BUNDLE   a CA bundle mounted over the ghost build's own
 #                    (/etc/ssl/certs/ca-certificates.crt when it exists; ""
 #                    for none): `go mod download` in the build then trusts
@@ -115,6 +119,9 @@ ROS_DEBIAN_PACKAGES=(
 	# Fast DDS, which the official image has as its default middleware; here
 	# it is the library a Micro XRCE-DDS agent built on bookworm links.
 	libfastrtps2.9 libfastcdr1
+	# What a package built against a ROS 2 with rmw_fastrtps finds through
+	# rmw_fastrtps_shared_cpp's CMake config: foonathan_memory's, and asio.
+	libfoonathan-memory-dev libasio-dev
 )
 
 make_debian() {
@@ -170,6 +177,7 @@ cleanup() { for c in "${started[@]}"; do podman rm -f -t 0 "$c" >/dev/null 2>&1 
 trap cleanup EXIT
 net=(--runtime "$RUNTIME" --network host --ipc host
 	-e ROS_LOCALHOST_ONLY=1 -e ROS_DOMAIN_ID="$DOMAIN" -v "$out:/data")
+[ -n "${RMW_IMPLEMENTATION:-}" ] && net+=(-e RMW_IMPLEMENTATION="$RMW_IMPLEMENTATION")
 dn=/ws/install/ghost/lib/ghost/decision_node
 ns_of() { date -d "$1" +%s%N; }
 
@@ -266,7 +274,9 @@ fi
 
 size() { podman image inspect -f '{{.Size}}' "$1"; }
 mb() { echo "$(($1 / 1000000)) MB"; }
+middleware="$(grep -m1 -o 'middleware=[a-z_]*' "$out/node.log" | cut -d= -f2 || true)"
 {
+	echo "middleware: ${middleware:-not reported} (RMW_IMPLEMENTATION ${RMW_IMPLEMENTATION:-unset: the image default})"
 	echo "image $IMAGE: $(mb "$(size "$IMAGE")") ($(mb $(($(size "$IMAGE") - $(size "$ROS_IMAGE")))) over $ROS_IMAGE, $(mb "$(size "$ROS_IMAGE")"))"
 	echo "build: $((build_s / 1000)) s"
 	echo "podman run to \"decision node ready\": ${ready_ms[*]} ms"

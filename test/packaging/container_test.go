@@ -281,6 +281,11 @@ func TestCompose(t *testing.T) {
 		if s.Environment["ROS_LOCALHOST_ONLY"] != "1" {
 			t.Errorf("compose.yaml %s: want ROS_LOCALHOST_ONLY=1", name)
 		}
+		// The middleware is the user's, Fast DDS (Humble's default) unless
+		// they say otherwise, and the same for ghost and its recorder.
+		if s.Environment["RMW_IMPLEMENTATION"] != "${RMW_IMPLEMENTATION:-rmw_fastrtps_cpp}" {
+			t.Errorf("compose.yaml %s: RMW_IMPLEMENTATION %q, want the caller's, rmw_fastrtps_cpp by default", name, s.Environment["RMW_IMPLEMENTATION"])
+		}
 	}
 	px4 := c.Services["px4-sitl"]
 	cmd := px4.command()

@@ -19,6 +19,9 @@
 #   NODE_PREFIX a command the node runs under (the launch argument
 #               launch_prefix), e.g. "nice -n -10"; default none
 #   HOVER_S, LOSS_S, BACK_S  seconds of hover, of GPS loss, after GPS is back
+#   RMW_IMPLEMENTATION  the middleware, as everywhere in ROS 2: unset, ROS 2's
+#               default (Fast DDS, rmw_fastrtps_cpp, on Humble); the script
+#               never replaces it, and prints the one the node reported
 #
 # It arms, takes off and hovers through PX4's own shell (px4-commander),
 # stops the simulated GPS (px4-sensor_gps_sim stop), lets the belief
@@ -46,8 +49,9 @@ HOVER_S="${HOVER_S:-20}" LOSS_S="${LOSS_S:-30}" BACK_S="${BACK_S:-20}"
 dn() { if [ -n "${DN:-}" ]; then "$DN" "$@"; else (cd "$repo" && go run ./cmd/decision_node "$@"); fi; }
 
 # Everything stays on this host: ROS 2 on loopback, and PX4 asks the agent
-# for a localhost-only participant (UXRCE_DDS_PTCFG 1).
-export ROS_LOCALHOST_ONLY=1 RMW_IMPLEMENTATION="${RMW_IMPLEMENTATION:-rmw_cyclonedds_cpp}"
+# for a localhost-only participant (UXRCE_DDS_PTCFG 1). The middleware is
+# the caller's: RMW_IMPLEMENTATION as given, or ROS 2's default.
+export ROS_LOCALHOST_ONLY=1
 export ROS_DOMAIN_ID="${ROS_DOMAIN_ID:-0}"
 
 # With job control each background job is a process group whose ID is
@@ -102,6 +106,9 @@ ros2 bag record -s mcap -o "$out/bag" --qos-profile-overrides-path "$here/record
 pids+=($!)
 for _ in $(seq 60); do grep -q "decision node ready" "$out/ghost.log" && break; sleep 1; done
 grep -q "decision node ready" "$out/ghost.log" || { echo "ghost did not start: $out/ghost.log" >&2; exit 1; }
+middleware="$(grep -m1 -o 'middleware=[a-z_]*' "$out/ghost.log" | cut -d= -f2)"
+say "middleware: ${middleware:-unknown} (RMW_IMPLEMENTATION=${RMW_IMPLEMENTATION:-unset, the ROS 2 default})"
+echo "${middleware:-unknown}" >"$out/middleware"
 subscribed() { grep -q "Subscribed to topic '$1'" "$out/bag.log"; }
 for _ in $(seq 60); do subscribed /decisions && subscribed /state/nav && subscribed /self_assessment && break; sleep 0.5; done
 subscribed /decisions && subscribed /state/nav && subscribed /self_assessment ||
@@ -147,6 +154,8 @@ dn report "$out/node.mcap" --out "$out/report.html" "${flags[@]}" --config "$sha
 (cd "$repo" && go run ./test/sitl/timeline --event-ns "$loss" "$out/node.mcap") >"$out/timeline.txt" 2>&1
 set -e
 
+echo
+echo "== middleware: ${middleware:-unknown}"
 echo
 echo "== what followed the GPS loss (ghost's own recording)"
 cat "$out/timeline.txt"

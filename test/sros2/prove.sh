@@ -6,11 +6,16 @@
 #   test/sros2/prove.sh [OUTDIR]
 #
 # This script builds nothing. It needs, already built and sourced:
-#   ros2        ROS 2 Humble with sros2, rosbag2 (MCAP storage) and
-#               rmw_cyclonedds_cpp, and the ghost package (colcon build)
-#   Cyclone DDS's security plugins, libdds_security_{auth,ac,crypto}.so: in
-#               DDS_SECURITY_LIB_DIR, on LD_LIBRARY_PATH or the linker's
-#               path, or in the private directory of Debian's libddsc0debian
+#   ros2        ROS 2 Humble with sros2, rosbag2 (MCAP storage), the
+#               middleware to prove, and the ghost package (colcon build)
+#   the middleware's security plugins: Fast DDS (rmw_fastrtps_cpp, ROS 2's
+#               default) has them inside libfastrtps when it was built
+#               with SECURITY=ON; Cyclone DDS (rmw_cyclonedds_cpp) loads
+#               libdds_security_{auth,ac,crypto}.so from
+#               DDS_SECURITY_LIB_DIR, LD_LIBRARY_PATH or the linker's path,
+#               or the private directory of Debian's libddsc0debian
+# The middleware is RMW_IMPLEMENTATION, as everywhere in ROS 2 (unset: ROS
+# 2's default); the script never replaces it, and prints which one ran.
 # Without ros2, sros2, the ghost package or the plugins it prints SKIP and
 # exits 0. Optional: SROS2_DOMAIN_ID, the ROS_DOMAIN_ID it runs in (default
 # 73: a domain of its own, so that no other graph on this host is recorded
@@ -52,12 +57,17 @@ skip() { echo "SKIP: $*"; exit 0; }
 command -v ros2 >/dev/null || skip "ros2 is not on PATH (source ROS 2 Humble and the workspace with ghost)"
 prefix="$(ros2 pkg prefix ghost 2>/dev/null)" || skip "the ghost package is not in the sourced environment"
 ros2 security -h >/dev/null 2>&1 || skip "sros2 (ros2 security) is not installed"
-[ "${RMW_IMPLEMENTATION:-rmw_cyclonedds_cpp}" = rmw_cyclonedds_cpp ] || skip "RMW_IMPLEMENTATION is $RMW_IMPLEMENTATION; this proof is for rmw_cyclonedds_cpp"
+RMW="${RMW_IMPLEMENTATION:-rmw_fastrtps_cpp}"
+case "$RMW" in
+rmw_fastrtps_cpp | rmw_cyclonedds_cpp) ;;
+*) skip "RMW_IMPLEMENTATION is $RMW; this proof knows rmw_fastrtps_cpp and rmw_cyclonedds_cpp" ;;
+esac
+if [ -n "${RMW_IMPLEMENTATION:-}" ]; then echo "middleware: $RMW (RMW_IMPLEMENTATION)"; else echo "middleware: $RMW (the ROS 2 default)"; fi
 
 # Cyclone dlopens its security plugins by name, so their directory goes on
 # LD_LIBRARY_PATH (Debian's libddsc also tries its private directory).
 plugins="${DDS_SECURITY_LIB_DIR:-}"
-if [ -z "$plugins" ] && ! ldconfig -p 2>/dev/null | grep -q libdds_security_auth.so; then
+if [ "$RMW" = rmw_cyclonedds_cpp ] && [ -z "$plugins" ] && ! ldconfig -p 2>/dev/null | grep -q libdds_security_auth.so; then
 	for d in ${LD_LIBRARY_PATH//:/ }; do [ -e "$d/libdds_security_auth.so" ] && plugins="$d" && break; done
 	if [ -z "$plugins" ] && command -v dpkg >/dev/null; then
 		f="$(dpkg -L libddsc0debian 2>/dev/null | grep -m1 '/libdds_security_auth\.so$' || true)"
@@ -78,7 +88,7 @@ LAUNCH="$repo/launch/decision.launch.py"
 
 # Everything stays on this host, in a domain of its own: the keystore's
 # governance and permissions name the domain in force when they are made.
-export ROS_LOCALHOST_ONLY=1 RMW_IMPLEMENTATION=rmw_cyclonedds_cpp RCUTILS_COLORIZED_OUTPUT=0
+export ROS_LOCALHOST_ONLY=1 RCUTILS_COLORIZED_OUTPUT=0
 export ROS_DOMAIN_ID="${SROS2_DOMAIN_ID:-73}"
 unset ROS_SECURITY_ENABLE ROS_SECURITY_STRATEGY ROS_SECURITY_KEYSTORE ROS_SECURITY_ENCLAVE_OVERRIDE
 KS="$out/keystore"
@@ -120,6 +130,7 @@ wait_for() { # wait_for LOG PATTERN PID SECONDS: PATTERN in LOG while PID lives
 
 fails=0
 : >results.txt
+echo "middleware: $RMW" >>results.txt
 check() { # check NAME DETAIL CONDITION...
 	local name="$1" detail="$2"
 	shift 2
