@@ -32,7 +32,7 @@ type rule struct {
 var (
 	contract = []string{"msg", "pkg/decisions"}
 	// plumbing is what the ROS 2 side's lower members may import.
-	plumbing = []string{"pkg/ros2/qos", "pkg/ros2/transport", "pkg/wire/..."}
+	plumbing = []string{"pkg/wire/qos", "pkg/ros2/transport", "pkg/wire/..."}
 )
 
 func join(lists ...[]string) []string { return slices.Concat(lists...) }
@@ -46,28 +46,27 @@ var rules = []rule{
 	{"pkg/rules", []string{"pkg/decisions", "internal/limitedfile"}},
 	// The wire formats and recordings.
 	{"pkg/wire/...", join(contract, []string{"pkg/wire/..."})},
-	{"pkg/bag", []string{"msg", "pkg/ros2/qos", "internal/limitedfile"}},
+	{"pkg/bag", []string{"msg", "pkg/wire/qos", "internal/limitedfile"}},
 	// The decision path's core: the engine decides on values and knows no
 	// wire format; the session decodes, runs the engine and publishes.
 	{"pkg/engine", []string{"pkg/decisions", "pkg/rules"}},
-	{"pkg/session", []string{"pkg/decisions", "pkg/rules", "pkg/engine", "pkg/wire/...", "pkg/ros2/qos"}},
-	{"pkg/seal", []string{"msg", "pkg/bag", "pkg/wire/...", "pkg/ros2/qos"}},
+	{"pkg/session", []string{"pkg/decisions", "pkg/rules", "pkg/engine", "pkg/wire/...", "pkg/wire/qos"}},
+	{"pkg/seal", []string{"msg", "pkg/bag", "pkg/wire/...", "pkg/wire/qos"}},
 	// The ROS 2 side.
 	{"pkg/ros2", nil},
-	{"pkg/ros2/qos", nil},
-	{"pkg/ros2/transport", []string{"pkg/ros2/qos"}},
+	{"pkg/ros2/transport", []string{"pkg/wire/qos"}},
 	{"pkg/ros2/clock", plumbing},
 	{"pkg/ros2/rosout", plumbing},
 	{"pkg/ros2/lifecycle", plumbing},
 	{"pkg/ros2/config", join(plumbing, []string{"pkg/decisions", "pkg/rules", "pkg/engine", "pkg/session", "pkg/vehicle/executor", "internal/limitedfile"})},
 	{"pkg/ros2/param", join(plumbing, []string{"pkg/ros2/config", "pkg/decisions", "pkg/rules", "pkg/engine", "pkg/session", "pkg/vehicle/executor"})},
 	// The vehicle side.
-	{"pkg/vehicle/...", join(contract, []string{"pkg/wire/...", "pkg/bag", "pkg/ros2/qos", "pkg/ros2/transport",
+	{"pkg/vehicle/...", join(contract, []string{"pkg/wire/...", "pkg/bag", "pkg/wire/qos", "pkg/ros2/transport",
 		"pkg/engine", "pkg/session", "pkg/sim", "pkg/vehicle/...", "internal/limitedfile"})},
-	{"pkg/sim", join(contract, []string{"pkg/wire/...", "pkg/bag", "pkg/ros2/qos", "pkg/engine", "pkg/session",
+	{"pkg/sim", join(contract, []string{"pkg/wire/...", "pkg/bag", "pkg/wire/qos", "pkg/engine", "pkg/session",
 		"pkg/vehicle/executor", "pkg/vehicle/px4", "pkg/vehicle/truth", "pkg/vehicle/mapping", "internal/quat"})},
 	// Reading recordings after the fact, on any machine.
-	{"pkg/audit/...", join(contract, []string{"pkg/rules", "pkg/wire/...", "pkg/bag", "pkg/ros2/qos", "pkg/engine", "pkg/session",
+	{"pkg/audit/...", join(contract, []string{"pkg/rules", "pkg/wire/...", "pkg/bag", "pkg/wire/qos", "pkg/engine", "pkg/session",
 		"pkg/seal", "pkg/vehicle/truth", "pkg/audit/...", "internal/limitedfile", "internal/quat"})},
 	// The live node wires everything but the command together; only the
 	// command imports it.
