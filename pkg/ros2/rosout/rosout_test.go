@@ -12,7 +12,6 @@ import (
 
 	"github.com/ghost-robotics/ghost/pkg/ros2/config"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
-	"github.com/ghost-robotics/ghost/pkg/wire/qos"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
@@ -260,12 +259,12 @@ func TestNoRecursion(t *testing.T) {
 
 func TestQoS(t *testing.T) {
 	q := QoS()
-	r, err := q.RMW()
+	r, err := transport.RMW(q)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// rcl_qos_profile_rosout_default (rcl/logging_rosout.h, Humble).
-	want := qos.RMWProfile{History: 1, Depth: 1000, Reliability: 1, Durability: 1, Lifespan: 10 * time.Second}
+	want := transport.RMWProfile{History: 1, Depth: 1000, Reliability: 1, Durability: 1, Lifespan: 10 * time.Second}
 	if r != want {
 		t.Errorf("rmw profile %+v, want %+v", r, want)
 	}

@@ -86,7 +86,7 @@ func (t *RCLTransport) typeSupport(typeName string) (types.MessageTypeSupport, e
 
 // rclQoS converts a profile to rclgo's; the enum integers are rmw's in both.
 func rclQoS(p qos.Profile) (rclgo.QosProfile, error) {
-	r, err := p.RMW()
+	r, err := RMW(p)
 	if err != nil {
 		return rclgo.QosProfile{}, err
 	}
