@@ -62,9 +62,9 @@ var rules = []rule{
 	{"pkg/ros2/param", join(plumbing, []string{"pkg/ros2/config", "pkg/decisions", "pkg/rules", "pkg/engine", "pkg/session", "pkg/vehicle/executor"})},
 	// The vehicle side.
 	{"pkg/vehicle/...", join(contract, []string{"pkg/wire/...", "pkg/bag", "pkg/wire/qos", "pkg/ros2/transport",
-		"pkg/engine", "pkg/session", "pkg/sim", "pkg/vehicle/...", "internal/limitedfile"})},
+		"pkg/engine", "pkg/session", "pkg/vehicle/...", "internal/limitedfile"})},
 	{"pkg/sim", join(contract, []string{"pkg/wire/...", "pkg/bag", "pkg/wire/qos", "pkg/engine", "pkg/session",
-		"pkg/vehicle/executor", "pkg/vehicle/px4", "pkg/vehicle/truth", "pkg/vehicle/mapping", "internal/quat"})},
+		"pkg/vehicle/truth", "pkg/vehicle/mapping", "internal/quat"})},
 	// Reading recordings after the fact, on any machine.
 	{"pkg/audit/...", join(contract, []string{"pkg/rules", "pkg/wire/...", "pkg/bag", "pkg/wire/qos", "pkg/engine", "pkg/session",
 		"pkg/seal", "pkg/vehicle/truth", "pkg/audit/...", "internal/limitedfile", "internal/quat"})},

@@ -6,7 +6,7 @@
 // and a VehicleStatus showing the commanded nav_state and arming on
 // /fmu/out/vehicle_status, encoded with the chosen release's px4_msgs.
 //
-// What a command does is the simulated PX4's model (pkg/sim), so the
+// What a command does is the simulated PX4's model (pkg/vehicle/px4sim), so the
 // stand-in and the simulator agree. It answers at once (no scripted
 // latencies, drops or slowness) except for the kinds it is told to deny.
 // It must not be mistaken for a vehicle: it flies nothing, and it does not
