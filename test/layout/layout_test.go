@@ -59,9 +59,11 @@ var rules = []rule{
 	{"pkg/ros2/rosout", plumbing},
 	{"pkg/ros2/lifecycle", plumbing},
 	{"pkg/ros2/config", join(plumbing, []string{"pkg/decisions", "pkg/rules", "pkg/engine", "pkg/session", "pkg/vehicle/executor", "internal/limitedfile"})},
+	{"pkg/ros2/px4link", []string{"pkg/wire/qos", "pkg/ros2/transport", "pkg/vehicle/executor", "pkg/vehicle/px4"}},
+	{"pkg/ros2/standin", join(contract, []string{"pkg/wire/...", "pkg/ros2/transport", "pkg/ros2/px4link", "pkg/vehicle/executor", "pkg/vehicle/px4", "pkg/vehicle/px4sim"})},
 	{"pkg/ros2/param", join(plumbing, []string{"pkg/ros2/config", "pkg/decisions", "pkg/rules", "pkg/engine", "pkg/session", "pkg/vehicle/executor"})},
 	// The vehicle side.
-	{"pkg/vehicle/...", join(contract, []string{"pkg/wire/...", "pkg/bag", "pkg/wire/qos", "pkg/ros2/transport",
+	{"pkg/vehicle/...", join(contract, []string{"pkg/wire/...", "pkg/bag",
 		"pkg/engine", "pkg/session", "pkg/vehicle/...", "internal/limitedfile"})},
 	{"pkg/sim", join(contract, []string{"pkg/wire/...", "pkg/bag", "pkg/wire/qos", "pkg/engine", "pkg/session",
 		"pkg/vehicle/truth", "pkg/vehicle/mapping", "internal/quat"})},
