@@ -213,83 +213,133 @@ func Parse(pkg, name, text string) (*Spec, error) {
 	names := make(map[string]int)
 	for i, raw := range strings.Split(text, "\n") {
 		lineNo := i + 1
-		fail := func(format string, args ...any) error {
-			return &ParseError{Type: full, Line: lineNo, Text: raw, Msg: fmt.Sprintf(format, args...)}
+		fail := func(err error) error {
+			return &ParseError{Type: full, Line: lineNo, Text: raw, Msg: err.Error()}
 		}
-		line, err := stripComment(strings.TrimSuffix(raw, "\r"))
+		d, ok, err := parseDecl(raw, pkg)
 		if err != nil {
-			return nil, fail("%v", err)
+			return nil, fail(err)
 		}
-		line = strings.TrimSpace(line)
-		if line == "" {
-			continue
-		}
-		typeTok, rest, ok := cutSpace(line)
 		if !ok {
-			return nil, fail("missing name after type %q", typeTok)
-		}
-		nameTok := leadingIdent(rest)
-		if nameTok == "" {
-			return nil, fail("missing or invalid name after type %q", typeTok)
-		}
-		after := rest[len(nameTok):]
-		typ, arr, n, err := parseType(typeTok, pkg)
-		if err != nil {
-			return nil, fail("%v", err)
-		}
-		if prev, dup := names[nameTok]; dup {
-			return nil, fail("name %q already defined on line %d", nameTok, prev)
-		}
-		names[nameTok] = lineNo
-
-		if trimmed := strings.TrimLeft(after, " \t"); strings.HasPrefix(trimmed, "=") {
-			if !validConstantName(nameTok) {
-				return nil, fail("invalid constant name %q: want UPPER_SNAKE_CASE", nameTok)
-			}
-			if !typ.IsPrimitive() || arr != NotArray {
-				return nil, fail("constant %s must have a primitive scalar type, not %s", nameTok, typeTok)
-			}
-			value := strings.TrimSpace(trimmed[1:])
-			if value == "" {
-				return nil, fail("constant %s has no value", nameTok)
-			}
-			v, err := parseLiteral(typ, value)
-			if err != nil {
-				return nil, fail("constant %s: %v", nameTok, err)
-			}
-			s.Constants = append(s.Constants, Constant{Name: nameTok, Type: typ, Value: v, Line: lineNo})
 			continue
 		}
-
-		if !validFieldName(nameTok) {
-			return nil, fail("invalid field name %q: want lower_snake_case", nameTok)
+		if prev, dup := names[d.name]; dup {
+			return nil, fail(fmt.Errorf("name %q already defined on line %d", d.name, prev))
 		}
-		f := Field{Name: nameTok, Type: typ, Array: arr, ArrayLen: n, Line: lineNo}
-		if after != "" {
-			if after[0] != ' ' && after[0] != '\t' {
-				return nil, fail("invalid field name %q", nameTok+after)
+		names[d.name] = lineNo
+		if value, ok := d.constantValue(); ok {
+			c, err := d.constant(value)
+			if err != nil {
+				return nil, fail(err)
 			}
-			value := strings.TrimSpace(after)
-			if !typ.IsPrimitive() {
-				return nil, fail("field %s: default values are only allowed for primitive types, not %s", nameTok, typeTok)
-			}
-			f.HasDefault = true
-			if arr == NotArray {
-				v, err := parseLiteral(typ, value)
-				if err != nil {
-					return nil, fail("field %s default: %v", nameTok, err)
-				}
-				f.Default = []string{v}
-			} else {
-				f.Default, err = parseArrayLiteral(typ, arr, n, value)
-				if err != nil {
-					return nil, fail("field %s default: %v", nameTok, err)
-				}
-			}
+			c.Line = lineNo
+			s.Constants = append(s.Constants, c)
+			continue
 		}
+		f, err := d.field()
+		if err != nil {
+			return nil, fail(err)
+		}
+		f.Line = lineNo
 		s.Fields = append(s.Fields, f)
 	}
 	return s, nil
+}
+
+// decl is one declaration line of a definition: a constant or a field.
+type decl struct {
+	typeTok string // the type as written
+	name    string
+	after   string // what follows the name: a default, or "=" and a value
+	typ     Type
+	arr     ArrayKind
+	n       int // the array's length or bound
+}
+
+// parseDecl reads the type and the name of one line; ok is false for a
+// line with nothing but blanks or a comment.
+func parseDecl(raw, pkg string) (d decl, ok bool, err error) {
+	line, err := stripComment(strings.TrimSuffix(raw, "\r"))
+	if err != nil {
+		return decl{}, false, err
+	}
+	line = strings.TrimSpace(line)
+	if line == "" {
+		return decl{}, false, nil
+	}
+	typeTok, rest, found := cutSpace(line)
+	if !found {
+		return decl{}, false, fmt.Errorf("missing name after type %q", typeTok)
+	}
+	d = decl{typeTok: typeTok, name: leadingIdent(rest)}
+	if d.name == "" {
+		return decl{}, false, fmt.Errorf("missing or invalid name after type %q", typeTok)
+	}
+	d.after = rest[len(d.name):]
+	if d.typ, d.arr, d.n, err = parseType(typeTok, pkg); err != nil {
+		return decl{}, false, err
+	}
+	return d, true, nil
+}
+
+// constantValue returns the value text of a constant ("NAME=value"); ok is
+// false for a field.
+func (d *decl) constantValue() (value string, ok bool) {
+	trimmed := strings.TrimLeft(d.after, " \t")
+	if !strings.HasPrefix(trimmed, "=") {
+		return "", false
+	}
+	return strings.TrimSpace(trimmed[1:]), true
+}
+
+// constant checks the declaration as a constant of the given value.
+func (d *decl) constant(value string) (Constant, error) {
+	if !validConstantName(d.name) {
+		return Constant{}, fmt.Errorf("invalid constant name %q: want UPPER_SNAKE_CASE", d.name)
+	}
+	if !d.typ.IsPrimitive() || d.arr != NotArray {
+		return Constant{}, fmt.Errorf("constant %s must have a primitive scalar type, not %s", d.name, d.typeTok)
+	}
+	if value == "" {
+		return Constant{}, fmt.Errorf("constant %s has no value", d.name)
+	}
+	v, err := parseLiteral(d.typ, value)
+	if err != nil {
+		return Constant{}, fmt.Errorf("constant %s: %v", d.name, err)
+	}
+	return Constant{Name: d.name, Type: d.typ, Value: v}, nil
+}
+
+// field checks the declaration as a field, with its default if it gives one.
+func (d *decl) field() (Field, error) {
+	if !validFieldName(d.name) {
+		return Field{}, fmt.Errorf("invalid field name %q: want lower_snake_case", d.name)
+	}
+	f := Field{Name: d.name, Type: d.typ, Array: d.arr, ArrayLen: d.n}
+	if d.after == "" {
+		return f, nil
+	}
+	if d.after[0] != ' ' && d.after[0] != '\t' {
+		return Field{}, fmt.Errorf("invalid field name %q", d.name+d.after)
+	}
+	value := strings.TrimSpace(d.after)
+	if !d.typ.IsPrimitive() {
+		return Field{}, fmt.Errorf("field %s: default values are only allowed for primitive types, not %s", d.name, d.typeTok)
+	}
+	f.HasDefault = true
+	if d.arr == NotArray {
+		v, err := parseLiteral(d.typ, value)
+		if err != nil {
+			return Field{}, fmt.Errorf("field %s default: %v", d.name, err)
+		}
+		f.Default = []string{v}
+		return f, nil
+	}
+	var err error
+	if f.Default, err = parseArrayLiteral(d.typ, d.arr, d.n, value); err != nil {
+		return Field{}, fmt.Errorf("field %s default: %v", d.name, err)
+	}
+	return f, nil
 }
 
 // stripComment removes a '#' comment, ignoring '#' inside quoted strings.

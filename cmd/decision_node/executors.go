@@ -9,8 +9,8 @@ import (
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/session"
-	"github.com/ghost-robotics/ghost/pkg/sim"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/executor"
+	"github.com/ghost-robotics/ghost/pkg/vehicle/px4sim"
 )
 
 // executorFlags choose the executors of sim, replay and verify: none by
@@ -21,7 +21,7 @@ type executorFlags struct {
 	enableKill bool
 	vehicle    uint
 	// simPX4 shapes the simulated PX4 (sim only: simPX4Flags).
-	simPX4 sim.PX4Options
+	simPX4 px4sim.Options
 }
 
 func (f *executorFlags) register(fs *flag.FlagSet) {
@@ -75,7 +75,7 @@ func (f *executorFlags) apply(sopts *session.SessionOptions, simulated bool, log
 		if simulated {
 			so := f.simPX4
 			so.SystemID = uint8(f.vehicle)
-			opts.Transport = sim.NewPX4(so)
+			opts.Transport = px4sim.New(so)
 		}
 		ex = executor.NewPX4(opts)
 	case "log":
@@ -117,12 +117,12 @@ func (f *executorFlags) apply(sopts *session.SessionOptions, simulated bool, log
 // simulateExecutors gives the executors a --config file set (executors.*, which
 // re-check recorded evidence) what sim gives --executor: the simulated PX4
 // as the px4 executor's transport, logTo as the log executor's output.
-func simulateExecutors(sopts *session.SessionOptions, so sim.PX4Options, logTo io.Writer) {
+func simulateExecutors(sopts *session.SessionOptions, so px4sim.Options, logTo io.Writer) {
 	for i, e := range sopts.Executors {
 		switch e.ID() {
 		case "px4":
 			so.SystemID = uint8(sopts.TargetVehicle)
-			sopts.Executors[i] = executor.NewPX4(executor.PX4Options{Transport: sim.NewPX4(so)})
+			sopts.Executors[i] = executor.NewPX4(executor.PX4Options{Transport: px4sim.New(so)})
 		case "log":
 			sopts.Executors[i] = executor.NewLog("log", executor.PX4Kinds(), nil, logTo)
 		}
@@ -137,7 +137,7 @@ type simPX4Flags struct {
 
 func (f *simPX4Flags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.script, "px4-script", "", "comma-separated `behaviours` the simulated PX4 gives its actions in turn, cycled: "+
-		strings.Join(behaviourNames(), ", ")+" (default "+joinBehaviours(sim.DefaultScript())+")")
+		strings.Join(behaviourNames(), ", ")+" (default "+joinBehaviours(px4sim.DefaultScript())+")")
 	fs.StringVar(&f.deny, "px4-deny", "", "comma-separated decision `kinds` the simulated PX4 always acknowledges DENIED")
 	fs.StringVar(&f.reject, "px4-reject", "", "comma-separated decision `kinds` the simulated PX4 always acknowledges TEMPORARILY_REJECTED, "+
 		"as PX4 answers a mode that cannot run now (yield_to_pilot: no pilot sticks)")
@@ -151,11 +151,11 @@ func (f *simPX4Flags) set() bool {
 
 // options turns the flags into the simulated PX4's options; a kind named
 // by two flags is an error.
-func (f *simPX4Flags) options() (sim.PX4Options, error) {
-	var o sim.PX4Options
+func (f *simPX4Flags) options() (px4sim.Options, error) {
+	var o px4sim.Options
 	if f.script != "" {
 		for _, s := range strings.Split(f.script, ",") {
-			b, err := sim.ParseBehaviour(strings.TrimSpace(s))
+			b, err := px4sim.ParseBehaviour(strings.TrimSpace(s))
 			if err != nil {
 				return o, fail(exitUsage, "--px4-script: %w", err)
 			}
@@ -164,8 +164,8 @@ func (f *simPX4Flags) options() (sim.PX4Options, error) {
 	}
 	for _, g := range []struct {
 		flag, list string
-		b          sim.Behaviour
-	}{{"--px4-deny", f.deny, sim.Deny}, {"--px4-reject", f.reject, sim.Reject}, {"--px4-never-reach", f.neverReach, sim.NeverReach}} {
+		b          px4sim.Behaviour
+	}{{"--px4-deny", f.deny, px4sim.Deny}, {"--px4-reject", f.reject, px4sim.Reject}, {"--px4-never-reach", f.neverReach, px4sim.NeverReach}} {
 		if g.list == "" {
 			continue
 		}
@@ -182,7 +182,7 @@ func (f *simPX4Flags) options() (sim.PX4Options, error) {
 					return o, fail(exitUsage, "%s %s: already scripted as %s", g.flag, k, kb.Behaviour)
 				}
 			}
-			o.ByKind = append(o.ByKind, sim.KindBehaviour{Kind: k, Behaviour: g.b})
+			o.ByKind = append(o.ByKind, px4sim.KindBehaviour{Kind: k, Behaviour: g.b})
 		}
 	}
 	return o, nil
@@ -190,15 +190,15 @@ func (f *simPX4Flags) options() (sim.PX4Options, error) {
 
 func behaviourNames() []string {
 	var out []string
-	for b := sim.Behaviour(0); ; b++ {
-		if _, err := sim.ParseBehaviour(b.String()); err != nil {
+	for b := px4sim.Behaviour(0); ; b++ {
+		if _, err := px4sim.ParseBehaviour(b.String()); err != nil {
 			return out
 		}
 		out = append(out, b.String())
 	}
 }
 
-func joinBehaviours(bs []sim.Behaviour) string {
+func joinBehaviours(bs []px4sim.Behaviour) string {
 	names := make([]string, len(bs))
 	for i, b := range bs {
 		names[i] = b.String()

@@ -13,8 +13,8 @@ import (
 // GC target the heap may reach twice the live heap, and how close it comes
 // depends on the live heap at each collection: the longer the run, the
 // more collections, the higher the highest of them, and every byte of
-// index costs two of peak memory. A ten times longer recording needed
-// about 1.1 to 1.2 times the memory. startHeapCeiling holds the peak where it
+// index costs two of peak memory, so a longer recording needed markedly
+// more memory (BENCHMARKS.md, "ten times the input"). startHeapCeiling holds the peak where it
 // was once the run was warm (its live heap steady over a few collections):
 // it sets the runtime's soft memory limit to the memory in use so far, so
 // later growth is collected against instead of doubled. A live heap that

@@ -14,10 +14,10 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/ros2/standin"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/executor"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/px4"
-	"github.com/ghost-robotics/ghost/pkg/vehicle/standin"
 )
 
 const standinDescription = `

@@ -9,11 +9,11 @@ import (
 
 	"github.com/ghost-robotics/ghost/internal/px4fixture"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/ros2/standin"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/executor"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/px4"
-	"github.com/ghost-robotics/ghost/pkg/vehicle/standin"
 )
 
 func TestStandinUsage(t *testing.T) {

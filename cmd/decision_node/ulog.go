@@ -9,12 +9,12 @@ import (
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/ros2/config"
-	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/bridge"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/mapping"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/px4"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/ulog"
+	"github.com/ghost-robotics/ghost/pkg/wire/qos"
 )
 
 const ulogDescription = `

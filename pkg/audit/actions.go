@@ -65,7 +65,7 @@ func (a *actionAudit) remember(stamp int64, d decidedVerdict, max int) {
 		if a.decided.items == nil {
 			// The queue settles at twice its bound (fifo): taking that
 			// at once spares a long run the copies of growing by
-			// doubling (2 % of verify's CPU, on the Loop's goroutine).
+			// doubling, on the Loop's goroutine (BENCHMARKS.md).
 			a.decided.items = make([]decidedAt, 0, min(2*max, maxDecidedReserve))
 		}
 		n := a.decided.len()

@@ -12,8 +12,8 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/engine"
 	"github.com/ghost-robotics/ghost/pkg/rules"
 	"github.com/ghost-robotics/ghost/pkg/session"
-	"github.com/ghost-robotics/ghost/pkg/sim"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/executor"
+	"github.com/ghost-robotics/ghost/pkg/vehicle/px4sim"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
@@ -23,7 +23,7 @@ var enabled = []decisions.Kind{decisions.KindHold, decisions.KindYieldToPilot, d
 // through the px4 executor on the simulated PX4.
 func actionFlight(t *testing.T) []byte {
 	t.Helper()
-	ex := executor.NewPX4(executor.PX4Options{Transport: sim.NewPX4(sim.PX4Options{})})
+	ex := executor.NewPX4(executor.PX4Options{Transport: px4sim.New(px4sim.Options{})})
 	out, res, err := replayBytes(t, simSource(t, 30*time.Second, 20), ReplayOptions{Session: session.SessionOptions{
 		Executors: []session.Executor{ex}, Enable: enabled, TargetVehicle: 1,
 	}})
@@ -225,7 +225,7 @@ func TestVerifyEvidenceWithNoActionOutstanding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ex := executor.NewPX4(executor.PX4Options{Transport: sim.NewPX4(sim.PX4Options{})})
+	ex := executor.NewPX4(executor.PX4Options{Transport: px4sim.New(px4sim.Options{})})
 	data, _, err := replayBytes(t, simSource(t, 60*time.Second, 10), ReplayOptions{Session: session.SessionOptions{
 		Loop:      engine.LoopOptions{Policy: policy},
 		Executors: []session.Executor{ex}, Enable: enabled, TargetVehicle: 1,

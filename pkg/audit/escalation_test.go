@@ -11,9 +11,9 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/engine"
 	"github.com/ghost-robotics/ghost/pkg/rules"
 	"github.com/ghost-robotics/ghost/pkg/session"
-	"github.com/ghost-robotics/ghost/pkg/sim"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/executor"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/px4"
+	"github.com/ghost-robotics/ghost/pkg/vehicle/px4sim"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
@@ -48,13 +48,13 @@ const escalatingPolicy = "../../config/policies/px4_failsafe_escalating.yaml"
 // escalationFlight simulates a minute of flight decided by the escalating
 // policy through the px4 executor, on a simulated PX4 that accepts every
 // action except as byKind says; kill adds engage_kill to the enabled kinds.
-func escalationFlight(t *testing.T, p decisions.Policy, byKind []sim.KindBehaviour, kill bool) ([]byte, session.SessionOptions) {
+func escalationFlight(t *testing.T, p decisions.Policy, byKind []px4sim.KindBehaviour, kill bool) ([]byte, session.SessionOptions) {
 	t.Helper()
 	enable := slices.Clone(enabled)
 	if kill {
 		enable = append(enable, decisions.KindEngageKill)
 	}
-	px := sim.NewPX4(sim.PX4Options{Script: []sim.Behaviour{sim.Accept}, ByKind: byKind})
+	px := px4sim.New(px4sim.Options{Script: []px4sim.Behaviour{px4sim.Accept}, ByKind: byKind})
 	opts := session.SessionOptions{Loop: engine.LoopOptions{Policy: p}, Enable: enable, TargetVehicle: 1}
 	live := opts
 	live.Executors = []session.Executor{executor.NewPX4(executor.PX4Options{Transport: px})}
@@ -113,25 +113,25 @@ func TestEscalationPaths(t *testing.T) {
 	hold, land, yield := decisions.KindHold, decisions.KindEngageLand, decisions.KindYieldToPilot
 	tests := []struct {
 		name   string
-		byKind []sim.KindBehaviour
+		byKind []px4sim.KindBehaviour
 		kill   bool
 		want   []string
 		// cause selects the acknowledgement the escalation rests on.
 		cause func(e engine.Evidence) bool
 	}{
-		{"hold not reached: land", []sim.KindBehaviour{{Kind: hold, Behaviour: sim.NeverReach}}, false,
+		{"hold not reached: land", []px4sim.KindBehaviour{{Kind: hold, Behaviour: px4sim.NeverReach}}, false,
 			[]string{"engage_land/hold_not_reached"}, ackOf(px4.CmdDoSetMode, px4.ResultAccepted)},
-		{"hold refused: land", []sim.KindBehaviour{{Kind: hold, Behaviour: sim.Deny}}, false,
+		{"hold refused: land", []px4sim.KindBehaviour{{Kind: hold, Behaviour: px4sim.Deny}}, false,
 			[]string{"engage_land/hold_failed"}, ackOf(px4.CmdDoSetMode, px4.ResultDenied)},
-		{"land denied: return", []sim.KindBehaviour{{Kind: land, Behaviour: sim.Deny}}, false,
+		{"land denied: return", []px4sim.KindBehaviour{{Kind: land, Behaviour: px4sim.Deny}}, false,
 			[]string{"engage_rtl/land_failed"}, ackOf(px4.CmdNavLand, px4.ResultDenied)},
-		{"land denied, kill enabled: kill", []sim.KindBehaviour{{Kind: land, Behaviour: sim.Deny}}, true,
+		{"land denied, kill enabled: kill", []px4sim.KindBehaviour{{Kind: land, Behaviour: px4sim.Deny}}, true,
 			[]string{"engage_kill/land_failed"}, ackOf(px4.CmdNavLand, px4.ResultDenied)},
-		{"land not reached: return", []sim.KindBehaviour{{Kind: hold, Behaviour: sim.NeverReach}, {Kind: land, Behaviour: sim.NeverReach}}, false,
+		{"land not reached: return", []px4sim.KindBehaviour{{Kind: hold, Behaviour: px4sim.NeverReach}, {Kind: land, Behaviour: px4sim.NeverReach}}, false,
 			[]string{"engage_land/hold_not_reached", "engage_rtl/land_failed"}, ackOf(px4.CmdNavLand, px4.ResultAccepted)},
-		{"land not reached, kill enabled: kill", []sim.KindBehaviour{{Kind: hold, Behaviour: sim.NeverReach}, {Kind: land, Behaviour: sim.NeverReach}}, true,
+		{"land not reached, kill enabled: kill", []px4sim.KindBehaviour{{Kind: hold, Behaviour: px4sim.NeverReach}, {Kind: land, Behaviour: px4sim.NeverReach}}, true,
 			[]string{"engage_land/hold_not_reached", "engage_kill/land_failed"}, ackOf(px4.CmdNavLand, px4.ResultAccepted)},
-		{"no pilot sticks: return", []sim.KindBehaviour{{Kind: yield, Behaviour: sim.Reject}}, false,
+		{"no pilot sticks: return", []px4sim.KindBehaviour{{Kind: yield, Behaviour: px4sim.Reject}}, false,
 			[]string{"engage_rtl/pilot_unavailable"}, ackOf(px4.CmdDoSetMode, px4.ResultTemporarilyRejected)},
 	}
 	for _, tc := range tests {

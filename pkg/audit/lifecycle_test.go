@@ -9,8 +9,8 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/engine"
 	"github.com/ghost-robotics/ghost/pkg/rules"
 	"github.com/ghost-robotics/ghost/pkg/session"
-	"github.com/ghost-robotics/ghost/pkg/sim"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/executor"
+	"github.com/ghost-robotics/ghost/pkg/vehicle/px4sim"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 	"github.com/ghost-robotics/ghost/pkg/wire/stdmsgs"
 )
@@ -177,7 +177,7 @@ func TestVerifyFollowsRecordedEnables(t *testing.T) {
 	const s = int64(time.Second)
 	enableAll := parameterSet(20*s, testNode, ros2msg.Parameter{Name: engine.ParameterEnable,
 		Value: ros2msg.ParameterValue{Type: engine.ParameterString, StringValue: "hold,yield_to_pilot,engage_rtl,engage_land"}})
-	ex := executor.NewPX4(executor.PX4Options{Transport: sim.NewPX4(sim.PX4Options{})})
+	ex := executor.NewPX4(executor.PX4Options{Transport: px4sim.New(px4sim.Options{})})
 	loop := engine.LoopOptions{Policy: policy, Node: testNode}
 	data, res, err := replayBytes(t, &withExtra{t: t, src: simSource(t, 60*time.Second, 10), extra: []extra{enableAll}},
 		ReplayOptions{Session: session.SessionOptions{Loop: loop, Executors: []session.Executor{ex}, TargetVehicle: 1}})

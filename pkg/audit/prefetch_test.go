@@ -142,18 +142,18 @@ func TestPrefetchReadAheadIsBoundedInBytes(t *testing.T) {
 		if _, ok := pf.next(); !ok {
 			t.Fatal("no batch")
 		}
-		// "Stopped" is no progress for a whole second: on a loaded
-		// machine (or under the race detector) copying a few MiB can take
-		// tens of milliseconds, which must not pass for the bound.
-		last, still := int64(-1), 0
-		for still < 100 {
-			time.Sleep(10 * time.Millisecond)
-			if n := src.read.Load(); n == last {
-				still++
-			} else {
-				last, still = n, 0
+		// The reader has run as far as it may once every other batch waits
+		// in the output: it then blocks for a free batch and reads no more.
+		// (Unbounded, it would read the whole source.) A deadline, not a
+		// quiet spell, ends the wait: copying a few MiB can take long on a
+		// loaded machine.
+		for deadline := time.Now().Add(30 * time.Second); len(pf.out) < cap(pf.out)-1 && src.read.Load() < 100; {
+			if time.Now().After(deadline) {
+				t.Fatalf("messages of %d bytes: %d of %d batches filled after 30 s", size, len(pf.out)+1, cap(pf.out))
 			}
+			time.Sleep(time.Millisecond)
 		}
+		last := src.read.Load()
 		pf.stop()
 		held := int(last) * size
 		// The bound is by bytes: a fixed count of messages (the whole

@@ -7,8 +7,8 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/audit/pyref"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/engine"
-	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/session"
+	"github.com/ghost-robotics/ghost/pkg/wire/qos"
 )
 
 // ReferenceRecording is how to audit a recording written by the Python

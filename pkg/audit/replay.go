@@ -10,9 +10,9 @@ import (
 	"github.com/ghost-robotics/ghost/msg"
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/engine"
-	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/seal"
 	"github.com/ghost-robotics/ghost/pkg/session"
+	"github.com/ghost-robotics/ghost/pkg/wire/qos"
 )
 
 // Source yields serialized messages in arrival (log-time) order; Next
@@ -315,10 +315,10 @@ func (r *replayer) finish() error {
 // cores reads and decodes on a goroutine of its own, ahead of the Loop.
 // That buys wall time only where a core is free for it, and a zstd
 // Recorder's lanes keep about one busy: on 2 cores, reading on the Loop's
-// goroutine instead takes as long, with 7 % less CPU and 8 % less peak
-// memory (the hand-over between cores costs the rest); with lz4 or no
-// compression, reading ahead shortens the wall time by about a tenth for
-// the same CPU.
+// goroutine instead takes as long for less CPU and peak memory (the
+// hand-over between cores costs the rest); with lz4 or no compression,
+// reading ahead shortens the wall time for the same CPU (BENCHMARKS.md,
+// eighth round).
 func readsAhead(compression bag.Compression, procs int) bool {
 	busy := 1 // the Loop's goroutine
 	if compression == bag.CompressionZstd {

@@ -10,8 +10,8 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/engine"
 	"github.com/ghost-robotics/ghost/pkg/seal"
 	"github.com/ghost-robotics/ghost/pkg/session"
-	"github.com/ghost-robotics/ghost/pkg/sim"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/executor"
+	"github.com/ghost-robotics/ghost/pkg/vehicle/px4sim"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
@@ -41,7 +41,7 @@ func sealedFlight(t *testing.T) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ex := executor.NewPX4(executor.PX4Options{Transport: sim.NewPX4(sim.PX4Options{})})
+	ex := executor.NewPX4(executor.PX4Options{Transport: px4sim.New(px4sim.Options{})})
 	_, err = Replay(simSource(t, 30*time.Second, 20), out, ReplayOptions{Session: session.SessionOptions{
 		Executors: []session.Executor{ex}, Enable: enabled, TargetVehicle: 1,
 	}})

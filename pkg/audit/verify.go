@@ -100,10 +100,9 @@ const MaxDecodeWorkers = 3
 
 // MinDecodeWorkerMessages is the size of a recording, in messages, below
 // which it is verified with no decode workers: starting and feeding them costs
-// more than they save. On 2 cores, a 2-minute sim flight (18,000 messages)
-// verifies in 45 ms wall and 52 ms CPU on one goroutine against 63 ms and
-// 101 ms with a worker; at 45,000 messages the wall times meet, and at
-// 90,000 the worker saves 8 % of the wall time for 57 % more CPU.
+// more than they save. On 2 cores a typical flight verifies as fast on one
+// goroutine and far cheaper in CPU; the wall times meet a little below
+// this size (BENCHMARKS.md, "Ratios to the floor", the sim flights).
 const MinDecodeWorkerMessages = 50_000
 
 func (o *VerifyOptions) decodeWorkers() int {

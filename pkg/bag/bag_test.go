@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/foxglove/mcap/go/mcap"
-	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
+	"github.com/ghost-robotics/ghost/pkg/wire/qos"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
-	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
+	"github.com/ghost-robotics/ghost/pkg/wire/qos"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 

@@ -11,7 +11,8 @@ import (
 
 	"github.com/ghost-robotics/ghost/internal/golden"
 	"github.com/ghost-robotics/ghost/msg"
-	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
+	"github.com/ghost-robotics/ghost/pkg/wire/qos"
+	"github.com/ghost-robotics/ghost/pkg/wire/stdmsgs"
 )
 
 // interopExpected is expected.json, read by test/interop/check.mjs.
@@ -20,6 +21,78 @@ type interopExpected struct {
 	Recordings []interopRecording   `json:"recordings"`
 	Channels   []interopChannel     `json:"channels"`
 	Messages   []interopExpectedMsg `json:"messages"`
+	// StandardSchemas are the schema texts the recorder writes for the
+	// standard types, with the fields and constants Go reads from them:
+	// the other ecosystem's parser must read the same.
+	StandardSchemas []interopSchema `json:"standard_schemas"`
+}
+
+type interopSchema struct {
+	SchemaName string         `json:"schema_name"`
+	Text       string         `json:"text"`
+	Fields     []interopField `json:"fields"`
+	Constants  []interopConst `json:"constants"`
+}
+
+// interopField is a field as @foxglove/rosmsg describes it: byte as
+// uint8, builtin_interfaces/Time as time, nested types by their full
+// "pkg/Name".
+type interopField struct {
+	Name            string `json:"name"`
+	Type            string `json:"type"`
+	IsArray         bool   `json:"is_array"`
+	ArrayLength     int    `json:"array_length,omitempty"`
+	ArrayUpperBound int    `json:"array_upper_bound,omitempty"`
+}
+
+type interopConst struct {
+	Name  string `json:"name"`
+	Type  string `json:"type"`
+	Value string `json:"value"`
+}
+
+// standardSchemas describes every standard type's schema text for
+// check.mjs.
+func standardSchemas(t *testing.T) []interopSchema {
+	t.Helper()
+	typeName := func(ty msg.Type) string {
+		switch {
+		case ty.Package == "builtin_interfaces" && ty.Name == "Time":
+			return "time" // rosmsg's builtin
+		case !ty.IsPrimitive():
+			return ty.Package + "/" + ty.Name
+		case ty.Name == "byte" || ty.Name == "char":
+			return "uint8"
+		}
+		return ty.Name
+	}
+	var out []interopSchema
+	for _, name := range stdmsgs.Names() {
+		text, err := stdmsgs.SchemaText(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec, err := stdmsgs.Definition(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := interopSchema{SchemaName: name, Text: text}
+		for _, f := range spec.Fields {
+			jf := interopField{Name: f.Name, Type: typeName(f.Type), IsArray: f.Array != msg.NotArray}
+			switch f.Array {
+			case msg.FixedArray:
+				jf.ArrayLength = f.ArrayLen
+			case msg.BoundedSequence:
+				jf.ArrayUpperBound = f.ArrayLen
+			}
+			s.Fields = append(s.Fields, jf)
+		}
+		for _, c := range spec.Constants {
+			s.Constants = append(s.Constants, interopConst{Name: c.Name, Type: typeName(c.Type), Value: c.Value})
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 type interopRecording struct {
@@ -60,7 +133,7 @@ func TestInteropRecording(t *testing.T) {
 	// made itself would prove nothing.
 	names := slices.DeleteFunc(msg.Names(), golden.AwaitingVectors)
 	vectors := golden.CDRVectors(t, names)
-	exp := interopExpected{Profile: ProfileROS2}
+	exp := interopExpected{Profile: ProfileROS2, StandardSchemas: standardSchemas(t)}
 	types := map[string]bool{}
 	for _, name := range names {
 		exp.Channels = append(exp.Channels, interopChannel{

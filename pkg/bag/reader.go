@@ -18,7 +18,7 @@ import (
 	"syscall"
 
 	"github.com/foxglove/mcap/go/mcap"
-	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
+	"github.com/ghost-robotics/ghost/pkg/wire/qos"
 )
 
 // Errors of the recording reader. Callers branch on them with errors.Is.

@@ -14,7 +14,7 @@ import (
 
 	"github.com/foxglove/mcap/go/mcap"
 	"github.com/ghost-robotics/ghost/msg"
-	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
+	"github.com/ghost-robotics/ghost/pkg/wire/qos"
 )
 
 // Format constants of rosbag2's MCAP storage: header profile, schema and

@@ -10,10 +10,10 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/engine"
 	"github.com/ghost-robotics/ghost/pkg/ros2/config"
+	"github.com/ghost-robotics/ghost/pkg/ros2/px4link"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/px4"
-	"github.com/ghost-robotics/ghost/pkg/vehicle/px4link"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 

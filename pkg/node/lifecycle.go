@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/ghost-robotics/ghost/pkg/ros2/lifecycle"
-	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
@@ -24,7 +23,7 @@ func (n *node) serveLifecycle(t transport.Transport) error {
 	}
 	n.lc = lifecycle.New(pub.Publish, n.now)
 	for _, s := range n.lc.Services() {
-		if err := t.Serve(s.Name, s.Type, qos.Services(), s.Handle); err != nil {
+		if err := t.Serve(s.Name, s.Type, transport.ServiceQoS(), s.Handle); err != nil {
 			return fmt.Errorf("lifecycle services: %w", err)
 		}
 	}

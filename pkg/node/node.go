@@ -13,11 +13,11 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/ros2/config"
 	"github.com/ghost-robotics/ghost/pkg/ros2/lifecycle"
 	"github.com/ghost-robotics/ghost/pkg/ros2/param"
-	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/ros2/rosout"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 	"github.com/ghost-robotics/ghost/pkg/seal"
 	"github.com/ghost-robotics/ghost/pkg/session"
+	"github.com/ghost-robotics/ghost/pkg/wire/qos"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 

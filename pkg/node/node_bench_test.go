@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
+	"github.com/ghost-robotics/ghost/pkg/wire/qos"
 )
 
 // discardTransport publishes into the void, so a benchmark's memory does

@@ -7,7 +7,6 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/engine"
 	"github.com/ghost-robotics/ghost/pkg/ros2/config"
 	"github.com/ghost-robotics/ghost/pkg/ros2/param"
-	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
@@ -26,7 +25,7 @@ func (n *node) serveParameters(t transport.Transport) error {
 	}
 	n.params = param.New(n.cfg, pub.Publish, n.now)
 	for _, s := range n.params.Services() {
-		if err := t.Serve(s.Name, s.Type, qos.Services(), s.Handle); err != nil {
+		if err := t.Serve(s.Name, s.Type, transport.ServiceQoS(), s.Handle); err != nil {
 			return fmt.Errorf("parameter services: %w", err)
 		}
 	}

@@ -12,10 +12,10 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/node"
 	"github.com/ghost-robotics/ghost/pkg/ros2/clock"
-	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/ros2/rosout"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 	"github.com/ghost-robotics/ghost/pkg/session"
+	"github.com/ghost-robotics/ghost/pkg/wire/qos"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
@@ -103,6 +103,24 @@ func TestSimTimeOverROS2(t *testing.T) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
+	// firstClockLog returns the node's "first /clock message" line on
+	// /rosout, waiting for it up to within.
+	firstClockLog := func(within time.Duration) *ros2msg.RosLog {
+		for deadline := time.Now().Add(within); ; time.Sleep(20 * time.Millisecond) {
+			mu.Lock()
+			for i := range logs {
+				if strings.HasPrefix(logs[i].Msg, "first /clock message") {
+					first := logs[i]
+					mu.Unlock()
+					return &first
+				}
+			}
+			mu.Unlock()
+			if time.Now().After(deadline) {
+				return nil
+			}
+		}
+	}
 	belief := func(stamp int64) decisions.Belief {
 		return decisions.Belief{StampSimNs: stamp, OrientationQ: [4]float64{1, 0, 0, 0}}
 	}
@@ -118,8 +136,13 @@ func TestSimTimeOverROS2(t *testing.T) {
 		return a
 	}
 
+	// Nothing is decided before the node has its first /clock message,
+	// which it reports on /rosout.
 	clockAt(100, 0)
-	time.Sleep(200 * time.Millisecond)
+	first := firstClockLog(5 * time.Second)
+	if first == nil {
+		t.Fatal("no 'first /clock message' line on /rosout within 5 s")
+	}
 	b1, b2 := belief(1_000_000), belief(2_000_000)
 	a1 := assessment(b1.StampSimNs)
 	publish(statePub, new(ros2msg.BeliefToWire(&b1)))
@@ -150,20 +173,8 @@ func TestSimTimeOverROS2(t *testing.T) {
 	if err := stopNode(); err != nil {
 		t.Fatalf("node.Run: %v", err)
 	}
-	time.Sleep(300 * time.Millisecond)
 	stopPeer()
 
-	mu.Lock()
-	defer mu.Unlock()
-	var first *ros2msg.RosLog
-	for i := range logs {
-		if strings.HasPrefix(logs[i].Msg, "first /clock message") {
-			first = &logs[i]
-		}
-	}
-	if first == nil {
-		t.Fatalf("no 'first /clock message' line among %d on /rosout", len(logs))
-	}
 	if first.Stamp != (ros2msg.RosTime{Sec: 100}) || first.Level != ros2msg.RosLogInfo || first.Name != "decision_node" {
 		t.Errorf("/rosout line %+v", *first)
 	}

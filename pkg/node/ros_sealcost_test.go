@@ -24,11 +24,11 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/engine"
 	"github.com/ghost-robotics/ghost/pkg/node"
 	"github.com/ghost-robotics/ghost/pkg/ros2/config"
-	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 	"github.com/ghost-robotics/ghost/pkg/seal"
 	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/sim"
+	"github.com/ghost-robotics/ghost/pkg/wire/qos"
 )
 
 // liveNodeEnv hands a liveNodeSpec to the node process that

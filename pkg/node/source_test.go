@@ -13,10 +13,10 @@ import (
 
 	"github.com/ghost-robotics/ghost/internal/px4fixture"
 	"github.com/ghost-robotics/ghost/pkg/ros2/config"
-	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/px4"
+	"github.com/ghost-robotics/ghost/pkg/wire/qos"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 

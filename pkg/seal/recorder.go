@@ -6,7 +6,7 @@ import (
 
 	"github.com/ghost-robotics/ghost/msg"
 	"github.com/ghost-robotics/ghost/pkg/bag"
-	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
+	"github.com/ghost-robotics/ghost/pkg/wire/qos"
 )
 
 // DefaultPeriod is how much node time one seal covers.

@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/ghost-robotics/ghost/pkg/engine"
-	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
+	"github.com/ghost-robotics/ghost/pkg/wire/qos"
 )
 
 // Topic keys: the <key> of the topics.<key> and qos.<key>.* parameters. The

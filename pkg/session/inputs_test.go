@@ -7,7 +7,7 @@ import (
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/engine"
-	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
+	"github.com/ghost-robotics/ghost/pkg/wire/qos"
 )
 
 // TestAddingAnInputIsOneTableEntry adds a second perception source (a

@@ -2,7 +2,7 @@ package session
 
 import (
 	"github.com/ghost-robotics/ghost/pkg/engine"
-	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
+	"github.com/ghost-robotics/ghost/pkg/wire/qos"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 

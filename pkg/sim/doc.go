@@ -18,5 +18,9 @@
 // before.
 //
 // The package draws no random numbers and reads no clock: the same options
-// give the same messages, byte for byte. It decides nothing; the session does.
+// give the same messages, byte for byte. It decides nothing; the session
+// does. Where decisions act on a simulated PX4, that autopilot is
+// pkg/vehicle/px4sim's. It must not import the audit, anything of
+// pkg/ros2 or the node, nor the vehicle side beyond pkg/vehicle/truth
+// (test/layout checks it).
 package sim

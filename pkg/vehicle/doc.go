@@ -10,15 +10,14 @@
 //   - bridge: decodes PX4 (uXRCE-DDS), nav_msgs/Odometry and ULog sources
 //     and encodes the ghost beliefs the node then decides from;
 //   - truth: a simulator's ground truth as a recording holds it;
-//   - executor: the executors decisions act through (px4, log); px4link:
-//     the px4 executor's link over a ROS 2 transport; standin: a PX4
-//     stand-in that answers commands on a ROS 2 graph.
+//   - executor: the executors decisions act through (px4, log), each over
+//     a transport interface of its own; px4sim: a simulated PX4 autopilot
+//     behind that interface.
 //
-// Members may import msg, pkg/decisions, pkg/wire, pkg/bag, pkg/ros2/qos,
-// pkg/ros2/transport, pkg/engine and pkg/session
-// (executors serve the session's registry), pkg/sim
-// (the stand-in answers with the simulated PX4's model) and each other.
-// They must not import pkg/audit, pkg/node, pkg/seal, pkg/rules or the rest
-// of pkg/ros2 (clock, rosout, lifecycle, config, param). test/layout checks
-// these rules.
+// Members may import msg, pkg/decisions, pkg/wire, pkg/bag, pkg/engine
+// and pkg/session (executors serve the session's registry) and each
+// other. They must not import anything of pkg/ros2 (the PX4 link and
+// stand-in that put them on a ROS 2 graph are pkg/ros2/px4link and
+// pkg/ros2/standin), pkg/audit, pkg/sim, pkg/node, pkg/seal or pkg/rules.
+// test/layout checks these rules.
 package vehicle

@@ -7,11 +7,15 @@
 //   - stdmsgs: the standard message definitions the node uses besides its
 //     own;
 //   - dynamic: decoding any message from its definition at run time (PX4
-//     and odometry inputs, recordings of foreign types).
+//     and odometry inputs, recordings of foreign types);
+//   - qos: the QoS profiles of the topics, which recordings carry in their
+//     channel metadata as well as transports on the graph.
 //
-// Members import only msg (the definitions), pkg/decisions and each other:
-// never a transport, a recording, the vehicle side, the engine, the
-// session or the audit, so that every other group can import them. Recordings themselves
-// are pkg/bag, which imports msg, pkg/ros2/qos and internal/limitedfile
-// only. test/layout checks these rules.
+// Members import only msg (the definitions), pkg/decisions (the contracts
+// they convert to and from) and each other: never a transport or anything
+// else of pkg/ros2, a recording, the vehicle side, the rule policies, the
+// engine, the session or the audit, so that every other group can import
+// them. Recordings themselves are pkg/bag, on the same floor, which
+// imports msg, pkg/wire/qos and internal/limitedfile only. test/layout
+// checks these rules.
 package wire

@@ -195,10 +195,51 @@ async function checkRecording(rec, expected, decompressHandlers) {
   }
 }
 
+// checkStandardSchema parses the schema text ghost writes for a standard
+// ROS 2 type and compares its fields and constants with what Go reads
+// from the same text.
+function checkStandardSchema(want) {
+  const where = `schema ${want.schema_name}`;
+  let defs;
+  try {
+    defs = parse(want.text, { ros2: true });
+  } catch (err) {
+    check(false, `${where}: does not parse: ${err.message}`);
+    return;
+  }
+  const top = defs[0].definitions;
+  const fields = top
+    .filter((d) => !d.isConstant)
+    .map((d) => ({
+      name: d.name,
+      type: d.type,
+      is_array: d.isArray === true,
+      ...(d.arrayLength !== undefined && { array_length: d.arrayLength }),
+      ...(d.arrayUpperBound !== undefined && { array_upper_bound: d.arrayUpperBound }),
+    }));
+  const wantFields = want.fields.map((f) => ({ array_length: undefined, array_upper_bound: undefined, ...f }));
+  const norm = (list) =>
+    JSON.stringify(list.map((f) => [f.name, f.type, f.is_array, f.array_length ?? 0, f.array_upper_bound ?? 0]));
+  check(norm(fields) === norm(wantFields), `${where}: fields ${norm(fields)}, want ${norm(wantFields)}`);
+  const consts = top.filter((d) => d.isConstant).map((d) => [d.name, d.type, String(d.value)]);
+  const wantConsts = (want.constants ?? []).map((c) => [c.name, c.type, c.value]);
+  check(
+    JSON.stringify(consts) === JSON.stringify(wantConsts),
+    `${where}: constants ${JSON.stringify(consts)}, want ${JSON.stringify(wantConsts)}`,
+  );
+}
+
 const expected = JSON.parse(await readFile(path.join(dir, "expected.json"), "utf8"));
 if (!expected.recordings?.length || !expected.messages?.length) {
   console.error(`${dir}/expected.json lists no recordings or no messages`);
   process.exit(1);
+}
+if (!expected.standard_schemas?.length) {
+  console.error(`${dir}/expected.json lists no standard schemas`);
+  process.exit(1);
+}
+for (const want of expected.standard_schemas) {
+  checkStandardSchema(want);
 }
 const decompressHandlers = await loadDecompressHandlers();
 for (const rec of expected.recordings) {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
+	"github.com/ghost-robotics/ghost/pkg/wire/qos"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/internal/limitedfile"
-	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
+	"github.com/ghost-robotics/ghost/pkg/wire/qos"
 )
 
 func testFile(name string) string { return filepath.Join("testdata", "params", name) }

@@ -9,9 +9,9 @@ import (
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/engine"
-	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/rules"
 	"github.com/ghost-robotics/ghost/pkg/session"
+	"github.com/ghost-robotics/ghost/pkg/wire/qos"
 )
 
 // Node identity defaults; `-r __node:=...` and `-r __ns:=...` change them.

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/session"
+	"github.com/ghost-robotics/ghost/pkg/wire/qos"
 )
 
 const decisionYAML = "../../../config/decision.yaml"

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/rules"
 	"github.com/ghost-robotics/ghost/pkg/session"
+	"github.com/ghost-robotics/ghost/pkg/wire/qos"
 )
 
 // Parameter describes one declared parameter of the node.

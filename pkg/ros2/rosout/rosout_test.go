@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/ros2/config"
-	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
@@ -247,8 +246,17 @@ func TestNoRecursion(t *testing.T) {
 		t.Fatal(err)
 	}
 	lp.log.Info("first")
-	// Give a loop, if any, time to show itself.
-	time.Sleep(50 * time.Millisecond)
+	// Wait, while attached, until the first record is published and the
+	// record its publisher logged is accounted for: dropped by the guard,
+	// or published too (a loop, which the checks below catch).
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		if st := h.Stats(); st.Published >= 1 && st.Published+st.Dropped >= 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the first record was not published within 10 s: stats %+v", h.Stats())
+		}
+	}
 	h.Detach()
 	if lp.n != 1 {
 		t.Errorf("published %d records, want 1", lp.n)
@@ -260,12 +268,12 @@ func TestNoRecursion(t *testing.T) {
 
 func TestQoS(t *testing.T) {
 	q := QoS()
-	r, err := q.RMW()
+	r, err := transport.RMW(q)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// rcl_qos_profile_rosout_default (rcl/logging_rosout.h, Humble).
-	want := qos.RMWProfile{History: 1, Depth: 1000, Reliability: 1, Durability: 1, Lifespan: 10 * time.Second}
+	want := transport.RMWProfile{History: 1, Depth: 1000, Reliability: 1, Durability: 1, Lifespan: 10 * time.Second}
 	if r != want {
 		t.Errorf("rmw profile %+v, want %+v", r, want)
 	}

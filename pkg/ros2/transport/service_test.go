@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"testing"
 	"time"
 )
@@ -35,18 +34,18 @@ func TestSplitServiceTypeName(t *testing.T) {
 func TestFakeServe(t *testing.T) {
 	ft := NewFakeTransport()
 	echo := func(req []byte) ([]byte, error) { return append([]byte("re:"), req...), nil }
-	if err := ft.Serve("~/x", "pkg/srv/X", qos.Services(), echo); err != nil {
+	if err := ft.Serve("~/x", "pkg/srv/X", ServiceQoS(), echo); err != nil {
 		t.Fatal(err)
 	}
 	for _, bad := range []struct {
 		name, typ string
 		h         ServiceHandler
 	}{{"~/x", "pkg/srv/X", echo}, {"~/y", "pkg/msg/X", echo}, {"~/z", "pkg/srv/X", nil}} {
-		if err := ft.Serve(bad.name, bad.typ, qos.Services(), bad.h); err == nil {
+		if err := ft.Serve(bad.name, bad.typ, ServiceQoS(), bad.h); err == nil {
 			t.Errorf("Serve(%q, %q) accepted", bad.name, bad.typ)
 		}
 	}
-	if err := ft.Serve("~/boom", "pkg/srv/X", qos.Services(), func([]byte) ([]byte, error) { return nil, errors.New("boom") }); err != nil {
+	if err := ft.Serve("~/boom", "pkg/srv/X", ServiceQoS(), func([]byte) ([]byte, error) { return nil, errors.New("boom") }); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

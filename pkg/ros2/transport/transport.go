@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"strings"
 	"time"
+
+	"github.com/ghost-robotics/ghost/pkg/wire/qos"
 )
 
 // Handler receives one serialized message (CDR with its encapsulation

@@ -3,7 +3,7 @@ package transport
 import (
 	"context"
 	"fmt"
-	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
+	"github.com/ghost-robotics/ghost/pkg/wire/qos"
 	"sync"
 	"time"
 )

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
+	"github.com/ghost-robotics/ghost/pkg/wire/qos"
 	"github.com/tiiuae/rclgo/pkg/rclgo"
 	"github.com/tiiuae/rclgo/pkg/rclgo/types"
 )
@@ -86,7 +86,7 @@ func (t *RCLTransport) typeSupport(typeName string) (types.MessageTypeSupport, e
 
 // rclQoS converts a profile to rclgo's; the enum integers are rmw's in both.
 func rclQoS(p qos.Profile) (rclgo.QosProfile, error) {
-	r, err := p.RMW()
+	r, err := RMW(p)
 	if err != nil {
 		return rclgo.QosProfile{}, err
 	}

@@ -3,7 +3,7 @@ package transport
 import (
 	"context"
 	"errors"
-	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
+	"github.com/ghost-robotics/ghost/pkg/wire/qos"
 	"sync"
 	"testing"
 	"time"

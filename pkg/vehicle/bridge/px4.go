@@ -3,10 +3,10 @@ package bridge
 import (
 	"fmt"
 
-	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/mapping"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/px4"
 	"github.com/ghost-robotics/ghost/pkg/wire/dynamic"
+	"github.com/ghost-robotics/ghost/pkg/wire/qos"
 )
 
 // Position sources of a PX4 vehicle: the px4.position parameter.

@@ -6,9 +6,9 @@ import (
 	"io"
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
-	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/truth"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/ulog"
+	"github.com/ghost-robotics/ghost/pkg/wire/qos"
 )
 
 // PX4's ground-truth topics in a flight log (uORB names).

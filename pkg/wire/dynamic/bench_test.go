@@ -3,7 +3,7 @@ package dynamic
 import "testing"
 
 func BenchmarkDecodeOdometry(b *testing.B) {
-	text, defs := loadSchema(b, "nav_msgs/Odometry", odomSchema)
+	text, defs := loadSchema(b, "nav_msgs/Odometry", odomType)
 	p, err := CompileSchema("nav_msgs/Odometry", text)
 	if err != nil {
 		b.Fatal(err)

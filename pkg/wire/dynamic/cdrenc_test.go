@@ -147,18 +147,32 @@ func asFloat(v any) float64 {
 	return 0
 }
 
-// loadSchema reads a schema text fixture and returns its definitions.
-func loadSchema(t testing.TB, name, file string) (string, map[string]*msg.Spec) {
+// fixtureSchema returns the rosbag2-shaped schema text of the fixture type
+// typ ("nav_msgs/Odometry"), made by msg.Set.SchemaText from the field
+// lines in testdata/msgs, as the recorder makes a recording's.
+func fixtureSchema(t testing.TB, typ string) string {
 	t.Helper()
-	text, err := os.ReadFile(file)
+	set := msg.NewSet()
+	if err := set.AddFS(os.DirFS("testdata/msgs")); err != nil {
+		t.Fatal(err)
+	}
+	text, err := set.SchemaText(typ)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defs, err := msg.ParseSchemaText(name, string(text))
+	return text
+}
+
+// loadSchema returns the schema text of the fixture type typ as the type
+// name and its definitions.
+func loadSchema(t testing.TB, name, typ string) (string, map[string]*msg.Spec) {
+	t.Helper()
+	text := fixtureSchema(t, typ)
+	defs, err := msg.ParseSchemaText(name, text)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return string(text), defs
+	return text, defs
 }
 
 // encode serializes v as type name with the test encoder.

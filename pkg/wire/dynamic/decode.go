@@ -228,96 +228,11 @@ func (r *reader) str(path string, off, bound int) (start, n, next int, err error
 // walked.
 func (p *Plan) walk(r *reader, off int, out []pos, upto int) (int, pos, error) {
 	for i := range p.slots {
-		s := &p.slots[i]
-		var at pos
-		switch s.kind {
-		case slotScalar, slotArray:
-			sz := s.elem.size()
-			n := 1
-			if s.kind == slotArray {
-				n = s.n
-			}
-			if sz == 8 && r.slack != 0 {
-				r.estimate8(off, align(off, 8))
-			}
-			off = align(off, sz)
-			if n*sz > len(r.b)-off {
-				missing := max(len(r.b)-off, 0) / sz
-				path := s.path
-				if s.kind == slotArray {
-					path += "[" + strconv.Itoa(missing) + "]"
-				}
-				return 0, pos{}, r.truncated(path, off+missing*sz, sz)
-			}
-			if err := r.checkBools(s, off, n); err != nil {
-				return 0, pos{}, err
-			}
-			at = pos{off: int32(off), n: int32(n)}
-			off += n * sz
-		case slotSeq:
-			sz := s.elem.size()
-			n, next, err := r.count(s.path, off, s.bound, sz)
-			if err != nil {
-				return 0, pos{}, err
-			}
-			off = next
-			if sz == 8 && (n == 0 || r.slack != 0) {
-				next8 := off // empty: the estimate moves, the bytes do not
-				if n > 0 {
-					next8 = align(off, 8)
-				}
-				r.estimate8(off, next8)
-			}
-			if n > 0 {
-				off = align(off, sz)
-				if n*sz > len(r.b)-off {
-					return 0, pos{}, r.truncated(s.path, off, n*sz)
-				}
-				if err := r.checkBools(s, off, n); err != nil {
-					return 0, pos{}, err
-				}
-			}
-			at = pos{off: int32(off), n: int32(n)}
-			off += n * sz
-		case slotString:
-			start, n, next, err := r.str(s.path, off, s.strBound)
-			if err != nil {
-				return 0, pos{}, err
-			}
-			at = pos{off: int32(start), n: int32(n)}
-			off = next
-		case slotStrings:
-			n := s.n
-			if s.seq {
-				c, next, err := r.count(s.path, off, s.bound, minStringSize)
-				if err != nil {
-					return 0, pos{}, err
-				}
-				n, off = c, next
-			}
-			at = pos{off: int32(off), n: int32(n)}
-			for j := 0; j < n; j++ {
-				_, _, next, err := r.str(s.path+"["+strconv.Itoa(j)+"]", off, s.strBound)
-				if err != nil {
-					return 0, pos{}, err
-				}
-				off = next
-			}
-		case slotMessages:
-			n, next, err := r.count(s.path, off, s.bound, s.sub.minSize)
-			if err != nil {
-				return 0, pos{}, err
-			}
-			off = next
-			at = pos{off: int32(off), n: int32(n)}
-			for j := 0; j < n; j++ {
-				end, _, err := s.sub.walk(r, off, nil, -1)
-				if err != nil {
-					return 0, pos{}, prefixErr(err, s.path, j, r.typ)
-				}
-				off = end
-			}
+		at, next, err := r.slot(&p.slots[i], off)
+		if err != nil {
+			return 0, pos{}, err
 		}
+		off = next
 		if out != nil {
 			out[i] = at
 		}
@@ -326,6 +241,115 @@ func (p *Plan) walk(r *reader, off int, out []pos, upto int) (int, pos, error) {
 		}
 	}
 	return off, pos{}, nil
+}
+
+// slot checks the slot s serialized at off and returns where its data is
+// and the offset after it.
+func (r *reader) slot(s *slot, off int) (pos, int, error) {
+	switch s.kind {
+	case slotScalar, slotArray:
+		return r.fixed(s, off)
+	case slotSeq:
+		return r.sequence(s, off)
+	case slotString:
+		start, n, next, err := r.str(s.path, off, s.strBound)
+		return pos{off: int32(start), n: int32(n)}, next, err
+	case slotStrings:
+		return r.strings(s, off)
+	case slotMessages:
+		return r.messages(s, off)
+	}
+	return pos{}, off, nil
+}
+
+// fixed checks a primitive scalar or fixed array.
+func (r *reader) fixed(s *slot, off int) (pos, int, error) {
+	sz := s.elem.size()
+	n := 1
+	if s.kind == slotArray {
+		n = s.n
+	}
+	if sz == 8 && r.slack != 0 {
+		r.estimate8(off, align(off, 8))
+	}
+	off = align(off, sz)
+	if n*sz > len(r.b)-off {
+		missing := max(len(r.b)-off, 0) / sz
+		path := s.path
+		if s.kind == slotArray {
+			path += "[" + strconv.Itoa(missing) + "]"
+		}
+		return pos{}, 0, r.truncated(path, off+missing*sz, sz)
+	}
+	if err := r.checkBools(s, off, n); err != nil {
+		return pos{}, 0, err
+	}
+	return pos{off: int32(off), n: int32(n)}, off + n*sz, nil
+}
+
+// sequence checks a sequence of primitives: its count, then its elements.
+func (r *reader) sequence(s *slot, off int) (pos, int, error) {
+	sz := s.elem.size()
+	n, off, err := r.count(s.path, off, s.bound, sz)
+	if err != nil {
+		return pos{}, 0, err
+	}
+	if sz == 8 && (n == 0 || r.slack != 0) {
+		next8 := off // empty: the estimate moves, the bytes do not
+		if n > 0 {
+			next8 = align(off, 8)
+		}
+		r.estimate8(off, next8)
+	}
+	if n > 0 {
+		off = align(off, sz)
+		if n*sz > len(r.b)-off {
+			return pos{}, 0, r.truncated(s.path, off, n*sz)
+		}
+		if err := r.checkBools(s, off, n); err != nil {
+			return pos{}, 0, err
+		}
+	}
+	return pos{off: int32(off), n: int32(n)}, off + n*sz, nil
+}
+
+// strings checks a fixed array or sequence of strings; its position is
+// where the first string starts.
+func (r *reader) strings(s *slot, off int) (pos, int, error) {
+	n := s.n
+	if s.seq {
+		c, next, err := r.count(s.path, off, s.bound, minStringSize)
+		if err != nil {
+			return pos{}, 0, err
+		}
+		n, off = c, next
+	}
+	at := pos{off: int32(off), n: int32(n)}
+	for j := 0; j < n; j++ {
+		_, _, next, err := r.str(s.path+"["+strconv.Itoa(j)+"]", off, s.strBound)
+		if err != nil {
+			return pos{}, 0, err
+		}
+		off = next
+	}
+	return at, off, nil
+}
+
+// messages checks a sequence of nested messages, each with its own plan.
+func (r *reader) messages(s *slot, off int) (pos, int, error) {
+	n, off, err := r.count(s.path, off, s.bound, s.sub.minSize)
+	if err != nil {
+		return pos{}, 0, err
+	}
+	at := pos{off: int32(off), n: int32(n)}
+	for j := 0; j < n; j++ {
+		end, _, err := s.sub.walk(r, off, nil, -1)
+		if err != nil {
+			return pos{}, 0, prefixErr(err, s.path, j, r.typ)
+		}
+		off = end
+	}
+	return at, off, nil
 }
 
 func (r *reader) checkBools(s *slot, off, n int) error {

@@ -5,43 +5,17 @@ import (
 	"errors"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 	"math"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/ghost-robotics/ghost/msg"
 )
 
+// The fixture types whose definitions are in testdata/msgs.
 const (
-	odomSchema    = "testdata/schema_nav_msgs_Odometry.txt"
-	batterySchema = "testdata/schema_sensor_msgs_BatteryState.txt"
+	odomType    = "nav_msgs/Odometry"
+	batteryType = "sensor_msgs/BatteryState"
 )
-
-// The schema fixtures are laid out as rosbag2 writes them: the type's
-// text, then its dependencies depth-first in sorted order. The msg package
-// builds the same text from the per-type fixtures.
-func TestSchemaFixturesAreRosbag2Shaped(t *testing.T) {
-	set := msg.NewSet()
-	if err := set.AddFS(os.DirFS("testdata/msgs")); err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct{ name, file string }{
-		{"nav_msgs/Odometry", odomSchema},
-		{"sensor_msgs/BatteryState", batterySchema},
-	} {
-		want, err := os.ReadFile(tc.file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := set.SchemaText(tc.name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got != string(want) {
-			t.Errorf("%s: schema text differs from %s:\n%s", tc.name, tc.file, got)
-		}
-	}
-}
 
 func covariance(base float64) []any {
 	out := make([]any, 36)
@@ -76,7 +50,7 @@ func odometryValue() map[string]any {
 }
 
 func TestOdometry(t *testing.T) {
-	text, defs := loadSchema(t, "nav_msgs/msg/Odometry", odomSchema)
+	text, defs := loadSchema(t, "nav_msgs/msg/Odometry", odomType)
 	p, err := CompileSchema("nav_msgs/msg/Odometry", text)
 	if err != nil {
 		t.Fatal(err)
@@ -165,7 +139,7 @@ func TestOdometry(t *testing.T) {
 }
 
 func TestBatteryState(t *testing.T) {
-	text, defs := loadSchema(t, "sensor_msgs/BatteryState", batterySchema)
+	text, defs := loadSchema(t, "sensor_msgs/BatteryState", batteryType)
 	p, err := CompileSchema("sensor_msgs/BatteryState", text)
 	if err != nil {
 		t.Fatal(err)
@@ -380,7 +354,7 @@ func TestFixedLayout(t *testing.T) {
 }
 
 func TestDecodeErrors(t *testing.T) {
-	text, defs := loadSchema(t, "sensor_msgs/BatteryState", batterySchema)
+	text, defs := loadSchema(t, "sensor_msgs/BatteryState", batteryType)
 	p, err := CompileSchema("sensor_msgs/BatteryState", text)
 	if err != nil {
 		t.Fatal(err)
@@ -431,8 +405,8 @@ func TestDecodeErrors(t *testing.T) {
 
 // Every prefix of a valid payload is rejected as truncated, never a panic.
 func TestTruncationEveryOffset(t *testing.T) {
-	odomText, odomDefs := loadSchema(t, "nav_msgs/Odometry", odomSchema)
-	batText, batDefs := loadSchema(t, "sensor_msgs/BatteryState", batterySchema)
+	odomText, odomDefs := loadSchema(t, "nav_msgs/Odometry", odomType)
+	batText, batDefs := loadSchema(t, "sensor_msgs/BatteryState", batteryType)
 	nestedDefs, err := msg.ParseSchemaText("test_msgs/Nested", nestedSchema)
 	if err != nil {
 		t.Fatal(err)
@@ -469,7 +443,7 @@ func TestTruncationEveryOffset(t *testing.T) {
 }
 
 func TestDecodeIntoReuses(t *testing.T) {
-	text, defs := loadSchema(t, "nav_msgs/Odometry", odomSchema)
+	text, defs := loadSchema(t, "nav_msgs/Odometry", odomType)
 	p, err := CompileSchema("nav_msgs/Odometry", text)
 	if err != nil {
 		t.Fatal(err)
@@ -500,7 +474,7 @@ func TestDecodeIntoReuses(t *testing.T) {
 }
 
 func TestAccessErrors(t *testing.T) {
-	text, defs := loadSchema(t, "nav_msgs/Odometry", odomSchema)
+	text, defs := loadSchema(t, "nav_msgs/Odometry", odomType)
 	p, err := CompileSchema("nav_msgs/Odometry", text)
 	if err != nil {
 		t.Fatal(err)
@@ -611,7 +585,7 @@ func TestWriter(t *testing.T) {
 	if !bytes.Equal(w.Bytes(), data) {
 		t.Error("a rejected write changed the message")
 	}
-	text, _ := loadSchema(t, "nav_msgs/Odometry", odomSchema)
+	text, _ := loadSchema(t, "nav_msgs/Odometry", odomType)
 	odom, err := CompileSchema("nav_msgs/Odometry", text)
 	if err != nil {
 		t.Fatal(err)

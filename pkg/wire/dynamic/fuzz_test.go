@@ -2,7 +2,6 @@ package dynamic
 
 import (
 	"errors"
-	"os"
 	"testing"
 
 	"github.com/ghost-robotics/ghost/msg"
@@ -13,17 +12,9 @@ import (
 // fail with a typed error or succeed, and every field of a decoded message
 // must then be readable, never a panic.
 func FuzzDecode(f *testing.F) {
-	odomText, err := os.ReadFile(odomSchema)
-	if err != nil {
-		f.Fatal(err)
-	}
-	batText, err := os.ReadFile(batterySchema)
-	if err != nil {
-		f.Fatal(err)
-	}
 	schemas := []struct{ name, text string }{
-		{"nav_msgs/Odometry", string(odomText)},
-		{"sensor_msgs/BatteryState", string(batText)},
+		{"nav_msgs/Odometry", fixtureSchema(f, odomType)},
+		{"sensor_msgs/BatteryState", fixtureSchema(f, batteryType)},
 		{"test_msgs/Nested", nestedSchema},
 		{"test_msgs/Points", pointsSchema},
 	}
@@ -35,8 +26,8 @@ func FuzzDecode(f *testing.F) {
 		}
 		plans = append(plans, p)
 	}
-	_, odomDefs := loadSchema(f, "nav_msgs/Odometry", odomSchema)
-	_, batDefs := loadSchema(f, "sensor_msgs/BatteryState", batterySchema)
+	_, odomDefs := loadSchema(f, "nav_msgs/Odometry", odomType)
+	_, batDefs := loadSchema(f, "sensor_msgs/BatteryState", batteryType)
 	nestedDefs, err := msg.ParseSchemaText("test_msgs/Nested", nestedSchema)
 	if err != nil {
 		f.Fatal(err)

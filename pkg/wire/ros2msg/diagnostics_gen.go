@@ -5,13 +5,10 @@
 package ros2msg
 
 // RosTime is the ROS 2 message builtin_interfaces/msg/Time.
-//
-// This message communicates ROS Time defined here:
-// https://design.ros2.org/articles/clock_and_time.html
 type RosTime struct {
-	// Sec is "int32 sec". The seconds component, valid over all int32 values.
+	// Sec is "int32 sec".
 	Sec int32
-	// Nanosec is "uint32 nanosec". The nanoseconds component, valid in the range [0, 10e9).
+	// Nanosec is "uint32 nanosec".
 	Nanosec uint32
 }
 
@@ -86,9 +83,9 @@ func (m *RosTime) cdrDecode(d *cdrDecoder) {
 
 // DiagnosticArray is the ROS 2 message diagnostic_msgs/msg/DiagnosticArray.
 type DiagnosticArray struct {
-	// Header is "std_msgs/Header header". This message is used to send diagnostic information about the state of the robot. for timestamp
+	// Header is "std_msgs/Header header".
 	Header RosHeader
-	// Status is "diagnostic_msgs/DiagnosticStatus[] status". an array of components being reported on
+	// Status is "diagnostic_msgs/DiagnosticStatus[] status".
 	Status []DiagnosticStatus
 }
 
@@ -199,7 +196,6 @@ func (m *DiagnosticArray) cdrDecode(d *cdrDecoder) {
 
 // Constants of diagnostic_msgs/msg/DiagnosticStatus.
 const (
-	// DiagnosticStatusOK: Possible levels of operations.
 	DiagnosticStatusOK    uint8 = 0 // OK
 	DiagnosticStatusWarn  uint8 = 1 // WARN
 	DiagnosticStatusError uint8 = 2 // ERROR
@@ -207,18 +203,16 @@ const (
 )
 
 // DiagnosticStatus is the ROS 2 message diagnostic_msgs/msg/DiagnosticStatus.
-//
-// This message holds the status of an individual component of the robot.
 type DiagnosticStatus struct {
-	// Level is "byte level". Level of operation enumerated above.
+	// Level is "byte level".
 	Level uint8
-	// Name is "string name". A description of the test/component reporting.
+	// Name is "string name".
 	Name string
-	// Message is "string message". A description of the status.
+	// Message is "string message".
 	Message string
-	// HardwareID is "string hardware_id". A hardware unique string.
+	// HardwareID is "string hardware_id".
 	HardwareID string
-	// Values is "diagnostic_msgs/KeyValue[] values". An array of values associated with the status.
+	// Values is "diagnostic_msgs/KeyValue[] values".
 	Values []DiagnosticKeyValue
 }
 
@@ -335,9 +329,9 @@ func (m *DiagnosticStatus) cdrDecode(d *cdrDecoder) {
 
 // DiagnosticKeyValue is the ROS 2 message diagnostic_msgs/msg/KeyValue.
 type DiagnosticKeyValue struct {
-	// Key is "string key". What to label this value when viewing.
+	// Key is "string key".
 	Key string
-	// Value is "string value". A value to track over time.
+	// Value is "string value".
 	Value string
 }
 
@@ -419,7 +413,7 @@ func (m *DiagnosticKeyValue) cdrDecode(d *cdrDecoder) {
 
 // GeometryPoint is the ROS 2 message geometry_msgs/msg/Point.
 type GeometryPoint struct {
-	// X is "float64 x". This contains the position of a point in free space
+	// X is "float64 x".
 	X float64
 	// Y is "float64 y".
 	Y float64
@@ -502,8 +496,6 @@ func (m *GeometryPoint) cdrDecode(d *cdrDecoder) {
 }
 
 // PointStamped is the ROS 2 message geometry_msgs/msg/PointStamped.
-//
-// This represents a Point with reference coordinate frame and timestamp
 type PointStamped struct {
 	// Header is "std_msgs/Header header".
 	Header RosHeader
@@ -600,8 +592,6 @@ func (m *PointStamped) cdrDecode(d *cdrDecoder) {
 }
 
 // GeometryQuaternion is the ROS 2 message geometry_msgs/msg/Quaternion.
-//
-// This represents an orientation in free space in quaternion form.
 type GeometryQuaternion struct {
 	// X is "float64 x".
 	X float64
@@ -696,8 +686,6 @@ func (m *GeometryQuaternion) cdrDecode(d *cdrDecoder) {
 }
 
 // QuaternionStamped is the ROS 2 message geometry_msgs/msg/QuaternionStamped.
-//
-// This represents an orientation with reference coordinate frame and timestamp.
 type QuaternionStamped struct {
 	// Header is "std_msgs/Header header".
 	Header RosHeader
@@ -798,8 +786,6 @@ func (m *QuaternionStamped) cdrDecode(d *cdrDecoder) {
 }
 
 // GeometryVector3 is the ROS 2 message geometry_msgs/msg/Vector3.
-//
-// This represents a vector in free space.
 type GeometryVector3 struct {
 	// X is "float64 x".
 	X float64
@@ -884,8 +870,6 @@ func (m *GeometryVector3) cdrDecode(d *cdrDecoder) {
 }
 
 // Vector3Stamped is the ROS 2 message geometry_msgs/msg/Vector3Stamped.
-//
-// This represents a Vector3 with reference coordinate frame and timestamp
 type Vector3Stamped struct {
 	// Header is "std_msgs/Header header".
 	Header RosHeader
@@ -985,7 +969,7 @@ func (m *Vector3Stamped) cdrDecode(d *cdrDecoder) {
 
 // LifecycleChangeStateRequest is the ROS 2 message lifecycle_msgs/msg/ChangeStateRequest.
 type LifecycleChangeStateRequest struct {
-	// Transition is "lifecycle_msgs/Transition transition". The requested transition. This change state service will fail if the transition is not possible.
+	// Transition is "lifecycle_msgs/Transition transition".
 	Transition LifecycleTransition
 }
 
@@ -1071,7 +1055,7 @@ func (m *LifecycleChangeStateRequest) cdrDecode(d *cdrDecoder) {
 
 // LifecycleChangeStateResponse is the ROS 2 message lifecycle_msgs/msg/ChangeStateResponse.
 type LifecycleChangeStateResponse struct {
-	// Success is "bool success". Indicates whether the service was able to initiate the state transition
+	// Success is "bool success".
 	Success bool
 }
 
@@ -1147,7 +1131,7 @@ func (m *LifecycleChangeStateResponse) cdrDecode(d *cdrDecoder) {
 
 // LifecycleGetAvailableStatesResponse is the ROS 2 message lifecycle_msgs/msg/GetAvailableStatesResponse.
 type LifecycleGetAvailableStatesResponse struct {
-	// AvailableStates is "lifecycle_msgs/State[] available_states". Array of possible states that can be transitioned to.
+	// AvailableStates is "lifecycle_msgs/State[] available_states".
 	AvailableStates []LifecycleState
 }
 
@@ -1248,7 +1232,7 @@ func (m *LifecycleGetAvailableStatesResponse) cdrDecode(d *cdrDecoder) {
 
 // LifecycleGetAvailableTransitionsResponse is the ROS 2 message lifecycle_msgs/msg/GetAvailableTransitionsResponse.
 type LifecycleGetAvailableTransitionsResponse struct {
-	// AvailableTransitions is "lifecycle_msgs/TransitionDescription[] available_transitions". An array of the possible start_state-goal_state transitions
+	// AvailableTransitions is "lifecycle_msgs/TransitionDescription[] available_transitions".
 	AvailableTransitions []LifecycleTransitionDescription
 }
 
@@ -1351,7 +1335,7 @@ func (m *LifecycleGetAvailableTransitionsResponse) cdrDecode(d *cdrDecoder) {
 
 // LifecycleGetStateResponse is the ROS 2 message lifecycle_msgs/msg/GetStateResponse.
 type LifecycleGetStateResponse struct {
-	// CurrentState is "lifecycle_msgs/State current_state". The current state-machine state of the node.
+	// CurrentState is "lifecycle_msgs/State current_state".
 	CurrentState LifecycleState
 }
 
@@ -1435,38 +1419,24 @@ func (m *LifecycleGetStateResponse) cdrDecode(d *cdrDecoder) {
 
 // Constants of lifecycle_msgs/msg/State.
 const (
-	// LifecycleStatePrimaryStateUnknown: Indicates state has not yet been set.
-	LifecycleStatePrimaryStateUnknown uint8 = 0 // PRIMARY_STATE_UNKNOWN
-	// LifecycleStatePrimaryStateUnconfigured: This is the life cycle state the node is in immediately after being instantiated.
-	LifecycleStatePrimaryStateUnconfigured uint8 = 1 // PRIMARY_STATE_UNCONFIGURED
-	// LifecycleStatePrimaryStateInactive: This state represents a node that is not currently performing any processing.
-	LifecycleStatePrimaryStateInactive uint8 = 2 // PRIMARY_STATE_INACTIVE
-	// LifecycleStatePrimaryStateActive: This is the main state of the node's life cycle. While in this state, the node performs any processing, responds to service requests, reads and processes data, produces output, etc.
-	LifecycleStatePrimaryStateActive uint8 = 3 // PRIMARY_STATE_ACTIVE
-	// LifecycleStatePrimaryStateFinalized: The finalized state is the state in which the node ends immediately before being destroyed.
-	LifecycleStatePrimaryStateFinalized uint8 = 4 // PRIMARY_STATE_FINALIZED
-	// LifecycleStateTransitionStateConfiguring: In this transition state the node's onConfigure callback will be called to allow the node to load its configuration and conduct any required setup.
-	LifecycleStateTransitionStateConfiguring uint8 = 10 // TRANSITION_STATE_CONFIGURING
-	// LifecycleStateTransitionStateCleaningup: In this transition state the node's callback onCleanup will be called to clear all state and return the node to a functionally equivalent state as when first created.
-	LifecycleStateTransitionStateCleaningup uint8 = 11 // TRANSITION_STATE_CLEANINGUP
-	// LifecycleStateTransitionStateShuttingdown: In this transition state the callback onShutdown will be executed to do any cleanup necessary before destruction.
-	LifecycleStateTransitionStateShuttingdown uint8 = 12 // TRANSITION_STATE_SHUTTINGDOWN
-	// LifecycleStateTransitionStateActivating: In this transition state the callback onActivate will be executed to do any final preparations to start executing.
-	LifecycleStateTransitionStateActivating uint8 = 13 // TRANSITION_STATE_ACTIVATING
-	// LifecycleStateTransitionStateDeactivating: In this transition state the callback onDeactivate will be executed to do any cleanup to start executing, and reverse the onActivate changes.
-	LifecycleStateTransitionStateDeactivating uint8 = 14 // TRANSITION_STATE_DEACTIVATING
-	// LifecycleStateTransitionStateErrorprocessing: This transition state is where any error may be cleaned up.
+	LifecycleStatePrimaryStateUnknown            uint8 = 0  // PRIMARY_STATE_UNKNOWN
+	LifecycleStatePrimaryStateUnconfigured       uint8 = 1  // PRIMARY_STATE_UNCONFIGURED
+	LifecycleStatePrimaryStateInactive           uint8 = 2  // PRIMARY_STATE_INACTIVE
+	LifecycleStatePrimaryStateActive             uint8 = 3  // PRIMARY_STATE_ACTIVE
+	LifecycleStatePrimaryStateFinalized          uint8 = 4  // PRIMARY_STATE_FINALIZED
+	LifecycleStateTransitionStateConfiguring     uint8 = 10 // TRANSITION_STATE_CONFIGURING
+	LifecycleStateTransitionStateCleaningup      uint8 = 11 // TRANSITION_STATE_CLEANINGUP
+	LifecycleStateTransitionStateShuttingdown    uint8 = 12 // TRANSITION_STATE_SHUTTINGDOWN
+	LifecycleStateTransitionStateActivating      uint8 = 13 // TRANSITION_STATE_ACTIVATING
+	LifecycleStateTransitionStateDeactivating    uint8 = 14 // TRANSITION_STATE_DEACTIVATING
 	LifecycleStateTransitionStateErrorprocessing uint8 = 15 // TRANSITION_STATE_ERRORPROCESSING
 )
 
 // LifecycleState is the ROS 2 message lifecycle_msgs/msg/State.
-//
-// Primary state definitions as depicted in:
-// http://design.ros2.org/articles/node_lifecycle.html
 type LifecycleState struct {
-	// ID is "uint8 id". The state id value from the above definitions.
+	// ID is "uint8 id".
 	ID uint8
-	// Label is "string label". A text label of the state.
+	// Label is "string label".
 	Label string
 }
 
@@ -1546,59 +1516,43 @@ func (m *LifecycleState) cdrDecode(d *cdrDecoder) {
 
 // Constants of lifecycle_msgs/msg/Transition.
 const (
-	// LifecycleTransitionTransitionCreate: This transition will instantiate the node, but will not run any code beyond the constructor.
-	LifecycleTransitionTransitionCreate uint8 = 0 // TRANSITION_CREATE
-	// LifecycleTransitionTransitionConfigure: The node's onConfigure callback will be called to allow the node to load its configuration and conduct any required setup.
-	LifecycleTransitionTransitionConfigure uint8 = 1 // TRANSITION_CONFIGURE
-	// LifecycleTransitionTransitionCleanup: The node's callback onCleanup will be called in this transition to allow the node to load its configuration and conduct any required setup.
-	LifecycleTransitionTransitionCleanup uint8 = 2 // TRANSITION_CLEANUP
-	// LifecycleTransitionTransitionActivate: The node's callback onActivate will be executed to do any final preparations to start executing.
-	LifecycleTransitionTransitionActivate uint8 = 3 // TRANSITION_ACTIVATE
-	// LifecycleTransitionTransitionDeactivate: The node's callback onDeactivate will be executed to do any cleanup to start executing, and reverse the onActivate changes.
-	LifecycleTransitionTransitionDeactivate uint8 = 4 // TRANSITION_DEACTIVATE
-	// LifecycleTransitionTransitionUnconfiguredShutdown: This signals shutdown during an unconfigured state, the node's callback onShutdown will be executed to do any cleanup necessary before destruction.
-	LifecycleTransitionTransitionUnconfiguredShutdown uint8 = 5 // TRANSITION_UNCONFIGURED_SHUTDOWN
-	// LifecycleTransitionTransitionInactiveShutdown: This signals shutdown during an inactive state, the node's callback onShutdown will be executed to do any cleanup necessary before destruction.
-	LifecycleTransitionTransitionInactiveShutdown uint8 = 6 // TRANSITION_INACTIVE_SHUTDOWN
-	// LifecycleTransitionTransitionActiveShutdown: This signals shutdown during an active state, the node's callback onShutdown will be executed to do any cleanup necessary before destruction.
-	LifecycleTransitionTransitionActiveShutdown uint8 = 7 // TRANSITION_ACTIVE_SHUTDOWN
-	// LifecycleTransitionTransitionDestroy: This transition will simply cause the deallocation of the node.
-	LifecycleTransitionTransitionDestroy uint8 = 8 // TRANSITION_DESTROY
-	// LifecycleTransitionTransitionOnConfigureSuccess: Reserved [10-69], private transitions These transitions are not publicly available and cannot be invoked by a user. The following transitions are implicitly invoked based on the callback feedback of the intermediate transition states.
-	LifecycleTransitionTransitionOnConfigureSuccess  uint8 = 10 // TRANSITION_ON_CONFIGURE_SUCCESS
-	LifecycleTransitionTransitionOnConfigureFailure  uint8 = 11 // TRANSITION_ON_CONFIGURE_FAILURE
-	LifecycleTransitionTransitionOnConfigureError    uint8 = 12 // TRANSITION_ON_CONFIGURE_ERROR
-	LifecycleTransitionTransitionOnCleanupSuccess    uint8 = 20 // TRANSITION_ON_CLEANUP_SUCCESS
-	LifecycleTransitionTransitionOnCleanupFailure    uint8 = 21 // TRANSITION_ON_CLEANUP_FAILURE
-	LifecycleTransitionTransitionOnCleanupError      uint8 = 22 // TRANSITION_ON_CLEANUP_ERROR
-	LifecycleTransitionTransitionOnActivateSuccess   uint8 = 30 // TRANSITION_ON_ACTIVATE_SUCCESS
-	LifecycleTransitionTransitionOnActivateFailure   uint8 = 31 // TRANSITION_ON_ACTIVATE_FAILURE
-	LifecycleTransitionTransitionOnActivateError     uint8 = 32 // TRANSITION_ON_ACTIVATE_ERROR
-	LifecycleTransitionTransitionOnDeactivateSuccess uint8 = 40 // TRANSITION_ON_DEACTIVATE_SUCCESS
-	LifecycleTransitionTransitionOnDeactivateFailure uint8 = 41 // TRANSITION_ON_DEACTIVATE_FAILURE
-	LifecycleTransitionTransitionOnDeactivateError   uint8 = 42 // TRANSITION_ON_DEACTIVATE_ERROR
-	LifecycleTransitionTransitionOnShutdownSuccess   uint8 = 50 // TRANSITION_ON_SHUTDOWN_SUCCESS
-	LifecycleTransitionTransitionOnShutdownFailure   uint8 = 51 // TRANSITION_ON_SHUTDOWN_FAILURE
-	LifecycleTransitionTransitionOnShutdownError     uint8 = 52 // TRANSITION_ON_SHUTDOWN_ERROR
-	LifecycleTransitionTransitionOnErrorSuccess      uint8 = 60 // TRANSITION_ON_ERROR_SUCCESS
-	LifecycleTransitionTransitionOnErrorFailure      uint8 = 61 // TRANSITION_ON_ERROR_FAILURE
-	LifecycleTransitionTransitionOnErrorError        uint8 = 62 // TRANSITION_ON_ERROR_ERROR
-	// LifecycleTransitionTransitionCallbackSuccess: The transition callback successfully performed its required functionality.
-	LifecycleTransitionTransitionCallbackSuccess uint8 = 97 // TRANSITION_CALLBACK_SUCCESS
-	// LifecycleTransitionTransitionCallbackFailure: The transition callback failed to perform its required functionality.
-	LifecycleTransitionTransitionCallbackFailure uint8 = 98 // TRANSITION_CALLBACK_FAILURE
-	// LifecycleTransitionTransitionCallbackError: The transition callback encountered an error that requires special cleanup, if possible.
-	LifecycleTransitionTransitionCallbackError uint8 = 99 // TRANSITION_CALLBACK_ERROR
+	LifecycleTransitionTransitionCreate               uint8 = 0  // TRANSITION_CREATE
+	LifecycleTransitionTransitionConfigure            uint8 = 1  // TRANSITION_CONFIGURE
+	LifecycleTransitionTransitionCleanup              uint8 = 2  // TRANSITION_CLEANUP
+	LifecycleTransitionTransitionActivate             uint8 = 3  // TRANSITION_ACTIVATE
+	LifecycleTransitionTransitionDeactivate           uint8 = 4  // TRANSITION_DEACTIVATE
+	LifecycleTransitionTransitionUnconfiguredShutdown uint8 = 5  // TRANSITION_UNCONFIGURED_SHUTDOWN
+	LifecycleTransitionTransitionInactiveShutdown     uint8 = 6  // TRANSITION_INACTIVE_SHUTDOWN
+	LifecycleTransitionTransitionActiveShutdown       uint8 = 7  // TRANSITION_ACTIVE_SHUTDOWN
+	LifecycleTransitionTransitionDestroy              uint8 = 8  // TRANSITION_DESTROY
+	LifecycleTransitionTransitionOnConfigureSuccess   uint8 = 10 // TRANSITION_ON_CONFIGURE_SUCCESS
+	LifecycleTransitionTransitionOnConfigureFailure   uint8 = 11 // TRANSITION_ON_CONFIGURE_FAILURE
+	LifecycleTransitionTransitionOnConfigureError     uint8 = 12 // TRANSITION_ON_CONFIGURE_ERROR
+	LifecycleTransitionTransitionOnCleanupSuccess     uint8 = 20 // TRANSITION_ON_CLEANUP_SUCCESS
+	LifecycleTransitionTransitionOnCleanupFailure     uint8 = 21 // TRANSITION_ON_CLEANUP_FAILURE
+	LifecycleTransitionTransitionOnCleanupError       uint8 = 22 // TRANSITION_ON_CLEANUP_ERROR
+	LifecycleTransitionTransitionOnActivateSuccess    uint8 = 30 // TRANSITION_ON_ACTIVATE_SUCCESS
+	LifecycleTransitionTransitionOnActivateFailure    uint8 = 31 // TRANSITION_ON_ACTIVATE_FAILURE
+	LifecycleTransitionTransitionOnActivateError      uint8 = 32 // TRANSITION_ON_ACTIVATE_ERROR
+	LifecycleTransitionTransitionOnDeactivateSuccess  uint8 = 40 // TRANSITION_ON_DEACTIVATE_SUCCESS
+	LifecycleTransitionTransitionOnDeactivateFailure  uint8 = 41 // TRANSITION_ON_DEACTIVATE_FAILURE
+	LifecycleTransitionTransitionOnDeactivateError    uint8 = 42 // TRANSITION_ON_DEACTIVATE_ERROR
+	LifecycleTransitionTransitionOnShutdownSuccess    uint8 = 50 // TRANSITION_ON_SHUTDOWN_SUCCESS
+	LifecycleTransitionTransitionOnShutdownFailure    uint8 = 51 // TRANSITION_ON_SHUTDOWN_FAILURE
+	LifecycleTransitionTransitionOnShutdownError      uint8 = 52 // TRANSITION_ON_SHUTDOWN_ERROR
+	LifecycleTransitionTransitionOnErrorSuccess       uint8 = 60 // TRANSITION_ON_ERROR_SUCCESS
+	LifecycleTransitionTransitionOnErrorFailure       uint8 = 61 // TRANSITION_ON_ERROR_FAILURE
+	LifecycleTransitionTransitionOnErrorError         uint8 = 62 // TRANSITION_ON_ERROR_ERROR
+	LifecycleTransitionTransitionCallbackSuccess      uint8 = 97 // TRANSITION_CALLBACK_SUCCESS
+	LifecycleTransitionTransitionCallbackFailure      uint8 = 98 // TRANSITION_CALLBACK_FAILURE
+	LifecycleTransitionTransitionCallbackError        uint8 = 99 // TRANSITION_CALLBACK_ERROR
 )
 
 // LifecycleTransition is the ROS 2 message lifecycle_msgs/msg/Transition.
-//
-// Default values for transitions as described in:
-// http://design.ros2.org/articles/node_lifecycle.html
 type LifecycleTransition struct {
-	// ID is "uint8 id". The transition id from above definitions.
+	// ID is "uint8 id".
 	ID uint8
-	// Label is "string label". A text label of the transition.
+	// Label is "string label".
 	Label string
 }
 
@@ -1678,11 +1632,11 @@ func (m *LifecycleTransition) cdrDecode(d *cdrDecoder) {
 
 // LifecycleTransitionDescription is the ROS 2 message lifecycle_msgs/msg/TransitionDescription.
 type LifecycleTransitionDescription struct {
-	// Transition is "lifecycle_msgs/Transition transition". The transition id and label of this description.
+	// Transition is "lifecycle_msgs/Transition transition".
 	Transition LifecycleTransition
-	// StartState is "lifecycle_msgs/State start_state". The current state from which this transition transitions.
+	// StartState is "lifecycle_msgs/State start_state".
 	StartState LifecycleState
-	// GoalState is "lifecycle_msgs/State goal_state". The desired target state of this transition.
+	// GoalState is "lifecycle_msgs/State goal_state".
 	GoalState LifecycleState
 }
 
@@ -1792,13 +1746,13 @@ func (m *LifecycleTransitionDescription) cdrDecode(d *cdrDecoder) {
 
 // LifecycleTransitionEvent is the ROS 2 message lifecycle_msgs/msg/TransitionEvent.
 type LifecycleTransitionEvent struct {
-	// Timestamp is "uint64 timestamp". The time point at which this event occurred.
+	// Timestamp is "uint64 timestamp".
 	Timestamp uint64
-	// Transition is "lifecycle_msgs/Transition transition". The id and label of this transition event.
+	// Transition is "lifecycle_msgs/Transition transition".
 	Transition LifecycleTransition
-	// StartState is "lifecycle_msgs/State start_state". The starting state from which this event transitioned.
+	// StartState is "lifecycle_msgs/State start_state".
 	StartState LifecycleState
-	// GoalState is "lifecycle_msgs/State goal_state". The end state of this transition event.
+	// GoalState is "lifecycle_msgs/State goal_state".
 	GoalState LifecycleState
 }
 
@@ -1909,7 +1863,7 @@ func (m *LifecycleTransitionEvent) cdrDecode(d *cdrDecoder) {
 
 // DescribeParametersRequest is the ROS 2 message rcl_interfaces/msg/DescribeParametersRequest.
 type DescribeParametersRequest struct {
-	// Names is "string[] names". A list of parameters of which to get the descriptor.
+	// Names is "string[] names".
 	Names []string
 }
 
@@ -2010,7 +1964,7 @@ func (m *DescribeParametersRequest) cdrDecode(d *cdrDecoder) {
 
 // DescribeParametersResponse is the ROS 2 message rcl_interfaces/msg/DescribeParametersResponse.
 type DescribeParametersResponse struct {
-	// Descriptors is "rcl_interfaces/ParameterDescriptor[] descriptors". A list of the descriptors of all parameters requested in the same order as they were requested. This list has the same length as the list of parameters requested.
+	// Descriptors is "rcl_interfaces/ParameterDescriptor[] descriptors".
 	Descriptors []ParameterDescriptor
 }
 
@@ -2110,14 +2064,12 @@ func (m *DescribeParametersResponse) cdrDecode(d *cdrDecoder) {
 }
 
 // FloatingPointRange is the ROS 2 message rcl_interfaces/msg/FloatingPointRange.
-//
-// Represents bounds and a step value for a floating point typed parameter.
 type FloatingPointRange struct {
-	// FromValue is "float64 from_value". Start value for valid values, inclusive.
+	// FromValue is "float64 from_value".
 	FromValue float64
-	// ToValue is "float64 to_value". End value for valid values, inclusive.
+	// ToValue is "float64 to_value".
 	ToValue float64
-	// Step is "float64 step". Size of valid steps between the from and to bound. Step is considered to be a magnitude, therefore negative values are treated the same as positive values, and a step value of zero implies a continuous range of values. Ideally, the step would be less than or equal to the distance between the bounds, as well as an even multiple of the distance between the bounds, but neither are required. If the absolute value of the step is larger than or equal to the distance between the two bounds, then the bounds will be the only valid values. e.g. if the range is defined as {from_value: 1.0, to_value: 2.0, step: 5.0} then the valid values will be 1.0 and 2.0. If the step is less than the distance between the bounds, but the distance is not a multiple of the step, then the "to" bound will always be a valid value, e.g. if the range is defined as {from_value: 2.0, to_value: 5.0, step: 2.0} then the valid values will be 2.0, 4.0, and 5.0.
+	// Step is "float64 step".
 	Step float64
 }
 
@@ -2197,7 +2149,7 @@ func (m *FloatingPointRange) cdrDecode(d *cdrDecoder) {
 
 // GetParameterTypesRequest is the ROS 2 message rcl_interfaces/msg/GetParameterTypesRequest.
 type GetParameterTypesRequest struct {
-	// Names is "string[] names". A list of parameter names. TODO(wjwwood): link to parameter naming rules.
+	// Names is "string[] names".
 	Names []string
 }
 
@@ -2298,7 +2250,7 @@ func (m *GetParameterTypesRequest) cdrDecode(d *cdrDecoder) {
 
 // GetParameterTypesResponse is the ROS 2 message rcl_interfaces/msg/GetParameterTypesResponse.
 type GetParameterTypesResponse struct {
-	// Types is "uint8[] types". List of types which is the same length and order as the provided names. The type enum is defined in ParameterType.msg. ParameterType.PARAMETER_NOT_SET indicates that the parameter is not currently set.
+	// Types is "uint8[] types".
 	Types []uint8
 }
 
@@ -2385,15 +2337,8 @@ func (m *GetParameterTypesResponse) cdrDecode(d *cdrDecoder) {
 }
 
 // GetParametersRequest is the ROS 2 message rcl_interfaces/msg/GetParametersRequest.
-//
-// TODO(wjwwood): Decide on the rules for grouping, nodes, and parameter "names"
-// in general, then link to that.
-//
-// For more information about parameters and naming rules, see:
-// https://design.ros2.org/articles/ros_parameters.html
-// https://github.com/ros2/design/pull/241
 type GetParametersRequest struct {
-	// Names is "string[] names". A list of parameter names to get.
+	// Names is "string[] names".
 	Names []string
 }
 
@@ -2492,7 +2437,7 @@ func (m *GetParametersRequest) cdrDecode(d *cdrDecoder) {
 
 // GetParametersResponse is the ROS 2 message rcl_interfaces/msg/GetParametersResponse.
 type GetParametersResponse struct {
-	// Values is "rcl_interfaces/ParameterValue[] values". List of values which is the same length and order as the provided names. If a parameter was not yet set, the value will have PARAMETER_NOT_SET as the type.
+	// Values is "rcl_interfaces/ParameterValue[] values".
 	Values []ParameterValue
 }
 
@@ -2590,14 +2535,12 @@ func (m *GetParametersResponse) cdrDecode(d *cdrDecoder) {
 }
 
 // IntegerRange is the ROS 2 message rcl_interfaces/msg/IntegerRange.
-//
-// Represents bounds and a step value for an integer typed parameter.
 type IntegerRange struct {
-	// FromValue is "int64 from_value". Start value for valid values, inclusive.
+	// FromValue is "int64 from_value".
 	FromValue int64
-	// ToValue is "int64 to_value". End value for valid values, inclusive.
+	// ToValue is "int64 to_value".
 	ToValue int64
-	// Step is "uint64 step". Size of valid steps between the from and to bound. A step value of zero implies a continuous range of values. Ideally, the step would be less than or equal to the distance between the bounds, as well as an even multiple of the distance between the bounds, but neither are required. If the absolute value of the step is larger than or equal to the distance between the two bounds, then the bounds will be the only valid values. e.g. if the range is defined as {from_value: 1, to_value: 2, step: 5} then the valid values will be 1 and 2. If the step is less than the distance between the bounds, but the distance is not a multiple of the step, then the "to" bound will always be a valid value, e.g. if the range is defined as {from_value: 2, to_value: 5, step: 2} then the valid values will be 2, 4, and 5.
+	// Step is "uint64 step".
 	Step uint64
 }
 
@@ -2675,15 +2618,14 @@ func (m *IntegerRange) cdrDecode(d *cdrDecoder) {
 
 // Constants of rcl_interfaces/msg/ListParametersRequest.
 const (
-	// ListParametersRequestDepthRecursive: Recursively get parameters with unlimited depth.
 	ListParametersRequestDepthRecursive uint64 = 0 // DEPTH_RECURSIVE
 )
 
 // ListParametersRequest is the ROS 2 message rcl_interfaces/msg/ListParametersRequest.
 type ListParametersRequest struct {
-	// Prefixes is "string[] prefixes". The list of parameter prefixes to query.
+	// Prefixes is "string[] prefixes".
 	Prefixes []string
-	// Depth is "uint64 depth". Relative depth from given prefixes to return. Use DEPTH_RECURSIVE to get the recursive parameters and prefixes for each prefix.
+	// Depth is "uint64 depth".
 	Depth uint64
 }
 
@@ -2785,7 +2727,7 @@ func (m *ListParametersRequest) cdrDecode(d *cdrDecoder) {
 
 // ListParametersResponse is the ROS 2 message rcl_interfaces/msg/ListParametersResponse.
 type ListParametersResponse struct {
-	// Result is "rcl_interfaces/ListParametersResult result". The list of parameter names and their prefixes.
+	// Result is "rcl_interfaces/ListParametersResult result".
 	Result ListParametersResult
 }
 
@@ -2871,9 +2813,9 @@ func (m *ListParametersResponse) cdrDecode(d *cdrDecoder) {
 
 // ListParametersResult is the ROS 2 message rcl_interfaces/msg/ListParametersResult.
 type ListParametersResult struct {
-	// Names is "string[] names". The resulting parameters under the given prefixes.
+	// Names is "string[] names".
 	Names []string
-	// Prefixes is "string[] prefixes". The resulting prefixes under the given prefixes. TODO(wjwwood): link to prefix definition and rules.
+	// Prefixes is "string[] prefixes".
 	Prefixes []string
 }
 
@@ -2999,46 +2941,28 @@ func (m *ListParametersResult) cdrDecode(d *cdrDecoder) {
 
 // Constants of rcl_interfaces/msg/Log.
 const (
-	// RosLogDebug: Debug is for pedantic information, which is useful when debugging issues.
 	RosLogDebug uint8 = 10 // DEBUG
-	// RosLogInfo: Info is the standard informational level and is used to report expected information.
-	RosLogInfo uint8 = 20 // INFO
-	// RosLogWarn: Warning is for information that may potentially cause issues or possibly unexpected behavior.
-	RosLogWarn uint8 = 30 // WARN
-	// RosLogError: Error is for information that this node cannot resolve.
+	RosLogInfo  uint8 = 20 // INFO
+	RosLogWarn  uint8 = 30 // WARN
 	RosLogError uint8 = 40 // ERROR
-	// RosLogFatal: Information about a impending node shutdown.
 	RosLogFatal uint8 = 50 // FATAL
 )
 
 // RosLog is the ROS 2 message rcl_interfaces/msg/Log.
-//
-// #
-// # Severity level constants
-// #
-// # These logging levels follow the Python Standard
-// # https://docs.python.org/3/library/logging.html#logging-levels
-// # And are implemented in rcutils as well
-// # https://github.com/ros2/rcutils/blob/35f29850064e0c33a4063cbc947ebbfeada11dba/include/rcutils/logging.h#L164-L172
-// # This leaves space for other standard logging levels to be inserted in the middle in the future,
-// # as well as custom user defined levels.
-// # Since there are several other logging enumeration standard for different implementations,
-// # other logging implementations may need to provide level mappings to match their internal implementations.
-// #
 type RosLog struct {
-	// Stamp is "builtin_interfaces/Time stamp". Timestamp when this message was generated by the node.
+	// Stamp is "builtin_interfaces/Time stamp".
 	Stamp RosTime
-	// Level is "uint8 level". Corresponding log level, see above definitions.
+	// Level is "uint8 level".
 	Level uint8
-	// Name is "string name". The name representing the logger this message came from.
+	// Name is "string name".
 	Name string
-	// Msg is "string msg". The full log message.
+	// Msg is "string msg".
 	Msg string
-	// File is "string file". The file the message came from.
+	// File is "string file".
 	File string
-	// Function is "string function". The function the message came from.
+	// Function is "string function".
 	Function string
-	// Line is "uint32 line". The line in the file the message came from.
+	// Line is "uint32 line".
 	Line uint32
 }
 
@@ -3145,13 +3069,10 @@ func (m *RosLog) cdrDecode(d *cdrDecoder) {
 }
 
 // Parameter is the ROS 2 message rcl_interfaces/msg/Parameter.
-//
-// This is the message to communicate a parameter. It is an open struct with an enum in
-// the descriptor to select which value is active.
 type Parameter struct {
-	// Name is "string name". The full name of the parameter.
+	// Name is "string name".
 	Name string
-	// Value is "rcl_interfaces/ParameterValue value". The parameter's value which can be one of several types, see `ParameterValue.msg` and `ParameterType.msg`.
+	// Value is "rcl_interfaces/ParameterValue value".
 	Value ParameterValue
 }
 
@@ -3237,24 +3158,22 @@ func (m *Parameter) cdrDecode(d *cdrDecoder) {
 }
 
 // ParameterDescriptor is the ROS 2 message rcl_interfaces/msg/ParameterDescriptor.
-//
-// This is the message to communicate a parameter's descriptor.
 type ParameterDescriptor struct {
-	// Name is "string name". The name of the parameter.
+	// Name is "string name".
 	Name string
-	// Type is "uint8 type". Enum values are defined in the `ParameterType.msg` message.
+	// Type is "uint8 type".
 	Type uint8
-	// Description is "string description". Description of the parameter, visible from introspection tools.
+	// Description is "string description".
 	Description string
-	// AdditionalConstraints is "string additional_constraints". Plain English description of additional constraints which cannot be expressed with the available constraints, e.g. "only prime numbers". By convention, this should only be used to clarify constraints which cannot be completely expressed with the parameter constraints below.
+	// AdditionalConstraints is "string additional_constraints".
 	AdditionalConstraints string
-	// ReadOnly is "bool read_only". If 'true' then the value cannot change after it has been initialized.
+	// ReadOnly is "bool read_only".
 	ReadOnly bool
-	// DynamicTyping is "bool dynamic_typing". If true, the parameter is allowed to change type.
+	// DynamicTyping is "bool dynamic_typing".
 	DynamicTyping bool
-	// FloatingPointRange is "rcl_interfaces/FloatingPointRange[<=1] floating_point_range". FloatingPointRange consists of a from_value, a to_value, and a step.
+	// FloatingPointRange is "rcl_interfaces/FloatingPointRange[<=1] floating_point_range".
 	FloatingPointRange []FloatingPointRange
-	// IntegerRange is "rcl_interfaces/IntegerRange[<=1] integer_range". IntegerRange consists of a from_value, a to_value, and a step.
+	// IntegerRange is "rcl_interfaces/IntegerRange[<=1] integer_range".
 	IntegerRange []IntegerRange
 }
 
@@ -3406,20 +3325,16 @@ func (m *ParameterDescriptor) cdrDecode(d *cdrDecoder) {
 }
 
 // ParameterEvent is the ROS 2 message rcl_interfaces/msg/ParameterEvent.
-//
-// This message contains a parameter event.
-// Because the parameter event was an atomic update, a specific parameter name
-// can only be in one of the three sets.
 type ParameterEvent struct {
-	// Stamp is "builtin_interfaces/Time stamp". The time stamp when this parameter event occurred.
+	// Stamp is "builtin_interfaces/Time stamp".
 	Stamp RosTime
-	// Node is "string node". Fully qualified ROS path to node.
+	// Node is "string node".
 	Node string
-	// NewParameters is "rcl_interfaces/Parameter[] new_parameters". New parameters that have been set for this node.
+	// NewParameters is "rcl_interfaces/Parameter[] new_parameters".
 	NewParameters []Parameter
-	// ChangedParameters is "rcl_interfaces/Parameter[] changed_parameters". Parameters that have been changed during this event.
+	// ChangedParameters is "rcl_interfaces/Parameter[] changed_parameters".
 	ChangedParameters []Parameter
-	// DeletedParameters is "rcl_interfaces/Parameter[] deleted_parameters". Parameters that have been deleted during this event.
+	// DeletedParameters is "rcl_interfaces/Parameter[] deleted_parameters".
 	DeletedParameters []Parameter
 }
 
@@ -3588,31 +3503,26 @@ func (m *ParameterEvent) cdrDecode(d *cdrDecoder) {
 }
 
 // ParameterValue is the ROS 2 message rcl_interfaces/msg/ParameterValue.
-//
-// Used to determine which of the next *_value fields are set.
-// ParameterType.PARAMETER_NOT_SET indicates that the parameter was not set
-// (if gotten) or is uninitialized.
-// Values are enumerated in `ParameterType.msg`.
 type ParameterValue struct {
-	// Type is "uint8 type". The type of this parameter, which corresponds to the appropriate field below.
+	// Type is "uint8 type".
 	Type uint8
-	// BoolValue is "bool bool_value". Boolean value, can be either true or false.
+	// BoolValue is "bool bool_value".
 	BoolValue bool
-	// IntegerValue is "int64 integer_value". Integer value ranging from -9,223,372,036,854,775,808 to 9,223,372,036,854,775,807.
+	// IntegerValue is "int64 integer_value".
 	IntegerValue int64
-	// DoubleValue is "float64 double_value". A double precision floating point value following IEEE 754.
+	// DoubleValue is "float64 double_value".
 	DoubleValue float64
-	// StringValue is "string string_value". A textual value with no practical length limit.
+	// StringValue is "string string_value".
 	StringValue string
-	// ByteArrayValue is "byte[] byte_array_value". An array of bytes, used for non-textual information.
+	// ByteArrayValue is "byte[] byte_array_value".
 	ByteArrayValue []uint8
-	// BoolArrayValue is "bool[] bool_array_value". An array of boolean values.
+	// BoolArrayValue is "bool[] bool_array_value".
 	BoolArrayValue []bool
-	// IntegerArrayValue is "int64[] integer_array_value". An array of 64-bit integer values.
+	// IntegerArrayValue is "int64[] integer_array_value".
 	IntegerArrayValue []int64
-	// DoubleArrayValue is "float64[] double_array_value". An array of 64-bit floating point values.
+	// DoubleArrayValue is "float64[] double_array_value".
 	DoubleArrayValue []float64
-	// StringArrayValue is "string[] string_array_value". An array of string values.
+	// StringArrayValue is "string[] string_array_value".
 	StringArrayValue []string
 }
 
@@ -3784,7 +3694,7 @@ func (m *ParameterValue) cdrDecode(d *cdrDecoder) {
 
 // SetParametersAtomicallyRequest is the ROS 2 message rcl_interfaces/msg/SetParametersAtomicallyRequest.
 type SetParametersAtomicallyRequest struct {
-	// Parameters is "rcl_interfaces/Parameter[] parameters". A list of parameters to set atomically. This call will either set all values, or none of the values.
+	// Parameters is "rcl_interfaces/Parameter[] parameters".
 	Parameters []Parameter
 }
 
@@ -3885,7 +3795,7 @@ func (m *SetParametersAtomicallyRequest) cdrDecode(d *cdrDecoder) {
 
 // SetParametersAtomicallyResponse is the ROS 2 message rcl_interfaces/msg/SetParametersAtomicallyResponse.
 type SetParametersAtomicallyResponse struct {
-	// Result is "rcl_interfaces/SetParametersResult result". Indicates whether setting all of the parameters succeeded or not and why.
+	// Result is "rcl_interfaces/SetParametersResult result".
 	Result SetParametersResult
 }
 
@@ -3971,7 +3881,7 @@ func (m *SetParametersAtomicallyResponse) cdrDecode(d *cdrDecoder) {
 
 // SetParametersRequest is the ROS 2 message rcl_interfaces/msg/SetParametersRequest.
 type SetParametersRequest struct {
-	// Parameters is "rcl_interfaces/Parameter[] parameters". A list of parameters to set.
+	// Parameters is "rcl_interfaces/Parameter[] parameters".
 	Parameters []Parameter
 }
 
@@ -4070,7 +3980,7 @@ func (m *SetParametersRequest) cdrDecode(d *cdrDecoder) {
 
 // SetParametersResponse is the ROS 2 message rcl_interfaces/msg/SetParametersResponse.
 type SetParametersResponse struct {
-	// Results is "rcl_interfaces/SetParametersResult[] results". Indicates whether setting each parameter succeeded or not and why.
+	// Results is "rcl_interfaces/SetParametersResult[] results".
 	Results []SetParametersResult
 }
 
@@ -4169,9 +4079,9 @@ func (m *SetParametersResponse) cdrDecode(d *cdrDecoder) {
 
 // SetParametersResult is the ROS 2 message rcl_interfaces/msg/SetParametersResult.
 type SetParametersResult struct {
-	// Successful is "bool successful". A true value of the same index indicates that the parameter was set successfully. A false value indicates the change was rejected.
+	// Successful is "bool successful".
 	Successful bool
-	// Reason is "string reason". Reason why the setting was either successful or a failure. This should only be used for logging and user interfaces.
+	// Reason is "string reason".
 	Reason string
 }
 
@@ -4251,7 +4161,7 @@ func (m *SetParametersResult) cdrDecode(d *cdrDecoder) {
 
 // RosClock is the ROS 2 message rosgraph_msgs/msg/Clock.
 type RosClock struct {
-	// Clock is "builtin_interfaces/Time clock". This message communicates the current time. For more information, see https://design.ros2.org/articles/clock_and_time.html.
+	// Clock is "builtin_interfaces/Time clock".
 	Clock RosTime
 }
 
@@ -4332,14 +4242,10 @@ func (m *RosClock) cdrDecode(d *cdrDecoder) {
 }
 
 // RosHeader is the ROS 2 message std_msgs/msg/Header.
-//
-// Standard metadata for higher-level stamped data types.
-// This is generally used to communicate timestamped data
-// in a particular coordinate frame.
 type RosHeader struct {
-	// Stamp is "builtin_interfaces/Time stamp". Two-integer timestamp that is expressed as seconds and nanoseconds.
+	// Stamp is "builtin_interfaces/Time stamp".
 	Stamp RosTime
-	// FrameID is "string frame_id". Transform frame with which this data is associated.
+	// FrameID is "string frame_id".
 	FrameID string
 }
 

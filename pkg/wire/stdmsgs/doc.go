@@ -14,9 +14,14 @@
 // (lifecycle_msgs GetState and the like) have no file: the node never reads
 // them.
 //
-// The texts are those of ROS 2 Humble (common_interfaces and
-// rcl_interfaces, Apache License 2.0), byte for byte, so that schema texts
-// written into MCAP recordings equal the ones rosbag2 writes. The package
-// only serves definitions; it must not grow code that depends on a ROS 2
-// installation.
+// Each file is written here as the facts of the ROS 2 Humble interface
+// (common_interfaces, rcl_interfaces; see NOTICE): one line per constant
+// and per field, with its type, name and default, in wire order, and
+// nothing else. They are what the CDR codec and the MCAP schema texts
+// need; ROS 2's own files, with their comments, are not copied. A
+// recording's schema text for these types therefore differs from the one
+// rosbag2 would write in its comments and blank lines only, which every
+// ros2msg reader ignores. The package only serves definitions; it must not
+// grow code that depends on a ROS 2 installation, and no comment may be
+// added to its files (TestOnlyFieldLines).
 package stdmsgs

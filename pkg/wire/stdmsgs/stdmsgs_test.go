@@ -125,7 +125,35 @@ func TestSchemaTextDiagnosticArray(t *testing.T) {
 	if got != want {
 		t.Errorf("SchemaText:\n got %q\nwant %q", got, want)
 	}
-	if !strings.HasPrefix(got, "# This message is used to send diagnostic information") {
-		t.Errorf("schema does not start with the Humble text: %q", got[:60])
+	if !strings.HasPrefix(got, "std_msgs/Header header\nDiagnosticStatus[] status\n\n") {
+		t.Errorf("schema does not start with DiagnosticArray's fields: %q", got[:60])
+	}
+}
+
+// TestOnlyFieldLines keeps the definitions to facts: every line is a
+// constant, a field or blank, with no comment, so no other project's prose
+// is embedded, generated into code or written into a recording's schema.
+func TestOnlyFieldLines(t *testing.T) {
+	for _, name := range Names() {
+		text, err := Text(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec, err := Definition(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := 0
+		for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+			switch {
+			case strings.Contains(l, "#"):
+				t.Errorf("%s: a comment: %q", name, l)
+			case strings.TrimSpace(l) != "":
+				lines++
+			}
+		}
+		if want := len(spec.Fields) + len(spec.Constants); lines != want {
+			t.Errorf("%s: %d non-blank lines, want %d (one per field and constant)", name, lines, want)
+		}
 	}
 }

@@ -99,10 +99,14 @@ var prims = map[string]prim{
 type msgType struct {
 	key     string // "pkg/Name"
 	spec    *msg.Spec
-	text    string
 	goName  string
 	fields  []genField
 	minSize int
+	// lines are the definition's lines when its comments document the
+	// generated code, nil otherwise; header is the length of its leading
+	// comment block (headerEnd).
+	lines  []string
+	header int
 }
 
 type genField struct {
@@ -123,6 +127,11 @@ type source struct {
 	file string
 	set  *msg.Set
 	doc  string
+	// docs says whether the definitions' comments document the generated
+	// code. Only the project's own definitions do: the standard ones are
+	// another project's facts, and their generated code names each field
+	// by its declaration alone.
+	docs bool
 }
 
 // generateAll generates both output files.
@@ -136,8 +145,8 @@ func generateAll() ([]genFile, error) {
 		return nil, err
 	}
 	return generate([]source{
-		{"messages_gen.go", ghost, "ghost messages (package msg)"},
-		{"diagnostics_gen.go", std, "standard ROS 2 messages the node exchanges (package stdmsgs)"},
+		{"messages_gen.go", ghost, "ghost messages (package msg)", true},
+		{"diagnostics_gen.go", std, "standard ROS 2 messages the node exchanges (package stdmsgs)", false},
 	})
 }
 
@@ -146,7 +155,7 @@ func generate(sources []source) ([]genFile, error) {
 	perFile := make([][]*msgType, len(sources))
 	for i, src := range sources {
 		for _, full := range src.set.Names() {
-			t, err := g.add(src.set, full)
+			t, err := g.add(src.set, full, src.docs)
 			if err != nil {
 				return nil, err
 			}
@@ -205,12 +214,8 @@ func (g *generator) claim(ident, by string) error {
 	return nil
 }
 
-func (g *generator) add(set *msg.Set, full string) (*msgType, error) {
+func (g *generator) add(set *msg.Set, full string, docs bool) (*msgType, error) {
 	spec, err := set.Definition(full)
-	if err != nil {
-		return nil, err
-	}
-	text, err := set.Text(full)
 	if err != nil {
 		return nil, err
 	}
@@ -224,7 +229,15 @@ func (g *generator) add(set *msg.Set, full string) (*msgType, error) {
 	if len(spec.Fields) == 0 {
 		return nil, fmt.Errorf("%s has no fields; empty messages are not supported", full)
 	}
-	t := &msgType{key: key, spec: spec, text: text, goName: goName}
+	t := &msgType{key: key, spec: spec, goName: goName}
+	if docs {
+		text, err := set.Text(full)
+		if err != nil {
+			return nil, err
+		}
+		t.lines = strings.Split(text, "\n")
+		t.header = headerEnd(t.lines)
+	}
 	for _, ident := range []string{goName, "New" + goName} {
 		if err := g.claim(ident, full); err != nil {
 			return nil, err
@@ -420,40 +433,60 @@ func goLiteral(t msg.Type, v string) (string, error) {
 	return v, nil
 }
 
+// emitType writes everything generated for t: its constants, its struct,
+// its constructor, its public methods and its CDR code.
 func (g *generator) emitType(b *bytes.Buffer, t *msgType) error {
-	lines := strings.Split(t.text, "\n")
-	header := headerEnd(lines)
-	full := t.spec.FullName()
-
-	// Constants.
-	if len(t.spec.Constants) > 0 {
-		fmt.Fprintf(b, "// Constants of %s.\nconst (\n", full)
-		for _, c := range t.spec.Constants {
-			if doc := docFor(lines, header, c.Line); doc != "" && !strings.HasSuffix(doc, ":") {
-				fmt.Fprintf(b, "\t// %s%s: %s\n", t.goName, camel(c.Name), doc)
-			}
-			lit, err := goLiteral(c.Type, c.Value)
-			if err != nil {
-				return fmt.Errorf("%s constant %s: %w", full, c.Name, err)
-			}
-			if strings.Contains(lit, "math.") {
-				return fmt.Errorf("%s constant %s: %s cannot be a Go constant", full, c.Name, c.Value)
-			}
-			goType := "string"
-			if !c.Type.IsString() {
-				goType = prims[c.Type.Name].goType
-			}
-			fmt.Fprintf(b, "\t%s%s %s = %s // %s\n", t.goName, camel(c.Name), goType, lit, c.Name)
-		}
-		fmt.Fprintf(b, ")\n\n")
+	if err := emitConstants(b, t); err != nil {
+		return err
 	}
+	emitStruct(b, t)
+	if err := g.emitNew(b, t); err != nil {
+		return err
+	}
+	emitMethods(b, t)
+	fmt.Fprintf(b, "const cdrMinSize%s = %d\n\n", t.goName, t.minSize)
+	g.emitEnd(b, t)
+	g.emitAppend(b, t)
+	g.emitDecode(b, t)
+	return nil
+}
 
-	// Struct.
-	fmt.Fprintf(b, "// %s is the ROS 2 message %s.\n", t.goName, full)
-	if header > 0 {
+// emitConstants writes t's constants as typed Go constants.
+func emitConstants(b *bytes.Buffer, t *msgType) error {
+	if len(t.spec.Constants) == 0 {
+		return nil
+	}
+	full := t.spec.FullName()
+	fmt.Fprintf(b, "// Constants of %s.\nconst (\n", full)
+	for _, c := range t.spec.Constants {
+		if doc := docFor(t.lines, t.header, c.Line); doc != "" && !strings.HasSuffix(doc, ":") {
+			fmt.Fprintf(b, "\t// %s%s: %s\n", t.goName, camel(c.Name), doc)
+		}
+		lit, err := goLiteral(c.Type, c.Value)
+		if err != nil {
+			return fmt.Errorf("%s constant %s: %w", full, c.Name, err)
+		}
+		if strings.Contains(lit, "math.") {
+			return fmt.Errorf("%s constant %s: %s cannot be a Go constant", full, c.Name, c.Value)
+		}
+		goType := "string"
+		if !c.Type.IsString() {
+			goType = prims[c.Type.Name].goType
+		}
+		fmt.Fprintf(b, "\t%s%s %s = %s // %s\n", t.goName, camel(c.Name), goType, lit, c.Name)
+	}
+	fmt.Fprintf(b, ")\n\n")
+	return nil
+}
+
+// emitStruct writes t's struct, each field documented by its declaration
+// and, for the project's own definitions, their comments.
+func emitStruct(b *bytes.Buffer, t *msgType) {
+	fmt.Fprintf(b, "// %s is the ROS 2 message %s.\n", t.goName, t.spec.FullName())
+	if t.header > 0 {
 		b.WriteString("//\n")
-		for i := 1; i <= header; i++ {
-			c, _ := commentAt(lines, i)
+		for i := 1; i <= t.header; i++ {
+			c, _ := commentAt(t.lines, i)
 			fmt.Fprintf(b, "// %s\n", c)
 		}
 	}
@@ -461,48 +494,69 @@ func (g *generator) emitType(b *bytes.Buffer, t *msgType) error {
 	for i := range t.fields {
 		f := &t.fields[i]
 		doc := fmt.Sprintf("%s is %q.", f.goName, f.decl())
-		if d := docFor(lines, header, f.Line); d != "" {
+		if d := docFor(t.lines, t.header, f.Line); d != "" {
 			doc += " " + d
 		}
 		fmt.Fprintf(b, "\t// %s\n\t%s %s\n", doc, f.goName, f.goType())
 	}
 	b.WriteString("}\n\n")
+}
 
-	// Constructor with defaults.
+// emitNew writes NewXxx, which gives the defaults of t's definition.
+func (g *generator) emitNew(b *bytes.Buffer, t *msgType) error {
 	fmt.Fprintf(b, "// New%s returns the default %s: the defaults its definition gives, zero\n// values elsewhere.\n", t.goName, t.goName)
 	fmt.Fprintf(b, "func New%s() %s {\n\treturn %s{", t.goName, t.goName, t.goName)
 	var inits []string
 	for i := range t.fields {
-		f := &t.fields[i]
-		switch {
-		case f.nested != nil && f.Array == msg.NotArray && g.hasDefaults(f.nested):
-			inits = append(inits, fmt.Sprintf("%s: New%s()", f.goName, f.nested.goName))
-		case f.nested != nil && f.Array == msg.FixedArray && g.hasDefaults(f.nested):
-			elems := slices.Repeat([]string{"New" + f.nested.goName + "()"}, f.ArrayLen)
-			inits = append(inits, fmt.Sprintf("%s: %s{%s}", f.goName, f.goType(), strings.Join(elems, ", ")))
-		case f.HasDefault && f.Array == msg.NotArray:
-			lit, err := goLiteral(f.Type, f.Default[0])
-			if err != nil {
-				return fmt.Errorf("%s field %s: %w", full, f.Name, err)
-			}
-			inits = append(inits, fmt.Sprintf("%s: %s", f.goName, lit))
-		case f.HasDefault && len(f.Default) > 0:
-			var elems []string
-			for _, v := range f.Default {
-				lit, err := goLiteral(f.Type, v)
-				if err != nil {
-					return fmt.Errorf("%s field %s: %w", full, f.Name, err)
-				}
-				elems = append(elems, lit)
-			}
-			inits = append(inits, fmt.Sprintf("%s: %s{%s}", f.goName, f.goType(), strings.Join(elems, ", ")))
+		init, err := g.fieldInit(&t.fields[i])
+		if err != nil {
+			return fmt.Errorf("%s field %s: %w", t.spec.FullName(), t.fields[i].Name, err)
+		}
+		if init != "" {
+			inits = append(inits, init)
 		}
 	}
 	if len(inits) > 0 {
 		b.WriteString("\n\t\t" + strings.Join(inits, ",\n\t\t") + ",\n\t")
 	}
 	b.WriteString("}\n}\n\n")
+	return nil
+}
 
+// fieldInit returns the composite-literal element that sets f to its
+// default ("Name: value"), or "" when its zero value is the default.
+func (g *generator) fieldInit(f *genField) (string, error) {
+	switch {
+	case f.nested != nil && f.Array == msg.NotArray && g.hasDefaults(f.nested):
+		return fmt.Sprintf("%s: New%s()", f.goName, f.nested.goName), nil
+	case f.nested != nil && f.Array == msg.FixedArray && g.hasDefaults(f.nested):
+		elems := slices.Repeat([]string{"New" + f.nested.goName + "()"}, f.ArrayLen)
+		return fmt.Sprintf("%s: %s{%s}", f.goName, f.goType(), strings.Join(elems, ", ")), nil
+	case f.HasDefault && f.Array == msg.NotArray:
+		lit, err := goLiteral(f.Type, f.Default[0])
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%s: %s", f.goName, lit), nil
+	case f.HasDefault && len(f.Default) > 0:
+		var elems []string
+		for _, v := range f.Default {
+			lit, err := goLiteral(f.Type, v)
+			if err != nil {
+				return "", err
+			}
+			elems = append(elems, lit)
+		}
+		return fmt.Sprintf("%s: %s{%s}", f.goName, f.goType(), strings.Join(elems, ", ")), nil
+	}
+	return "", nil
+}
+
+// emitMethods writes the methods every generated type has in common
+// (CDRMessage): Reset, SchemaName, CDRSize, MarshalCDR, AppendCDR and
+// UnmarshalCDR.
+func emitMethods(b *bytes.Buffer, t *msgType) {
+	full := t.spec.FullName()
 	fmt.Fprintf(b, "// Reset sets m to New%s().\nfunc (m *%s) Reset() { *m = New%s() }\n\n", t.goName, t.goName, t.goName)
 	fmt.Fprintf(b, "// SchemaName returns %q.\nfunc (*%s) SchemaName() string { return %q }\n\n", full, t.goName, full)
 	fmt.Fprintf(b, "// CDRSize returns the length of m's serialization, header included.\n")
@@ -538,12 +592,6 @@ func (m *%[1]s) UnmarshalCDR(data []byte) error {
 }
 
 `, t.goName, full)
-
-	fmt.Fprintf(b, "const cdrMinSize%s = %d\n\n", t.goName, t.minSize)
-	g.emitEnd(b, t)
-	g.emitAppend(b, t)
-	g.emitDecode(b, t)
-	return nil
 }
 
 // hasDefaults reports whether NewXxx of t sets anything.

@@ -67,7 +67,7 @@ func TestGenerateFeatures(t *testing.T) {
 			"string<=4 s \"ab\"\nstring<=3[<=2] ss\nint64[] i64s [5]\nbyte[3] raw\nchar c\nPart[2] parts\nPart[<=3] more\n",
 		"demo/Part": "uint8 x 7\n",
 	})
-	files, err := generate([]source{{"demo_gen.go", s, "demo"}})
+	files, err := generate([]source{{"demo_gen.go", s, "demo", true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,10 +117,32 @@ func TestGenerateRejects(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := generate([]source{{"demo_gen.go", set(t, tt.defs), "demo"}})
+			_, err := generate([]source{{"demo_gen.go", set(t, tt.defs), "demo", true}})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("error %v, want one containing %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestDocsOnlyFromOwnDefinitions: a source whose comments are not the
+// project's (docs false) generates code that names its fields by their
+// declarations alone, so no comment of its definitions reaches the code.
+func TestDocsOnlyFromOwnDefinitions(t *testing.T) {
+	defs := map[string]string{"demo/D": "# header prose\n\n# constant prose\nuint8 K=1\n# field prose\nuint8 x # trailing prose\n"}
+	for _, docs := range []bool{true, false} {
+		files, err := generate([]source{{"demo_gen.go", set(t, defs), "demo", docs}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := string(files[0].data)
+		if !strings.Contains(src, `// X is "uint8 x".`) {
+			t.Errorf("docs %v: the field is not named by its declaration", docs)
+		}
+		for _, prose := range []string{"header prose", "constant prose", "field prose", "trailing prose"} {
+			if got := strings.Contains(src, prose); got != docs {
+				t.Errorf("docs %v: generated code contains %q: %v", docs, prose, got)
+			}
+		}
 	}
 }

@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/internal/px4fixture"
-	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/executor"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/px4"
+	"github.com/ghost-robotics/ghost/pkg/wire/qos"
 )
 
 // definitions reads the test layouts of a release.

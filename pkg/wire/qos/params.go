@@ -11,14 +11,3 @@ func ParameterEvents() Profile {
 		Durability:  DurabilityVolatile,
 	}
 }
-
-// Services is rmw_qos_profile_services_default, the profile of every
-// parameter and lifecycle service: reliable, volatile, keep last 10.
-func Services() Profile {
-	return Profile{
-		History:     HistoryKeepLast,
-		Depth:       10,
-		Reliability: ReliabilityReliable,
-		Durability:  DurabilityVolatile,
-	}
-}

@@ -1,4 +1,4 @@
-package sim
+package px4sim
 
 import (
 	"fmt"
@@ -91,8 +91,8 @@ const (
 	otherLatency    = 17 * time.Millisecond
 )
 
-// PX4Options configure the simulated PX4.
-type PX4Options struct {
+// Options configure the simulated PX4.
+type Options struct {
 	// SystemID is the vehicle's MAV_SYS_ID; default 1.
 	SystemID uint8
 	// Script is the behaviour of the n-th action, cycled; default
@@ -118,7 +118,7 @@ type PX4Options struct {
 // PX4's Commander, independently of the executor's mapping. It does not
 // feed back into the simulated flight's beliefs.
 type PX4 struct {
-	opts     PX4Options
+	opts     Options
 	navState uint8
 	armed    bool
 	actions  int
@@ -128,8 +128,8 @@ type PX4 struct {
 	sent     []px4.Command
 }
 
-// NewPX4 returns the simulated PX4, armed.
-func NewPX4(opts PX4Options) *PX4 {
+// New returns the simulated PX4, armed.
+func New(opts Options) *PX4 {
 	if opts.SystemID == 0 {
 		opts.SystemID = 1
 	}

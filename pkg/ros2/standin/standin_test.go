@@ -7,11 +7,11 @@ import (
 
 	"github.com/ghost-robotics/ghost/internal/px4fixture"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/executor"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/px4"
+	"github.com/ghost-robotics/ghost/pkg/wire/qos"
 )
 
 func definitions(t testing.TB, rel px4.Release) *px4.Definitions {

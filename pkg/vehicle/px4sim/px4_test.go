@@ -1,4 +1,4 @@
-package sim
+package px4sim
 
 import (
 	"fmt"
@@ -55,7 +55,7 @@ func TestPX4ByKind(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p := NewPX4(PX4Options{Script: []Behaviour{Accept}, ByKind: byKind})
+			p := New(Options{Script: []Behaviour{Accept}, ByKind: byKind})
 			if err := p.SendCommand(tc.cmd, executor.SendInfo{ActionID: 1, Attempt: 1, TimeNs: 1e9}); err != nil {
 				t.Fatal(err)
 			}
@@ -68,7 +68,7 @@ func TestPX4ByKind(t *testing.T) {
 
 // An overridden action still takes its place in the script's cycle.
 func TestPX4ByKindKeepsTheScriptCycle(t *testing.T) {
-	p := NewPX4(PX4Options{Script: []Behaviour{Accept, Deny}, ByKind: []KindBehaviour{{decisions.KindHold, NeverReach}}})
+	p := New(Options{Script: []Behaviour{Accept, Deny}, ByKind: []KindBehaviour{{decisions.KindHold, NeverReach}}})
 	var got []string
 	for i, c := range []px4.Command{cmdHold, cmdRTL, cmdHold, cmdRTL} {
 		if err := p.SendCommand(c, executor.SendInfo{ActionID: uint64(i + 1), Attempt: 1, TimeNs: int64(i+1) * 1e9}); err != nil {

@@ -8,11 +8,11 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/ros2/px4link"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
-	"github.com/ghost-robotics/ghost/pkg/sim"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/executor"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/px4"
-	"github.com/ghost-robotics/ghost/pkg/vehicle/px4link"
+	"github.com/ghost-robotics/ghost/pkg/vehicle/px4sim"
 )
 
 // Options configure a StandIn.
@@ -47,7 +47,7 @@ type StandIn struct {
 	statusPub transport.Publisher
 
 	mu      sync.Mutex
-	px4     *sim.PX4
+	px4     *px4sim.PX4
 	actions uint64
 	last    px4.Command
 	status  px4.Status // last published, or the initial state
@@ -71,7 +71,7 @@ func New(t transport.Transport, opts Options) (*StandIn, error) {
 			return nil, fmt.Errorf("px4standin: deny %s: %w", k, err)
 		}
 	}
-	s := &StandIn{opts: opts, px4: sim.NewPX4(sim.PX4Options{SystemID: opts.SystemID, Script: []sim.Behaviour{sim.Accept}})}
+	s := &StandIn{opts: opts, px4: px4sim.New(px4sim.Options{SystemID: opts.SystemID, Script: []px4sim.Behaviour{px4sim.Accept}})}
 	s.status = px4.Status{NavState: px4.NavStateOffboard, NavStateUserIntention: px4.NavStateOffboard,
 		ArmingState: px4.ArmedState(d.Release()), Armed: true, SystemID: opts.SystemID, ComponentID: 1, PreFlightChecksPass: true}
 	var ackTopic, statusTopic string

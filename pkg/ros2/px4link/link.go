@@ -7,10 +7,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/executor"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/px4"
+	"github.com/ghost-robotics/ghost/pkg/wire/qos"
 )
 
 // DefaultMaxPending bounds the arrivals held between two polls; beyond it

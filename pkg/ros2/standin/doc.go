@@ -6,9 +6,11 @@
 // and a VehicleStatus showing the commanded nav_state and arming on
 // /fmu/out/vehicle_status, encoded with the chosen release's px4_msgs.
 //
-// What a command does is the simulated PX4's model (pkg/sim), so the
-// stand-in and the simulator agree. It answers at once (no scripted
-// latencies, drops or slowness) except for the kinds it is told to deny.
-// It must not be mistaken for a vehicle: it flies nothing, and it does not
-// check what a real Commander would (position, failsafes, pre-flight).
+// What a command does is the simulated PX4's model (pkg/vehicle/px4sim),
+// so the stand-in and the simulator agree. It answers at once (no
+// scripted latencies, drops or slowness) except for the kinds it is told
+// to deny. It must not be mistaken for a vehicle: it flies nothing, and it
+// does not check what a real Commander would (position, failsafes,
+// pre-flight). It runs on a transport, so it sits at the ROS 2 edge; it
+// must not import the node, the simulator or the audit.
 package standin
