@@ -120,19 +120,19 @@ func TestEscalationPaths(t *testing.T) {
 		cause func(e engine.Evidence) bool
 	}{
 		{"hold not reached: land", []sim.KindBehaviour{{Kind: hold, Behaviour: sim.NeverReach}}, false,
-			[]string{"engage_land/hold_not_reached"}, ackOf(px4.CmdDoSetMode, px4.ResultAccepted)},
+			[]string{"engage_land/hold_not_reached"}, ackOf(px4.CmdDoSetMode, decisions.AckAccepted)},
 		{"hold refused: land", []sim.KindBehaviour{{Kind: hold, Behaviour: sim.Deny}}, false,
-			[]string{"engage_land/hold_failed"}, ackOf(px4.CmdDoSetMode, px4.ResultDenied)},
+			[]string{"engage_land/hold_failed"}, ackOf(px4.CmdDoSetMode, decisions.AckDenied)},
 		{"land denied: return", []sim.KindBehaviour{{Kind: land, Behaviour: sim.Deny}}, false,
-			[]string{"engage_rtl/land_failed"}, ackOf(px4.CmdNavLand, px4.ResultDenied)},
+			[]string{"engage_rtl/land_failed"}, ackOf(px4.CmdNavLand, decisions.AckDenied)},
 		{"land denied, kill enabled: kill", []sim.KindBehaviour{{Kind: land, Behaviour: sim.Deny}}, true,
-			[]string{"engage_kill/land_failed"}, ackOf(px4.CmdNavLand, px4.ResultDenied)},
+			[]string{"engage_kill/land_failed"}, ackOf(px4.CmdNavLand, decisions.AckDenied)},
 		{"land not reached: return", []sim.KindBehaviour{{Kind: hold, Behaviour: sim.NeverReach}, {Kind: land, Behaviour: sim.NeverReach}}, false,
-			[]string{"engage_land/hold_not_reached", "engage_rtl/land_failed"}, ackOf(px4.CmdNavLand, px4.ResultAccepted)},
+			[]string{"engage_land/hold_not_reached", "engage_rtl/land_failed"}, ackOf(px4.CmdNavLand, decisions.AckAccepted)},
 		{"land not reached, kill enabled: kill", []sim.KindBehaviour{{Kind: hold, Behaviour: sim.NeverReach}, {Kind: land, Behaviour: sim.NeverReach}}, true,
-			[]string{"engage_land/hold_not_reached", "engage_kill/land_failed"}, ackOf(px4.CmdNavLand, px4.ResultAccepted)},
+			[]string{"engage_land/hold_not_reached", "engage_kill/land_failed"}, ackOf(px4.CmdNavLand, decisions.AckAccepted)},
 		{"no pilot sticks: return", []sim.KindBehaviour{{Kind: yield, Behaviour: sim.Reject}}, false,
-			[]string{"engage_rtl/pilot_unavailable"}, ackOf(px4.CmdDoSetMode, px4.ResultTemporarilyRejected)},
+			[]string{"engage_rtl/pilot_unavailable"}, ackOf(px4.CmdDoSetMode, decisions.AckTemporarilyRejected)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -180,7 +180,7 @@ func TestEscalationPaths(t *testing.T) {
 }
 
 // ackOf selects the acknowledgements of command cmd with result.
-func ackOf(cmd uint32, result uint8) func(e engine.Evidence) bool {
+func ackOf(cmd uint32, result decisions.AckResult) func(e engine.Evidence) bool {
 	return func(e engine.Evidence) bool { return e.Command == cmd && e.Result == result }
 }
 

@@ -51,7 +51,7 @@ func TestDecodeIntoEveryInput(t *testing.T) {
 	}
 	cal := decisions.Calibration{AdjustedOverallLevel: decisions.LevelUncertain, AdjustmentPolicyID: "cal_v1", AdjustmentReason: "widened"}
 	perception := decisions.PerceptionReport{StampSimNs: 5, Mode: 1}
-	evidence := []engine.Evidence{ack(1, 176, engine.ResultAccepted)}
+	evidence := []engine.Evidence{ack(1, 176, decisions.AckAccepted)}
 	vs := ros2msg.BeliefToWire(&b)
 	sa := ros2msg.SelfAssessmentToWire(&a)
 	ca := ros2msg.CalibratedToWire(&a, &cal)
