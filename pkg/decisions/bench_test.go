@@ -3,6 +3,8 @@ package decisions
 import (
 	"crypto/sha256"
 	"testing"
+
+	"github.com/ghost-robotics/ghost/internal/benchratio"
 )
 
 func BenchmarkSelfAssessmentSHA256(b *testing.B) {
@@ -79,4 +81,26 @@ func BenchmarkAppendCanonicalJSON(b *testing.B) {
 		buf = a.AppendCanonicalJSON(buf[:0])
 	}
 	b.SetBytes(int64(len(buf)))
+}
+
+// BenchmarkHashingOverRawSHA256 measures the ratio the decision path is
+// held to: a decision bound to an assessment it must hash itself
+// (DecideWithRationaleHashing's work, the plain writer) over the bare
+// SHA-256 of that assessment's canonical text (RawSHA256Canonical's),
+// alternated (benchratio).
+func BenchmarkHashingOverRawSHA256(b *testing.B) {
+	a := validAssessment(b, 1_700_000_000_000_000_000, LevelKnown)
+	c := neutralContext(a.BeliefStampSimNs)
+	c.SelfAssessment = &a
+	p := ReferencePolicy{}
+	data := a.AppendCanonicalJSON(nil)
+	decide := func() {
+		if d, _, err := DecideWithRationale(p, c, c.SelfAssessmentSHA256()); err != nil || d.Kind != KindProceed {
+			b.Fatal(d, err)
+		}
+	}
+	var sink byte
+	raw := func() { sum := sha256.Sum256(data); sink ^= sum[0] }
+	benchratio.Report(b, decide, raw)
+	_ = sink
 }
