@@ -71,7 +71,7 @@ func TestServeStandin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a, err := defs.CommandAck(acks[0]); err != nil || a.Result != px4.ResultDenied || a.TargetSystem != 255 {
+	if a, err := defs.CommandAck(acks[0]); err != nil || a.Result != decisions.AckDenied || a.TargetSystem != 255 {
 		t.Fatalf("%+v %v", a, err)
 	}
 	tick <- time.Unix(2, 0)

@@ -120,19 +120,19 @@ func TestEscalationPaths(t *testing.T) {
 		cause func(e engine.Evidence) bool
 	}{
 		{"hold not reached: land", []px4sim.KindBehaviour{{Kind: hold, Behaviour: px4sim.NeverReach}}, false,
-			[]string{"engage_land/hold_not_reached"}, ackOf(px4.CmdDoSetMode, px4.ResultAccepted)},
+			[]string{"engage_land/hold_not_reached"}, ackOf(px4.CmdDoSetMode, decisions.AckAccepted)},
 		{"hold refused: land", []px4sim.KindBehaviour{{Kind: hold, Behaviour: px4sim.Deny}}, false,
-			[]string{"engage_land/hold_failed"}, ackOf(px4.CmdDoSetMode, px4.ResultDenied)},
+			[]string{"engage_land/hold_failed"}, ackOf(px4.CmdDoSetMode, decisions.AckDenied)},
 		{"land denied: return", []px4sim.KindBehaviour{{Kind: land, Behaviour: px4sim.Deny}}, false,
-			[]string{"engage_rtl/land_failed"}, ackOf(px4.CmdNavLand, px4.ResultDenied)},
+			[]string{"engage_rtl/land_failed"}, ackOf(px4.CmdNavLand, decisions.AckDenied)},
 		{"land denied, kill enabled: kill", []px4sim.KindBehaviour{{Kind: land, Behaviour: px4sim.Deny}}, true,
-			[]string{"engage_kill/land_failed"}, ackOf(px4.CmdNavLand, px4.ResultDenied)},
+			[]string{"engage_kill/land_failed"}, ackOf(px4.CmdNavLand, decisions.AckDenied)},
 		{"land not reached: return", []px4sim.KindBehaviour{{Kind: hold, Behaviour: px4sim.NeverReach}, {Kind: land, Behaviour: px4sim.NeverReach}}, false,
-			[]string{"engage_land/hold_not_reached", "engage_rtl/land_failed"}, ackOf(px4.CmdNavLand, px4.ResultAccepted)},
+			[]string{"engage_land/hold_not_reached", "engage_rtl/land_failed"}, ackOf(px4.CmdNavLand, decisions.AckAccepted)},
 		{"land not reached, kill enabled: kill", []px4sim.KindBehaviour{{Kind: hold, Behaviour: px4sim.NeverReach}, {Kind: land, Behaviour: px4sim.NeverReach}}, true,
-			[]string{"engage_land/hold_not_reached", "engage_kill/land_failed"}, ackOf(px4.CmdNavLand, px4.ResultAccepted)},
+			[]string{"engage_land/hold_not_reached", "engage_kill/land_failed"}, ackOf(px4.CmdNavLand, decisions.AckAccepted)},
 		{"no pilot sticks: return", []px4sim.KindBehaviour{{Kind: yield, Behaviour: px4sim.Reject}}, false,
-			[]string{"engage_rtl/pilot_unavailable"}, ackOf(px4.CmdDoSetMode, px4.ResultTemporarilyRejected)},
+			[]string{"engage_rtl/pilot_unavailable"}, ackOf(px4.CmdDoSetMode, decisions.AckTemporarilyRejected)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -180,7 +180,7 @@ func TestEscalationPaths(t *testing.T) {
 }
 
 // ackOf selects the acknowledgements of command cmd with result.
-func ackOf(cmd uint32, result uint8) func(e engine.Evidence) bool {
+func ackOf(cmd uint32, result decisions.AckResult) func(e engine.Evidence) bool {
 	return func(e engine.Evidence) bool { return e.Command == cmd && e.Result == result }
 }
 

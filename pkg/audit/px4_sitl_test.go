@@ -266,7 +266,7 @@ func TestPX4SITLHoldDecidedOnTheGroundIsSentOnArming(t *testing.T) {
 	if !strings.Contains(trail.sentDetail, "was not applicable before") || trail.command != 176 {
 		t.Errorf("sent command %d: %q; want hold (176) started again", trail.command, trail.sentDetail)
 	}
-	if ack.Kind != engine.EvidenceAck || ack.Command != 176 || ack.Result != engine.ResultAccepted || ack.Vehicle != 1 {
+	if ack.Kind != engine.EvidenceAck || ack.Command != 176 || ack.Result != decisions.AckAccepted || ack.Vehicle != 1 {
 		t.Errorf("accepted on %v, want PX4's ACCEPTED ack of command 176", ack)
 	}
 }

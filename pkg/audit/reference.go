@@ -102,36 +102,40 @@ func decodeWith(f session.DecodeFunc) func() session.DecodeFunc {
 	return func() session.DecodeFunc { return f }
 }
 
-func beliefEvent(data []byte, arrivalNs int64) (engine.Event, error) {
+func beliefEvent(data []byte, arrivalNs int64, _ *session.Scratch, out *session.Decoded) error {
 	b, err := pyref.DecodeBelief(data)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return engine.BeliefEvent{ArrivalNs: arrivalNs, Belief: b}, nil
+	out.Set(engine.BeliefEvent{ArrivalNs: arrivalNs, Belief: b})
+	return nil
 }
 
-func assessmentEvent(data []byte, arrivalNs int64) (engine.Event, error) {
+func assessmentEvent(data []byte, arrivalNs int64, _ *session.Scratch, out *session.Decoded) error {
 	a, err := pyref.DecodeAssessment(data)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return engine.AssessmentEvent{ArrivalNs: arrivalNs, Assessment: a}, nil
+	out.Set(engine.AssessmentEvent{ArrivalNs: arrivalNs, Assessment: a})
+	return nil
 }
 
-func calibratedEvent(data []byte, arrivalNs int64) (engine.Event, error) {
+func calibratedEvent(data []byte, arrivalNs int64, _ *session.Scratch, out *session.Decoded) error {
 	a, cal, err := pyref.DecodeCalibrated(data)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return engine.AssessmentEvent{ArrivalNs: arrivalNs, Assessment: a, Calibration: &cal}, nil
+	out.Set(engine.AssessmentEvent{ArrivalNs: arrivalNs, Assessment: a, Calibration: &cal})
+	return nil
 }
 
-func perceptionEvent(data []byte, arrivalNs int64) (engine.Event, error) {
+func perceptionEvent(data []byte, arrivalNs int64, _ *session.Scratch, out *session.Decoded) error {
 	p, err := pyref.DecodePerception(data)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return engine.PerceptionEvent{ArrivalNs: arrivalNs, Report: p}, nil
+	out.Set(engine.PerceptionEvent{ArrivalNs: arrivalNs, Report: p})
+	return nil
 }
 
 // TraceRecord is the reference's DecisionTraceRecord (ADR-0022) of one

@@ -212,7 +212,7 @@ func newReplayer(src Source, out Recorder, opts ReplayOptions) (*replayer, error
 		return nil, fmt.Errorf("replay: %w", err)
 	}
 	sink := session.NewRecordingSink(func(t uint64, data []byte) error { return out.Write(decCh, t, t, data) }, s.Now)
-	if err := s.Runner().Register("recording", sink); err != nil {
+	if err := s.Runner().RegisterEncoded("recording", sink); err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
 	asink := session.NewRecordingActionSink(func(t uint64, data []byte) error { return out.Write(actCh, t, t, data) })

@@ -166,14 +166,14 @@ func chainOnlyInput(inputs []session.InputSpec) (string, func() func([]byte) (de
 		}
 		return in.Topic, func() func([]byte) (decisions.SelfAssessment, error) {
 			decode := in.NewDecode()
+			var d session.Decoded
 			return func(data []byte) (decisions.SelfAssessment, error) {
-				ev, err := decode(data, 0)
-				if err != nil {
+				if err := decode(data, 0, nil, &d); err != nil {
 					return decisions.SelfAssessment{}, err
 				}
-				a, ok := ev.(engine.AssessmentEvent)
+				a, ok := d.Assessment()
 				if !ok {
-					return decisions.SelfAssessment{}, fmt.Errorf("input %s decodes to %T, not an assessment", in.Key, ev)
+					return decisions.SelfAssessment{}, fmt.Errorf("input %s decodes to %T, not an assessment", in.Key, d.Event())
 				}
 				return a.Assessment, nil
 			}

@@ -129,10 +129,17 @@ func (a *SelfAssessment) AppendCanonicalJSON(b []byte) []byte {
 func (a *SelfAssessment) appendBlock(b []byte, block int, w *stdWriter) []byte {
 	for axis := 0; axis < 3; axis++ {
 		i := block*3 + axis
-		b = append(b, levelKeys[i]...)
-		b = append(b, a.AxisLevel[i].String()...)
-		b = append(b, stdKeys[i]...)
+		if l := a.AxisLevel[i]; l.Valid() {
+			b = append(b, axisTexts[i][l]...)
+		} else {
+			b = append(b, levelKeys[i]...)
+			b = append(b, l.String()...)
+			b = append(b, stdKeys[i]...)
+		}
 		b = w.append(b, a.Std[i])
+	}
+	if l := a.BlockLevel[block]; l.Valid() {
+		return append(b, overallTexts[block][l]...)
 	}
 	b = append(b, overallKeys[block]...)
 	b = append(b, a.BlockLevel[block].String()...)
@@ -167,7 +174,11 @@ func (w *stdWriter) append(b []byte, f float64) []byte {
 }
 
 // The key fragments of appendBlock, punctuation included, built once:
-// `,"<level field>":"`, `","<std field>":` and `,"<block>_overall_level":"`.
+// `,"<level field>":"`, `","<std field>":` and `,"<block>_overall_level":"`;
+// and, for each valid level, the whole text between two standard
+// deviations (axisTexts[i][level]: a level key, its level and the next std
+// key) and a block's closing text (overallTexts[block][level]), each
+// written with one copy.
 var levelKeys, stdKeys, overallKeys = func() (level, std [9]string, overall [3]string) {
 	for i := range level {
 		level[i] = `,"` + levelField(i) + `":"`
@@ -177,6 +188,18 @@ var levelKeys, stdKeys, overallKeys = func() (level, std [9]string, overall [3]s
 		overall[b] = `,"` + blockNames[b] + `_overall_level":"`
 	}
 	return level, std, overall
+}()
+
+var axisTexts, overallTexts = func() (axis [9][3]string, overall [3][3]string) {
+	for l := range levelNames {
+		for i := range axis {
+			axis[i][l] = levelKeys[i] + levelNames[l] + stdKeys[i]
+		}
+		for b := range overall {
+			overall[b][l] = overallKeys[b] + levelNames[l] + `"`
+		}
+	}
+	return axis, overall
 }()
 
 // SHA256 returns the lowercase hex SHA-256 of a's canonical JSON: the value a

@@ -3,6 +3,8 @@ package decisions
 import (
 	"crypto/sha256"
 	"testing"
+
+	"github.com/ghost-robotics/ghost/internal/benchratio"
 )
 
 func BenchmarkSelfAssessmentSHA256(b *testing.B) {
@@ -79,4 +81,44 @@ func BenchmarkAppendCanonicalJSON(b *testing.B) {
 		buf = a.AppendCanonicalJSON(buf[:0])
 	}
 	b.SetBytes(int64(len(buf)))
+}
+
+// BenchmarkHashingOverRawSHA256 measures the ratio the decision path is
+// held to: a decision bound to an assessment it must hash itself
+// (DecideWithRationaleHashing's work, the plain writer) over the bare
+// SHA-256 of that assessment's canonical text (RawSHA256Canonical's),
+// alternated (benchratio). Its parts are measured the same way: the
+// binding with the hash handed in (DecideWithRationaleKnown's work), the
+// canonical text alone, and its hex SHA-256 (SelfAssessment.SHA256: the
+// text, the hash and the hex string).
+func BenchmarkHashingOverRawSHA256(b *testing.B) {
+	a := validAssessment(b, 1_700_000_000_000_000_000, LevelKnown)
+	c := neutralContext(a.BeliefStampSimNs)
+	c.SelfAssessment = &a
+	p := ReferencePolicy{}
+	data := a.AppendCanonicalJSON(nil)
+	h := a.SHA256()
+	buf := make([]byte, 0, 1536)
+	var sink byte
+	raw := func() { sum := sha256.Sum256(data); sink ^= sum[0] }
+	for _, tc := range []struct {
+		name string
+		num  func()
+	}{
+		{"decide-hashing", func() {
+			if d, _, err := DecideWithRationale(p, c, c.SelfAssessmentSHA256()); err != nil || d.Kind != KindProceed {
+				b.Fatal(d, err)
+			}
+		}},
+		{"binding", func() {
+			if d, _, err := DecideWithRationale(p, c, h); err != nil || d.Kind != KindProceed {
+				b.Fatal(d, err)
+			}
+		}},
+		{"text", func() { buf = a.AppendCanonicalJSON(buf[:0]) }},
+		{"hash", func() { sink ^= a.SHA256()[0] }},
+	} {
+		b.Run(tc.name, func(b *testing.B) { benchratio.Report(b, tc.num, raw) })
+	}
+	_ = sink
 }

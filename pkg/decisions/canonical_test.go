@@ -192,3 +192,21 @@ func TestThresholdsCanonicalJSONCacheKeysOnBits(t *testing.T) {
 		}
 	}
 }
+
+// TestCanonicalJSONLevelOutOfRange: a level outside the three is written
+// by its String, in place, whichever fragment holds it.
+func TestCanonicalJSONLevelOutOfRange(t *testing.T) {
+	a := validAssessment(t, 3, LevelKnown)
+	a.AxisLevel[0], a.AxisLevel[8] = 200, LevelUnknown
+	a.BlockLevel[1] = 7
+	got := string(a.AppendCanonicalJSON(nil))
+	for _, want := range []string{
+		`"orientation_axis_y_level":"known","orientation_axis_y_std_rad":0.001,"orientation_axis_z_level":"unknown","orientation_axis_z_std_rad":0.001,"orientation_overall_level":"known"`,
+		`,"position_axis_x_level":"level(200)","position_axis_x_std_m":0.01,"position_axis_y_level":"known"`,
+		`,"velocity_overall_level":"level(7)"}`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("canonical JSON\n%s\nlacks\n%s", got, want)
+		}
+	}
+}

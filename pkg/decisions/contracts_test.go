@@ -77,6 +77,11 @@ func TestThresholdsValidate(t *testing.T) {
 		{"known equals unknown", func(x *Thresholds) { x.VelocityKnownStdMps = 1 }, "velocity_known_std_mps"},
 		{"known above unknown", func(x *Thresholds) { x.PositionKnownStdM = 3 }, "position_known_std_m"},
 		{"schema", func(x *Thresholds) { x.SchemaVersion = 2 }, "schema_version"},
+		{"largest unknown", func(x *Thresholds) { x.VelocityUnknownStdMps = math.MaxFloat64 }, ""},
+		{"smallest known", func(x *Thresholds) { x.OrientationKnownStdRad = 5e-324 }, ""},
+		{"negative zero", func(x *Thresholds) { x.PositionKnownStdM = math.Copysign(0, -1) }, "position_known_std_m"},
+		{"unknown nan", func(x *Thresholds) { x.PositionUnknownStdM = math.NaN() }, "position_unknown_std_m"},
+		{"known -inf", func(x *Thresholds) { x.VelocityKnownStdMps = math.Inf(-1) }, "velocity_known_std_mps"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

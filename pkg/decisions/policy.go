@@ -94,7 +94,7 @@ func DecideWithRationale(p Policy, c Context, assessmentSHA256 string) (Decision
 		PolicyID:             p.ID(),
 		SchemaVersion:        SchemaVersion,
 	}
-	if err := r.Validate(); err != nil {
+	if err := r.validateBinding(); err != nil { // d is validated above
 		return Decision{}, Rationale{}, fmt.Errorf("policy %s: %w", p.ID(), err)
 	}
 	return d, r, nil

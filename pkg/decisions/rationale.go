@@ -24,6 +24,12 @@ func (r *Rationale) Validate() error {
 	if err := r.Decision.Validate(); err != nil {
 		return fmt.Errorf("DecisionRationale.decision: %w", err)
 	}
+	return r.validateBinding()
+}
+
+// validateBinding is Validate without the decision's own fields, for a
+// rationale built around a decision already validated.
+func (r *Rationale) validateBinding() error {
 	if r.BeliefStampSimNs < 0 {
 		return invalid("DecisionRationale", "belief_stamp_sim_ns", r.BeliefStampSimNs, "must be >= 0")
 	}

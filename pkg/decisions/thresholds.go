@@ -37,6 +37,12 @@ func (t Thresholds) Block(block int) (known, unknown float64) {
 // Validate applies ADR-0020: six finite values > 0, known < unknown in each
 // block, schema_version 1.
 func (t Thresholds) Validate() error {
+	// Every context carries thresholds: the common case, valid, is
+	// checked without building the field names an error needs.
+	if t.SchemaVersion == SchemaVersion && validPair(t.PositionKnownStdM, t.PositionUnknownStdM) &&
+		validPair(t.VelocityKnownStdMps, t.VelocityUnknownStdMps) && validPair(t.OrientationKnownStdRad, t.OrientationUnknownStdRad) {
+		return nil
+	}
 	values := [6]struct {
 		name string
 		v    float64
@@ -63,6 +69,12 @@ func (t Thresholds) Validate() error {
 		return invalid("AssessmentThresholds", "schema_version", t.SchemaVersion, "must be 1")
 	}
 	return nil
+}
+
+// validPair reports whether known and unknown are finite, > 0 and in
+// order: what Validate requires of each block.
+func validPair(known, unknown float64) bool {
+	return known > 0 && known < unknown && unknown <= math.MaxFloat64
 }
 
 // AppendCanonicalJSON appends the canonical JSON of t (keys sorted, no

@@ -96,28 +96,6 @@ func (k EvidenceKind) String() string {
 	return "evidence_kind(" + strconv.Itoa(int(k)) + ")"
 }
 
-// Acknowledgement results (MAVLink MAV_RESULT, which PX4's
-// VehicleCommandAck.result uses).
-const (
-	ResultAccepted            uint8 = 0
-	ResultTemporarilyRejected uint8 = 1
-	ResultDenied              uint8 = 2
-	ResultUnsupported         uint8 = 3
-	ResultFailed              uint8 = 4
-	ResultInProgress          uint8 = 5
-	ResultCancelled           uint8 = 6
-)
-
-var resultNames = [...]string{"ACCEPTED", "TEMPORARILY_REJECTED", "DENIED", "UNSUPPORTED", "FAILED", "IN_PROGRESS", "CANCELLED"}
-
-// ResultName names an acknowledgement result ("DENIED"), or "RESULT(n)".
-func ResultName(r uint8) string {
-	if int(r) < len(resultNames) {
-		return resultNames[r]
-	}
-	return "RESULT(" + strconv.Itoa(int(r)) + ")"
-}
-
 // Evidence is one piece of what an executor returned for an action: the
 // vehicle's acknowledgement of a command or its observed state. It is
 // evidence, not a verdict: the host (the session's Runner) checks its provenance and the Loop
@@ -133,7 +111,7 @@ type Evidence struct {
 	// Command and Result: the acknowledged command id and its result
 	// (EvidenceAck).
 	Command uint32
-	Result  uint8
+	Result  decisions.AckResult
 	// Mode and Armed: the observed navigation state and arming
 	// (EvidenceState).
 	Mode  uint8
@@ -146,7 +124,7 @@ type Evidence struct {
 func (e Evidence) String() string {
 	switch e.Kind {
 	case EvidenceAck:
-		return fmt.Sprintf("ack of command %d: %s (action %d, executor %q, vehicle %d)", e.Command, ResultName(e.Result), e.ActionID, capText(e.Executor, 64), e.Vehicle)
+		return fmt.Sprintf("ack of command %d: %s (action %d, executor %q, vehicle %d)", e.Command, e.Result, e.ActionID, capText(e.Executor, 64), e.Vehicle)
 	case EvidenceState:
 		return fmt.Sprintf("state mode %d armed %t (action %d, executor %q, vehicle %d)", e.Mode, e.Armed, e.ActionID, capText(e.Executor, 64), e.Vehicle)
 	}

@@ -118,10 +118,17 @@ func blockKeyOf(a *decisions.SelfAssessment, block int) blockKey {
 func appendBlock(b []byte, a *decisions.SelfAssessment, block int, m *floatMemo) []byte {
 	for axis := 0; axis < 3; axis++ {
 		i := block*3 + axis
-		b = append(b, levelKeys[i]...)
-		b = append(b, a.AxisLevel[i].String()...)
-		b = append(b, stdKeys[i]...)
+		if l := a.AxisLevel[i]; l.Valid() {
+			b = append(b, axisTexts[i][l]...)
+		} else {
+			b = append(b, levelKeys[i]...)
+			b = append(b, l.String()...)
+			b = append(b, stdKeys[i]...)
+		}
 		b = m.appendOptFloat(b, a.Std[i], i)
+	}
+	if l := a.BlockLevel[block]; l.Valid() {
+		return append(b, overallTexts[block][l]...)
 	}
 	b = append(b, overallKeys[block]...)
 	b = append(b, a.BlockLevel[block].String()...)
@@ -265,7 +272,10 @@ func (l *TextMemo) remember(axis int, bits uint64, text []byte) {
 
 // The key fragments of appendBlock, punctuation included, as the contract
 // names the fields (BeliefSelfAssessment.msg): `,"<level field>":"`,
-// `","<std field>":` and `,"<block>_overall_level":"`.
+// `","<std field>":` and `,"<block>_overall_level":"`; and, for each valid
+// level, the whole text between two standard deviations
+// (axisTexts[i][level]) and a block's closing text
+// (overallTexts[block][level]), each written with one copy.
 var levelKeys, stdKeys, overallKeys = func() (level, std [9]string, overall [3]string) {
 	blocks := [3]string{"position", "velocity", "orientation"}
 	axes := [3]string{"x", "y", "z"}
@@ -279,4 +289,16 @@ var levelKeys, stdKeys, overallKeys = func() (level, std [9]string, overall [3]s
 		overall[b] = `,"` + blocks[b] + `_overall_level":"`
 	}
 	return level, std, overall
+}()
+
+var axisTexts, overallTexts = func() (axis [9][3]string, overall [3][3]string) {
+	for _, l := range []decisions.Level{decisions.LevelKnown, decisions.LevelUncertain, decisions.LevelUnknown} {
+		for i := range axis {
+			axis[i][l] = levelKeys[i] + l.String() + stdKeys[i]
+		}
+		for b := range overall {
+			overall[b][l] = overallKeys[b] + l.String() + `"`
+		}
+	}
+	return axis, overall
 }()

@@ -295,14 +295,14 @@ func (l *Loop) applyEvidence(a *actionState, now int64, ev []Evidence, out *Outp
 			if c.accepted {
 				continue // a repeated or late acknowledgement changes nothing
 			}
-			if e.Result != ResultAccepted && e.Result != ResultInProgress {
+			if !e.Result.Accepted() {
 				l.conclude(a, OutcomeFailed, FailExecutor, refusal(e.Result), ev[i:i+1], fmt.Sprintf(
-					"the vehicle acknowledged command %d with %s", e.Command, ResultName(e.Result)), out)
+					"the vehicle acknowledged command %d with %s", e.Command, e.Result), out)
 				return
 			}
 			c.accepted, c.acceptedAt = true, now
 			a.track(decisions.ActionAccepted)
-			out.Actions = append(out.Actions, l.actionCmd(c, ActionConclude, "acknowledged "+ResultName(e.Result), ev[i:i+1]...))
+			out.Actions = append(out.Actions, l.actionCmd(c, ActionConclude, "acknowledged "+e.Result.String(), ev[i:i+1]...))
 			out.Actions[len(out.Actions)-1].Outcome = OutcomeAccepted
 			if c.haveState && exp.Met(c.mode, c.armed) {
 				l.conclude(a, OutcomeReached, FailNone, decisions.ActionReached, nil, fmt.Sprintf("observed %s", exp), out)
@@ -329,11 +329,11 @@ func (l *Loop) conclude(a *actionState, o Outcome, f FailureClass, seen decision
 }
 
 // refusal is what the policy sees of an acknowledgement that refused.
-func refusal(result uint8) decisions.ActionOutcome {
+func refusal(result decisions.AckResult) decisions.ActionOutcome {
 	switch result {
-	case ResultDenied:
+	case decisions.AckDenied:
 		return decisions.ActionDenied
-	case ResultTemporarilyRejected:
+	case decisions.AckTemporarilyRejected:
 		return decisions.ActionTemporarilyRejected
 	}
 	return decisions.ActionRejected

@@ -303,7 +303,7 @@ func (n *node) serveOutputs(t transport.Transport, resolved session.Topics) erro
 		return fmt.Errorf("advertise decisions: %w", err)
 	}
 	n.ros = &rosSink{pub: pub, topic: resolved.Decisions()}
-	if err := n.run.Register(SinkROS, n.ros); err != nil {
+	if err := n.run.RegisterEncoded(SinkROS, n.ros); err != nil {
 		return err
 	}
 	n.diagPub, err = t.Advertise(n.cfg.Topics[session.KeyDiagnostics], new(ros2msg.DiagnosticArray).SchemaName(), n.cfg.QoS[session.KeyDiagnostics])
@@ -336,7 +336,7 @@ func (n *node) openRecording(resolved session.Topics, inputs []session.InputSpec
 		return fmt.Errorf("recording: %w", err)
 	}
 	n.rec = &recording{rec: rec, path: n.cfg.Recording.Path}
-	if err := n.run.Register(SinkRecording, n.rec); err != nil {
+	if err := n.run.RegisterEncoded(SinkRecording, n.rec); err != nil {
 		_ = n.rec.Close()
 		return err
 	}

@@ -16,7 +16,7 @@ import (
 
 // BenchmarkHandleBeliefAndAssessmentSealed is BenchmarkHandleBeliefAndAssessment
 // with seal.key_file set: the same path, plus a leaf and a fold for the
-// belief, the assessment and the rationale (encoded once more for it), and
+// belief, the assessment and the rationale (the bytes the Runner encoded), and
 // a seal signed every 1,000 stamps (once a second at 1 kHz).
 func BenchmarkHandleBeliefAndAssessmentSealed(b *testing.B) {
 	cfg := testConfig()

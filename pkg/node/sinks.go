@@ -9,33 +9,27 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/engine"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 	"github.com/ghost-robotics/ghost/pkg/session"
-	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
-// rosSink publishes each decision's rationale as a serialized
-// ghost/msg/DecisionRationale. It is used from the node goroutine only; the
-// buffer is reused because Publisher.Publish copies.
+// rosSink publishes each decision's rationale as the Runner serialized it
+// (ghost/msg/DecisionRationale), the bytes the recording writes too. It is
+// used from the node goroutine only; Publisher.Publish copies data.
 type rosSink struct {
 	pub    transport.Publisher
 	topic  string
-	buf    []byte
 	closed bool
 	// encoded, when set, is handed each rationale's bytes before they are
-	// published (sealing), so they are encoded once.
+	// published (sealing): the seal covers the bytes published and
+	// recorded.
 	encoded func([]byte)
 }
 
-func (s *rosSink) Publish(cmd engine.Command) error {
+// PublishEncoded publishes the rationale's bytes.
+func (s *rosSink) PublishEncoded(cmd engine.Command, data []byte) error {
 	d := cmd.Decision
 	if s.closed {
 		return fmt.Errorf("publish %s on %s: %w", d, s.topic, session.ErrSinkClosed)
 	}
-	m := ros2msg.RationaleToWire(&cmd.Rationale)
-	data, err := m.AppendCDR(s.buf[:0])
-	if err != nil {
-		return fmt.Errorf("encode %s for %s: %w: %w", d, s.topic, session.ErrEncoding, err)
-	}
-	s.buf = data
 	if s.encoded != nil {
 		s.encoded(data)
 	}
@@ -67,14 +61,15 @@ type recording struct {
 	closed bool
 }
 
-// Publish records the decision's rationale on the decisions channel.
-func (s *recording) Publish(cmd engine.Command) error {
+// PublishEncoded records the decision's encoded rationale on the decisions
+// channel.
+func (s *recording) PublishEncoded(cmd engine.Command, data []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return fmt.Errorf("record %s in %s: %w", cmd.Decision, s.path, session.ErrSinkClosed)
 	}
-	if err := s.decisions.Publish(cmd); err != nil {
+	if err := s.decisions.PublishEncoded(cmd, data); err != nil {
 		return fmt.Errorf("%s: %w", s.path, err)
 	}
 	return nil

@@ -59,7 +59,8 @@ func TestROSSinkAfterClose(t *testing.T) {
 	}
 	s := &rosSink{pub: pub, topic: "/decisions"}
 	r := testRationale(t)
-	if err := s.Publish(engine.Command{Decision: r.Decision, Rationale: r}); err != nil {
+	cmd, data := encodedCommand(t, r)
+	if err := s.PublishEncoded(cmd, data); err != nil {
 		t.Fatal(err)
 	}
 	var m ros2msg.DecisionRationale
@@ -67,14 +68,52 @@ func TestROSSinkAfterClose(t *testing.T) {
 		t.Fatalf("published %+v, %v; want %+v", m, err, r)
 	}
 	_ = s.Close()
-	if err := s.Publish(engine.Command{Decision: r.Decision, Rationale: r}); !errors.Is(err, session.ErrSinkClosed) {
-		t.Errorf("Publish after Close = %v, want ErrSinkClosed", err)
+	if err := s.PublishEncoded(cmd, data); !errors.Is(err, session.ErrSinkClosed) {
+		t.Errorf("PublishEncoded after Close = %v, want ErrSinkClosed", err)
 	}
-	bad := r
-	bad.Decision.Reason = string([]byte{0xff}) // not UTF-8: the encoder refuses it
-	s2 := &rosSink{pub: pub, topic: "/decisions"}
-	if err := s2.Publish(engine.Command{Decision: bad.Decision, Rationale: bad}); err != nil && !errors.Is(err, session.ErrEncoding) {
-		t.Errorf("an encoding failure is not classified as such: %v", err)
+	if n := len(ft.Published("/decisions")); n != 1 {
+		t.Errorf("%d messages published, want 1 (none after Close)", n)
+	}
+}
+
+// TestNodeSinksShareOneEncoding checks that the ROS sink, the seal and the
+// in-node recording get the very bytes the Runner encoded once: the same
+// storage, handed to each in turn.
+func TestNodeSinksShareOneEncoding(t *testing.T) {
+	ft := transport.NewFakeTransport()
+	pub, err := ft.Advertise("/decisions", "ghost/msg/DecisionRationale", qos.DefaultDecisions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sealed, written []byte
+	ros := &rosSink{pub: pub, topic: "/decisions", encoded: func(data []byte) { sealed = data }}
+	rec := &recording{path: "r.mcap", decisions: session.NewRecordingSink(func(_ uint64, data []byte) error {
+		written = data
+		return nil
+	}, func() int64 { return 0 })}
+	ses, err := session.NewSession(session.SessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ses.Runner().RegisterEncoded(SinkROS, ros); err != nil {
+		t.Fatal(err)
+	}
+	if err := ses.Runner().RegisterEncoded(SinkRecording, rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := ses.Feed(session.DefaultTopics()[session.KeyState], 1, beliefCDR(t, testBelief(9))); err != nil {
+		t.Fatal(err)
+	}
+	if err := ses.End(2); err != nil {
+		t.Fatal(err)
+	}
+	_, wantData := encodedCommand(t, testRationale(t))
+	published := ft.Published("/decisions")
+	if len(published) != 1 || string(published[0]) != string(wantData) || string(written) != string(wantData) {
+		t.Fatalf("published %x, recorded %x; want %x", published, written, wantData)
+	}
+	if len(sealed) == 0 || &sealed[0] != &written[0] {
+		t.Error("the seal and the recording were handed different encodings")
 	}
 }
 
@@ -90,8 +129,8 @@ func TestRecordingCloseOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.decisions = session.NewRecordingSink(func(t uint64, data []byte) error { return rec.Write(ch, t, t, data) }, func() int64 { return base.UnixNano() })
-	r := testRationale(t)
-	if err := s.Publish(engine.Command{Decision: r.Decision, Rationale: r}); err != nil {
+	cmd, data := encodedCommand(t, testRationale(t))
+	if err := s.PublishEncoded(cmd, data); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {
@@ -100,8 +139,8 @@ func TestRecordingCloseOnce(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Errorf("second Close = %v", err)
 	}
-	if err := s.Publish(engine.Command{Decision: r.Decision, Rationale: r}); !errors.Is(err, session.ErrSinkClosed) {
-		t.Errorf("Publish after Close = %v", err)
+	if err := s.PublishEncoded(cmd, data); !errors.Is(err, session.ErrSinkClosed) {
+		t.Errorf("PublishEncoded after Close = %v", err)
 	}
 	if err := s.input(0, []byte{0, 1, 0, 0}, base, base); !errors.Is(err, session.ErrSinkClosed) {
 		t.Errorf("input after Close = %v", err)
@@ -114,4 +153,16 @@ func TestRecordingCloseOnce(t *testing.T) {
 func testRationale(t *testing.T) decisions.Rationale {
 	t.Helper()
 	return expected(t, testBelief(9), nil, nil)
+}
+
+// encodedCommand returns the command publishing r and r's CDR, as the
+// Runner hands them to an EncodedSink.
+func encodedCommand(t *testing.T, r decisions.Rationale) (engine.Command, []byte) {
+	t.Helper()
+	m := ros2msg.RationaleToWire(&r)
+	data, err := m.AppendCDR(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return engine.Command{Decision: r.Decision, Rationale: r}, data
 }

@@ -144,7 +144,7 @@ func EvidenceToWire(items []engine.Evidence) []ros2msg.ActionEvidenceItem {
 	for i, e := range items {
 		out[i] = ros2msg.ActionEvidenceItem{
 			Kind: uint8(e.Kind), ActionID: e.ActionID, ExecutorID: e.Executor, VehicleID: e.Vehicle,
-			Command: e.Command, Result: e.Result, Mode: e.Mode, Armed: e.Armed, VehicleTimeUs: e.VehicleTimeUs,
+			Command: e.Command, Result: uint8(e.Result), Mode: e.Mode, Armed: e.Armed, VehicleTimeUs: e.VehicleTimeUs,
 		}
 	}
 	return out
@@ -159,7 +159,7 @@ func EvidenceFromWire(items []ros2msg.ActionEvidenceItem) []engine.Evidence {
 	for i, m := range items {
 		out[i] = engine.Evidence{
 			Kind: engine.EvidenceKind(m.Kind), ActionID: m.ActionID, Executor: m.ExecutorID, Vehicle: m.VehicleID,
-			Command: m.Command, Result: m.Result, Mode: m.Mode, Armed: m.Armed, VehicleTimeUs: m.VehicleTimeUs,
+			Command: m.Command, Result: decisions.AckResult(m.Result), Mode: m.Mode, Armed: m.Armed, VehicleTimeUs: m.VehicleTimeUs,
 		}
 	}
 	return out

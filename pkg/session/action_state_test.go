@@ -54,19 +54,19 @@ func TestPolicySeesActionState(t *testing.T) {
 		see    []see
 	}{
 		{"accepted then reached", hold, func(x *harness) {
-			x.queue(150, ack(1, 176, engine.ResultAccepted))
+			x.queue(150, ack(1, 176, decisions.AckAccepted))
 			x.queue(250, state(1, 4, true))
 		}, []see{{100, h, "none 0 -"}, {200, h, "accepted 1 200"}, {300, h, "reached 1 300"}, {900, h, "reached 1 300"}, {900, rtl, "none 0 -"}}},
 		{"dropped: sent, retried, transport", hold, func(*harness) {},
 			[]see{{200, h, "sent 1 200"}, {400, h, "sent 2 200"}, {700, h, "sent 3 200"}, {1000, h, "transport 3 1000"}, {1500, h, "transport 3 1000"}}},
-		{"denied", hold, func(x *harness) { x.queue(150, ack(1, 176, engine.ResultDenied)) },
+		{"denied", hold, func(x *harness) { x.queue(150, ack(1, 176, decisions.AckDenied)) },
 			[]see{{200, h, "denied 1 200"}}},
-		{"temporarily rejected", hold, func(x *harness) { x.queue(150, ack(1, 176, engine.ResultTemporarilyRejected)) },
+		{"temporarily rejected", hold, func(x *harness) { x.queue(150, ack(1, 176, decisions.AckTemporarilyRejected)) },
 			[]see{{200, h, "temporarily_rejected 1 200"}}},
-		{"other refusals", hold, func(x *harness) { x.queue(150, ack(1, 176, engine.ResultUnsupported)) },
+		{"other refusals", hold, func(x *harness) { x.queue(150, ack(1, 176, decisions.AckUnsupported)) },
 			[]see{{200, h, "rejected 1 200"}}},
 		{"accepted, never reached", hold, func(x *harness) {
-			x.queue(150, ack(1, 176, engine.ResultAccepted))
+			x.queue(150, ack(1, 176, decisions.AckAccepted))
 			x.queue(250, state(1, 2, true))
 		}, []see{{1100, h, "accepted 1 200"}, {1200, h, "not_reached 1 1200"}}},
 		{"superseded: a step's decisions see the state before them", map[int64]decisions.Kind{100: h, 200: rtl, 300: rtl}, func(*harness) {},
@@ -108,7 +108,7 @@ func TestEvidenceStepDecisionsSeeTheEvidence(t *testing.T) {
 	if err := x.s.Step(engine.BeliefEvent{ArrivalNs: 200 * ms, Belief: belief(200 * ms)}); err != nil { // no assessment follows
 		t.Fatal(err)
 	}
-	if err := x.s.Step(engine.EvidenceEvent{ArrivalNs: 350 * ms, Items: []engine.Evidence{ack(1, 176, engine.ResultDenied)}}); err != nil {
+	if err := x.s.Step(engine.EvidenceEvent{ArrivalNs: 350 * ms, Items: []engine.Evidence{ack(1, 176, decisions.AckDenied)}}); err != nil {
 		t.Fatal(err)
 	}
 	if got := view(p.seen[200], decisions.KindHold); got != "denied 1 200" {

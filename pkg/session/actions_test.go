@@ -63,7 +63,7 @@ func (f *fakeExec) Poll(upTo int64) []engine.EvidenceEvent {
 
 const vehicle = 1
 
-func ack(id uint64, cmd uint32, result uint8) engine.Evidence {
+func ack(id uint64, cmd uint32, result decisions.AckResult) engine.Evidence {
 	return engine.Evidence{Kind: engine.EvidenceAck, ActionID: id, Executor: "fake", Vehicle: vehicle, Command: cmd, Result: result}
 }
 
@@ -197,62 +197,62 @@ func TestActionOutcomes(t *testing.T) {
 		sends  int
 	}{
 		{"accepted then reached", hold, func(h *harness) {
-			h.queue(150, ack(1, 176, engine.ResultAccepted))
+			h.queue(150, ack(1, 176, decisions.AckAccepted))
 			h.queue(250, state(1, 4, true))
 		}, []string{"1 sent", "1 evidence_accepted", "1 accepted", "1 evidence_accepted", "1 reached"}, 1},
 		{"state before the ack counts on acceptance", hold, func(h *harness) {
 			h.queue(150, state(1, 4, true))
-			h.queue(160, ack(1, 176, engine.ResultInProgress))
+			h.queue(160, ack(1, 176, decisions.AckInProgress))
 		}, []string{"1 sent", "1 evidence_accepted", "1 evidence_accepted", "1 accepted", "1 reached"}, 1},
 		{"denied", hold, func(h *harness) {
-			h.queue(150, ack(1, 176, engine.ResultDenied))
+			h.queue(150, ack(1, 176, decisions.AckDenied))
 		}, []string{"1 sent", "1 evidence_accepted", "1 failed/executor"}, 1},
 		{"unsupported", hold, func(h *harness) {
-			h.queue(150, ack(1, 176, engine.ResultUnsupported))
+			h.queue(150, ack(1, 176, decisions.AckUnsupported))
 		}, []string{"1 sent", "1 evidence_accepted", "1 failed/executor"}, 1},
 		{"dropped: retries then transport", hold, func(*harness) {},
 			[]string{"1 sent", "1 retried", "1 retried", "1 failed/transport"}, 3},
 		{"late ack after a retry is accepted", hold, func(h *harness) {
-			h.queue(450, ack(1, 176, engine.ResultAccepted))
+			h.queue(450, ack(1, 176, decisions.AckAccepted))
 			h.queue(460, state(1, 4, true))
 		}, []string{"1 sent", "1 retried", "1 evidence_accepted", "1 accepted", "1 evidence_accepted", "1 reached"}, 2},
 		{"ack after the action failed is rejected", hold, func(h *harness) {
-			h.queue(1300, ack(1, 176, engine.ResultAccepted))
+			h.queue(1300, ack(1, 176, decisions.AckAccepted))
 		}, []string{"1 sent", "1 retried", "1 retried", "1 failed/transport", "0 evidence_rejected"}, 3},
 		{"accepted but the mode never comes", hold, func(h *harness) {
-			h.queue(150, ack(1, 176, engine.ResultAccepted))
+			h.queue(150, ack(1, 176, decisions.AckAccepted))
 			h.queue(250, state(1, 2, true))
 		}, []string{"1 sent", "1 evidence_accepted", "1 accepted", "1 evidence_accepted", "1 failed/executor"}, 1},
 		{"ack from another vehicle is rejected", hold, func(h *harness) {
-			e := ack(1, 176, engine.ResultAccepted)
+			e := ack(1, 176, decisions.AckAccepted)
 			e.Vehicle = 2
 			h.queue(150, e)
 		}, []string{"1 sent", "1 evidence_rejected", "1 retried", "1 retried", "1 failed/transport"}, 3},
 		{"ack of another command is rejected", hold, func(h *harness) {
-			h.queue(150, ack(1, 20, engine.ResultAccepted))
+			h.queue(150, ack(1, 20, decisions.AckAccepted))
 		}, []string{"1 sent", "1 evidence_rejected", "1 retried", "1 retried", "1 failed/transport"}, 3},
 		{"evidence from another executor is rejected", hold, func(h *harness) {
-			e := ack(1, 176, engine.ResultAccepted)
+			e := ack(1, 176, decisions.AckAccepted)
 			e.Executor = "other"
 			h.queue(150, e)
 		}, []string{"1 sent", "1 evidence_rejected", "1 retried", "1 retried", "1 failed/transport"}, 3},
 		{"evidence for another action is rejected", hold, func(h *harness) {
-			h.queue(150, ack(7, 176, engine.ResultAccepted))
+			h.queue(150, ack(7, 176, decisions.AckAccepted))
 		}, []string{"1 sent", "1 evidence_rejected", "1 retried", "1 retried", "1 failed/transport"}, 3},
 		{"a batch with one bad item is rejected whole", hold, func(h *harness) {
 			bad := state(1, 4, true)
 			bad.Vehicle = 9
-			h.queue(150, ack(1, 176, engine.ResultAccepted), bad)
+			h.queue(150, ack(1, 176, decisions.AckAccepted), bad)
 		}, []string{"1 sent", "1 evidence_rejected", "1 retried", "1 retried", "1 failed/transport"}, 3},
 		{"duplicate acks are idempotent", hold, func(h *harness) {
-			h.queue(150, ack(1, 176, engine.ResultAccepted))
-			h.queue(160, ack(1, 176, engine.ResultAccepted))
-			h.queue(170, ack(1, 176, engine.ResultAccepted), ack(1, 176, engine.ResultAccepted))
+			h.queue(150, ack(1, 176, decisions.AckAccepted))
+			h.queue(160, ack(1, 176, decisions.AckAccepted))
+			h.queue(170, ack(1, 176, decisions.AckAccepted), ack(1, 176, decisions.AckAccepted))
 			h.queue(250, state(1, 4, true))
 		}, []string{"1 sent", "1 evidence_accepted", "1 accepted", "1 evidence_accepted", "1 reached"}, 1},
 		{"superseded while outstanding", map[int64]decisions.Kind{100: decisions.KindHold, 200: decisions.KindEngageRTL, 300: decisions.KindEngageRTL}, func(h *harness) {
-			h.queue(250, ack(1, 176, engine.ResultAccepted)) // late, for the superseded hold
-			h.queue(260, ack(2, 20, engine.ResultAccepted))
+			h.queue(250, ack(1, 176, decisions.AckAccepted)) // late, for the superseded hold
+			h.queue(260, ack(2, 20, decisions.AckAccepted))
 			h.queue(270, state(2, 5, true))
 		}, []string{"1 sent", "1 superseded", "2 sent", "2 evidence_rejected", "2 evidence_accepted", "2 accepted", "2 evidence_accepted", "2 reached"}, 2},
 		{"not enabled: blocked by policy", map[int64]decisions.Kind{100: decisions.KindEngageKill}, func(*harness) {},
@@ -260,8 +260,8 @@ func TestActionOutcomes(t *testing.T) {
 		{"proceed is advisory", map[int64]decisions.Kind{100: decisions.KindProceed, 200: decisions.KindAbstainUncertain}, func(*harness) {},
 			nil, 0},
 		{"a repeated kind starts nothing", map[int64]decisions.Kind{100: decisions.KindHold, 200: decisions.KindHold, 300: decisions.KindProceed, 400: decisions.KindHold}, func(h *harness) {
-			h.queue(150, ack(1, 176, engine.ResultDenied))
-			h.queue(450, ack(2, 176, engine.ResultAccepted), state(2, 4, true))
+			h.queue(150, ack(1, 176, decisions.AckDenied))
+			h.queue(450, ack(2, 176, decisions.AckAccepted), state(2, 4, true))
 		}, []string{"1 sent", "1 evidence_accepted", "1 failed/executor", "2 sent", "2 evidence_accepted", "2 accepted", "2 reached"}, 2},
 	}
 	for _, tc := range tests {
@@ -448,8 +448,8 @@ func TestActionsDeterministic(t *testing.T) {
 	run := func() []ActionReceipt {
 		h := newHarness(t, map[int64]decisions.Kind{100: decisions.KindHold, 600: decisions.KindEngageLand, 1200: decisions.KindEngageRTL},
 			decisions.KindHold, decisions.KindEngageRTL, decisions.KindEngageLand)
-		h.queue(450, ack(1, 176, engine.ResultAccepted))
-		h.queue(650, ack(2, 21, engine.ResultAccepted), state(2, 18, true))
+		h.queue(450, ack(1, 176, decisions.AckAccepted))
+		h.queue(650, ack(2, 21, decisions.AckAccepted), state(2, 18, true))
 		for s := int64(100); s <= 2500; s += 100 {
 			h.belief(s)
 		}
@@ -489,7 +489,7 @@ func TestVehicleCommandEqual(t *testing.T) {
 // is stamped with the evidence's arrival, not the last input's.
 func TestEvidenceReceiptsCarryTheEvidenceArrival(t *testing.T) {
 	h := newHarness(t, hold, decisions.KindHold)
-	h.queue(150, ack(1, 176, engine.ResultAccepted))
+	h.queue(150, ack(1, 176, decisions.AckAccepted))
 	h.queue(250, state(1, 4, true))
 	for s := int64(100); s <= 400; s += 100 {
 		h.belief(s)
@@ -540,14 +540,14 @@ func TestNotApplicableStartsAgain(t *testing.T) {
 		want   []string
 	}{
 		{"decided on the ground, sent once armed", each(h), []decisions.FlightStatus{ground, ground, air, air, air, air}, func(x *harness) {
-			x.queue(350, ack(2, 176, engine.ResultAccepted), state(2, 4, true))
+			x.queue(350, ack(2, 176, decisions.AckAccepted), state(2, 4, true))
 		}, []string{"1 failed/not_applicable", "2 sent", "2 evidence_accepted", "2 accepted", "2 reached"}},
 		{"already in the mode: not sent when the vehicle leaves it", each(land), []decisions.FlightStatus{landing, landing, air, air, air, air}, func(*harness) {},
 			[]string{"1 failed/not_applicable"}},
 		{"still not applicable: nothing", each(h), []decisions.FlightStatus{ground, ground, ground, ground, ground, ground}, func(*harness) {},
 			[]string{"1 failed/not_applicable"}},
 		{"a failure after the restart is not retried", each(h), []decisions.FlightStatus{ground, air, air, air, air, air}, func(x *harness) {
-			x.queue(250, ack(2, 176, engine.ResultDenied))
+			x.queue(250, ack(2, 176, decisions.AckDenied))
 		}, []string{"1 failed/not_applicable", "2 sent", "2 evidence_accepted", "2 failed/executor"}},
 		{"blocked by policy is not started again", each(kill), []decisions.FlightStatus{air, air, air, air, air, air}, func(*harness) {},
 			[]string{"1 failed/blocked_by_policy"}},

@@ -8,21 +8,25 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
-// DecodeIntoFunc is a DecodeFunc that writes the event into out, by value,
-// and takes a belief's covariance from s (a nil s allocates it): the event
-// is then valid until s is reset.
-type DecodeIntoFunc func(data []byte, arrivalNs int64, s *Scratch, out *Decoded) error
+// DecodeFunc decodes one serialized message of an input into out, by
+// value: the Loop event it carries, arriving at arrivalNs (receive time,
+// log time or simulated time). A belief's covariance comes from s (a nil s
+// allocates it), so the event is valid until s is reset. A DecodeFunc may
+// keep scratch between calls and is then not safe for concurrent use; what
+// it writes into out must share nothing with that scratch.
+type DecodeFunc func(data []byte, arrivalNs int64, s *Scratch, out *Decoded) error
 
-// Decoded is one decoded input event held by value. Returning events as an
-// Event interface boxes each one on the heap (a self-assessment is about
-// 300 bytes); a Decoded keeps them in the caller's storage, and
-// Session.ApplyDecoded steps the Loop with them without boxing.
+// Decoded is one decoded input event held by value, in the caller's
+// storage. Returning events as an Event interface would box each one on the
+// heap (a self-assessment is about 300 bytes); Session.ApplyDecoded steps
+// the Loop with a Decoded's beliefs, assessments and perception reports
+// without boxing. The zero value holds no event.
 type Decoded struct {
 	kind       decodedKind
 	belief     engine.BeliefEvent
 	assessment engine.AssessmentEvent
 	perception engine.PerceptionEvent
-	other      engine.Event // from a DecodeFunc
+	other      engine.Event // the rarer kinds: evidence, parameters, lifecycle
 }
 
 type decodedKind uint8
@@ -51,20 +55,19 @@ func (d *Decoded) Event() engine.Event {
 	return nil
 }
 
+// Assessment returns the self-assessment event d holds, in d's storage.
+func (d *Decoded) Assessment() (*engine.AssessmentEvent, bool) {
+	if d.kind != decodedAssessment {
+		return nil, false
+	}
+	return &d.assessment, true
+}
+
 // AssessmentHash returns the hash of the assessment a self-assessment
 // input carried: the one its decoder made, or else a fresh one.
 func (d *Decoded) AssessmentHash() (*engine.AssessmentHash, bool) {
-	var e *engine.AssessmentEvent
-	switch {
-	case d.kind == decodedAssessment:
-		e = &d.assessment
-	case d.kind == decodedOther:
-		a, ok := d.other.(engine.AssessmentEvent)
-		if !ok {
-			return nil, false
-		}
-		e = &a
-	default:
+	e, ok := d.Assessment()
+	if !ok {
 		return nil, false
 	}
 	if !e.Hash.For(&e.Assessment) {
@@ -75,13 +78,8 @@ func (d *Decoded) AssessmentHash() (*engine.AssessmentHash, bool) {
 
 // BeliefStamp returns the stamp of the belief a belief input carried.
 func (d *Decoded) BeliefStamp() (int64, bool) {
-	switch d.kind {
-	case decodedBelief:
+	if d.kind == decodedBelief {
 		return d.belief.Belief.StampSimNs, true
-	case decodedOther:
-		if b, ok := d.other.(engine.BeliefEvent); ok {
-			return b.Belief.StampSimNs, true
-		}
 	}
 	return 0, false
 }
@@ -91,7 +89,9 @@ func (d *Decoded) BeliefStamp() (int64, bool) {
 // of which must then keep a copy.
 func (d *Decoded) DropDonor() { d.belief.Donor = nil }
 
-func (d *Decoded) set(ev engine.Event) {
+// Set makes ev the event d holds (nil: none), for decoders outside this
+// package.
+func (d *Decoded) Set(ev engine.Event) {
 	*d = Decoded{}
 	switch e := ev.(type) {
 	case nil:
@@ -160,15 +160,12 @@ func (s *Scratch) Reset() {
 	s.buf, s.used = s.buf[:0], 0
 }
 
-// Decoder turns serialized messages of a session's inputs into Loop events.
-// It keeps decoding scratch, so it is not safe for concurrent use: one per
-// goroutine. What it returns shares nothing with its scratch (a belief's
-// covariance and goal are freshly allocated by the codec), so events may be
-// kept.
+// Decoder turns serialized messages of a session's inputs into Loop events,
+// with each input's one DecodeFunc. It keeps decoding scratch, so it is not
+// safe for concurrent use: one per goroutine.
 type Decoder struct {
 	topics []string
 	decode []DecodeFunc
-	into   []DecodeIntoFunc // nil where the input has no NewDecodeInto
 }
 
 // NewDecoder returns a decoder for the inputs that are not Disabled.
@@ -180,57 +177,29 @@ func NewDecoder(inputs []InputSpec) *Decoder {
 		}
 		d.topics = append(d.topics, in.Topic)
 		d.decode = append(d.decode, in.NewDecode())
-		var into DecodeIntoFunc
-		if in.NewDecodeInto != nil {
-			into = in.NewDecodeInto()
-		}
-		d.into = append(d.into, into)
 	}
 	return d
 }
 
-// DecodeInto is Decode into out, by value, with a belief's covariance taken
-// from s: the event is valid until s is reset, and only a Loop (which
-// copies what it keeps) may be stepped with it. out holds no event for a
-// message on another topic or one that does not decode.
+// DecodeInto decodes a message on one of the input topics into out, by
+// value, with a belief's covariance taken from s (a nil s allocates it):
+// the event is valid until s is reset, and only a Loop (which copies what
+// it keeps) may be stepped with it. out holds no event for a message on
+// another topic or one that does not decode; the latter gives a
+// *CorruptError naming the topic and byte offset.
 func (d *Decoder) DecodeInto(topic string, arrivalNs int64, data []byte, s *Scratch, out *Decoded) error {
 	out.kind = decodedNone
 	for i, t := range d.topics {
 		if t != topic {
 			continue
 		}
-		var err error
-		if d.into[i] != nil {
-			err = d.into[i](data, arrivalNs, s, out)
-		} else {
-			var ev engine.Event
-			if ev, err = d.decode[i](data, arrivalNs); err == nil {
-				out.set(ev)
-			}
-		}
-		if err != nil {
+		if err := d.decode[i](data, arrivalNs, s, out); err != nil {
 			out.kind = decodedNone
 			return corrupt(topic, err)
 		}
 		return nil
 	}
 	return nil
-}
-
-// Decode returns the event for a message on one of the input topics, and
-// nil, nil for a message on another topic. A message that does not decode
-// gives a *CorruptError naming the topic and byte offset.
-func (d *Decoder) Decode(topic string, arrivalNs int64, data []byte) (engine.Event, error) {
-	for i, t := range d.topics {
-		if t == topic {
-			ev, err := d.decode[i](data, arrivalNs)
-			if err != nil {
-				return nil, corrupt(topic, err)
-			}
-			return ev, nil
-		}
-	}
-	return nil, nil
 }
 
 func corrupt(topic string, err error) error {
@@ -244,11 +213,12 @@ func corrupt(topic string, err error) error {
 
 func decodeEvidence() DecodeFunc {
 	var m ros2msg.ActionEvidence
-	return func(data []byte, arrivalNs int64) (engine.Event, error) {
+	return func(data []byte, arrivalNs int64, _ *Scratch, out *Decoded) error {
 		if err := m.UnmarshalCDR(data); err != nil {
-			return nil, err
+			return err
 		}
-		return engine.EvidenceEvent{ArrivalNs: arrivalNs, Items: EvidenceFromWire(m.Items)}, nil
+		out.Set(engine.EvidenceEvent{ArrivalNs: arrivalNs, Items: EvidenceFromWire(m.Items)})
+		return nil
 	}
 }
 
@@ -258,16 +228,6 @@ func EvidenceMessage(ev engine.EvidenceEvent) ros2msg.ActionEvidence {
 }
 
 func decodeBelief() DecodeFunc {
-	return func(data []byte, arrivalNs int64) (engine.Event, error) {
-		b, err := ros2msg.DecodeBelief(data, nil)
-		if err != nil {
-			return nil, err
-		}
-		return engine.BeliefEvent{ArrivalNs: arrivalNs, Belief: b}, nil
-	}
-}
-
-func decodeBeliefInto() DecodeIntoFunc {
 	var strs ros2msg.StringCache // the goal's metadata repeats
 	return func(data []byte, arrivalNs int64, s *Scratch, out *Decoded) error {
 		var cov func(int) []float64
@@ -286,7 +246,11 @@ func decodeBeliefInto() DecodeIntoFunc {
 	}
 }
 
-func decodeAssessmentInto() DecodeIntoFunc {
+// decodeAssessment hashes each assessment as it decodes it, once: the
+// chain check, the rationale binding and the provenance check then share
+// this hash (and a decoder running on another goroutine takes the work off
+// the Loop's).
+func decodeAssessment() DecodeFunc {
 	var sa ros2msg.BeliefSelfAssessment
 	var strs ros2msg.StringCache // the thresholds hash repeats
 	var memo engine.TextMemo     // and most standard deviations
@@ -296,12 +260,27 @@ func decodeAssessmentInto() DecodeIntoFunc {
 		}
 		out.kind = decodedAssessment
 		out.assessment = engine.AssessmentEvent{ArrivalNs: arrivalNs, Assessment: ros2msg.SelfAssessmentFromWire(&sa)}
+		out.assessment.Hash = engine.HashAssessment(&out.assessment.Assessment, &memo)
+		return nil
+	}
+}
+
+func decodeCalibrated() DecodeFunc {
+	var ca ros2msg.CalibratedSelfAssessment
+	var memo engine.TextMemo
+	return func(data []byte, arrivalNs int64, _ *Scratch, out *Decoded) error {
+		if err := ca.UnmarshalCDR(data); err != nil {
+			return err
+		}
+		a, c := ros2msg.CalibratedFromWire(&ca)
+		out.kind = decodedAssessment
+		out.assessment = engine.AssessmentEvent{ArrivalNs: arrivalNs, Assessment: a, Calibration: &c}
 		out.assessment.Hash = engine.HashAssessment(&out.assessment.Assessment, &memo) // as decodeAssessment
 		return nil
 	}
 }
 
-func decodePerceptionInto() DecodeIntoFunc {
+func decodePerception() DecodeFunc {
 	var pm ros2msg.PerceptionMode
 	return func(data []byte, arrivalNs int64, _ *Scratch, out *Decoded) error {
 		if err := pm.UnmarshalCDR(data); err != nil {
@@ -309,44 +288,6 @@ func decodePerceptionInto() DecodeIntoFunc {
 		}
 		out.kind, out.perception = decodedPerception, engine.PerceptionEvent{ArrivalNs: arrivalNs, Report: ros2msg.PerceptionFromWire(&pm)}
 		return nil
-	}
-}
-
-func decodeAssessment() DecodeFunc {
-	var sa ros2msg.BeliefSelfAssessment
-	var memo engine.TextMemo // the standard deviations repeat
-	return func(data []byte, arrivalNs int64) (engine.Event, error) {
-		if err := sa.UnmarshalCDR(data); err != nil {
-			return nil, err
-		}
-		// Hashed here, once: the chain check, the rationale binding and the
-		// provenance check then share this hash (and a decoder running on
-		// another goroutine takes the work off the Loop's).
-		a := ros2msg.SelfAssessmentFromWire(&sa)
-		return engine.AssessmentEvent{ArrivalNs: arrivalNs, Assessment: a, Hash: engine.HashAssessment(&a, &memo)}, nil
-	}
-}
-
-func decodeCalibrated() DecodeFunc {
-	var ca ros2msg.CalibratedSelfAssessment
-	var memo engine.TextMemo
-	return func(data []byte, arrivalNs int64) (engine.Event, error) {
-		if err := ca.UnmarshalCDR(data); err != nil {
-			return nil, err
-		}
-		a, c := ros2msg.CalibratedFromWire(&ca)
-		// Hashed here, as decodeAssessment does.
-		return engine.AssessmentEvent{ArrivalNs: arrivalNs, Assessment: a, Calibration: &c, Hash: engine.HashAssessment(&a, &memo)}, nil
-	}
-}
-
-func decodePerception() DecodeFunc {
-	var pm ros2msg.PerceptionMode
-	return func(data []byte, arrivalNs int64) (engine.Event, error) {
-		if err := pm.UnmarshalCDR(data); err != nil {
-			return nil, err
-		}
-		return engine.PerceptionEvent{ArrivalNs: arrivalNs, Report: ros2msg.PerceptionFromWire(&pm)}, nil
 	}
 }
 

@@ -7,7 +7,8 @@
 // The Runner executes only Commands emitted by a Loop: it applies the
 // engine's provenance check (the rationale binds the decision, the stamps
 // and the hash of the very self-assessment the context carried) before any
-// write, hands each command whole to every registered sink, returns one
+// write, hands each command whole to every registered sink (with the
+// rationale serialized once for all the sinks that take bytes), returns one
 // receipt per sink and counts what happened for diagnostics. It passes
 // action commands to the registered executors, admits their evidence under
 // its own provenance rules and publishes action receipts. It never chooses,

@@ -11,7 +11,7 @@ import (
 // with an outstanding action: whatever decodes is checked for provenance,
 // nothing panics, and a rejected or undecodable batch accepts nothing.
 func FuzzEvidence(f *testing.F) {
-	good := EvidenceMessage(engine.EvidenceEvent{Items: []engine.Evidence{ack(1, 176, engine.ResultAccepted), state(1, 4, true)}})
+	good := EvidenceMessage(engine.EvidenceEvent{Items: []engine.Evidence{ack(1, 176, decisions.AckAccepted), state(1, 4, true)}})
 	seed, _ := good.AppendCDR(nil)
 	f.Add(seed)
 	f.Add(seed[:len(seed)-5])

@@ -20,13 +20,6 @@ const (
 	KeySeal = "seal"
 )
 
-// DecodeFunc turns one serialized message into the Loop event it carries.
-// arrivalNs is the message's arrival time (receive time, log time or
-// simulated time). A DecodeFunc may keep scratch between calls and is then
-// not safe for concurrent use; what it returns must share nothing with that
-// scratch.
-type DecodeFunc func(data []byte, arrivalNs int64) (engine.Event, error)
-
 // InputSpec declares one input of the decision session, once. The Session,
 // the replay and verify readers, the live node's subscriptions, the
 // simulator's publications and the parameter keys all derive from the list
@@ -47,7 +40,8 @@ type InputSpec struct {
 	Kind engine.InputKind
 	// Role says in a few words what the input is, for parameter docs.
 	Role string
-	// NewDecode returns a decoder with its own scratch: one per goroutine.
+	// NewDecode returns the input's decoder, with its own scratch: one per
+	// goroutine.
 	NewDecode func() DecodeFunc
 	// Optional inputs are disabled while their Topic is empty: nothing
 	// subscribes to, records, reads or checks them. Other inputs need a
@@ -62,11 +56,6 @@ type InputSpec struct {
 	// hashes while a calibrated input delivers the same assessments with
 	// their calibration. Enabled sets it.
 	ChainOnly bool
-	// NewDecodeInto, optional, returns a decoder that writes the event by
-	// value into a Decoded and puts the bulky parts of an event (a belief's
-	// covariance) in storage the caller reuses (Decoder.DecodeInto); without
-	// it DecodeInto uses NewDecode.
-	NewDecodeInto func() DecodeIntoFunc
 }
 
 // Disabled reports whether the input is an optional one without a topic.
@@ -146,15 +135,15 @@ func DefaultInputs() []InputSpec {
 	return []InputSpec{
 		{
 			Key: KeyState, Topic: "/state/nav", Type: "ghost/msg/VehicleState", QoS: qos.DefaultInput(),
-			Kind: engine.InputBelief, Role: "belief (VehicleState) input", NewDecode: decodeBelief, NewDecodeInto: decodeBeliefInto,
+			Kind: engine.InputBelief, Role: "belief (VehicleState) input", NewDecode: decodeBelief,
 		},
 		{
 			Key: KeySelfAssessment, Topic: "/self_assessment", Type: "ghost/msg/BeliefSelfAssessment", QoS: qos.DefaultInput(),
-			Kind: engine.InputAssessment, Role: "self-assessment input", NewDecode: decodeAssessment, NewDecodeInto: decodeAssessmentInto,
+			Kind: engine.InputAssessment, Role: "self-assessment input", NewDecode: decodeAssessment,
 		},
 		{
 			Key: KeyPerceptionMode, Topic: "/perception/mode", Type: "ghost/msg/PerceptionMode", QoS: qos.DefaultInput(),
-			Kind: engine.InputPerception, Role: "perception mode input (optional)", NewDecode: decodePerception, NewDecodeInto: decodePerceptionInto,
+			Kind: engine.InputPerception, Role: "perception mode input (optional)", NewDecode: decodePerception,
 		},
 		{
 			Key: KeySelfAssessmentCalibrated, Topic: "", Type: "ghost/msg/CalibratedSelfAssessment", QoS: qos.DefaultInput(),

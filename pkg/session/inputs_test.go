@@ -18,15 +18,16 @@ func TestAddingAnInputIsOneTableEntry(t *testing.T) {
 		Key: "lidar_mode", Topic: "/lidar/mode", Type: "test/msg/Mode", QoS: qos.DefaultInput(),
 		Kind: engine.InputPerception, Role: "a test perception source",
 		NewDecode: func() DecodeFunc {
-			return func(data []byte, arrivalNs int64) (engine.Event, error) {
+			return func(data []byte, arrivalNs int64, _ *Scratch, out *Decoded) error {
 				if len(data) != 9 {
-					return nil, errors.New("want 9 bytes")
+					return errors.New("want 9 bytes")
 				}
 				stamp := int64(0)
 				for i := 7; i >= 0; i-- {
 					stamp = stamp<<8 | int64(data[i])
 				}
-				return engine.PerceptionEvent{ArrivalNs: arrivalNs, Report: decisions.PerceptionReport{StampSimNs: stamp, Mode: decisions.PerceptionMode(data[8])}}, nil
+				out.Set(engine.PerceptionEvent{ArrivalNs: arrivalNs, Report: decisions.PerceptionReport{StampSimNs: stamp, Mode: decisions.PerceptionMode(data[8])}})
+				return nil
 			}
 		},
 	})

@@ -23,10 +23,11 @@ func TransitionEventInput() InputSpec {
 
 func decodeTransitionEvent() DecodeFunc {
 	var m ros2msg.LifecycleTransitionEvent
-	return func(data []byte, arrivalNs int64) (engine.Event, error) {
+	return func(data []byte, arrivalNs int64, _ *Scratch, out *Decoded) error {
 		if err := m.UnmarshalCDR(data); err != nil {
-			return nil, err
+			return err
 		}
-		return engine.LifecycleEvent{ArrivalNs: arrivalNs, Goal: m.GoalState.ID}, nil
+		out.Set(engine.LifecycleEvent{ArrivalNs: arrivalNs, Goal: m.GoalState.ID})
+		return nil
 	}
 }

@@ -22,11 +22,12 @@ func ParameterEventInput() InputSpec {
 
 func decodeParameterEvent() DecodeFunc {
 	var m ros2msg.ParameterEvent
-	return func(data []byte, arrivalNs int64) (engine.Event, error) {
+	return func(data []byte, arrivalNs int64, _ *Scratch, out *Decoded) error {
 		if err := m.UnmarshalCDR(data); err != nil {
-			return nil, err
+			return err
 		}
-		return ParameterEventFromWire(&m, arrivalNs), nil
+		out.Set(ParameterEventFromWire(&m, arrivalNs))
+		return nil
 	}
 }
 

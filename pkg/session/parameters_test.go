@@ -16,11 +16,11 @@ func timeoutEvent(at int64, node string, v ros2msg.ParameterValue) engine.Parame
 	if err != nil {
 		panic(err)
 	}
-	ev, err := decodeParameterEvent()(data, at)
-	if err != nil {
+	var d Decoded
+	if err := decodeParameterEvent()(data, at, nil, &d); err != nil {
 		panic(err)
 	}
-	return ev.(engine.ParameterEvent)
+	return d.Event().(engine.ParameterEvent)
 }
 
 func seconds(s float64) ros2msg.ParameterValue {

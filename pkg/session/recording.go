@@ -7,42 +7,56 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
+// rationaleCDR encodes the rationales the Runner hands its EncodedSinks,
+// into one buffer reused from decision to decision.
+type rationaleCDR struct {
+	msg ros2msg.DecisionRationale
+	buf []byte
+	// encodes counts the rationales encoded (tests check that every sink
+	// shares one encoding).
+	encodes uint64
+}
+
+// encode returns cmd's rationale as CDR, valid until the next call, or an
+// error wrapping ErrEncoding.
+func (c *rationaleCDR) encode(cmd *engine.Command) ([]byte, error) {
+	c.encodes++
+	c.msg = ros2msg.RationaleToWire(&cmd.Rationale)
+	buf, err := c.msg.AppendCDR(c.buf[:0])
+	if err != nil {
+		return nil, fmt.Errorf("encode %s: %w: %w", cmd.Decision, ErrEncoding, err)
+	}
+	c.buf = buf
+	return buf, nil
+}
+
 // WriteFunc writes one serialized message, logged and published at t, to
 // the recording's decisions channel (for a *bag.Recorder: a closure over
 // Recorder.Write and the channel).
 type WriteFunc func(t uint64, data []byte) error
 
-// RecordingSink writes every decision's rationale to a recording channel as
-// ghost/msg/DecisionRationale CDR, logged at the time clock returns (the
-// session's current arrival time, so replays log identically). It does not
+// RecordingSink writes every decision's rationale, as the Runner encoded
+// it (ghost/msg/DecisionRationale CDR), to a recording channel, logged at
+// the time clock returns (the session's current arrival time, so replays
+// log identically). Register it with Runner.RegisterEncoded. It does not
 // own the recorder: closing the recording is the caller's job, after the
 // Runner is closed.
 type RecordingSink struct {
 	write WriteFunc
 	clock func() int64
-	msg   ros2msg.DecisionRationale
-	buf   []byte
 }
 
-// NewRecordingSink returns a sink that encodes each rationale and passes it
-// to write.
+// NewRecordingSink returns a sink that passes each encoded rationale to
+// write.
 func NewRecordingSink(write WriteFunc, clock func() int64) *RecordingSink {
-	return &RecordingSink{write: write, clock: clock, buf: make([]byte, 0, 256)}
+	return &RecordingSink{write: write, clock: clock}
 }
 
-// Publish encodes the command's rationale (which carries its decision) and
-// writes it.
-func (s *RecordingSink) Publish(cmd engine.Command) error {
-	d := cmd.Decision
-	s.msg = ros2msg.RationaleToWire(&cmd.Rationale)
-	buf, err := s.msg.AppendCDR(s.buf[:0])
-	if err != nil {
-		return fmt.Errorf("recording sink: encode %s: %w: %w", d, ErrEncoding, err)
-	}
-	s.buf = buf
-	t := uint64(s.clock())
-	if err := s.write(t, buf); err != nil {
-		return fmt.Errorf("recording sink: write %s: %w: %w", d, ErrTransport, err)
+// PublishEncoded writes the command's encoded rationale (which carries its
+// decision).
+func (s *RecordingSink) PublishEncoded(cmd engine.Command, data []byte) error {
+	if err := s.write(uint64(s.clock()), data); err != nil {
+		return fmt.Errorf("recording sink: write %s: %w: %w", cmd.Decision, ErrTransport, err)
 	}
 	return nil
 }

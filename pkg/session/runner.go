@@ -24,6 +24,17 @@ type Sink interface {
 	Publish(cmd engine.Command) error
 }
 
+// EncodedSink is a sink that takes the rationale serialized: data is the
+// command's rationale as ghost/msg/DecisionRationale CDR, encapsulation
+// header included. The Runner encodes each published rationale once and
+// hands every EncodedSink the same bytes, so a decision published on
+// ROS 2 and recorded is encoded once. data is valid only until
+// PublishEncoded returns (the Runner reuses it for the next decision); the
+// rest is as for Sink.
+type EncodedSink interface {
+	PublishEncoded(cmd engine.Command, data []byte) error
+}
+
 // ErrRunner is matched by the errors Register returns.
 var ErrRunner = errors.New("runner")
 
@@ -52,6 +63,7 @@ type Runner struct {
 
 	receipts []Receipt
 	prov     engine.Provenance
+	cdr      rationaleCDR
 
 	executors    []Executor
 	byKind       [decisions.NumKinds]int // index+1 into executors, 0 = none
@@ -63,9 +75,19 @@ type Runner struct {
 	counters counters
 }
 
+// registered is a sink under its id: sink or encoded, the other nil.
 type registered struct {
-	id   string
-	sink Sink
+	id      string
+	sink    Sink
+	encoded EncodedSink
+}
+
+// value returns the registered sink itself.
+func (g registered) value() any {
+	if g.encoded != nil {
+		return g.encoded
+	}
+	return g.sink
 }
 
 // Result is the outcome of executing one Command. Err is a
@@ -121,22 +143,35 @@ func (r *Runner) checkRegister(kind, id string, isNil, taken bool) error {
 	return nil
 }
 
-// Register adds s under id. Ids are unique and non-empty; a closed Runner
-// accepts no sinks.
+// Register adds s under id. Ids are unique and non-empty among sinks of
+// both kinds; a closed Runner accepts no sinks.
 func (r *Runner) Register(id string, s Sink) error {
-	if err := r.checkRegister("sink", id, s == nil, slices.ContainsFunc(r.sinks, func(g registered) bool { return g.id == id })); err != nil {
+	return r.register(registered{id: id, sink: s}, s == nil)
+}
+
+// RegisterEncoded adds s under id, as Register does, to be handed each
+// rationale serialized.
+func (r *Runner) RegisterEncoded(id string, s EncodedSink) error {
+	return r.register(registered{id: id, encoded: s}, s == nil)
+}
+
+func (r *Runner) register(g registered, isNil bool) error {
+	id := g.id
+	if err := r.checkRegister("sink", id, isNil, slices.ContainsFunc(r.sinks, func(g registered) bool { return g.id == id })); err != nil {
 		return err
 	}
-	r.sinks = append(r.sinks, registered{id, s})
+	r.sinks = append(r.sinks, g)
 	r.counters.mu.Lock()
 	r.counters.perSink = append(r.counters.perSink, SinkCount{SinkID: id})
 	r.counters.mu.Unlock()
 	return nil
 }
 
-// Execute checks cmd's provenance and, if it holds, hands it to every sink in registration order. A failing sink
-// does not stop the others. After Close every sink's receipt is a closed
-// failure and no sink is called.
+// Execute checks cmd's provenance and, if it holds, hands it to every sink
+// in registration order, the rationale encoded once for all the
+// EncodedSinks (a rationale that does not encode fails each of them as an
+// encoding failure). A failing sink does not stop the others. After Close
+// every sink's receipt is a closed failure and no sink is called.
 func (r *Runner) Execute(cmd engine.Command) Result {
 	if err := r.prov.Check(&cmd); err != nil {
 		r.counters.mu.Lock()
@@ -147,12 +182,28 @@ func (r *Runner) Execute(cmd engine.Command) Result {
 	}
 	stamp := cmd.Decision.DecisionStampSimNs
 	rcs := r.receipts[:0]
+	var data []byte
+	var encErr error
+	encoded := false
 	for _, g := range r.sinks {
 		var err error
-		if r.closed {
+		switch {
+		case r.closed:
 			err = &SinkError{SinkID: g.id, Kind: FailureClosed, Err: ErrSinkClosed}
-		} else if e := g.sink.Publish(cmd); e != nil {
-			err = classify(g.id, e)
+		case g.encoded != nil:
+			if !encoded {
+				data, encErr = r.cdr.encode(&cmd)
+				encoded = true
+			}
+			if encErr != nil {
+				err = classify(g.id, encErr)
+			} else if e := g.encoded.PublishEncoded(cmd, data); e != nil {
+				err = classify(g.id, e)
+			}
+		default:
+			if e := g.sink.Publish(cmd); e != nil {
+				err = classify(g.id, e)
+			}
 		}
 		rcs = append(rcs, Receipt{SinkID: g.id, Stamp: stamp, Err: err})
 	}
@@ -241,7 +292,7 @@ func (r *Runner) Close() error {
 	var errs []error
 	for i := len(r.sinks) - 1; i >= 0; i-- {
 		g := r.sinks[i]
-		c, ok := g.sink.(io.Closer)
+		c, ok := g.value().(io.Closer)
 		if !ok || r.registeredEarlier(i) {
 			continue
 		}
@@ -256,12 +307,12 @@ func (r *Runner) Close() error {
 // an earlier id, whose turn closes it; comparing only comparable dynamic
 // types keeps the comparison from panicking.
 func (r *Runner) registeredEarlier(i int) bool {
-	s := r.sinks[i].sink
+	s := r.sinks[i].value()
 	if !reflect.TypeOf(s).Comparable() {
 		return false
 	}
 	for _, g := range r.sinks[:i] {
-		if reflect.TypeOf(g.sink) == reflect.TypeOf(s) && g.sink == s {
+		if v := g.value(); reflect.TypeOf(v) == reflect.TypeOf(s) && v == s {
 			return true
 		}
 	}

@@ -122,3 +122,32 @@ func BenchmarkLoopRunnerPerDecisionHashed(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRunnerExecuteEncodedSinks is a decision as the live node
+// publishes and records it: two sinks take the rationale's CDR (the ROS
+// publisher's and the recording's; each copies it, as a publisher and a
+// recorder do), the rationale encoded once for both.
+func BenchmarkRunnerExecuteEncodedSinks(b *testing.B) {
+	r := NewRunner(RunnerOptions{ExpectedPolicyID: decisions.ReferencePolicyID})
+	var ros, rec []byte
+	for _, sink := range []struct {
+		id  string
+		dst *[]byte
+	}{{"ros", &ros}, {"recording", &rec}} {
+		id, dst := sink.id, sink.dst
+		s := NewRecordingSink(func(_ uint64, data []byte) error { *dst = append((*dst)[:0], data...); return nil }, func() int64 { return 0 })
+		if err := r.RegisterEncoded(id, s); err != nil {
+			b.Fatal(err)
+		}
+	}
+	cmd := commandFor(b, 1, known, true)
+	b.ReportAllocs()
+	for b.Loop() {
+		if res := r.Execute(cmd); res.Errors() != nil {
+			b.Fatal(res.Errors())
+		}
+	}
+	if len(ros) == 0 || string(ros) != string(rec) {
+		b.Fatal("the sinks got different bytes")
+	}
+}

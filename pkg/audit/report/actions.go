@@ -64,24 +64,6 @@ func FailureName(f uint8) string {
 	return "failure(" + strconv.Itoa(int(f)) + ")"
 }
 
-// ackNames are the acknowledgement results (MAVLink MAV_RESULT, which PX4's
-// VehicleCommandAck uses).
-var ackNames = [...]string{"ACCEPTED", "TEMPORARILY_REJECTED", "DENIED", "UNSUPPORTED", "FAILED", "IN_PROGRESS", "CANCELLED"}
-
-// AckName names an acknowledgement result ("DENIED"), or "RESULT(n)".
-func AckName(r uint8) string {
-	if int(r) < len(ackNames) {
-		return ackNames[r]
-	}
-	return "RESULT(" + strconv.Itoa(int(r)) + ")"
-}
-
-// Acknowledgement results that accept a command.
-const (
-	ackAccepted   = 0
-	ackInProgress = 5
-)
-
 // Evidence item kinds (ActionEvidenceItem.msg KIND_*).
 const (
 	evidenceAck   = 0
@@ -114,7 +96,7 @@ type Action struct {
 	Sends int
 	// Ack is the result of the last acknowledgement in the trail; HasAck
 	// says there was one.
-	Ack    uint8
+	Ack    decisions.AckResult
 	HasAck bool
 	// Outcome is the final step (reached, failed, superseded, refused);
 	// HasOutcome false while the action was still open at the end of the
@@ -156,7 +138,7 @@ type Actions struct {
 	ByFailure   [NumFailures + 1]uint64
 	// ByAck counts the acknowledgements among accepted evidence by result
 	// (results outside MAV_RESULT in the last element).
-	ByAck [len(ackNames) + 1]uint64
+	ByAck [decisions.NumAckResults + 1]uint64
 	// Trail holds the actions in the order first seen (at most
 	// Options.MaxActions); Omitted counts later ones.
 	Trail   []Action
@@ -255,14 +237,14 @@ func (c *Collector) receipt(logNs int64, m *ros2msg.ActionReceipt) {
 		case evidenceAck:
 			st.Ack = int16(e.Result)
 			if ev == EventEvidenceAccepted {
-				a.ByAck[min(int(e.Result), len(ackNames))]++
+				a.ByAck[min(int(e.Result), decisions.NumAckResults)]++
 			}
 		case evidenceState:
 			st.NavState = int16(e.Mode)
 		}
 	}
 	if ev == EventEvidenceAccepted && st.Ack >= 0 {
-		act.Ack, act.HasAck = uint8(st.Ack), true
+		act.Ack, act.HasAck = decisions.AckResult(st.Ack), true
 	}
 	if ev == EventSent || ev == EventRetried {
 		act.Sends++
@@ -326,7 +308,7 @@ func notReached(a *Action) (why string, ok bool) {
 	case EventSuperseded:
 		state := "sent"
 		if a.HasAck {
-			state = "acknowledged " + AckName(a.Ack)
+			state = "acknowledged " + a.Ack.String()
 		}
 		return id + " was " + state + " but had not reached its state when it was superseded", true
 	}
@@ -356,7 +338,7 @@ func ActionRows(f *Flight) []ActionRow {
 			At:      "",
 		}
 		if a.HasAck {
-			r.Ack = AckName(a.Ack)
+			r.Ack = a.Ack.String()
 		}
 		if a.HasOutcome {
 			r.At, r.Detail = fmtSec(t.seconds(a.Outcome.AtNs)), a.Outcome.Detail
@@ -385,8 +367,8 @@ func (a *Action) OutcomeText() string {
 		}
 		s := o.Event.String() + ": " + FailureName(o.Failure)
 		switch {
-		case o.Failure == FailureExecutor && a.HasAck && a.Ack != ackAccepted && a.Ack != ackInProgress:
-			s += " (" + AckName(a.Ack) + ")"
+		case o.Failure == FailureExecutor && a.HasAck && !a.Ack.Accepted():
+			s += " (" + a.Ack.String() + ")"
 		case o.Failure == FailureExecutor && a.HasAck:
 			s += " (not reached)"
 		case o.Failure == FailureTransport:

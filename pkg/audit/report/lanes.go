@@ -230,7 +230,7 @@ func stepTitle(t timeAxis, a *Action, st ActionStep) string {
 		s += " " + FailureName(st.Failure)
 	}
 	if st.Ack >= 0 {
-		s += ", ack " + AckName(uint8(st.Ack))
+		s += ", ack " + decisions.AckResult(st.Ack).String()
 	}
 	if st.NavState >= 0 {
 		s += ", observed nav_state " + strconv.Itoa(int(st.NavState))

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/ghost-robotics/ghost/pkg/decisions"
 )
 
 // legend writes the report's one legend table (colour or symbol, and its
@@ -93,7 +95,7 @@ func actionsSummary(f *Flight) string {
 	var acks []string
 	for r, n := range a.ByAck {
 		if n > 0 {
-			acks = append(acks, fmt.Sprintf("%d %s", n, AckName(uint8(min(r, 255)))))
+			acks = append(acks, fmt.Sprintf("%d %s", n, decisions.AckResult(min(r, 255))))
 		}
 	}
 	s := fmt.Sprintf("%d actions from %d receipts on %s: %d sent, %d retries", uint64(len(a.Trail))+a.Omitted, a.Messages, a.Topic,

@@ -148,7 +148,7 @@ func (s *StandIn) Handle(data []byte, recv time.Time) error {
 	}
 	nowUs := uint64(max(recv.UnixMicro(), 0))
 	if s.denied(c) {
-		return s.publishAck(px4.CommandAck{TimestampUs: nowUs, Command: c.Command, Result: px4.ResultDenied,
+		return s.publishAck(px4.CommandAck{TimestampUs: nowUs, Command: c.Command, Result: decisions.AckDenied,
 			TargetSystem: c.SourceSystem, TargetComponent: c.SourceComponent})
 	}
 	// A new command is a new action of the simulated PX4; a retry (the
@@ -209,9 +209,9 @@ func (s *StandIn) publishAck(a px4.CommandAck) error {
 	switch {
 	case err != nil:
 		return fmt.Errorf("px4standin: acknowledge command %d: %w", a.Command, err)
-	case a.Result == px4.ResultAccepted:
+	case a.Result == decisions.AckAccepted:
 		s.stats.Accepted++
-	case a.Result == px4.ResultDenied:
+	case a.Result == decisions.AckDenied:
 		s.stats.Denied++
 	default:
 		s.stats.Other++

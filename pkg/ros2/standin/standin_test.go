@@ -70,13 +70,13 @@ func TestStandIn(t *testing.T) {
 				armed   bool
 				statusN int
 			}{
-				{decisions.KindEngageRTL, 1, int(px4.ResultAccepted), px4.NavStateAutoRTL, true, 1},
-				{decisions.KindHold, 1, int(px4.ResultAccepted), px4.NavStateAutoLoiter, true, 2},
-				{decisions.KindEngageLand, 1, int(px4.ResultDenied), px4.NavStateAutoLoiter, true, 2},
+				{decisions.KindEngageRTL, 1, int(decisions.AckAccepted), px4.NavStateAutoRTL, true, 1},
+				{decisions.KindHold, 1, int(decisions.AckAccepted), px4.NavStateAutoLoiter, true, 2},
+				{decisions.KindEngageLand, 1, int(decisions.AckDenied), px4.NavStateAutoLoiter, true, 2},
 				{decisions.KindEngageRTL, 2, -1, px4.NavStateAutoLoiter, true, 2},
-				{decisions.KindYieldToPilot, 1, int(px4.ResultAccepted), px4.NavStatePosctl, true, 3},
-				{decisions.KindEngageKill, 1, int(px4.ResultAccepted), px4.NavStatePosctl, false, 4},
-				{decisions.KindHold, 1, int(px4.ResultDenied), px4.NavStatePosctl, false, 4}, // disarmed: Commander refuses
+				{decisions.KindYieldToPilot, 1, int(decisions.AckAccepted), px4.NavStatePosctl, true, 3},
+				{decisions.KindEngageKill, 1, int(decisions.AckAccepted), px4.NavStatePosctl, false, 4},
+				{decisions.KindHold, 1, int(decisions.AckDenied), px4.NavStatePosctl, false, 4}, // disarmed: Commander refuses
 			}
 			acks := 0
 			for i, st := range steps {

@@ -84,16 +84,8 @@ func ArmedState(rel Release) uint8 {
 	return ArmingStateArmed
 }
 
-// VehicleCommandAck.result values.
-const (
-	ResultAccepted            uint8 = 0
-	ResultTemporarilyRejected uint8 = 1
-	ResultDenied              uint8 = 2
-	ResultUnsupported         uint8 = 3
-	ResultFailed              uint8 = 4
-	ResultInProgress          uint8 = 5
-	ResultCancelled           uint8 = 6
-)
+// VehicleCommandAck.result values are MAVLink's MAV_RESULT:
+// decisions.AckResult holds them.
 
 // VehicleCommand.command ids ghost sends.
 const (

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/wire/dynamic"
 )
 
@@ -197,7 +198,7 @@ func ExtractCommand(f Fields) (Command, error) {
 type CommandAck struct {
 	TimestampUs     uint64
 	Command         uint32
-	Result          uint8
+	Result          decisions.AckResult
 	ResultParam1    uint8
 	ResultParam2    int32
 	TargetSystem    uint8
@@ -211,7 +212,7 @@ func ExtractCommandAck(f Fields) (CommandAck, error) {
 	var a CommandAck
 	a.TimestampUs = g.u64("timestamp")
 	a.Command = g.u32("command")
-	a.Result, a.ResultParam1 = g.u8("result"), g.u8("result_param1")
+	a.Result, a.ResultParam1 = decisions.AckResult(g.u8("result")), g.u8("result_param1")
 	a.ResultParam2 = int32(g.i64("result_param2", math.MinInt32, math.MaxInt32, "an int32"))
 	a.TargetSystem, a.TargetComponent = g.u8("target_system"), g.u16("target_component")
 	a.FromExternal = g.b("from_external")

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/ghost-robotics/ghost/internal/limitedfile"
+	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/wire/dynamic"
 )
 
@@ -100,12 +101,12 @@ func TestExtractEveryRelease(t *testing.T) {
 			}
 		}
 
-		ack, err := d.CommandAck(enc(MsgVehicleCommandAck, map[string]any{"result": uint64(ResultDenied)}))
+		ack, err := d.CommandAck(enc(MsgVehicleCommandAck, map[string]any{"result": uint64(decisions.AckDenied)}))
 		wantComp := u16("target_component")
 		if rel == Release114 {
 			wantComp = uint16(u8("target_component"))
 		}
-		if err != nil || ack.Result != ResultDenied || ack.Command != u32("command") || ack.TargetComponent != wantComp ||
+		if err != nil || ack.Result != decisions.AckDenied || ack.Command != u32("command") || ack.TargetComponent != wantComp ||
 			ack.ResultParam2 != int32(testValue("int32", "result_param2").(int64)) {
 			t.Errorf("%s ack: %+v, %v", rel, ack, err)
 		}
@@ -300,11 +301,11 @@ func TestEncodeCommand(t *testing.T) {
 // Extraction works from any Fields, such as a ULog data message, and names
 // a missing field or one out of range.
 func TestExtractFromFields(t *testing.T) {
-	f := mapFields{"timestamp": uint64(10), "command": uint64(CmdDoSetMode), "result": uint64(ResultDenied),
+	f := mapFields{"timestamp": uint64(10), "command": uint64(CmdDoSetMode), "result": uint64(decisions.AckDenied),
 		"result_param1": uint64(3), "result_param2": int64(-7), "target_system": uint64(1), "target_component": uint64(2),
 		"from_external": true}
 	a, err := ExtractCommandAck(f)
-	if err != nil || a.Command != CmdDoSetMode || a.Result != ResultDenied || a.ResultParam2 != -7 || a.TimestampUs != 10 {
+	if err != nil || a.Command != CmdDoSetMode || a.Result != decisions.AckDenied || a.ResultParam2 != -7 || a.TimestampUs != 10 {
 		t.Errorf("ack %+v, %v", a, err)
 	}
 	delete(f, "result")
@@ -339,10 +340,10 @@ func TestConstantsMatchFixtures(t *testing.T) {
 		"ARMING_STATE_INIT": int64(ArmingStateInit), "ARMING_STATE_STANDBY": int64(ArmingStateStandby),
 		"ARMING_STATE_STANDBY_ERROR": int64(ArmingStateStandbyError), "ARMING_STATE_SHUTDOWN": int64(ArmingStateShutdown),
 		"ARMING_STATE_IN_AIR_RESTORE": int64(ArmingStateInAirRestore),
-		"VEHICLE_CMD_RESULT_ACCEPTED": int64(ResultAccepted), "VEHICLE_CMD_RESULT_TEMPORARILY_REJECTED": int64(ResultTemporarilyRejected),
-		"VEHICLE_CMD_RESULT_DENIED": int64(ResultDenied), "VEHICLE_CMD_RESULT_UNSUPPORTED": int64(ResultUnsupported),
-		"VEHICLE_CMD_RESULT_FAILED": int64(ResultFailed), "VEHICLE_CMD_RESULT_IN_PROGRESS": int64(ResultInProgress),
-		"VEHICLE_CMD_RESULT_CANCELLED":     int64(ResultCancelled),
+		"VEHICLE_CMD_RESULT_ACCEPTED": int64(decisions.AckAccepted), "VEHICLE_CMD_RESULT_TEMPORARILY_REJECTED": int64(decisions.AckTemporarilyRejected),
+		"VEHICLE_CMD_RESULT_DENIED": int64(decisions.AckDenied), "VEHICLE_CMD_RESULT_UNSUPPORTED": int64(decisions.AckUnsupported),
+		"VEHICLE_CMD_RESULT_FAILED": int64(decisions.AckFailed), "VEHICLE_CMD_RESULT_IN_PROGRESS": int64(decisions.AckInProgress),
+		"VEHICLE_CMD_RESULT_CANCELLED":     int64(decisions.AckCancelled),
 		"VEHICLE_CMD_NAV_RETURN_TO_LAUNCH": int64(CmdNavReturnToLaunch), "VEHICLE_CMD_NAV_LAND": int64(CmdNavLand),
 		"VEHICLE_CMD_DO_SET_MODE": int64(CmdDoSetMode), "VEHICLE_CMD_DO_FLIGHTTERMINATION": int64(CmdDoFlightTermination),
 		"VEHICLE_CMD_COMPONENT_ARM_DISARM": int64(CmdComponentArmDisarm), "VEHICLE_CMD_SET_NAV_STATE": int64(CmdSetNavState),

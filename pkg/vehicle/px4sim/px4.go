@@ -168,7 +168,7 @@ func (p *PX4) SendCommand(c px4.Command, info executor.SendInfo) error {
 	t := info.TimeNs
 	first := info.Attempt <= 1
 	result, mode, armed, ok := p.effect(c)
-	ack := func(at time.Duration, cmd uint32, r uint8) {
+	ack := func(at time.Duration, cmd uint32, r decisions.AckResult) {
 		p.schedule(executor.Arrival{ArrivalNs: t + int64(at), Ack: &px4.CommandAck{
 			TimestampUs: uint64(t) / 1000, Command: cmd, Result: r,
 			TargetSystem: c.SourceSystem, TargetComponent: c.SourceComponent,
@@ -183,9 +183,9 @@ func (p *PX4) SendCommand(c px4.Command, info executor.SendInfo) error {
 	case b == Drop, b == DropFirst && first:
 		return nil
 	case b == Deny:
-		ack(AckLatency, c.Command, px4.ResultDenied)
+		ack(AckLatency, c.Command, decisions.AckDenied)
 	case b == Reject:
-		ack(AckLatency, c.Command, px4.ResultTemporarilyRejected)
+		ack(AckLatency, c.Command, decisions.AckTemporarilyRejected)
 	case b == NeverReach:
 		ack(AckLatency, c.Command, result)
 	case b == Slow:
@@ -203,7 +203,7 @@ func (p *PX4) SendCommand(c px4.Command, info executor.SendInfo) error {
 		if c.Command == other {
 			other = px4.CmdNavReturnToLaunch
 		}
-		ack(AckLatency/2, other, px4.ResultAccepted)
+		ack(AckLatency/2, other, decisions.AckAccepted)
 		ack(AckLatency, c.Command, result)
 		change(ModeLatency)
 	case b == OtherVehicle:
@@ -251,7 +251,7 @@ func kindOf(c px4.Command) (decisions.Kind, bool) {
 
 // effect is what Commander makes of c: the ack result and, when accepted,
 // the resulting nav_state and arming.
-func (p *PX4) effect(c px4.Command) (result, mode uint8, armed, ok bool) {
+func (p *PX4) effect(c px4.Command) (result decisions.AckResult, mode uint8, armed, ok bool) {
 	mode, armed = p.navState, p.armed
 	switch c.Command {
 	case px4.CmdDoSetMode:
@@ -265,7 +265,7 @@ func (p *PX4) effect(c px4.Command) (result, mode uint8, armed, ok bool) {
 		case main == px4.MainModePosctl:
 			mode = px4.NavStatePosctl
 		default:
-			return px4.ResultUnsupported, mode, armed, false
+			return decisions.AckUnsupported, mode, armed, false
 		}
 	case px4.CmdNavReturnToLaunch:
 		mode = px4.NavStateAutoRTL
@@ -273,16 +273,16 @@ func (p *PX4) effect(c px4.Command) (result, mode uint8, armed, ok bool) {
 		mode = px4.NavStateAutoLand
 	case px4.CmdComponentArmDisarm:
 		if c.Param1 != px4.ArmingActionDisarm || c.Param2 != px4.ForceArmDisarmMagic {
-			return px4.ResultDenied, mode, armed, false // an unforced disarm in the air is refused
+			return decisions.AckDenied, mode, armed, false // an unforced disarm in the air is refused
 		}
 		armed = false
 	default:
-		return px4.ResultUnsupported, mode, armed, false
+		return decisions.AckUnsupported, mode, armed, false
 	}
 	if !p.armed {
-		return px4.ResultDenied, p.navState, p.armed, false
+		return decisions.AckDenied, p.navState, p.armed, false
 	}
-	return px4.ResultAccepted, mode, armed, true
+	return decisions.AckAccepted, mode, armed, true
 }
 
 func (p *PX4) status(t int64, mode uint8, armed bool, sys uint8) *px4.Status {
