@@ -23,6 +23,7 @@ func commands() []command {
 		{"verify", "recording.mcap [more.mcap | directory ...] [--json report.json] [flags]", runVerify},
 		{"report", "recording.mcap --out report.html [--figures DIR] [flags]", runReport},
 		{"ulog", "--in flight.ulg --out flight.mcap [flags]", runULog},
+		{"whatif", "--policy-file CANDIDATE [--config FILE] [--baseline POLICY] [--json] [--html OUT.html] RECORDING|DIRECTORY ...", runWhatif},
 		{"honesty", "recording.mcap [--json FILE]", runHonesty},
 		{"policy", "check FILE | test FILE CASES", runPolicy},
 		{"latency", "recording.mcap [--json FILE]", runLatency},
