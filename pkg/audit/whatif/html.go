@@ -280,4 +280,3 @@ func (h *HTMLWriter) Summary(s *Summary) error {
 	}
 	return nil
 }
-

@@ -167,7 +167,7 @@ func headline(r *FlightResult) string {
 // summaryBaseline names the fleet's baseline.
 func summaryBaseline(b string) string {
 	if b == baselineRecorded {
-		return "the recorded decisions (a PX4 log's: the configuration's policy)"
+		return "the recorded decisions (for a PX4 log, the configuration's policy)"
 	}
 	return b + " (a policy, on the same inputs)"
 }
