@@ -70,7 +70,7 @@ func memFlight(name string, data []byte) Flight {
 
 // fleetData are the recordings of the fixed fleet, made once per test run.
 var fleetData struct {
-	once                      sync.Once
+	once                       sync.Once
 	like30, like45, ref, tight []byte
 }
 

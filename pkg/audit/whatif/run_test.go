@@ -196,10 +196,10 @@ func TestSummary(t *testing.T) {
 		return r
 	}
 	results := []*FlightResult{
-		flight("a", "0:proceed/a 1:proceed/a 2:engage_land/l", "0:proceed/a 1:engage_land/l 2:engage_land/l"),        // land 1 s earlier
-		flight("b", "0:hold/h 1:hold/h 2:hold/h 3:hold/h", "0:hold/h 1:abstain_uncertain/u 2:hold/h 3:hold/h"),       // a new abstain
-		flight("c", "0:proceed/a 1:engage_land/l", "0:proceed/a 1:engage_land/x"),                                    // reason only
-		flight("d", "0:proceed/a 1:engage_land/l 2:engage_land/l", "0:proceed/a 1:proceed/a 2:engage_land/l"),        // land 1 s later
+		flight("a", "0:proceed/a 1:proceed/a 2:engage_land/l", "0:proceed/a 1:engage_land/l 2:engage_land/l"),              // land 1 s earlier
+		flight("b", "0:hold/h 1:hold/h 2:hold/h 3:hold/h", "0:hold/h 1:abstain_uncertain/u 2:hold/h 3:hold/h"),             // a new abstain
+		flight("c", "0:proceed/a 1:engage_land/l", "0:proceed/a 1:engage_land/x"),                                          // reason only
+		flight("d", "0:proceed/a 1:engage_land/l 2:engage_land/l", "0:proceed/a 1:proceed/a 2:engage_land/l"),              // land 1 s later
 		flight("e", "0:proceed/a 1:proceed/a 2:engage_land/l 3:proceed/a", "0:proceed/a 1:hold/h 2:hold/h 3:engage_rtl/r"), // land gone, rtl new
 		flight("f", "0:proceed/a", "0:proceed/a"),
 		{Path: "g", Status: StatusUnreadable, Error: "broken"},
