@@ -69,6 +69,9 @@ var rules = []rule{
 	// Reading recordings after the fact, on any machine.
 	{"pkg/audit/...", join(contract, []string{"pkg/rules", "pkg/wire/...", "pkg/bag", "pkg/ros2/qos", "pkg/engine", "pkg/session",
 		"pkg/seal", "pkg/vehicle/truth", "pkg/audit/...", "internal/limitedfile", "internal/quat"})},
+	// The what-if comparison reads only the Sources its caller opens,
+	// through the audit's pipeline, and draws in the report's style.
+	{"pkg/audit/whatif", join(contract, []string{"pkg/rules", "pkg/engine", "pkg/session", "pkg/audit", "pkg/audit/report"})},
 	// The live node wires everything but the command together; only the
 	// command imports it.
 	{"pkg/node", join(contract, []string{"pkg/...", "internal/limitedfile"})},
@@ -270,6 +273,8 @@ func TestViolationsAreFound(t *testing.T) {
 		{"audit imports the transport", map[string][]string{"pkg/audit/report": {"pkg/ros2/transport"}}, "pkg/audit/report imports pkg/ros2/transport"},
 		{"audit imports the bridge", map[string][]string{"pkg/audit": {"pkg/vehicle/bridge"}}, "pkg/audit imports pkg/vehicle/bridge"},
 		{"vehicle imports the audit", map[string][]string{"pkg/vehicle/bridge": {"pkg/audit"}}, "pkg/vehicle/bridge imports pkg/audit"},
+		{"whatif opens recordings itself", map[string][]string{"pkg/audit/whatif": {"pkg/bag"}}, "pkg/audit/whatif imports pkg/bag"},
+		{"whatif reads PX4 logs itself", map[string][]string{"pkg/audit/whatif": {"pkg/vehicle/ulog"}}, "pkg/audit/whatif imports pkg/vehicle/ulog"},
 		{"ros2 plumbing imports the session", map[string][]string{"pkg/ros2/clock": {"pkg/session"}}, "pkg/ros2/clock imports pkg/session"},
 		{"something imports the node", map[string][]string{"pkg/sim": {"pkg/node"}}, "pkg/sim imports pkg/node"},
 		{"something imports the command", map[string][]string{"pkg/node": {"cmd/decision_node"}}, "pkg/node imports cmd/decision_node"},
