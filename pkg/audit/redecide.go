@@ -179,12 +179,13 @@ func (r *redecider) step(m *bag.Message, d *decoded) error {
 		}
 		return nil
 	}
-	if len(r.sessions) > 1 {
-		// Every Session keeps what it is given: none may take the
-		// covariance's storage.
-		d.ev.DropDonor()
-	}
-	for _, s := range r.sessions {
+	for i, s := range r.sessions {
+		if i == 1 {
+			// The first Session took the covariance's storage, if it keeps
+			// the belief; the others copy it within their step, before the
+			// first can give the storage back.
+			d.ev.DropDonor()
+		}
 		err := s.ApplyDecoded(m.Topic, &d.ev, d.err)
 		if errors.Is(err, session.ErrCorrupt) && s == r.sessions[0] && r.opts.OnCorrupt != nil {
 			r.opts.OnCorrupt(fmt.Errorf("log time %d, sequence %d: %w", m.LogTime, m.Sequence, err))
