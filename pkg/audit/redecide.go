@@ -30,10 +30,9 @@ type RedecideOptions struct {
 	// order; err says why it did not decode or is not valid (r is then
 	// nil). The rationale is valid only for the call.
 	OnRecorded func(logNs int64, r *decisions.Rationale, err error)
-	// OnDecided receives each decision the Session of Policies[policy]
-	// makes, in the order made (increasing stamps). The command is valid
-	// only for the call.
-	OnDecided func(policy int, cmd *engine.Command)
+	// OnDecided receives the rationale of each decision the Session of
+	// Policies[policy] makes, in the order made (increasing stamps).
+	OnDecided func(policy int, r decisions.Rationale)
 	// OnCorrupt, if set, is called for every input message that does not
 	// decode; it is skipped and counted.
 	OnCorrupt func(error)
@@ -97,7 +96,7 @@ func Redecide(src Source, opts RedecideOptions) (*RedecideResult, error) {
 		if opts.OnDecided != nil {
 			i := i
 			err = s.Runner().Register("redecide", session.FuncSink(func(cmd engine.Command) error {
-				opts.OnDecided(i, &cmd)
+				opts.OnDecided(i, cmd.Rationale)
 				return nil
 			}))
 			if err != nil {

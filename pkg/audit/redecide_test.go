@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/engine"
 )
 
 // Redecide with the recorded policy, twice side by side, re-makes every
@@ -34,7 +33,7 @@ func TestRedecideRemakesTheRecording(t *testing.T) {
 				}
 				recorded = append(recorded, *r)
 			},
-			OnDecided: func(i int, cmd *engine.Command) { made[i] = append(made[i], cmd.Rationale) },
+			OnDecided: func(i int, r decisions.Rationale) { made[i] = append(made[i], r) },
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -57,7 +56,7 @@ func TestRedecideRemakesTheRecording(t *testing.T) {
 	// Cut short: what was read is decided, and the damage is returned.
 	n := 0
 	res, err := Redecide(openBytes(t, data[:len(data)/2]), RedecideOptions{
-		Policies: []decisions.Policy{ref}, OnDecided: func(int, *engine.Command) { n++ }})
+		Policies: []decisions.Policy{ref}, OnDecided: func(int, decisions.Rationale) { n++ }})
 	var incomplete *IncompleteReadError
 	if !errors.As(err, &incomplete) || res == nil || n == 0 || n >= len(want) {
 		t.Errorf("cut: err %v, %d decisions of %d", err, n, len(want))

@@ -10,7 +10,6 @@ import (
 
 	"github.com/ghost-robotics/ghost/pkg/audit"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
-	"github.com/ghost-robotics/ghost/pkg/engine"
 	"github.com/ghost-robotics/ghost/pkg/session"
 )
 
@@ -196,8 +195,8 @@ func compareFlight(f Flight, opts *Options, decodeWorkers int) *FlightResult {
 		Format:        in.DecisionFormat,
 		Total:         in.Total,
 		DecodeWorkers: decodeWorkers,
-		OnDecided: func(i int, cmd *engine.Command) {
-			d := Decision{StampNs: cmd.Rationale.BeliefStampSimNs, Kind: cmd.Decision.Kind, Reason: cmd.Decision.Reason}
+		OnDecided: func(i int, r decisions.Rationale) {
+			d := Decision{StampNs: r.BeliefStampSimNs, Kind: r.Decision.Kind, Reason: r.Decision.Reason}
 			if i == 0 {
 				c.Candidate(d)
 			} else {
