@@ -103,18 +103,42 @@ func Run(flights []Flight, opts Options, w Writer) (*Summary, error) {
 		decodeWorkers = 0
 	}
 	sum := newSummary(opts)
+	err := inOrder(len(flights), workers, func(i int) *FlightResult {
+		return compareFlight(flights[i], &opts, decodeWorkers)
+	}, func(next int, r *FlightResult) error {
+		sum.add(r)
+		if err := w.Flight(r); err != nil {
+			return err
+		}
+		if opts.Progress != nil {
+			opts.Progress(next, len(flights))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sum.finish()
+	return sum, nil
+}
+
+// inOrder runs work(i) for i in [0, n) on workers goroutines and hands
+// each result to emit in the order of i, with the number emitted so far.
+// At most two results per worker wait for an earlier one, so memory does
+// not grow with n. An error from emit stops the work: no i is started
+// after it, and inOrder returns it once the workers are done.
+func inOrder(n, workers int, work func(i int) *FlightResult, emit func(done int, r *FlightResult) error) error {
 	type done struct {
 		i int
 		r *FlightResult
 	}
-	window := 2 * workers // flights taken but not yet written, at most
-	slots := make(chan struct{}, window)
+	slots := make(chan struct{}, 2*workers) // taken but not yet emitted, at most
 	jobs := make(chan int)
 	results := make(chan done)
 	quit := make(chan struct{})
 	go func() {
 		defer close(jobs)
-		for i := range flights {
+		for i := range n {
 			select {
 			case slots <- struct{}{}:
 			case <-quit:
@@ -133,38 +157,30 @@ func Run(flights []Flight, opts Options, w Writer) (*Summary, error) {
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				results <- done{i, compareFlight(flights[i], &opts, decodeWorkers)}
+				results <- done{i, work(i)}
 			}
 		}()
 	}
 	go func() { wg.Wait(); close(results) }()
 	pending := map[int]*FlightResult{}
 	next := 0
-	var werr error
+	var err error
 	for d := range results {
-		if werr != nil {
-			continue // draining the workers after a write error
+		if err != nil {
+			continue // draining the workers after an error
 		}
 		pending[d.i] = d.r
 		for r, ok := pending[next]; ok; r, ok = pending[next] {
 			delete(pending, next)
 			next++
-			sum.add(r)
-			if werr = w.Flight(r); werr != nil {
+			if err = emit(next, r); err != nil {
 				close(quit)
 				break
 			}
 			<-slots
-			if opts.Progress != nil {
-				opts.Progress(next, len(flights))
-			}
 		}
 	}
-	if werr != nil {
-		return nil, werr
-	}
-	sum.finish()
-	return sum, nil
+	return err
 }
 
 // compareFlight opens, re-decides and compares one flight.
