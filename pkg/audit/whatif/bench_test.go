@@ -103,4 +103,3 @@ func BenchmarkVerifyFleet(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N*len(data))/time.Since(start).Seconds(), "flights/s")
 }
-
