@@ -186,6 +186,12 @@ func whatifRun(setup whatifSetup, recs []recording, cases *whatif.CasesView, out
 	}
 	var page *atomicFile
 	if out.html != "" {
+		// Never over a recording it reads.
+		for _, rec := range recs {
+			if err := checkOutput("--html", out.html, rec.name, true); err != nil {
+				return err
+			}
+		}
 		var err error
 		if page, err = createAtomic("--html", out.html, "", true); err != nil {
 			return err

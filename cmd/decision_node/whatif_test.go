@@ -136,6 +136,7 @@ func TestWhatifErrors(t *testing.T) {
 		{"missing candidate", []string{"--policy-file", filepath.Join(dir, "absent.yaml"), flight}, exitIO, "--policy-file"},
 		{"unknown baseline", []string{"--policy-file", tight, "--baseline", "nonesuch", flight}, exitIO, "neither a built-in policy"},
 		{"empty directory", []string{"--policy-file", tight, t.TempDir()}, exitIO, "no .mcap recordings, rosbag2 bags or .ulg logs"},
+		{"page over a recording", []string{"--policy-file", tight, flight, "--html", flight}, exitUsage, "is the input"},
 		{"failing case", []string{"--policy-file", tight, "--cases", badCases, flight}, exitFindings, "1 of 1 cases fail"},
 	}
 	for _, tt := range tests {

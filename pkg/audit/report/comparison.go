@@ -9,6 +9,13 @@ import "github.com/ghost-robotics/ghost/pkg/decisions"
 // Style returns the report's style sheet (CSS, system fonts only).
 func Style() string { return css }
 
+// Ink is the colour of the report's text, glyphs and marks.
+const Ink = colInk
+
+// HatchSwatch is the CSS background of a legend swatch for a hatched
+// stretch (DrawLanes' Hatched).
+const HatchSwatch = hatchCSS
+
 // TextOn returns the text colour readable on a fill of the report's
 // palette (KindColor).
 func TextOn(fill string) string { return onColor(fill) }

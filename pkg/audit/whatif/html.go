@@ -66,8 +66,8 @@ func (h *HTMLWriter) start(candidate, baseline string) {
 		`and, hatched, everything after the first decision that would have commanded the vehicle differently: from there the recorded vehicle is what the baseline made of it, `,
 		`so what the candidate decides later is counterfactual. The <a href="#summary">fleet summary</a> is at the end.</p>`+"\n")
 	h.s(`<table class="legend">`, report.KindLegend())
-	h.s(`<tr><td><span class="sw" style="background:#222222"></span></td><td>the two lanes' kinds differ</td></tr>`, "\n")
-	h.s(`<tr><td><span class="sw" style="background:repeating-linear-gradient(135deg,#222222 0 1.5px,#FFFFFF 1.5px 5px)"></span></td>`,
+	h.s(`<tr><td><span class="sw" style="background:`, report.Ink, `"></span></td><td>the two lanes' kinds differ</td></tr>`, "\n")
+	h.s(`<tr><td><span class="sw" style="background:`, report.HatchSwatch, `"></span></td>`,
 		`<td>counterfactual: after the first decision that commands the vehicle differently</td></tr>`, "\n")
 	h.s("<tr><td>┆</td><td>the first divergence (kind or reason) and the first command divergence</td></tr></table>\n")
 }
