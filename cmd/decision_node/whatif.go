@@ -104,8 +104,11 @@ type whatifSetup struct {
 	cfg       config.Config
 	candidate *rules.Policy
 	baseline  decisions.Policy // nil: the recorded decisions
-	ef        executorFlags
-	position  string
+	// logBaseline is the configuration's policy, a PX4 log's baseline
+	// without --baseline.
+	logBaseline decisions.Policy
+	ef          executorFlags
+	position    string
 }
 
 // whatifOutputs are where and how the comparison is written.
@@ -131,7 +134,7 @@ func whatifSettings(configFile, candidateFile, baselineArg string, ef *executorF
 	if err != nil {
 		return whatifSetup{}, fail(exitIO, "--policy-file: %w", err)
 	}
-	s := whatifSetup{cfg: cfg, candidate: cand, ef: *ef}
+	s := whatifSetup{cfg: cfg, candidate: cand, ef: *ef, logBaseline: sopts.Loop.Policy}
 	if baselineArg != "" {
 		if s.baseline, err = baselinePolicy(baselineArg); err != nil {
 			return whatifSetup{}, err
@@ -203,7 +206,7 @@ func whatifRun(setup whatifSetup, recs []recording, cases *whatif.CasesView, out
 		Candidate: setup.candidate,
 		Baseline:  setup.baseline,
 		Workers:   out.workers,
-		Compare:   whatif.CompareOptions{RuleNames: whatif.RuleNames(setup.candidate, setup.baseline)},
+		Compare:   whatif.CompareOptions{RuleNames: whatif.RuleNames(setup.candidate, setup.baseline, setup.logBaseline)},
 		OnCorrupt: func(flight string, err error) {
 			fmt.Fprintf(errw, "decision_node: whatif: %s: skipped: %v\n", flight, err)
 		},
