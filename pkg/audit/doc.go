@@ -32,9 +32,8 @@
 //
 // It heads the group of packages that read recordings after the fact:
 // report (the HTML audit report), pyref (the Python reference's recording
-// and trace formats), honesty (beliefs against a simulator's ground truth),
-// latency (the node's own reaction times) and whatif (a candidate policy
-// against the flights already flown). The group may import msg,
+// and trace formats), honesty (beliefs against a simulator's ground truth)
+// and latency (the node's own reaction times). The group may import msg,
 // pkg/decisions, pkg/rules, pkg/wire, pkg/bag, pkg/ros2/qos, pkg/engine,
 // pkg/session, pkg/seal, pkg/vehicle/truth and its own members; it must not import a
 // ROS 2 transport or the rest of pkg/ros2, pkg/node, pkg/sim or the rest
