@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -64,6 +65,7 @@ func TestWhatifDirectory(t *testing.T) {
 	if code, _, stderr := cli(t, "sim", "--policy-file", like, "--out", flight, "--duration", "30s", "--rate", "10", "--quiet"); code != exitOK {
 		t.Fatalf("sim: exit %d: %s", code, stderr)
 	}
+	split, _ := splitBag(t, flight, fleet, 3) // fleet/split: a rosbag2 bag of 3 files, one flight
 	ulg := filepath.Join(fleet, "logs", "a.ulg")
 	junk := filepath.Join(fleet, "m_junk.mcap")
 	for p, b := range map[string][]byte{ulg: ulogtest.TruthFlight(40, true), junk: []byte("not a recording"), filepath.Join(fleet, "notes.txt"): []byte("x")} {
@@ -76,8 +78,15 @@ func TestWhatifDirectory(t *testing.T) {
 	if code != exitIO || summary["exit_status"] != float64(exitIO) || !strings.Contains(stderr, "1 unreadable") {
 		t.Errorf("exit %d, summary %v, stderr %s", code, summary["exit_status"], stderr)
 	}
-	if got, want := paths(flights), []string{ulg, junk, flight}; !slices.Equal(got, want) {
+	if got, want := paths(flights), []string{ulg, junk, split, flight}; !slices.Equal(got, want) {
 		t.Fatalf("flights %q, want %q", got, want)
+	}
+	// The bag is the same flight as the file it was split from.
+	same := func(f map[string]any) string {
+		return fmt.Sprint(f["compared"], f["kind_changed"], f["first_divergence"], f["kind_pairs"], f["onsets"])
+	}
+	if same(flights[2]) != same(flights[3]) {
+		t.Errorf("the bag %v and the flight %v differ", same(flights[2]), same(flights[3]))
 	}
 	for _, f := range flights {
 		switch f["path"] {
