@@ -22,6 +22,7 @@ func commands() []command {
 		{"replay", "--in input.mcap --out output.mcap [flags]", runReplay},
 		{"verify", "recording.mcap [more.mcap | directory ...] [--json report.json] [flags]", runVerify},
 		{"report", "recording.mcap --out report.html [--figures DIR] [flags]", runReport},
+		{"whatif", "--policy-file CANDIDATE [--config FILE] [--baseline POLICY] [--json] [--html OUT.html] RECORDING|DIRECTORY ...", runWhatif},
 		{"ulog", "--in flight.ulg --out flight.mcap [flags]", runULog},
 		{"honesty", "recording.mcap [--json FILE]", runHonesty},
 		{"policy", "check FILE | test FILE CASES", runPolicy},

@@ -9,6 +9,7 @@
 //	decision_node replay  --in in.mcap --out out.mcap
 //	decision_node verify  recording.mcap [--json report.json]
 //	decision_node report  recording.mcap --out report.html
+//	decision_node whatif  --policy-file candidate.yaml flights/   a policy against flights flown
 //	decision_node ulog    --in flight.ulg --out flight.mcap
 //	decision_node honesty recording.mcap      beliefs against a simulator's truth
 //	decision_node policy  check|test FILE ...
@@ -65,10 +66,10 @@ func main() {
 	os.Exit(code)
 }
 
-// readsRecordings is whether the command line replays or verifies
+// readsRecordings is whether the command line replays, verifies or compares
 // recordings: the commands whose memory must not grow with their input.
 func readsRecordings(args []string) bool {
-	return len(args) > 0 && (args[0] == "replay" || args[0] == "verify")
+	return len(args) > 0 && (args[0] == "replay" || args[0] == "verify" || args[0] == "whatif")
 }
 
 // gcPercent is the collector's target for a command line. The recording

@@ -12,6 +12,9 @@
 //     self-assessments of its stamp, audits the action receipts and the
 //     seals, and returns an AuditReport whose verdict is PASS only when no
 //     Finding was made (relaxed ones aside).
+//   - Redecide drives a recording's inputs through one Session per policy
+//     and hands out their decisions and the recorded ones, for comparisons
+//     of policies on the same flight (package whatif).
 //   - Reorder sorts an unindexed recording within a log-time window, and
 //     ReferenceRecording maps a recording of the Python reference onto the
 //     same audit.

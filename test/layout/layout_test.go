@@ -114,6 +114,9 @@ var rules = []rule{
 	{"internal/...", nil},
 	// Tests outside the packages may import any package.
 	{"test/...", []string{"msg", "pkg/...", "internal/..."}},
+	// The what-if comparison reads only the Sources its caller opens,
+	// through the audit's pipeline, and draws in the report's style.
+	{"pkg/audit/whatif", join(contract, []string{"pkg/rules", "pkg/engine", "pkg/session", "pkg/audit", "pkg/audit/report"})},
 }
 
 // testOnly are packages only tests may import: no production package may.
@@ -364,6 +367,8 @@ func TestViolationsAreFound(t *testing.T) {
 		{"audit imports the transport", map[string][]string{"pkg/audit/report": {"pkg/ros2/transport"}}, "pkg/audit/report imports pkg/ros2/transport, which runs up"},
 		{"audit imports the bridge", map[string][]string{"pkg/audit": {"pkg/vehicle/bridge"}}, "pkg/audit imports pkg/vehicle/bridge"},
 		{"vehicle imports the audit", map[string][]string{"pkg/vehicle/bridge": {"pkg/audit"}}, "pkg/vehicle/bridge imports pkg/audit"},
+		{"whatif opens recordings itself", map[string][]string{"pkg/audit/whatif": {"pkg/bag"}}, "pkg/audit/whatif imports pkg/bag"},
+		{"whatif reads PX4 logs itself", map[string][]string{"pkg/audit/whatif": {"pkg/vehicle/ulog"}}, "pkg/audit/whatif imports pkg/vehicle/ulog"},
 		{"ros2 plumbing imports the session", map[string][]string{"pkg/ros2/clock": {"pkg/session"}}, "pkg/ros2/clock imports pkg/session"},
 		{"something imports the node", map[string][]string{"pkg/sim": {"pkg/node"}}, "pkg/sim imports pkg/node, which runs up"},
 		{"something imports the command", map[string][]string{"pkg/node": {"cmd/decision_node"}}, "pkg/node imports cmd/decision_node"},
