@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
@@ -196,8 +195,9 @@ func satisfiable(nodes []node, i int32) bool {
 			if isEmptyConstraint(c) {
 				return false
 			}
-			// effective_level reads the calibration when the assessment is missing.
-			if f := fieldOf(c.op); c.op != opEffective && f < numFields && missing[f] {
+			// effective_level, which reads the calibration when the
+			// assessment is missing, needs no field of its own.
+			if f := condKinds[c.op].field; f < numFields && missing[f] {
 				return false
 			}
 		}
@@ -208,26 +208,15 @@ func satisfiable(nodes []node, i int32) bool {
 	return !isEmptyConstraint(constraint{op: n.op, arg: n.arg, mask: n.mask, iv: n.iv})
 }
 
-func fieldOf(o op) uint8 { return (&node{op: o}).field() }
-
-func isInterval(o op) bool { return o == opStd || o == opBatteryPct || o == opBatteryV }
-
-// domains are the values a valid context can hold (decisions'
-// FlightStatus.Validate); a standard deviation may be any number.
-var domains = map[op]interval{
-	opBatteryPct: {lo: 0, hi: 1},
-	opBatteryV:   {lo: 0, hi: math.Inf(1)},
-}
+// isInterval reports whether leaves of kind o test a number.
+func isInterval(o op) bool { return condKinds[o].number != nil }
 
 func isEmptyConstraint(c constraint) bool {
 	switch {
 	case c.op == opMissing:
 		return false
 	case isInterval(c.op):
-		if d, ok := domains[c.op]; ok {
-			return c.iv.intersect(d).empty()
-		}
-		return c.iv.empty()
+		return c.iv.intersect(condKinds[c.op].domain).empty()
 	}
 	return c.mask == 0
 }

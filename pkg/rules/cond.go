@@ -18,7 +18,8 @@ const (
 	triUnknown
 )
 
-// op is what a condition node tests. Composite nodes come first.
+// op is what a condition node tests, an index of condKinds (where each is
+// described). Composite nodes come first.
 type op uint8
 
 const (
@@ -39,6 +40,7 @@ const (
 	opMissing     // arg: field; true when the field is missing
 	opActOutcome  // arg: kind; mask over decisions.ActionOutcome
 	opActEnabled  // arg: kind; mask bit 0: not enabled matches, bit 1: enabled matches
+	opCount
 )
 
 // Fields a context may lack; a rule over a missing field cannot be
@@ -139,24 +141,6 @@ type node struct {
 	kids []int32
 }
 
-// field returns the context field a leaf needs, or numFields for leaves
-// over fields that are always present.
-func (n *node) field() uint8 {
-	switch n.op {
-	case opLevel, opAxis, opStd, opEffective:
-		return fieldAssessment
-	case opCalibrated:
-		return fieldCalibration
-	case opPerception:
-		return fieldPerception
-	case opBatteryPct:
-		return fieldBatteryPct
-	case opBatteryV:
-		return fieldBatteryV
-	}
-	return numFields
-}
-
 // facts are the values of one context that conditions read, extracted once
 // per Decide.
 type facts struct {
@@ -230,79 +214,16 @@ func of(b bool) tri {
 // absence made it so (the first one met in rule order).
 func eval(nodes []node, i int32, f *facts) (tri, uint8) {
 	n := &nodes[i]
-	switch n.op {
-	case opAll:
-		res, missing := triTrue, uint8(0)
-		for _, k := range n.kids {
-			v, m := eval(nodes, k, f)
-			if v == triFalse {
-				return triFalse, 0
-			}
-			if v == triUnknown && res == triTrue {
-				res, missing = triUnknown, m
-			}
-		}
-		return res, missing
-	case opAny:
-		res, missing := triFalse, uint8(0)
-		for _, k := range n.kids {
-			v, m := eval(nodes, k, f)
-			if v == triTrue {
-				return triTrue, 0
-			}
-			if v == triUnknown && res == triFalse {
-				res, missing = triUnknown, m
-			}
-		}
-		return res, missing
-	case opNot:
-		v, m := eval(nodes, n.kids[0], f)
-		switch v {
-		case triTrue:
-			return triFalse, 0
-		case triFalse:
-			return triTrue, 0
-		}
-		return triUnknown, m
-	case opMissing:
-		return of(!f.present[n.arg]), 0
-	case opArmed:
-		return of(inMask(n.mask, f.armed)), 0
-	case opFlightMode:
-		return of(inMask(n.mask, f.flight)), 0
-	case opMissionMode:
-		return of(inMask(n.mask, f.mission)), 0
-	case opActOutcome:
-		return of(inMask(n.mask, f.actOutcome[n.arg%decisions.NumKinds])), 0
-	case opActEnabled:
-		return of(inMask(n.mask, f.actEnabled[n.arg%decisions.NumKinds])), 0
-	case opEffective:
-		if !f.present[fieldAssessment] && !f.present[fieldCalibration] {
-			return triUnknown, fieldAssessment
-		}
-		return of(inMask(n.mask, f.effective)), 0
+	k := &condKinds[n.op]
+	switch {
+	case k.eval != nil:
+		return k.eval(nodes, n, f)
+	case k.field < numFields && !f.present[k.field]:
+		return triUnknown, k.field
+	case k.number != nil:
+		return of(n.iv.has(k.number(f, n.arg))), 0
 	}
-	field := n.field()
-	if field < numFields && !f.present[field] {
-		return triUnknown, field
-	}
-	switch n.op {
-	case opLevel:
-		return of(inMask(n.mask, f.block[n.arg&3])), 0
-	case opAxis:
-		return of(inMask(n.mask, f.axis[n.arg%9])), 0
-	case opStd:
-		return of(n.iv.has(f.std[n.arg%9])), 0
-	case opCalibrated:
-		return of(inMask(n.mask, f.cal)), 0
-	case opPerception:
-		return of(inMask(n.mask, f.per)), 0
-	case opBatteryPct:
-		return of(n.iv.has(f.batteryPct)), 0
-	case opBatteryV:
-		return of(n.iv.has(f.batteryV)), 0
-	}
-	return triUnknown, fieldAssessment // unreachable: every op is handled above
+	return of(inMask(n.mask, k.value(f, n.arg))), 0
 }
 
 // Limits that keep a hostile file from building an unbounded condition.
@@ -310,13 +231,6 @@ const (
 	maxDepth = 16
 	maxNodes = 4096
 )
-
-// leafKeys are the condition keys, in the order the README lists them.
-var condKeys = []string{"all", "any", "not", "level", "axis", "std", "effective_level", "calibrated_level",
-	"armed", "flight_mode", "mission_mode", "perception_mode", "battery_pct", "battery_v", "missing", "action"}
-
-var levelOps = []string{"is", "in", "at_least", "at_most"}
-var numOps = []string{"lt", "le", "gt", "ge"}
 
 // builder compiles conditions into nodes.
 type builder struct {
@@ -329,6 +243,8 @@ func (b *builder) add(n node) int32 {
 	return int32(len(b.nodes) - 1)
 }
 
+// cond compiles the condition y (one key: a kind of condKinds) and returns
+// its root.
 func (b *builder) cond(y *yaml.Node, what string, depth int) (int32, error) {
 	if depth > maxDepth {
 		return 0, b.r.errf(y, "%s: conditions nest deeper than %d", what, maxDepth)
@@ -340,115 +256,14 @@ func (b *builder) cond(y *yaml.Node, what string, depth int) (int32, error) {
 	if err != nil {
 		return 0, err
 	}
-	key, v := e.key.Value, e.val
+	key := e.key.Value
 	what = what + "." + key
-	switch key {
-	case "all", "any":
-		items, err := b.r.seq(v, what)
-		if err != nil {
-			return 0, err
+	for o := range condKinds {
+		if k := &condKinds[o]; k.parse != nil && k.key == key {
+			return k.parse(b, op(o), e.val, what, depth)
 		}
-		if len(items) == 0 {
-			return 0, b.r.errf(v, "%s: want at least one condition", what)
-		}
-		n := node{op: opAll}
-		if key == "any" {
-			n.op = opAny
-		}
-		for i, it := range items {
-			k, err := b.cond(it, what+"["+strconv.Itoa(i)+"]", depth+1)
-			if err != nil {
-				return 0, err
-			}
-			n.kids = append(n.kids, k)
-		}
-		return b.add(n), nil
-	case "not":
-		k, err := b.cond(v, what, depth+1)
-		if err != nil {
-			return 0, err
-		}
-		return b.add(node{op: opNot, kids: []int32{k}}), nil
-	case "level":
-		f, err := b.r.fields(v, what, append([]string{"block"}, levelOps...), []string{"block"})
-		if err != nil {
-			return 0, err
-		}
-		blk, err := b.r.name(f["block"].val, what+".block", blockNames)
-		if err != nil {
-			return 0, err
-		}
-		mask, err := b.levelMask(v, f, what)
-		return b.add(node{op: opLevel, arg: uint8(blk), mask: mask}), err
-	case "axis":
-		f, err := b.r.fields(v, what, append([]string{"name"}, levelOps...), []string{"name"})
-		if err != nil {
-			return 0, err
-		}
-		ax, err := b.r.name(f["name"].val, what+".name", axisNames)
-		if err != nil {
-			return 0, err
-		}
-		mask, err := b.levelMask(v, f, what)
-		return b.add(node{op: opAxis, arg: uint8(ax), mask: mask}), err
-	case "effective_level", "calibrated_level":
-		o := opEffective
-		if key == "calibrated_level" {
-			o = opCalibrated
-		}
-		mask, err := b.shorthandMask(v, what, levelNames, levelOps)
-		return b.add(node{op: o, mask: mask}), err
-	case "std":
-		f, err := b.r.fields(v, what, append([]string{"axis"}, numOps...), []string{"axis"})
-		if err != nil {
-			return 0, err
-		}
-		ax, err := b.r.name(f["axis"].val, what+".axis", axisNames)
-		if err != nil {
-			return 0, err
-		}
-		iv, err := b.bounds(v, f, what)
-		return b.add(node{op: opStd, arg: uint8(ax), iv: iv}), err
-	case "battery_pct", "battery_v":
-		f, err := b.r.fields(v, what, numOps, nil)
-		if err != nil {
-			return 0, err
-		}
-		iv, err := b.bounds(v, f, what)
-		o := opBatteryPct
-		if key == "battery_v" {
-			o = opBatteryV
-		}
-		return b.add(node{op: o, iv: iv}), err
-	case "armed":
-		armed, err := b.r.boolean(v, what)
-		mask := uint32(1)
-		if armed {
-			mask = 2
-		}
-		return b.add(node{op: opArmed, mask: mask}), err
-	case "flight_mode":
-		mask, err := b.shorthandMask(v, what, flightModeNames, []string{"in"})
-		return b.add(node{op: opFlightMode, mask: mask}), err
-	case "mission_mode":
-		mask, err := b.shorthandMask(v, what, missionModeNames, []string{"in"})
-		return b.add(node{op: opMissionMode, mask: mask}), err
-	case "perception_mode":
-		mask, err := b.shorthandMask(v, what, perceptionModeNames, []string{"in"})
-		return b.add(node{op: opPerception, mask: mask}), err
-	case "missing":
-		f, err := b.r.name(v, what, fieldNames)
-		return b.add(node{op: opMissing, arg: uint8(f)}), err
-	case "action":
-		return b.action(v, what)
 	}
 	return 0, b.r.errf(e.key, "%s: unknown condition %s (want one of %v)", what, quote(key), condKeys)
-}
-
-// levelMask combines the level operators of a mapping (is, in, at_least,
-// at_most); several operators must all hold.
-func (b *builder) levelMask(y *yaml.Node, f map[string]entry, what string) (uint32, error) {
-	return b.opsMask(y, f, what, levelNames)
 }
 
 // shorthandMask reads either a bare name (equality) or a mapping of the
@@ -554,74 +369,7 @@ func (b *builder) bounds(y *yaml.Node, f map[string]entry, what string) (interva
 // the same (is vs in of one name, at_least vs in) write the same bytes.
 func appendCond(b []byte, nodes []node, i int32) []byte {
 	n := &nodes[i]
-	switch n.op {
-	case opAll, opAny:
-		if n.op == opAll {
-			b = append(b, `{"all":[`...)
-		} else {
-			b = append(b, `{"any":[`...)
-		}
-		for j, k := range n.kids {
-			if j > 0 {
-				b = append(b, ',')
-			}
-			b = appendCond(b, nodes, k)
-		}
-		return append(b, "]}"...)
-	case opNot:
-		b = append(b, `{"not":`...)
-		b = appendCond(b, nodes, n.kids[0])
-		return append(b, '}')
-	case opLevel:
-		b = append(b, `{"level":{"block":"`+blockNames[n.arg]+`","in":`...)
-		return append(appendMask(b, n.mask, levelNames), "}}"...)
-	case opAxis:
-		b = append(b, `{"axis":{"in":`...)
-		b = appendMask(b, n.mask, levelNames)
-		return append(b, `,"name":"`+axisNames[n.arg]+`"}}`...)
-	case opStd:
-		b = append(b, `{"std":{"axis":"`+axisNames[n.arg]+`"`...)
-		return append(appendInterval(b, n.iv, false), "}}"...)
-	case opEffective, opCalibrated:
-		if n.op == opEffective {
-			b = append(b, `{"effective_level":{"in":`...)
-		} else {
-			b = append(b, `{"calibrated_level":{"in":`...)
-		}
-		return append(appendMask(b, n.mask, levelNames), "}}"...)
-	case opArmed:
-		if n.mask == 2 {
-			return append(b, `{"armed":true}`...)
-		}
-		return append(b, `{"armed":false}`...)
-	case opFlightMode:
-		b = append(b, `{"flight_mode":{"in":`...)
-		return append(appendMask(b, n.mask, flightModeNames), "}}"...)
-	case opMissionMode:
-		b = append(b, `{"mission_mode":{"in":`...)
-		return append(appendMask(b, n.mask, missionModeNames), "}}"...)
-	case opPerception:
-		b = append(b, `{"perception_mode":{"in":`...)
-		return append(appendMask(b, n.mask, perceptionModeNames), "}}"...)
-	case opBatteryPct, opBatteryV:
-		if n.op == opBatteryPct {
-			b = append(b, `{"battery_pct":{`...)
-		} else {
-			b = append(b, `{"battery_v":{`...)
-		}
-		return append(appendInterval(b, n.iv, true), "}}"...)
-	case opMissing:
-		return append(b, `{"missing":"`+fieldNames[n.arg]+`"}`...)
-	case opActOutcome:
-		b = append(b, `{"action":{"kind":"`+kindNames[n.arg]+`","outcome":{"in":`...)
-		return append(appendMask(b, n.mask, outcomeNames), "}}}"...)
-	case opActEnabled:
-		if n.mask == 2 {
-			return append(b, `{"action":{"enabled":true,"kind":"`+kindNames[n.arg]+`"}}`...)
-		}
-		return append(b, `{"action":{"enabled":false,"kind":"`+kindNames[n.arg]+`"}}`...)
-	}
-	return b
+	return condKinds[n.op].canon(b, nodes, n)
 }
 
 func appendMask(b []byte, mask uint32, names []string) []byte {
