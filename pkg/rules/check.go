@@ -20,9 +20,14 @@ const (
 	// decides; nothing ever commands that kind, so its outcome is always
 	// none and the test is constant.
 	NeverCommanded
+	// MisleadingName: the rule writes a name whose meaning differs from
+	// what a PX4 user reads in it (an outcome group named like a
+	// MAV_RESULT it does not match); the finding is at the word.
+	MisleadingName
 )
 
-// String returns "never_fires", "shadowed" or "never_commanded".
+// String returns "never_fires", "shadowed", "never_commanded" or
+// "misleading_name".
 func (k FindingKind) String() string {
 	switch k {
 	case NeverFires:
@@ -31,6 +36,8 @@ func (k FindingKind) String() string {
 		return "shadowed"
 	case NeverCommanded:
 		return "never_commanded"
+	case MisleadingName:
+		return "misleading_name"
 	}
 	return "finding(" + strconv.Itoa(int(k)) + ")"
 }
@@ -67,6 +74,8 @@ func (f Finding) String() string {
 // `unless` is implied by its condition never fires either. Separately, a
 // rule that tests the outcome of a kind no rule (nor the default) decides
 // is reported: that kind is never commanded, its outcome is always none.
+// Every word whose meaning differs from its MAVLink sense (outcome
+// rejected) is reported at the word, before the rule's other findings.
 func Check(p *Policy) []Finding {
 	d := p.d
 	var out []Finding
@@ -82,6 +91,11 @@ func Check(p *Policy) []Finding {
 	for j := range d.rules {
 		rj := &d.rules[j]
 		f := Finding{Rule: j, Name: rj.name, By: -1, File: d.file, Line: rj.line, Column: rj.col}
+		for _, n := range rj.notes {
+			g := f
+			g.Kind, g.Line, g.Column, g.Message = MisleadingName, n.line, n.col, n.msg
+			out = append(out, g)
+		}
 		if k, ok := undecidedOutcome(d.nodes, rj, decided); ok {
 			g := f
 			g.Kind, g.Message = NeverCommanded, fmt.Sprintf(

@@ -236,6 +236,15 @@ const (
 type builder struct {
 	r     *reader
 	nodes []node
+	// notes are what Check reports of the words written (a misleading
+	// outcome name), in the order met.
+	notes []note
+}
+
+// note is a remark on a word of a policy, at its line and column.
+type note struct {
+	line, col int
+	msg       string
 }
 
 func (b *builder) add(n node) int32 {

@@ -299,7 +299,7 @@ func canonMissing(b []byte, _ []node, n *node) []byte {
 
 func canonOutcome(b []byte, _ []node, n *node) []byte {
 	b = append(b, `{"action":{"kind":"`+kindNames[n.arg]+`","outcome":{"in":`...)
-	return append(appendMask(b, n.mask, outcomeNames), "}}}"...)
+	return append(appendOutcomes(b, n.mask), "}}}"...)
 }
 
 func canonEnabled(b []byte, _ []node, n *node) []byte {
