@@ -63,8 +63,9 @@ func (f Finding) String() string {
 // Check reports rules that can never fire and rules shadowed by an earlier
 // rule. It is a conservative approximation: every finding is real, but
 // some dead rules are not found. A condition is recognised as impossible
-// when a leaf admits no value (an empty set of levels or modes, an empty
-// numeric interval, a battery bound outside [0, 1] or a negative voltage) or an `all` combines leaves over the same field whose
+// when a leaf admits no value (an empty set of levels or modes, a numeric
+// interval empty within its field's domain, such as battery_pct above 1;
+// a bound outside the domain is a parse error) or an `all` combines leaves over the same field whose
 // sets do not intersect (or tests a field both for a value and for being
 // missing); `not` is never analysed. A rule is shadowed by an earlier rule
 // of higher or equal severity whose condition is implied by its own

@@ -277,19 +277,29 @@ func (b *builder) cond(y *yaml.Node, what string, depth int) (int32, error) {
 
 // shorthandMask reads either a bare name (equality) or a mapping of the
 // allowed operators.
-func (b *builder) shorthandMask(y *yaml.Node, what string, names, ops []string) (uint32, error) {
+func (b *builder) shorthandMask(y *yaml.Node, what string, k *condKind) (uint32, error) {
 	if y.Kind == yaml.ScalarNode {
-		i, err := b.r.name(y, what, names)
+		i, err := b.valueName(y, what, k)
 		return 1 << i, err
 	}
-	f, err := b.r.fields(y, what, ops, nil)
+	f, err := b.r.fields(y, what, k.ops, nil)
 	if err != nil {
 		return 0, err
 	}
-	return b.opsMask(y, f, what, names)
+	return b.opsMask(y, f, what, k)
 }
 
-func (b *builder) opsMask(y *yaml.Node, f map[string]entry, what string, names []string) (uint32, error) {
+// valueName reads one of the names of an enumeration leaf; a number there
+// is an error that says how the source's numbers read.
+func (b *builder) valueName(y *yaml.Node, what string, k *condKind) (int, error) {
+	if k.numbers != "" && y.Kind == yaml.ScalarNode && (y.Tag == "!!int" || y.Tag == "!!float") {
+		return 0, b.r.errf(y, "%s = %s: want one of %v, not a number: %s", what, quote(y.Value), k.names, k.numbers)
+	}
+	return b.r.name(y, what, k.names)
+}
+
+func (b *builder) opsMask(y *yaml.Node, f map[string]entry, what string, k *condKind) (uint32, error) {
+	names := k.names
 	all := uint32(1)<<len(names) - 1
 	mask, any := all, false
 	for _, o := range levelOps { // fixed order: errors do not depend on map order
@@ -310,7 +320,7 @@ func (b *builder) opsMask(y *yaml.Node, f map[string]entry, what string, names [
 			}
 			set := uint32(0)
 			for _, it := range items {
-				i, err := b.r.name(it, w, names)
+				i, err := b.valueName(it, w, k)
 				if err != nil {
 					return 0, err
 				}
@@ -321,7 +331,7 @@ func (b *builder) opsMask(y *yaml.Node, f map[string]entry, what string, names [
 			}
 			mask &= set
 		default:
-			i, err := b.r.name(e.val, w, names)
+			i, err := b.valueName(e.val, w, k)
 			if err != nil {
 				return 0, err
 			}
@@ -342,7 +352,10 @@ func (b *builder) opsMask(y *yaml.Node, f map[string]entry, what string, names [
 }
 
 // bounds combines lt/le/gt/ge of a mapping into one interval.
-func (b *builder) bounds(y *yaml.Node, f map[string]entry, what string) (interval, error) {
+// A bound outside the values the leaf's number can take (its kind's
+// domain) is an error that says what the number is, in which unit, and
+// what the author likely meant.
+func (b *builder) bounds(y *yaml.Node, f map[string]entry, what string, k *condKind, arg uint8) (interval, error) {
 	iv, any := fullInterval(), false
 	for _, o := range numOps {
 		e, ok := f[o]
@@ -353,6 +366,13 @@ func (b *builder) bounds(y *yaml.Node, f map[string]entry, what string) (interva
 		x, err := b.r.float(e.val, what+"."+o)
 		if err != nil {
 			return iv, err
+		}
+		if d := k.domain; x < d.lo || x > d.hi {
+			hint := ""
+			if k.hint != nil {
+				hint = k.hint(x)
+			}
+			return iv, b.r.errf(e.val, "%s.%s = %s: outside what %s can be: %s%s", what, o, quote(e.val.Value), k.key, k.about(arg), hint)
 		}
 		bound := fullInterval()
 		switch o {

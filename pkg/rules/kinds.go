@@ -28,8 +28,11 @@ type condKind struct {
 	args   []string
 	// ops are the operators the leaf's mapping may hold.
 	ops []string
-	// names are the values of an enumeration leaf, by bit of its mask.
-	names []string
+	// names are the values of an enumeration leaf, by bit of its mask;
+	// numbers, when set, says how a source's numbers for them read, for
+	// the error on a number written instead of a name.
+	names   []string
+	numbers string
 	// field is the context field the leaf needs; numFields when it needs
 	// none (or, with eval, says itself when it is unknown).
 	field uint8
@@ -40,6 +43,11 @@ type condKind struct {
 	value  func(f *facts, arg uint8) uint8
 	number func(f *facts, arg uint8) float64
 	domain interval
+	// about says what a number is, its unit and its domain, for the error
+	// on a bound outside the domain; hint, optional, what the author
+	// likely meant by such a bound x ("; write 0.15 for 15 %").
+	about func(arg uint8) string
+	hint  func(x float64) string
 	// eval evaluates the composites and the leaves that are more than a
 	// test of value or number.
 	eval func(nodes []node, n *node, f *facts) (tri, uint8)
@@ -65,7 +73,8 @@ func init() {
 			field: fieldAssessment, value: func(f *facts, arg uint8) uint8 { return f.axis[arg%9] }, canon: canonAxis},
 		// A "none" std compares as +Inf.
 		opStd: {key: "std", parse: parseLeaf, argKey: "axis", args: axisNames, ops: numOps, field: fieldAssessment,
-			number: func(f *facts, arg uint8) float64 { return f.std[arg%9] }, domain: fullInterval(), canon: canonStd},
+			number: func(f *facts, arg uint8) float64 { return f.std[arg%9] }, domain: interval{lo: 0, hi: math.Inf(1)},
+			about: aboutStd, canon: canonStd},
 		// The calibrated level when present, else the overall level.
 		opEffective: {key: "effective_level", parse: parseLeaf, ops: levelOps, names: levelNames, field: numFields,
 			eval: evalEffective, canon: canonIn},
@@ -75,16 +84,19 @@ func init() {
 		opArmed: {key: "armed", parse: parseArmed, field: numFields,
 			value: func(f *facts, _ uint8) uint8 { return f.armed }, canon: canonArmed},
 		opFlightMode: {key: "flight_mode", parse: parseLeaf, ops: inOp, names: flightModeNames, field: numFields,
-			value: func(f *facts, _ uint8) uint8 { return f.flight }, canon: canonIn},
+			numbers: "a PX4 nav_state number reads as one of these names (docs/inputs.md, flight status); PX4's modes without a name here read init",
+			value:   func(f *facts, _ uint8) uint8 { return f.flight }, canon: canonIn},
 		opMissionMode: {key: "mission_mode", parse: parseLeaf, ops: inOp, names: missionModeNames, field: numFields,
 			value: func(f *facts, _ uint8) uint8 { return f.mission }, canon: canonIn},
 		opPerception: {key: "perception_mode", parse: parseLeaf, ops: inOp, names: perceptionModeNames, field: fieldPerception,
 			value: func(f *facts, _ uint8) uint8 { return f.per }, canon: canonIn},
 		// FlightStatus.Validate: a fraction in [0, 1], a voltage >= 0.
 		opBatteryPct: {key: "battery_pct", parse: parseLeaf, ops: numOps, field: fieldBatteryPct,
-			number: func(f *facts, _ uint8) float64 { return f.batteryPct }, domain: interval{lo: 0, hi: 1}, canon: canonBounds},
+			number: func(f *facts, _ uint8) float64 { return f.batteryPct }, domain: interval{lo: 0, hi: 1},
+			about: about("the remaining charge as a fraction of the full charge, from 0 to 1"), hint: percentHint, canon: canonBounds},
 		opBatteryV: {key: "battery_v", parse: parseLeaf, ops: numOps, field: fieldBatteryV,
-			number: func(f *facts, _ uint8) float64 { return f.batteryV }, domain: interval{lo: 0, hi: math.Inf(1)}, canon: canonBounds},
+			number: func(f *facts, _ uint8) float64 { return f.batteryV }, domain: interval{lo: 0, hi: math.Inf(1)},
+			about: about("the battery voltage in V, never negative"), canon: canonBounds},
 		// arg: the field; true when the field is missing.
 		opMissing: {key: "missing", parse: parseMissing, args: fieldNames, field: numFields, eval: evalMissing, canon: canonMissing},
 		opActOutcome: {key: "action", parse: parseAction, args: kindNames, names: outcomeNames, field: numFields,
@@ -159,13 +171,31 @@ func parseLeaf(b *builder, o op, v *yaml.Node, what string, _ int) (int32, error
 	}
 	switch {
 	case k.number != nil:
-		n.iv, err = b.bounds(v, f, what)
+		n.iv, err = b.bounds(v, f, what, k, n.arg)
 	case f != nil:
-		n.mask, err = b.opsMask(v, f, what, k.names)
+		n.mask, err = b.opsMask(v, f, what, k)
 	default:
-		n.mask, err = b.shorthandMask(v, what, k.names, k.ops)
+		n.mask, err = b.shorthandMask(v, what, k)
 	}
 	return b.add(n), err
+}
+
+// about is the description of a number that has no arg.
+func about(s string) func(uint8) string { return func(uint8) string { return s } }
+
+// aboutStd describes the standard deviation of an axis, in its unit.
+func aboutStd(arg uint8) string {
+	unit := [3]string{"m", "m/s", "rad"}[arg/3%3]
+	return "the standard deviation of " + axisNames[arg%9] + " in " + unit + ", never negative (none reads as +infinity)"
+}
+
+// percentHint reads a fraction's bound above 1 and up to 100 as a
+// percentage.
+func percentHint(x float64) string {
+	if x > 1 && x <= 100 {
+		return "; for " + strconv.FormatFloat(x, 'g', -1, 64) + " % write " + strconv.FormatFloat(x/100, 'g', -1, 64)
+	}
+	return ""
 }
 
 func parseArmed(b *builder, o op, v *yaml.Node, what string, _ int) (int32, error) {
