@@ -258,6 +258,9 @@ var stepFields = []stepField{
 		st.ctx.Flight.BatteryV, err = optionalFloat(r, v, what)
 		return err
 	}},
+	{"gnss", parseStepGNSS},
+	{"estimator", parseStepEstimator},
+	{"px4_failsafe", parseStepFailsafe},
 	{"actions", func(r *reader, v *yaml.Node, what string, st *caseStep) error {
 		return parseActions(r, v, what, &st.ctx)
 	}},
@@ -462,5 +465,108 @@ func parseActions(r *reader, n *yaml.Node, what string, c *decisions.Context) er
 		}
 	}
 	c.Actions = &s
+	return nil
+}
+
+// setHealth writes h into the step's flight status, leaving the other
+// error flags as they are.
+func setHealth(st *caseStep, h decisions.Health) {
+	f := &st.ctx.Flight
+	f.ErrorFlags = f.ErrorFlags&^decisions.HealthMask | h.Flags()
+}
+
+// parseStepGNSS reads `missing` or {fix: F, satellites: N}; what it does
+// not name keeps the previous step's value.
+func parseStepGNSS(r *reader, v *yaml.Node, what string, st *caseStep) error {
+	h := st.ctx.Flight.Health()
+	if isMissing(v) {
+		h.Fix, h.Satellites = decisions.GNSSFixUnknown, 0
+		setHealth(st, h)
+		return nil
+	}
+	f, err := r.fields(v, what, []string{"fix", "satellites"}, nil)
+	if err != nil {
+		return err
+	}
+	if e, ok := f["fix"]; ok {
+		i, err := r.name(e.val, what+".fix", gnssFixNames)
+		if err != nil {
+			return err
+		}
+		h.Fix = decisions.GNSSFix(i + 1)
+	}
+	if e, ok := f["satellites"]; ok {
+		n, err := r.integer(e.val, what+".satellites")
+		if err != nil {
+			return err
+		}
+		if n < 0 || n > 255 {
+			return r.errf(e.val, "%s.satellites = %d: want a count from 0 to 255", what, n)
+		}
+		h.Satellites = uint8(n)
+	}
+	if h.Fix == decisions.GNSSFixUnknown {
+		return r.errf(v, "%s: want a fix (a receiver that reports satellites reports its fix)", what)
+	}
+	setHealth(st, h)
+	return nil
+}
+
+// parseStepEstimator reads `missing` or {FLAG: true or false, ...}; the
+// flags it does not name keep the previous step's values (clear at
+// first).
+func parseStepEstimator(r *reader, v *yaml.Node, what string, st *caseStep) error {
+	h := st.ctx.Flight.Health()
+	if isMissing(v) {
+		h.EstimatorReported, h.DeadReckoningReported, h.Estimator = false, false, 0
+		setHealth(st, h)
+		return nil
+	}
+	f, err := r.fields(v, what, estimatorFlagNames, nil)
+	if err != nil {
+		return err
+	}
+	h.EstimatorReported = true
+	for i, name := range estimatorFlagNames { // table order: errors do not depend on map order
+		e, ok := f[name]
+		if !ok {
+			continue
+		}
+		set, err := r.boolean(e.val, what+"."+name)
+		if err != nil {
+			return err
+		}
+		h.Estimator = h.Estimator&^(1<<i) | bit(set)<<i
+		if decisions.EstimatorFlag(i) == decisions.EstimatorDeadReckoning {
+			h.DeadReckoningReported = true
+		}
+	}
+	setHealth(st, h)
+	return nil
+}
+
+// parseStepFailsafe reads `missing` or the list of raised flags (empty:
+// reported, none raised), as a PX4 1.16 reports them.
+func parseStepFailsafe(r *reader, v *yaml.Node, what string, st *caseStep) error {
+	h := st.ctx.Flight.Health()
+	h.FailsafeReported, h.NavigatorFailureReported, h.Failsafe = false, false, 0
+	if !isMissing(v) {
+		items, err := r.seq(v, what)
+		if err != nil {
+			return err
+		}
+		h.FailsafeReported, h.NavigatorFailureReported = true, true
+		for _, it := range items {
+			i, err := r.name(it, what, failsafeFlagNames)
+			if err != nil {
+				return err
+			}
+			if h.Failsafe&(1<<i) != 0 {
+				return r.errf(it, "%s: %s listed twice", what, quote(it.Value))
+			}
+			h.Failsafe |= 1 << i
+		}
+	}
+	setHealth(st, h)
 	return nil
 }

@@ -40,6 +40,10 @@ const (
 	opMissing     // arg: field; true when the field is missing
 	opActOutcome  // arg: kind; mask over decisions.ActionOutcome
 	opActEnabled  // arg: kind; mask bit 0: not enabled matches, bit 1: enabled matches
+	opGNSSFix     // mask over the GNSS fixes (decisions.GNSSFix - 1)
+	opGNSSSats    // interval
+	opEstimator   // arg: decisions.EstimatorFlag; mask bit 0: clear matches, bit 1: set matches
+	opFailsafe    // arg: decisions.FailsafeFlag; mask bit 1: raised matches
 	opCount
 )
 
@@ -51,10 +55,13 @@ const (
 	fieldPerception
 	fieldBatteryPct
 	fieldBatteryV
+	fieldGNSS
+	fieldEstimator
+	fieldFailsafe
 	numFields
 )
 
-var fieldNames = []string{"assessment", "calibration", "perception", "battery_pct", "battery_v"}
+var fieldNames = []string{"assessment", "calibration", "perception", "battery_pct", "battery_v", "gnss", "estimator", "px4_failsafe"}
 
 // missingReasons are the reasons of decisions that could not be evaluated,
 // built once so Decide does not allocate them.
@@ -156,6 +163,11 @@ type facts struct {
 	// the context carries no action state).
 	actOutcome [decisions.NumKinds]uint8
 	actEnabled [decisions.NumKinds]uint8
+	// health is the belief's GNSS, estimator and failsafe health; gnss its
+	// fix as an index of gnssFixNames, sats its satellites.
+	health decisions.Health
+	gnss   uint8
+	sats   float64
 }
 
 func (f *facts) load(c *decisions.Context) {
@@ -187,6 +199,13 @@ func (f *facts) load(c *decisions.Context) {
 	f.batteryPct, f.batteryV = c.Flight.BatteryPct, c.Flight.BatteryV
 	f.present[fieldBatteryPct] = !math.IsNaN(f.batteryPct)
 	f.present[fieldBatteryV] = !math.IsNaN(f.batteryV)
+	f.health = c.Flight.Health()
+	if h := &f.health; h.Fix != decisions.GNSSFixUnknown {
+		f.present[fieldGNSS] = true
+		f.gnss, f.sats = uint8(h.Fix-1), float64(h.Satellites)
+	}
+	f.present[fieldEstimator] = f.health.EstimatorReported
+	f.present[fieldFailsafe] = f.health.FailsafeReported
 	if c.Flight.Armed {
 		f.armed = 1
 	}
@@ -219,6 +238,8 @@ func eval(nodes []node, i int32, f *facts) (tri, uint8) {
 	case k.eval != nil:
 		return k.eval(nodes, n, f)
 	case k.field < numFields && !f.present[k.field]:
+		return triUnknown, k.field
+	case k.known != nil && !k.known(f, n.arg):
 		return triUnknown, k.field
 	case k.number != nil:
 		return of(n.iv.has(k.number(f, n.arg))), 0
@@ -279,8 +300,8 @@ func (b *builder) cond(y *yaml.Node, what string, depth int) (int32, error) {
 // allowed operators.
 func (b *builder) shorthandMask(y *yaml.Node, what string, k *condKind) (uint32, error) {
 	if y.Kind == yaml.ScalarNode {
-		i, err := b.valueName(y, what, k)
-		return 1 << i, err
+		_, m, err := b.valueName(y, what, k)
+		return m, err
 	}
 	f, err := b.r.fields(y, what, k.ops, nil)
 	if err != nil {
@@ -289,13 +310,25 @@ func (b *builder) shorthandMask(y *yaml.Node, what string, k *condKind) (uint32,
 	return b.opsMask(y, f, what, k)
 }
 
-// valueName reads one of the names of an enumeration leaf; a number there
-// is an error that says how the source's numbers read.
-func (b *builder) valueName(y *yaml.Node, what string, k *condKind) (int, error) {
+// valueName reads one of the names of an enumeration leaf, or of its
+// groups, and returns its index (-1 for a group) and the values it stands
+// for; a number there is an error that says how the source's numbers read.
+func (b *builder) valueName(y *yaml.Node, what string, k *condKind) (int, uint32, error) {
 	if k.numbers != "" && y.Kind == yaml.ScalarNode && (y.Tag == "!!int" || y.Tag == "!!float") {
-		return 0, b.r.errf(y, "%s = %s: want one of %v, not a number: %s", what, quote(y.Value), k.names, k.numbers)
+		return 0, 0, b.r.errf(y, "%s = %s: want one of %v, not a number: %s", what, quote(y.Value), k.words(), k.numbers)
 	}
-	return b.r.name(y, what, k.names)
+	if len(k.groups) == 0 {
+		i, err := b.r.name(y, what, k.names)
+		return i, 1 << i, err
+	}
+	i, err := b.r.name(y, what, k.words())
+	switch {
+	case err != nil:
+		return 0, 0, err
+	case i < len(k.names):
+		return i, 1 << i, nil
+	}
+	return -1, k.groups[i-len(k.names)].mask, nil
 }
 
 func (b *builder) opsMask(y *yaml.Node, f map[string]entry, what string, k *condKind) (uint32, error) {
@@ -320,24 +353,27 @@ func (b *builder) opsMask(y *yaml.Node, f map[string]entry, what string, k *cond
 			}
 			set := uint32(0)
 			for _, it := range items {
-				i, err := b.valueName(it, w, k)
+				_, m, err := b.valueName(it, w, k)
 				if err != nil {
 					return 0, err
 				}
-				if set&(1<<i) != 0 {
+				if set&m != 0 {
 					return 0, b.r.errf(it, "%s: %s listed twice", w, quote(it.Value))
 				}
-				set |= 1 << i
+				set |= m
 			}
 			mask &= set
 		default:
-			i, err := b.valueName(e.val, w, k)
+			i, m, err := b.valueName(e.val, w, k)
 			if err != nil {
 				return 0, err
 			}
+			if i < 0 && o != "is" {
+				return 0, b.r.errf(e.val, "%s = %s: want a name of %v: %s is a group", w, quote(e.val.Value), k.names, quote(e.val.Value))
+			}
 			switch o {
 			case "is":
-				mask &= 1 << i
+				mask &= m
 			case "at_least":
 				mask &= all &^ (1<<i - 1)
 			case "at_most":
@@ -372,7 +408,7 @@ func (b *builder) bounds(y *yaml.Node, f map[string]entry, what string, k *condK
 			if k.hint != nil {
 				hint = k.hint(x)
 			}
-			return iv, b.r.errf(e.val, "%s.%s = %s: outside what %s can be: %s%s", what, o, quote(e.val.Value), k.key, k.about(arg), hint)
+			return iv, b.r.errf(e.val, "%s.%s = %s: out of range: %s%s", what, o, quote(e.val.Value), k.about(arg), hint)
 		}
 		bound := fullInterval()
 		switch o {

@@ -33,6 +33,8 @@ type condKind struct {
 	// the error on a number written instead of a name.
 	names   []string
 	numbers string
+	// groups are names that stand for several values.
+	groups []nameGroup
 	// field is the context field the leaf needs; numFields when it needs
 	// none (or, with eval, says itself when it is unknown).
 	field uint8
@@ -43,16 +45,39 @@ type condKind struct {
 	value  func(f *facts, arg uint8) uint8
 	number func(f *facts, arg uint8) float64
 	domain interval
-	// about says what a number is, its unit and its domain, for the error
+	// about says what a number is, its unit and its domain (a sentence
+	// naming it), for the error
 	// on a bound outside the domain; hint, optional, what the author
 	// likely meant by such a bound x ("; write 0.15 for 15 %").
 	about func(arg uint8) string
 	hint  func(x float64) string
+	// known, optional, says whether the leaf's arg is known when its field
+	// is present (a flag an older release does not report).
+	known func(f *facts, arg uint8) bool
 	// eval evaluates the composites and the leaves that are more than a
 	// test of value or number.
 	eval func(nodes []node, n *node, f *facts) (tri, uint8)
 	// canon appends the canonical JSON of a node of this kind.
 	canon func(b []byte, nodes []node, n *node) []byte
+}
+
+// nameGroup is a name that stands for a set of an enumeration's values.
+type nameGroup struct {
+	name string
+	mask uint32
+}
+
+// words are the names a leaf's value may be written with: its names, then
+// its groups.
+func (k *condKind) words() []string {
+	if len(k.groups) == 0 {
+		return k.names
+	}
+	w := append([]string(nil), k.names...)
+	for _, g := range k.groups {
+		w = append(w, g.name)
+	}
+	return w
 }
 
 // condKinds is the table of condition kinds, indexed by op. It is filled
@@ -93,10 +118,10 @@ func init() {
 		// FlightStatus.Validate: a fraction in [0, 1], a voltage >= 0.
 		opBatteryPct: {key: "battery_pct", parse: parseLeaf, ops: numOps, field: fieldBatteryPct,
 			number: func(f *facts, _ uint8) float64 { return f.batteryPct }, domain: interval{lo: 0, hi: 1},
-			about: about("the remaining charge as a fraction of the full charge, from 0 to 1"), hint: percentHint, canon: canonBounds},
+			about: about("battery_pct is the remaining charge as a fraction of the full charge, from 0 to 1"), hint: percentHint, canon: canonBounds},
 		opBatteryV: {key: "battery_v", parse: parseLeaf, ops: numOps, field: fieldBatteryV,
 			number: func(f *facts, _ uint8) float64 { return f.batteryV }, domain: interval{lo: 0, hi: math.Inf(1)},
-			about: about("the battery voltage in V, never negative"), canon: canonBounds},
+			about: about("battery_v is the battery voltage in V, never negative"), canon: canonBounds},
 		// arg: the field; true when the field is missing.
 		opMissing: {key: "missing", parse: parseMissing, args: fieldNames, field: numFields, eval: evalMissing, canon: canonMissing},
 		opActOutcome: {key: "action", parse: parseAction, args: kindNames, names: outcomeNames, field: numFields,
@@ -104,6 +129,15 @@ func init() {
 		// mask bit 0: not enabled matches, bit 1: enabled matches.
 		opActEnabled: {args: kindNames, field: numFields,
 			value: func(f *facts, arg uint8) uint8 { return f.actEnabled[arg%uint8(len(f.actEnabled))] }, canon: canonEnabled},
+		opGNSSFix: {key: "gnss", parse: parseGNSS, ops: levelOps, names: gnssFixNames, groups: gnssFixGroups, field: fieldGNSS,
+			numbers: "PX4's fix_type reads as these names: 0 and 1 no_fix, 2 2d, 3 3d, 4 dgps, 5 rtk_float, 6 rtk_fixed, 8 extrapolated (PX4 never uses 7)",
+			value:   func(f *facts, _ uint8) uint8 { return f.gnss }, canon: canonGNSSFix},
+		opGNSSSats: {ops: numOps, field: fieldGNSS, number: func(f *facts, _ uint8) float64 { return f.sats },
+			domain: interval{lo: 0, hi: 255}, about: about("gnss.satellites is the number of satellites the receiver uses, a count from 0 to 255"), canon: canonGNSSSats},
+		opEstimator: {key: "estimator", parse: parseEstimator, args: estimatorFlagNames, field: fieldEstimator,
+			value: estimatorFlag, known: estimatorKnown, canon: canonEstimator},
+		opFailsafe: {key: "px4_failsafe", parse: parseFailsafe, args: failsafeFlagNames, field: fieldFailsafe,
+			value: failsafeFlag, known: failsafeKnown, canon: canonFailsafe},
 	}
 	condKeys = nil
 	for _, k := range condKinds {
@@ -186,7 +220,7 @@ func about(s string) func(uint8) string { return func(uint8) string { return s }
 // aboutStd describes the standard deviation of an axis, in its unit.
 func aboutStd(arg uint8) string {
 	unit := [3]string{"m", "m/s", "rad"}[arg/3%3]
-	return "the standard deviation of " + axisNames[arg%9] + " in " + unit + ", never negative (none reads as +infinity)"
+	return "the standard deviation of " + axisNames[arg%9] + " is in " + unit + " and never negative (none reads as +infinity)"
 }
 
 // percentHint reads a fraction's bound above 1 and up to 100 as a

@@ -16,7 +16,7 @@ func TestRangesAndUnits(t *testing.T) {
 		at         string // the offending value as written, "" when the policy is valid
 		want       []string
 	}{
-		{"a percentage for a fraction", "{battery_pct: {lt: 15}}", "15", []string{"battery_pct.lt = \"15\": outside what battery_pct can be: the remaining charge",
+		{"a percentage for a fraction", "{battery_pct: {lt: 15}}", "15", []string{"battery_pct.lt = \"15\": out of range: battery_pct is the remaining charge",
 			"fraction of the full charge, from 0 to 1", "for 15 % write 0.15"}},
 		{"a percentage, le", "{battery_pct: {le: 7.5}}", "7.5", []string{"for 7.5 % write 0.075"}},
 		{"above any percentage", "{battery_pct: {ge: 150}}", "150", []string{"from 0 to 1"}},
@@ -25,9 +25,9 @@ func TestRangesAndUnits(t *testing.T) {
 		{"a fraction", "{battery_pct: {lt: 0.15}}", "", nil},
 		{"a negative voltage", "{battery_v: {ge: -1}}", "-1", []string{"voltage in V, never negative"}},
 		{"a voltage", "{battery_v: {lt: 14.1}}", "", nil},
-		{"a negative std, position", "{std: {axis: position_x, gt: -1}}", "-1", []string{"std.gt", "position_x in m, never negative"}},
-		{"a negative std, velocity", "{std: {axis: velocity_z, lt: -0.5}}", "-0.5", []string{"velocity_z in m/s"}},
-		{"a negative std, orientation", "{std: {axis: orientation_y, le: -0.01}}", "-0.01", []string{"orientation_y in rad"}},
+		{"a negative std, position", "{std: {axis: position_x, gt: -1}}", "-1", []string{"std.gt", "standard deviation of position_x is in m and never negative"}},
+		{"a negative std, velocity", "{std: {axis: velocity_z, lt: -0.5}}", "-0.5", []string{"velocity_z is in m/s"}},
+		{"a negative std, orientation", "{std: {axis: orientation_y, le: -0.01}}", "-0.01", []string{"orientation_y is in rad"}},
 		{"a std of zero", "{std: {axis: orientation_y, le: 0}}", "", nil},
 		{"a mode number", "{flight_mode: 4}", "4", []string{"flight_mode = \"4\": want one of [init manual", "not a number: a PX4 nav_state number reads as one of these names"}},
 		{"a mode number in a list", "{flight_mode: {in: [rtl, 5]}}", "5", []string{"flight_mode.in = \"5\"", "PX4 nav_state"}},
