@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -144,5 +145,41 @@ rules:
 	}
 	if code, stdout, _ := cli(t, "policy", "test", escalatingPolicy, "../../config/policies/px4_failsafe_escalating.cases.yaml"); code != exitOK || !strings.Contains(stdout, " 0 failed") {
 		t.Fatalf("exit %d\n%s", code, stdout)
+	}
+}
+
+// The shipped health policy runs end to end: acting through PX4, the
+// simulated vehicle reports a PX4's health, each health rule decides in the
+// GPS loss, and verify re-makes every decision from the recorded beliefs.
+// Without PX4 the beliefs carry no health and the policy abstains.
+func TestSimHealthPolicy(t *testing.T) {
+	const policy = "../../config/policies/px4_gnss_health.yaml"
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name  string
+		flags []string
+		want  []string
+	}{
+		{"px4", []string{"--executor", "px4"}, []string{"gnss_lost", "gnss_not_fused", "px4_position_invalid"}},
+		{"advisory", nil, []string{"missing_estimator"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			flight := filepath.Join(dir, tc.name+".mcap")
+			// 120 s: the estimator stops fusing the receiver for 16 % of
+			// the flight, longer than the rule's 10 s.
+			args := append([]string{"sim", "--out", flight, "--duration", "120s", "--rate", "10", "--policy-file", policy, "--quiet"}, tc.flags...)
+			if code, _, stderr := cli(t, args...); code != exitOK {
+				t.Fatalf("sim: exit %d %s", code, stderr)
+			}
+			code, stdout, stderr := cli(t, append([]string{"verify", flight, "--policy-file", policy, "--quiet"}, tc.flags...)...)
+			if code != exitOK || !strings.Contains(stdout, "verdict: PASS") || !regexp.MustCompile(`\bdiverged +0\b`).MatchString(stdout) {
+				t.Fatalf("verify: exit %d\n%s%s", code, stdout, stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stdout, w) {
+					t.Errorf("verify's summary lacks %q\n%s", w, stdout)
+				}
+			}
+		})
 	}
 }

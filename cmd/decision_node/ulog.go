@@ -188,6 +188,7 @@ func printULogSummary(w io.Writer, src *bridge.ULogSource, c mapping.Counters) {
 	fmt.Fprintf(w, "log samples read: vehicle_local_position %d, vehicle_odometry %d, vehicle_attitude %d, vehicle_status %d, battery_status %d\n",
 		src.Samples["vehicle_local_position"], src.Samples["vehicle_odometry"], src.Samples["vehicle_attitude"],
 		src.Samples["vehicle_status"], src.Samples["battery_status"])
+	printULogHealth(w, src.Samples)
 	fmt.Fprintf(w, "beliefs made: %d; samples rejected by the mapping: %d", c.Beliefs, c.RejectedTotal())
 	sep := " ("
 	for i, n := range c.Rejected {
@@ -205,6 +206,26 @@ func printULogSummary(w io.Writer, src *bridge.ULogSource, c mapping.Counters) {
 	}
 	if p := src.Reader().Problems(); len(p) > 0 {
 		fmt.Fprintf(w, "log problems: %d (first: %v)\n", len(p), p[0])
+	}
+}
+
+// printULogHealth counts the health topics read, and says which health
+// conditions a policy cannot evaluate on this log and why.
+func printULogHealth(w io.Writer, n map[string]uint64) {
+	gps, flags, status, fs := n["vehicle_gps_position"], n["estimator_status_flags"], n["estimator_status"], n["failsafe_flags"]
+	fmt.Fprintf(w, "health samples read: vehicle_gps_position %d, estimator_status_flags %d, estimator_status %d, failsafe_flags %d\n", gps, flags, status, fs)
+	var unknown []string
+	if gps == 0 {
+		unknown = append(unknown, "gnss (no vehicle_gps_position)")
+	}
+	if flags == 0 && status == 0 {
+		unknown = append(unknown, "estimator (no estimator_status_flags or estimator_status)")
+	}
+	if fs == 0 {
+		unknown = append(unknown, "px4_failsafe (no failsafe_flags: PX4 logs it from 1.14)")
+	}
+	if len(unknown) > 0 {
+		fmt.Fprintf(w, "unknown on this log, so a rule on them abstains (missing_*): %s\n", strings.Join(unknown, "; "))
 	}
 }
 

@@ -64,6 +64,9 @@ type Bridge struct {
 	// stamp emitted.
 	assessments uint64
 	last        int64
+	// estimatorFlags: an estimator_status_flags arrived, so
+	// estimator_status no longer speaks for the estimator's flags.
+	estimatorFlags bool
 }
 
 // New returns a Bridge.

@@ -3,6 +3,7 @@ package bridge
 import (
 	"fmt"
 
+	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/mapping"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/px4"
@@ -146,10 +147,78 @@ func ReadBattery(f px4.Fields) (mapping.PX4Battery, error) {
 	return b, r.err
 }
 
+// ReadGps reads a vehicle_gps_position (SensorGps).
+func ReadGps(f px4.Fields) (mapping.PX4Gps, error) {
+	r := fieldReader{f: f, msg: px4.MsgSensorGps}
+	g := mapping.PX4Gps{Timestamp: r.u64("timestamp"), TimestampSample: r.optU64("timestamp_sample"),
+		FixType: r.u8("fix_type"), SatellitesUsed: r.u8("satellites_used")}
+	return g, r.err
+}
+
+// ReadEstimatorFlags reads an estimator_status_flags; cs_gps is
+// cs_gnss_pos from PX4 1.16, and cs_inertial_dead_reckoning is optional
+// (older logs lack it).
+func ReadEstimatorFlags(f px4.Fields) (mapping.PX4EstimatorFlags, error) {
+	r := fieldReader{f: f, msg: px4.MsgEstimatorStatusFlags}
+	e := mapping.PX4EstimatorFlags{Timestamp: r.u64("timestamp"), CsGpsHgt: r.b("cs_gps_hgt"),
+		CsTiltAlign: r.b("cs_tilt_align"), CsYawAlign: r.b("cs_yaw_align"), CsMagFault: r.b("cs_mag_fault")}
+	if v, ok := f.Bool("cs_gnss_pos"); ok {
+		e.CsGps = v
+	} else {
+		e.CsGps = r.b("cs_gps")
+	}
+	e.CsInertialDeadReckoning, e.HasInertialDeadReckoning = f.Bool("cs_inertial_dead_reckoning")
+	return e, r.err
+}
+
+// Bits of estimator_status.control_mode_flags (its CS_* constants), the
+// estimator's flags in logs older than estimator_status_flags.
+const (
+	csTiltAlign = 0
+	csYawAlign  = 1
+	csGps       = 2
+	csGpsHgt    = 11
+	csMagFault  = 18
+)
+
+// ReadEstimatorStatus reads the flags of an estimator_status's
+// control_mode_flags; it has no dead-reckoning flag.
+func ReadEstimatorStatus(f px4.Fields) (mapping.PX4EstimatorFlags, error) {
+	r := fieldReader{f: f, msg: "EstimatorStatus"}
+	ts, flags := r.u64("timestamp"), r.u64("control_mode_flags")
+	bit := func(i uint) bool { return flags>>i&1 == 1 }
+	e := mapping.PX4EstimatorFlags{Timestamp: ts, CsGps: bit(csGps), CsGpsHgt: bit(csGpsHgt),
+		CsTiltAlign: bit(csTiltAlign), CsYawAlign: bit(csYawAlign), CsMagFault: bit(csMagFault)}
+	return e, r.err
+}
+
+// ReadFailsafe reads a failsafe_flags: each decisions.FailsafeFlag by
+// PX4's name (geofence_breached is primary_geofence_breached in 1.14;
+// navigator_failure exists from 1.16).
+func ReadFailsafe(f px4.Fields) (mapping.PX4Failsafe, error) {
+	r := fieldReader{f: f, msg: px4.MsgFailsafeFlags}
+	out := mapping.PX4Failsafe{Timestamp: r.u64("timestamp")}
+	for g := decisions.FailsafeFlag(0); g < decisions.NumFailsafeFlags; g++ {
+		name := g.String()
+		switch v, ok := f.Bool(name); {
+		case ok:
+			out.Flags[g] = v
+			out.HasNavigatorFailure = out.HasNavigatorFailure || g == decisions.FailsafeNavigatorFailure
+		case g == decisions.FailsafeNavigatorFailure:
+		case g == decisions.FailsafeGeofenceBreached:
+			out.Flags[g] = r.b("primary_geofence_breached")
+		default:
+			r.fail(name, "a bool")
+		}
+	}
+	return out, r.err
+}
+
 // PX4Sample routes one PX4 message, named by its px4_msgs type name (or its
 // uORB topic name), through the bridge: an estimator sample gives a belief
-// and its assessment, a status, battery or attitude sample updates what the
-// next belief carries. usePosition picks the estimator topic that makes
+// and its assessment, a status, battery, attitude or health sample
+// (vehicle_gps_position, estimator_status_flags or, in logs older than it,
+// estimator_status, failsafe_flags) updates what the next belief carries. usePosition picks the estimator topic that makes
 // beliefs (PositionOdometry or PositionLocalPosition); the other is read
 // but not mapped.
 func (b *Bridge) PX4Sample(message string, f px4.Fields, usePosition string) ([]Message, error) {
@@ -190,6 +259,34 @@ func (b *Bridge) PX4Sample(message string, f px4.Fields, usePosition string) ([]
 			return nil, err
 		}
 		return nil, b.tracker.SetPX4Battery(bs)
+	case px4.MsgSensorGps, "vehicle_gps_position":
+		g, err := ReadGps(f)
+		if err != nil {
+			return nil, err
+		}
+		return nil, b.tracker.SetPX4Gps(g)
+	case px4.MsgEstimatorStatusFlags, "estimator_status_flags":
+		e, err := ReadEstimatorFlags(f)
+		if err != nil {
+			return nil, err
+		}
+		b.estimatorFlags = true
+		return nil, b.tracker.SetPX4EstimatorFlags(e)
+	case "estimator_status":
+		if b.estimatorFlags {
+			return nil, nil // estimator_status_flags says it, and more
+		}
+		e, err := ReadEstimatorStatus(f)
+		if err != nil {
+			return nil, err
+		}
+		return nil, b.tracker.SetPX4EstimatorFlags(e)
+	case px4.MsgFailsafeFlags, "failsafe_flags":
+		fs, err := ReadFailsafe(f)
+		if err != nil {
+			return nil, err
+		}
+		return nil, b.tracker.SetPX4Failsafe(fs)
 	}
 	return nil, fmt.Errorf("bridge: %s: %w", message, ErrUnknownTopic)
 }
@@ -247,7 +344,7 @@ func NewPX4(b *Bridge, opts PX4Options) (*PX4, error) {
 		return nil, fmt.Errorf("bridge: px4.position %q: want %s or %s", opts.Position, PositionOdometry, PositionLocalPosition)
 	}
 	p := &PX4{b: b, defs: opts.Definitions, position: opts.Position, topics: map[string]string{}}
-	msgs := []string{px4.MsgVehicleStatus, px4.MsgBatteryStatus}
+	msgs := []string{px4.MsgVehicleStatus, px4.MsgBatteryStatus, px4.MsgSensorGps, px4.MsgEstimatorStatusFlags, px4.MsgFailsafeFlags}
 	if opts.Position == PositionOdometry {
 		msgs = append([]string{px4.MsgVehicleOdometry}, msgs...)
 	} else {

@@ -28,7 +28,7 @@ func (c Counters) RejectedTotal() uint64 {
 }
 
 // Tracker maps one vehicle's estimator stream to beliefs: it holds the
-// latest flight status, battery and attitude, and enforces strictly
+// latest flight status, battery, attitude and health, and enforces strictly
 // increasing belief stamps. Use one Tracker per belief stream. A rejected
 // input changes nothing but the counters, so it never poisons later
 // samples. The zero value is ready to use; a Tracker is not safe for
@@ -49,6 +49,8 @@ type Tracker struct {
 	attSeen  bool
 	attStamp int64
 	att      PX4Attitude
+
+	hs healthState
 
 	lastSeen bool
 	last     int64
@@ -72,7 +74,8 @@ func (t *Tracker) LastTimeBaseChange() (TimeBaseChange, bool) {
 // Counters returns the counts so far.
 func (t *Tracker) Counters() Counters { return t.counters }
 
-// Flight returns the flight status a belief mapped now would carry.
+// Flight returns the flight status a belief mapped now would carry, but
+// for its health, which depends on the belief's stamp (withHealth).
 func (t *Tracker) Flight() decisions.FlightStatus {
 	f := NoFlightStatus()
 	if t.statusSeen {
@@ -218,6 +221,7 @@ func (t *Tracker) onPX4Clock(s *State, topic string, err *RejectError) *RejectEr
 func (t *Tracker) PX4Odometry(o PX4Odometry) (State, error) {
 	var s State
 	err := t.onPX4Clock(&s, topicOdometry, mapPX4Odometry(&s, &o, t.Flight()))
+	t.withHealth(&s)
 	return t.accept(&s, topicOdometry, "timestamp_sample (ns)", err)
 }
 
@@ -229,6 +233,7 @@ func (t *Tracker) PX4LocalPosition(p PX4LocalPosition) (State, error) {
 	}
 	var s State
 	err := t.onPX4Clock(&s, topicLocalPosition, mapPX4LocalPosition(&s, &p, &t.att, t.Flight()))
+	t.withHealth(&s)
 	return t.accept(&s, topicLocalPosition, "timestamp_sample (ns)", err)
 }
 
