@@ -204,8 +204,29 @@ func printULogSummary(w io.Writer, src *bridge.ULogSource, c mapping.Counters) {
 	if src.FieldErrors > 0 {
 		fmt.Fprintf(w, "samples lacking a field: %d (last: %v)\n", src.FieldErrors, src.LastFieldError)
 	}
+	printULogUnknowns(w, c)
 	if p := src.Reader().Problems(); len(p) > 0 {
 		fmt.Fprintf(w, "log problems: %d (first: %v)\n", len(p), p[0])
+	}
+}
+
+// printULogUnknowns says which blocks of the beliefs PX4's log left
+// unknown, and why: an unknown block makes the overall level unknown, and a
+// policy reading it abstains.
+func printULogUnknowns(w io.Writer, c mapping.Counters) {
+	if c.AttitudeFromEstimator > 0 {
+		fmt.Fprintf(w, "attitude variance: from the estimator's covariance (estimator_states; estimator_status before PX4 1.13) in %d beliefs: vehicle_local_position has none before PX4 1.15\n",
+			c.AttitudeFromEstimator)
+	}
+	if c.AttitudeUnknown > 0 {
+		fmt.Fprintf(w, "orientation unknown in %d beliefs: vehicle_local_position has no tilt_var or heading_var before PX4 1.15, and no estimator_states "+
+			"(estimator_status before 1.13) with a quaternion covariance was logged beside them; log estimator_states (PX4 logs it by default from "+
+			"1.13), or use --position odometry if the log has vehicle_odometry (its orientation_variance)\n", c.AttitudeUnknown)
+	}
+	if c.NoHorizontalPosition > 0 || c.NoHorizontalVelocity > 0 {
+		fmt.Fprintf(w, "horizontal position unknown in %d beliefs, horizontal velocity in %d: PX4 marked them invalid (vehicle_local_position "+
+			"xy_valid, v_xy_valid false: the estimator had no horizontal aiding, such as GNSS), so the overall level is unknown there and "+
+			"the reference policy abstains: that is what the log supports, not a gap in the mapping\n", c.NoHorizontalPosition, c.NoHorizontalVelocity)
 	}
 }
 

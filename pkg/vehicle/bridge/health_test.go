@@ -4,6 +4,7 @@ import (
 	"errors"
 	"maps"
 	"os"
+	"strconv"
 	"testing"
 
 	"github.com/ghost-robotics/ghost/internal/golden"
@@ -181,6 +182,81 @@ func TestULogHealthReal(t *testing.T) {
 			}
 			if fixes[decisions.GNSSFixUnknown] > 1 {
 				t.Errorf("%d beliefs without a receiver: every belief after the first receiver sample has one", fixes[decisions.GNSSFixUnknown])
+			}
+		})
+	}
+}
+
+// mapFields is a message as named values, for the readers.
+type mapFields map[string]float64
+
+func (m mapFields) Float(name string) (float64, bool) { v, ok := m[name]; return v, ok }
+func (m mapFields) Uint(name string) (uint64, bool)   { v, ok := m[name]; return uint64(v), ok }
+func (m mapFields) Int(name string) (int64, bool)     { v, ok := m[name]; return int64(v), ok }
+func (m mapFields) Bool(name string) (bool, bool)     { v, ok := m[name]; return v != 0, ok }
+
+// The estimator's covariance gives the attitude variance only where it is
+// over the quaternion: as many covariances as states (PX4 before 1.15).
+func TestReadEstimatorCovariance(t *testing.T) {
+	states := func(states, covs int) mapFields {
+		m := mapFields{"timestamp": 200, "timestamp_sample": 100}
+		for i := 0; i < states; i++ {
+			m["states["+strconv.Itoa(i)+"]"] = float64(i) / 10
+		}
+		for i := 0; i < covs; i++ {
+			m["covariances["+strconv.Itoa(i)+"]"] = float64(i) / 100
+		}
+		return m
+	}
+	for _, tc := range []struct {
+		name          string
+		states, covs  int
+		ok, wantError bool
+	}{
+		{"24 and 24 (before 1.15)", 24, 24, true, false},
+		{"24 and 23 (1.15)", 24, 23, false, false},
+		{"25 and 24 (1.16)", 25, 24, false, false},
+		{"no states", 0, 24, false, true},
+	} {
+		c, ok, err := ReadEstimatorCovariance(states(tc.states, tc.covs), "EstimatorStates")
+		if ok != tc.ok || (err != nil) != tc.wantError {
+			t.Errorf("%s: ok %v, error %v", tc.name, ok, err)
+			continue
+		}
+		want := mapping.PX4EstimatorCovariance{Timestamp: 200, TimestampSample: 100, Q: [4]float32{0, 0.1, 0.2, 0.3}, QVar: [4]float32{0, 0.01, 0.02, 0.03}}
+		if ok && c != want {
+			t.Errorf("%s: %+v, want %+v", tc.name, c, want)
+		}
+	}
+}
+
+// The shared logs are before 1.15: every belief's attitude variance comes
+// from the estimator's covariance, and none is unknown; their horizontal
+// position and velocity are what PX4 logged: invalid throughout.
+func TestULogAttitudeFromEstimatorReal(t *testing.T) {
+	for _, log := range []string{"px4_v1.11_cubeorange.ulg", "px4_v1.13_sitl_tagged.ulg"} {
+		t.Run(log, func(t *testing.T) {
+			data, err := os.ReadFile(golden.Path(t, "ulog", log))
+			if err != nil {
+				t.Fatal(err)
+			}
+			src, msgs := drainULog(t, data, false)
+			c := src.b.Tracker().Counters()
+			if c.Beliefs == 0 || c.AttitudeFromEstimator != c.Beliefs || c.AttitudeUnknown != 0 ||
+				c.NoHorizontalPosition != c.Beliefs || c.NoHorizontalVelocity != c.Beliefs {
+				t.Fatalf("counters %+v", c)
+			}
+			for _, m := range msgs {
+				if m.SchemaName != "ghost/msg/BeliefSelfAssessment" {
+					continue
+				}
+				var sa ros2msg.BeliefSelfAssessment
+				if err := sa.UnmarshalCDR(m.Data); err != nil {
+					t.Fatal(err)
+				}
+				if sa.OrientationOverallLevel == ros2msg.BeliefSelfAssessmentLevelUnknown {
+					t.Fatalf("belief %d: orientation unknown", sa.BeliefStampSimNs)
+				}
 			}
 		})
 	}

@@ -192,6 +192,25 @@ func ReadEstimatorStatus(f px4.Fields) (mapping.PX4EstimatorFlags, error) {
 	return e, r.err
 }
 
+// ReadEstimatorCovariance reads the quaternion and its variances from an
+// estimator_states (or, in logs before 1.13, an estimator_status), when
+// its covariance is over the quaternion: as many covariances as states,
+// 24 (PX4 before 1.15; 1.15 logs 24 states and 23 covariances, 1.16 25
+// and 24, over a rotation vector). ok is false for the others.
+func ReadEstimatorCovariance(f px4.Fields, message string) (c mapping.PX4EstimatorCovariance, ok bool, err error) {
+	_, lastCov := f.Float("covariances[23]")
+	_, extraState := f.Float("states[24]")
+	if !lastCov || extraState {
+		return c, false, nil
+	}
+	r := fieldReader{f: f, msg: message}
+	c.Timestamp, c.TimestampSample = r.u64("timestamp"), r.optU64("timestamp_sample")
+	for i, n := range [4]string{"[0]", "[1]", "[2]", "[3]"} {
+		c.Q[i], c.QVar[i] = r.f32("states"+n), r.f32("covariances"+n)
+	}
+	return c, r.err == nil, r.err
+}
+
 // ReadFailsafe reads a failsafe_flags: each decisions.FailsafeFlag by
 // PX4's name (geofence_breached is primary_geofence_breached in 1.14;
 // navigator_failure exists from 1.16).
@@ -272,9 +291,19 @@ func (b *Bridge) PX4Sample(message string, f px4.Fields, usePosition string) ([]
 		}
 		b.estimatorFlags = true
 		return nil, b.tracker.SetPX4EstimatorFlags(e)
+	case "estimator_states":
+		b.estimatorStates = true
+		return nil, b.estimatorCovariance(f, "EstimatorStates")
 	case "estimator_status":
+		// Older logs' estimator_status holds what estimator_status_flags
+		// and estimator_states hold in later ones; those win where present.
+		if !b.estimatorStates {
+			if err := b.estimatorCovariance(f, "EstimatorStatus"); err != nil {
+				return nil, err
+			}
+		}
 		if b.estimatorFlags {
-			return nil, nil // estimator_status_flags says it, and more
+			return nil, nil
 		}
 		e, err := ReadEstimatorStatus(f)
 		if err != nil {
@@ -289,6 +318,16 @@ func (b *Bridge) PX4Sample(message string, f px4.Fields, usePosition string) ([]
 		return nil, b.tracker.SetPX4Failsafe(fs)
 	}
 	return nil, fmt.Errorf("bridge: %s: %w", message, ErrUnknownTopic)
+}
+
+// estimatorCovariance holds the estimator's quaternion covariance, when
+// the message has one, for the attitude variance of older releases.
+func (b *Bridge) estimatorCovariance(f px4.Fields, message string) error {
+	c, ok, err := ReadEstimatorCovariance(f, message)
+	if !ok || err != nil {
+		return err
+	}
+	return b.tracker.SetPX4EstimatorCovariance(c)
 }
 
 // sensorQoS converts PX4's QoS facts into a ROS 2 profile.

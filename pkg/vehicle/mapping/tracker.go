@@ -16,6 +16,15 @@ type Counters struct {
 	Rejected [NumReasons]uint64
 	// TimeBaseChanges counts changes of PX4's time base (see px4clock.go).
 	TimeBaseChanges uint64
+	// AttitudeFromEstimator counts the beliefs from local-position samples
+	// whose attitude variance came from the estimator's covariance (PX4
+	// before 1.15, attitude.go); AttitudeUnknown those that had none at
+	// all, so their orientation block is unknown.
+	AttitudeFromEstimator, AttitudeUnknown uint64
+	// NoHorizontalPosition and NoHorizontalVelocity count the beliefs
+	// from local-position samples PX4 marked xy_valid false, v_xy_valid
+	// false: their horizontal axes are unknown.
+	NoHorizontalPosition, NoHorizontalVelocity uint64
 }
 
 // RejectedTotal is the sum of Rejected.
@@ -51,6 +60,10 @@ type Tracker struct {
 	att      PX4Attitude
 
 	hs healthState
+
+	covSeen bool
+	covUs   uint64
+	cov     PX4EstimatorCovariance
 
 	lastSeen bool
 	last     int64
@@ -231,10 +244,27 @@ func (t *Tracker) PX4LocalPosition(p PX4LocalPosition) (State, error) {
 	if !t.attSeen {
 		return State{}, t.fail(reject(ReasonNoAttitude, topicLocalPosition, "timestamp", p.Timestamp, "no vehicle_attitude received yet"))
 	}
+	fromEstimator := t.attitudeFromEstimator(&p)
 	var s State
 	err := t.onPX4Clock(&s, topicLocalPosition, mapPX4LocalPosition(&s, &p, &t.att, t.Flight()))
 	t.withHealth(&s)
-	return t.accept(&s, topicLocalPosition, "timestamp_sample (ns)", err)
+	out, err2 := t.accept(&s, topicLocalPosition, "timestamp_sample (ns)", err)
+	if err2 != nil {
+		return out, err2
+	}
+	switch {
+	case fromEstimator:
+		t.counters.AttitudeFromEstimator++
+	case !p.HasHeadingTiltVar:
+		t.counters.AttitudeUnknown++
+	}
+	if !p.XYValid {
+		t.counters.NoHorizontalPosition++
+	}
+	if !p.VXYValid {
+		t.counters.NoHorizontalVelocity++
+	}
+	return out, nil
 }
 
 // Odometry maps a nav_msgs/Odometry message to a belief.
