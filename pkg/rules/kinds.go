@@ -46,9 +46,9 @@ type condKind struct {
 	number func(f *facts, arg uint8) float64
 	domain interval
 	// about says what a number is, its unit and its domain (a sentence
-	// naming it), for the error
-	// on a bound outside the domain; hint, optional, what the author
-	// likely meant by such a bound x ("; write 0.15 for 15 %").
+	// naming it), for the error on a bound outside the domain; hint,
+	// optional, what the author likely meant by such a bound x ("; for
+	// 15 % write 0.15").
 	about func(arg uint8) string
 	hint  func(x float64) string
 	// known, optional, says whether the leaf's arg is known when its field
