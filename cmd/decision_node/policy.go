@@ -16,13 +16,15 @@ Works with YAML rule policies (see config/policies/README.md).
 
   policy check FILE         validate FILE and report rules that can never
                             fire or are shadowed by an earlier rule of higher
-                            severity, and tests of the outcome of a kind the
-                            policy never decides; prints the policy id
+                            severity, tests of the outcome of a kind the
+                            policy never decides, and names whose meaning
+                            differs from their MAVLink sense (outcome
+                            rejected); prints the policy id
   policy test FILE CASES    run the table cases of CASES (context steps in,
                             decision out) against FILE
 
 Exit status 0 when the file is valid (check) or every case passes (test);
-1 when check finds dead rules or a case fails; 2 on usage errors; 3 when a
+1 when check finds anything or a case fails; 2 on usage errors; 3 when a
 file cannot be read or parsed.`
 
 const policyExample = `  decision_node policy check config/policies/px4_failsafe_like.yaml
@@ -98,13 +100,17 @@ func policyTest(file, cases string, stdout io.Writer) error {
 }
 
 // summarizeFindings counts Check's findings: rules that can never decide,
-// then constant tests of actions the policy never commands.
+// constant tests of actions the policy never commands, then misleading
+// names.
 func summarizeFindings(fs []rules.Finding) string {
-	dead, constant := 0, 0
+	dead, constant, misleading := 0, 0, 0
 	for _, f := range fs {
-		if f.Kind == rules.NeverCommanded {
+		switch f.Kind {
+		case rules.NeverCommanded:
 			constant++
-		} else {
+		case rules.MisleadingName:
+			misleading++
+		default:
 			dead++
 		}
 	}
@@ -114,6 +120,9 @@ func summarizeFindings(fs []rules.Finding) string {
 	}
 	if constant > 0 {
 		parts = append(parts, fmt.Sprintf("%d rules test the outcome of a kind the policy never decides", constant))
+	}
+	if misleading > 0 {
+		parts = append(parts, fmt.Sprintf("%d names mean other than a PX4 user reads in them", misleading))
 	}
 	return strings.Join(parts, "; ")
 }

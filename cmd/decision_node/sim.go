@@ -28,7 +28,11 @@ frame), which no decision reads: 'decision_node honesty' compares the
 beliefs with it. The estimator's scripted error is honest except where the
 barometer drifts as the GPS comes back (docs/honesty.md).
 
-With --executor px4 the decisions act on a simulated PX4, which answers
+With --executor px4 the decisions act on a simulated PX4, and the
+vehicle reports a PX4's health in its beliefs (the receiver's fix, the
+estimator's flags and PX4's failsafe flags, which lose the fix, stop
+fusing it and flag the global position invalid through the GPS loss), for
+policies with gnss, estimator and px4_failsafe conditions. The PX4 answers
 each action on a script (--px4-script; by default a cycle that shows every
 outcome: a slow mode change, dropped sends, a denial, ...). --px4-deny,
 --px4-reject and --px4-never-reach make every action of the kinds they
@@ -90,10 +94,13 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	if err := ef.apply(&sopts, true, logTo); err != nil {
 		return err
 	}
-	if pf.set() && !slices.ContainsFunc(sopts.Executors, func(e session.Executor) bool { return e.ID() == "px4" }) {
+	// Acting through PX4, the simulated vehicle is a PX4 and reports its
+	// health as one.
+	actsOnPX4 := slices.ContainsFunc(sopts.Executors, func(e session.Executor) bool { return e.ID() == "px4" })
+	if pf.set() && !actsOnPX4 {
 		return fail(exitUsage, "--px4-script, --px4-deny, --px4-reject and --px4-never-reach shape the simulated PX4: they need --executor px4")
 	}
-	vehicle, err := sim.NewVehicle(sim.Options{Duration: *duration, RateHz: *rate, Thresholds: cfg.Thresholds, Truth: *withTruth})
+	vehicle, err := sim.NewVehicle(sim.Options{Duration: *duration, RateHz: *rate, Thresholds: cfg.Thresholds, Truth: *withTruth, Health: actsOnPX4})
 	if err != nil {
 		return fail(exitUsage, "%w", err)
 	}

@@ -188,6 +188,7 @@ func printULogSummary(w io.Writer, src *bridge.ULogSource, c mapping.Counters) {
 	fmt.Fprintf(w, "log samples read: vehicle_local_position %d, vehicle_odometry %d, vehicle_attitude %d, vehicle_status %d, battery_status %d\n",
 		src.Samples["vehicle_local_position"], src.Samples["vehicle_odometry"], src.Samples["vehicle_attitude"],
 		src.Samples["vehicle_status"], src.Samples["battery_status"])
+	printULogHealth(w, src.Samples)
 	fmt.Fprintf(w, "beliefs made: %d; samples rejected by the mapping: %d", c.Beliefs, c.RejectedTotal())
 	sep := " ("
 	for i, n := range c.Rejected {
@@ -203,8 +204,49 @@ func printULogSummary(w io.Writer, src *bridge.ULogSource, c mapping.Counters) {
 	if src.FieldErrors > 0 {
 		fmt.Fprintf(w, "samples lacking a field: %d (last: %v)\n", src.FieldErrors, src.LastFieldError)
 	}
+	printULogUnknowns(w, c)
 	if p := src.Reader().Problems(); len(p) > 0 {
 		fmt.Fprintf(w, "log problems: %d (first: %v)\n", len(p), p[0])
+	}
+}
+
+// printULogUnknowns says which blocks of the beliefs PX4's log left
+// unknown, and why: an unknown block makes the overall level unknown, and a
+// policy reading it abstains.
+func printULogUnknowns(w io.Writer, c mapping.Counters) {
+	if c.AttitudeFromEstimator > 0 {
+		fmt.Fprintf(w, "attitude variance: from the estimator's covariance (estimator_states; estimator_status before PX4 1.13) in %d beliefs: vehicle_local_position has none before PX4 1.15\n",
+			c.AttitudeFromEstimator)
+	}
+	if c.AttitudeUnknown > 0 {
+		fmt.Fprintf(w, "orientation unknown in %d beliefs: vehicle_local_position has no tilt_var or heading_var before PX4 1.15, and no estimator_states "+
+			"(estimator_status before 1.13) with a quaternion covariance was logged beside them; log estimator_states (PX4 logs it by default from "+
+			"1.13), or use --position odometry if the log has vehicle_odometry (its orientation_variance)\n", c.AttitudeUnknown)
+	}
+	if c.NoHorizontalPosition > 0 || c.NoHorizontalVelocity > 0 {
+		fmt.Fprintf(w, "horizontal position unknown in %d beliefs, horizontal velocity in %d: PX4 marked them invalid (vehicle_local_position "+
+			"xy_valid, v_xy_valid false: the estimator had no horizontal aiding, such as GNSS), so the overall level is unknown there and "+
+			"the reference policy abstains: that is what the log supports, not a gap in the mapping\n", c.NoHorizontalPosition, c.NoHorizontalVelocity)
+	}
+}
+
+// printULogHealth counts the health topics read, and says which health
+// conditions a policy cannot evaluate on this log and why.
+func printULogHealth(w io.Writer, n map[string]uint64) {
+	gps, flags, status, fs := n["vehicle_gps_position"], n["estimator_status_flags"], n["estimator_status"], n["failsafe_flags"]
+	fmt.Fprintf(w, "health samples read: vehicle_gps_position %d, estimator_status_flags %d, estimator_status %d, failsafe_flags %d\n", gps, flags, status, fs)
+	var unknown []string
+	if gps == 0 {
+		unknown = append(unknown, "gnss (no vehicle_gps_position)")
+	}
+	if flags == 0 && status == 0 {
+		unknown = append(unknown, "estimator (no estimator_status_flags or estimator_status)")
+	}
+	if fs == 0 {
+		unknown = append(unknown, "px4_failsafe (no failsafe_flags: PX4 logs it from 1.14)")
+	}
+	if len(unknown) > 0 {
+		fmt.Fprintf(w, "unknown on this log, so a rule on them abstains (missing_*): %s\n", strings.Join(unknown, "; "))
 	}
 }
 

@@ -19,8 +19,8 @@ import (
 // Messages are the px4_msgs messages the project reads or writes (the list
 // pkg/vehicle/px4's Messages gives; a test there keeps the two equal).
 var Messages = []string{
-	"BatteryStatus", "VehicleAttitude", "VehicleCommand", "VehicleCommandAck",
-	"VehicleLocalPosition", "VehicleOdometry", "VehicleStatus",
+	"BatteryStatus", "EstimatorStatusFlags", "FailsafeFlags", "SensorGps", "VehicleAttitude", "VehicleCommand",
+	"VehicleCommandAck", "VehicleLocalPosition", "VehicleOdometry", "VehicleStatus",
 }
 
 // path is the msg directory of a release in the shared golden data.

@@ -79,22 +79,30 @@ func (c *Context) SelfAssessmentSHA256() string {
 }
 
 // ActionOutcome is what became of the last command of one decision kind:
-// still under way (sent, accepted), reached, superseded, or failed with its
-// reason. The failures refine the runner's failure classes: denied,
-// temporarily_rejected, rejected and not_reached are the executor class
-// (the vehicle refused the command, or did not reach the commanded state in
-// time), transport, not_applicable and blocked_by_policy are those classes.
+// still under way (sent, accepted, in_progress), reached, superseded, or
+// failed with its reason. The failures refine the runner's failure
+// classes: the refusals (an acknowledgement with a MAV_RESULT other than
+// ACCEPTED or IN_PROGRESS, each under its own name) and not_reached are the
+// executor class (the vehicle refused the command, or did not reach the
+// commanded state in time); transport, not_applicable and
+// blocked_by_policy are those classes.
 type ActionOutcome uint8
 
-// Action outcomes; the order is the policy language's (rules).
+// Action outcomes; the order is the policy language's (rules). An
+// acknowledgement's MAV_RESULT gives accepted, in_progress, denied,
+// temporarily_rejected, unsupported, failed or cancelled, and
+// unknown_result for any other value.
 const (
 	// ActionNone: no command of the kind in this session.
 	ActionNone ActionOutcome = iota
 	// ActionSent: sent (or re-sent), no acknowledgement yet.
 	ActionSent
-	// ActionAccepted: acknowledged ACCEPTED or IN_PROGRESS; the commanded
-	// state is not observed yet.
+	// ActionAccepted: acknowledged ACCEPTED; the commanded state is not
+	// observed yet.
 	ActionAccepted
+	// ActionInProgress: acknowledged IN_PROGRESS; the commanded state is
+	// not observed yet.
+	ActionInProgress
 	// ActionReached: the vehicle was observed in the commanded state.
 	ActionReached
 	// ActionSuperseded: a decision of another kind replaced it before it
@@ -105,9 +113,15 @@ const (
 	// ActionTemporarilyRejected: acknowledged TEMPORARILY_REJECTED (PX4's
 	// answer to a mode that cannot run now).
 	ActionTemporarilyRejected
-	// ActionRejected: acknowledged with another refusal (UNSUPPORTED,
-	// FAILED, CANCELLED or an unknown result).
-	ActionRejected
+	// ActionUnsupported: acknowledged UNSUPPORTED.
+	ActionUnsupported
+	// ActionFailed: acknowledged FAILED (valid, but its execution failed).
+	ActionFailed
+	// ActionCancelled: acknowledged CANCELLED.
+	ActionCancelled
+	// ActionUnknownResult: acknowledged with a result MAV_RESULT does not
+	// define (7 and above, as PX4's VehicleCommandAck knows it).
+	ActionUnknownResult
 	// ActionNotReached: accepted, but the commanded state was not observed
 	// by the reach deadline.
 	ActionNotReached
@@ -122,11 +136,11 @@ const (
 )
 
 // NumActionOutcomes is the number of ActionOutcome values.
-const NumActionOutcomes = 12
+const NumActionOutcomes = 16
 
 var actionOutcomeNames = [NumActionOutcomes]string{
-	"none", "sent", "accepted", "reached", "superseded", "denied", "temporarily_rejected", "rejected",
-	"not_reached", "transport", "not_applicable", "blocked_by_policy",
+	"none", "sent", "accepted", "in_progress", "reached", "superseded", "denied", "temporarily_rejected",
+	"unsupported", "failed", "cancelled", "unknown_result", "not_reached", "transport", "not_applicable", "blocked_by_policy",
 }
 
 // Valid reports whether o is one of the outcomes.
@@ -142,6 +156,10 @@ func (o ActionOutcome) String() string {
 
 // Failed reports whether o is a failure (denied to blocked_by_policy).
 func (o ActionOutcome) Failed() bool { return o >= ActionDenied && o.Valid() }
+
+// Refused reports whether o is an acknowledgement's refusal (denied to
+// unknown_result).
+func (o ActionOutcome) Refused() bool { return o >= ActionDenied && o <= ActionUnknownResult }
 
 // ActionState is the action state of one decision kind.
 type ActionState struct {
@@ -173,7 +191,7 @@ func (s *ActionStates) validate(stamp int64) error {
 		field := func(f string) string { return "actions[" + Kind(k).String() + "]." + f }
 		switch {
 		case !a.Outcome.Valid():
-			return invalid("DecisionContext", field("outcome"), uint8(a.Outcome), "not an action outcome (0 to 11)")
+			return invalid("DecisionContext", field("outcome"), uint8(a.Outcome), "not an action outcome (0 to 15)")
 		case a.Enabled && !a.Routed:
 			return invalid("DecisionContext", field("enabled"), true, "an enabled kind must be routed to an executor")
 		case (a.Outcome == ActionNone) != (a.ID == 0):

@@ -45,9 +45,11 @@ import (
 //
 // What the policy sees (decisions.Context.Actions, when any kind is
 // routed): per kind, its route and enable and what became of its last
-// action (sent, accepted, reached, superseded, or the failure: denied,
-// temporarily_rejected or rejected by the acknowledgement's result,
-// not_reached, transport, not_applicable, blocked_by_policy), as of after
+// action (sent, accepted or in_progress by the acknowledgement's result,
+// reached, superseded, or the failure: denied, temporarily_rejected,
+// unsupported, failed, cancelled or unknown_result by the
+// acknowledgement's result, not_reached, transport, not_applicable,
+// blocked_by_policy), as of after
 // the step's evidence and deadlines and before the step's own decisions:
 // every decision of a step sees the same state, and an action a decision
 // starts is seen from the next step on. Its since is the belief stamp of
@@ -301,7 +303,7 @@ func (l *Loop) applyEvidence(a *actionState, now int64, ev []Evidence, out *Outp
 				return
 			}
 			c.accepted, c.acceptedAt = true, now
-			a.track(decisions.ActionAccepted)
+			a.track(acceptance(e.Result))
 			out.Actions = append(out.Actions, l.actionCmd(c, ActionConclude, "acknowledged "+e.Result.String(), ev[i:i+1]...))
 			out.Actions[len(out.Actions)-1].Outcome = OutcomeAccepted
 			if c.haveState && exp.Met(c.mode, c.armed) {
@@ -328,15 +330,32 @@ func (l *Loop) conclude(a *actionState, o Outcome, f FailureClass, seen decision
 	a.cur = activeAction{}
 }
 
-// refusal is what the policy sees of an acknowledgement that refused.
+// acceptance is what the policy sees of an acknowledgement that accepted:
+// ACCEPTED or IN_PROGRESS, each under its own name.
+func acceptance(result decisions.AckResult) decisions.ActionOutcome {
+	if result == decisions.AckInProgress {
+		return decisions.ActionInProgress
+	}
+	return decisions.ActionAccepted
+}
+
+// refusal is what the policy sees of an acknowledgement that refused: each
+// MAV_RESULT under its own name, unknown_result for a value MAV_RESULT
+// does not define.
 func refusal(result decisions.AckResult) decisions.ActionOutcome {
 	switch result {
 	case decisions.AckDenied:
 		return decisions.ActionDenied
 	case decisions.AckTemporarilyRejected:
 		return decisions.ActionTemporarilyRejected
+	case decisions.AckUnsupported:
+		return decisions.ActionUnsupported
+	case decisions.AckFailed:
+		return decisions.ActionFailed
+	case decisions.AckCancelled:
+		return decisions.ActionCancelled
 	}
-	return decisions.ActionRejected
+	return decisions.ActionUnknownResult
 }
 
 func (l *Loop) actionCmd(c *activeAction, op ActionOp, detail string, ev ...Evidence) ActionCommand {

@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"strings"
+
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"go.yaml.in/yaml/v3"
 )
@@ -8,7 +10,7 @@ import (
 // Conditions over the action state (decisions.Context.Actions): what
 // became of the last command of a kind, and whether the kind is enabled.
 //
-//	{action: {kind: engage_land, outcome: {in: [denied, not_reached]}}}
+//	{action: {kind: engage_land, outcome: {in: [refused, not_reached]}}}
 //	{action: {kind: engage_kill, enabled: true}}
 //
 // They are never unknown: a kind no executor serves, and every kind of a
@@ -18,7 +20,7 @@ import (
 var kindNames = enumNames(func(i int) (string, bool) { k := decisions.Kind(i); return k.String(), k.Valid() })
 var outcomeNames = enumNames(func(i int) (string, bool) { o := decisions.ActionOutcome(i); return o.String(), o.Valid() })
 
-// outcomeMask returns the bit of outcome o.
+// outcomeMask returns the bits of outcomes outs.
 func outcomeMask(outs ...decisions.ActionOutcome) uint32 {
 	m := uint32(0)
 	for _, o := range outs {
@@ -27,16 +29,35 @@ func outcomeMask(outs ...decisions.ActionOutcome) uint32 {
 	return m
 }
 
-// outcomeGroups name sets of outcomes; a group stands for its members
+// Sets of outcomes the groups and the canonical form name.
+var (
+	maskPending  = outcomeMask(decisions.ActionSent, decisions.ActionAccepted, decisions.ActionInProgress)
+	maskRejected = outcomeMask(decisions.ActionUnsupported, decisions.ActionFailed, decisions.ActionCancelled, decisions.ActionUnknownResult)
+	maskRefused  = outcomeMask(decisions.ActionDenied, decisions.ActionTemporarilyRejected) | maskRejected
+	maskExecutor = maskRefused | outcomeMask(decisions.ActionNotReached)
+	maskFailure  = maskExecutor | outcomeMask(decisions.ActionTransport, decisions.ActionNotApplicable, decisions.ActionBlockedByPolicy)
+)
+
+// outcomeGroup names a set of outcomes; a group stands for its members
 // wherever an outcome may be written.
-var outcomeGroups = []struct {
+type outcomeGroup struct {
 	name string
 	mask uint32
-}{
-	{"pending", outcomeMask(decisions.ActionSent, decisions.ActionAccepted)},
-	{"executor", outcomeMask(decisions.ActionDenied, decisions.ActionTemporarilyRejected, decisions.ActionRejected, decisions.ActionNotReached)},
-	{"failed", outcomeMask(decisions.ActionDenied, decisions.ActionTemporarilyRejected, decisions.ActionRejected, decisions.ActionNotReached,
-		decisions.ActionTransport, decisions.ActionNotApplicable, decisions.ActionBlockedByPolicy)},
+	// misleading, when set, is why a PX4 user misreads the name: Check
+	// reports every use of it.
+	misleading string
+}
+
+var outcomeGroups = []outcomeGroup{
+	{name: "pending", mask: maskPending},
+	{name: "refused", mask: maskRefused},
+	{name: "executor", mask: maskExecutor},
+	{name: "any_failure", mask: maskFailure},
+	// The first version's word for the refusals other than DENIED and
+	// TEMPORARILY_REJECTED, kept so its policies load and keep their ids.
+	{name: "rejected", mask: maskRejected, misleading: "outcome rejected covers UNSUPPORTED, FAILED, CANCELLED and unknown results only: " +
+		"DENIED and TEMPORARILY_REJECTED (PX4's answer to a mode that cannot run now) do not match it; write refused for every refusal, " +
+		"or {in: [unsupported, failed, cancelled, unknown_result]} for this set (the policy id stays the same)"},
 }
 
 // outcomeWords are the outcome names, then the group names.
@@ -121,7 +142,8 @@ func (b *builder) outcomes(y *yaml.Node, what string) (uint32, error) {
 }
 
 // outcomeWord reads an outcome or group name: its index in outcomeWords
-// and the outcomes it stands for.
+// and the outcomes it stands for. A misleading group name is noted for
+// Check.
 func (b *builder) outcomeWord(y *yaml.Node, what string) (int, uint32, error) {
 	i, err := b.r.name(y, what, outcomeWords)
 	switch {
@@ -130,7 +152,73 @@ func (b *builder) outcomeWord(y *yaml.Node, what string) (int, uint32, error) {
 	case i < len(outcomeNames):
 		return i, 1 << i, nil
 	}
-	return i, outcomeGroups[i-len(outcomeNames)].mask, nil
+	g := &outcomeGroups[i-len(outcomeNames)]
+	if g.misleading != "" {
+		b.notes = append(b.notes, note{line: y.Line, col: y.Column, msg: g.misleading})
+	}
+	return i, g.mask, nil
+}
+
+// outcomeTokens are the words the canonical form writes sets of outcomes
+// in, in this order: the first version's outcome words, of which accepted
+// stood for ACCEPTED and IN_PROGRESS and rejected for UNSUPPORTED, FAILED,
+// CANCELLED and unknown results. A set holding such a word's outcomes
+// whole is written with the word, so the ids of policies written before
+// each MAV_RESULT had its own name stand; a part of one is written as its
+// outcomes' upper-case names (resultWords), which no word is.
+var outcomeTokens = []struct {
+	word string
+	mask uint32
+}{
+	{"none", outcomeMask(decisions.ActionNone)},
+	{"sent", outcomeMask(decisions.ActionSent)},
+	{"accepted", outcomeMask(decisions.ActionAccepted, decisions.ActionInProgress)},
+	{"reached", outcomeMask(decisions.ActionReached)},
+	{"superseded", outcomeMask(decisions.ActionSuperseded)},
+	{"denied", outcomeMask(decisions.ActionDenied)},
+	{"temporarily_rejected", outcomeMask(decisions.ActionTemporarilyRejected)},
+	{"rejected", maskRejected},
+	{"not_reached", outcomeMask(decisions.ActionNotReached)},
+	{"transport", outcomeMask(decisions.ActionTransport)},
+	{"not_applicable", outcomeMask(decisions.ActionNotApplicable)},
+	{"blocked_by_policy", outcomeMask(decisions.ActionBlockedByPolicy)},
+}
+
+var resultWords = func() []string {
+	out := make([]string, len(outcomeNames))
+	for i, n := range outcomeNames {
+		out[i] = strings.ToUpper(n)
+	}
+	return out
+}()
+
+// appendOutcomes writes the set mask as a JSON list of outcomeTokens.
+func appendOutcomes(b []byte, mask uint32) []byte {
+	b = append(b, '[')
+	first := true
+	word := func(w string) {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, '"')
+		b = append(b, w...)
+		b = append(b, '"')
+	}
+	for _, t := range outcomeTokens {
+		switch m := mask & t.mask; {
+		case m == 0:
+		case m == t.mask:
+			word(t.word)
+		default:
+			for i := range resultWords {
+				if inMask(m, uint8(i)) {
+					word(resultWords[i])
+				}
+			}
+		}
+	}
+	return append(b, ']')
 }
 
 // ownModes are, per kind, the flight modes its command puts the vehicle

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -40,23 +41,27 @@ func TestActionConditions(t *testing.T) {
 		{"outcome of another kind", "{action: {kind: engage_land, outcome: denied}}", []ctxOpt{acted(hold, decisions.ActionDenied, true)}, F},
 		{"in list", "{action: {kind: engage_land, outcome: {in: [denied, not_reached]}}}", []ctxOpt{acted(land, decisions.ActionNotReached, true)}, T},
 		{"in list miss", "{action: {kind: engage_land, outcome: {in: [denied, not_reached]}}}", []ctxOpt{acted(land, decisions.ActionTransport, true)}, F},
-		{"failed covers every failure", "{action: {kind: hold, outcome: failed}}", []ctxOpt{acted(hold, decisions.ActionBlockedByPolicy, false)}, T},
-		{"failed is not superseded", "{action: {kind: hold, outcome: failed}}", []ctxOpt{acted(hold, decisions.ActionSuperseded, true)}, F},
+		{"any_failure covers every failure", "{action: {kind: hold, outcome: any_failure}}", []ctxOpt{acted(hold, decisions.ActionBlockedByPolicy, false)}, T},
+		{"any_failure is not superseded", "{action: {kind: hold, outcome: any_failure}}", []ctxOpt{acted(hold, decisions.ActionSuperseded, true)}, F},
+		{"failed is MAV_RESULT_FAILED", "{action: {kind: hold, outcome: failed}}", []ctxOpt{acted(hold, decisions.ActionFailed, true)}, T},
+		{"failed is not every failure", "{action: {kind: hold, outcome: failed}}", []ctxOpt{acted(hold, decisions.ActionTransport, true)}, F},
+		{"accepted is not in_progress", "{action: {kind: hold, outcome: accepted}}", []ctxOpt{acted(hold, decisions.ActionInProgress, true)}, F},
 		{"executor group", "{action: {kind: hold, outcome: executor}}", []ctxOpt{acted(hold, decisions.ActionTemporarilyRejected, true)}, T},
 		{"executor group excludes transport", "{action: {kind: hold, outcome: executor}}", []ctxOpt{acted(hold, decisions.ActionTransport, true)}, F},
 		{"pending is sent", "{action: {kind: hold, outcome: pending}}", []ctxOpt{acted(hold, decisions.ActionSent, true)}, T},
 		{"pending is accepted", "{action: {kind: hold, outcome: pending}}", []ctxOpt{acted(hold, decisions.ActionAccepted, true)}, T},
+		{"pending is in_progress", "{action: {kind: hold, outcome: pending}}", []ctxOpt{acted(hold, decisions.ActionInProgress, true)}, T},
 		{"pending is not reached", "{action: {kind: hold, outcome: pending}}", []ctxOpt{acted(hold, decisions.ActionReached, true)}, F},
 		{"groups and names mix", "{action: {kind: hold, outcome: {in: [executor, transport]}}}", []ctxOpt{acted(hold, decisions.ActionTransport, true)}, T},
 		{"none without action state", "{action: {kind: engage_land, outcome: none}}", nil, T},
-		{"no outcome without action state", "{action: {kind: engage_land, outcome: failed}}", nil, F},
+		{"no outcome without action state", "{action: {kind: engage_land, outcome: any_failure}}", nil, F},
 		{"not enabled without action state", "{action: {kind: engage_kill, enabled: false}}", nil, T},
 		{"enabled", "{action: {kind: engage_kill, enabled: true}}", []ctxOpt{acted(kill, decisions.ActionNone, true)}, T},
 		{"routed, not enabled", "{action: {kind: engage_kill, enabled: true}}", []ctxOpt{acted(kill, decisions.ActionNone, false)}, F},
 		{"an unrouted kind is not enabled", "{action: {kind: engage_kill, enabled: true}}", []ctxOpt{acted(land, decisions.ActionNone, true)}, F},
 		{"both tests hold", "{action: {kind: engage_land, outcome: reached, enabled: true}}", []ctxOpt{acted(land, decisions.ActionReached, true)}, T},
 		{"both tests, one fails", "{action: {kind: engage_land, outcome: reached, enabled: true}}", []ctxOpt{acted(land, decisions.ActionReached, false)}, F},
-		{"not of an action test", "{not: {action: {kind: engage_land, outcome: failed}}}", nil, T},
+		{"not of an action test", "{not: {action: {kind: engage_land, outcome: any_failure}}}", nil, T},
 		{"with an unknown part", "{any: [{action: {kind: hold, outcome: sent}}, {perception_mode: nominal}]}", nil, "missing_perception"},
 		{"true beats an unknown part", "{any: [{action: {kind: hold, outcome: sent}}, {perception_mode: nominal}]}", []ctxOpt{acted(hold, decisions.ActionSent, true)}, T},
 	}
@@ -124,9 +129,11 @@ func TestActionIdentity(t *testing.T) {
 		return p
 	}
 	same := [][2]string{
-		{"{action: {kind: hold, outcome: failed}}", "{action: {kind: hold, outcome: {in: [denied, temporarily_rejected, rejected, not_reached, transport, not_applicable, blocked_by_policy]}}}"},
+		{"{action: {kind: hold, outcome: any_failure}}", "{action: {kind: hold, outcome: {in: [refused, not_reached, transport, not_applicable, blocked_by_policy]}}}"},
 		{"{action: {kind: hold, outcome: {in: [executor, transport]}}}", "{action: {kind: hold, outcome: {in: [transport, denied, temporarily_rejected, rejected, not_reached]}}}"},
-		{"{action: {kind: hold, outcome: pending}}", "{action: {kind: hold, outcome: {in: [accepted, sent]}}}"},
+		{"{action: {kind: hold, outcome: {in: [executor, transport]}}}", "{action: {kind: hold, outcome: {in: [transport, not_reached, refused]}}}"},
+		{"{action: {kind: hold, outcome: rejected}}", "{action: {kind: hold, outcome: {in: [unknown_result, cancelled, failed, unsupported]}}}"},
+		{"{action: {kind: hold, outcome: pending}}", "{action: {kind: hold, outcome: {in: [accepted, in_progress, sent]}}}"},
 		{"{action: {kind: hold, outcome: sent, enabled: true}}", "{all: [{action: {kind: hold, outcome: sent}}, {action: {kind: hold, enabled: true}}]}"},
 	}
 	for _, pr := range same {
@@ -138,6 +145,8 @@ func TestActionIdentity(t *testing.T) {
 	for i, p := range []*Policy{
 		with("{action: {kind: engage_land, outcome: denied}}", ""),
 		with("{action: {kind: hold, outcome: rejected}}", ""),
+		with("{action: {kind: hold, outcome: refused}}", ""),
+		with("{action: {kind: hold, outcome: {in: [denied, unsupported]}}}", ""),
 		with("{action: {kind: hold, enabled: true}}", ""),
 		with("{action: {kind: hold, enabled: false}}", ""),
 		with("{action: {kind: hold, outcome: denied}}", "    clear: on_mode_change\n"),
@@ -241,6 +250,57 @@ func TestUnless(t *testing.T) {
 	} {
 		if got := step(t, p, ctx(int64(i), s.opts...)); got != s.want {
 			t.Fatalf("step %d: %s, want %s", i, got, s.want)
+		}
+	}
+}
+
+// Every word a policy may write for an outcome, against every outcome the
+// engine derives: each MAV_RESULT name matches its own result only, each
+// group its members.
+func TestOutcomeWords(t *testing.T) {
+	const (
+		none = decisions.ActionNone
+		snt  = decisions.ActionSent
+		acc  = decisions.ActionAccepted
+		inp  = decisions.ActionInProgress
+		rch  = decisions.ActionReached
+		sup  = decisions.ActionSuperseded
+		den  = decisions.ActionDenied
+		tmp  = decisions.ActionTemporarilyRejected
+		uns  = decisions.ActionUnsupported
+		fld  = decisions.ActionFailed
+		can  = decisions.ActionCancelled
+		unk  = decisions.ActionUnknownResult
+		nrc  = decisions.ActionNotReached
+		trn  = decisions.ActionTransport
+		nap  = decisions.ActionNotApplicable
+		blk  = decisions.ActionBlockedByPolicy
+	)
+	words := map[string][]decisions.ActionOutcome{
+		"none": {none}, "sent": {snt}, "accepted": {acc}, "in_progress": {inp}, "reached": {rch}, "superseded": {sup},
+		"denied": {den}, "temporarily_rejected": {tmp}, "unsupported": {uns}, "failed": {fld}, "cancelled": {can},
+		"unknown_result": {unk}, "not_reached": {nrc}, "transport": {trn}, "not_applicable": {nap}, "blocked_by_policy": {blk},
+		"pending":     {snt, acc, inp},
+		"refused":     {den, tmp, uns, fld, can, unk},
+		"executor":    {den, tmp, uns, fld, can, unk, nrc},
+		"any_failure": {den, tmp, uns, fld, can, unk, nrc, trn, nap, blk},
+		"rejected":    {uns, fld, can, unk},
+	}
+	if len(words) != len(outcomeWords) {
+		t.Fatalf("%d words tested, the language has %d: %v", len(words), len(outcomeWords), outcomeWords)
+	}
+	rtl := decisions.KindEngageRTL
+	for word, matches := range words {
+		p := single(t, "{action: {kind: engage_rtl, outcome: "+word+"}}", "")
+		for o := decisions.ActionOutcome(0); o < decisions.NumActionOutcomes; o++ {
+			c := ctx(1, assessed(known, 0.1), acted(rtl, o, true))
+			d, err := p.NewInstance().Decide(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fired, want := d.Reason == "fired", slices.Contains(matches, o); fired != want {
+				t.Errorf("outcome %s under %s: fired %t, want %t", o, word, fired, want)
+			}
 		}
 	}
 }

@@ -54,8 +54,14 @@ type tableCase struct {
 }
 
 var (
-	caseKeys       = []string{"name", "steps"}
-	stepKeys       = []string{"at", "assessment", "calibrated_level", "armed", "flight_mode", "mission_mode", "perception_mode", "battery_pct", "battery_v", "actions", "expect"}
+	caseKeys = []string{"name", "steps"}
+	stepKeys = func() []string {
+		keys := []string{"at"}
+		for _, f := range stepFields {
+			keys = append(keys, f.key)
+		}
+		return keys
+	}()
 	assessmentKeys = append(append([]string{"level", "overall", "std"}, blockNames[:3]...), axisNames...)
 )
 
@@ -192,102 +198,130 @@ func parseStep(r *reader, n *yaml.Node, what string, prev caseStep) (caseStep, e
 	}
 	c := &st.ctx
 	c.BeliefStampSimNs = at
-	if e, ok := f["assessment"]; ok {
-		if c.SelfAssessment, err = parseAssessment(r, e.val, what+".assessment"); err != nil {
-			return caseStep{}, err
-		}
-	} else if c.SelfAssessment != nil {
-		a := *c.SelfAssessment // a copy: earlier steps keep their stamp
+	// Copies of what the step may change in place: the earlier steps keep
+	// their own.
+	if c.SelfAssessment != nil {
+		a := *c.SelfAssessment
 		c.SelfAssessment = &a
+	}
+	if c.Actions != nil {
+		a := *c.Actions
+		c.Actions = &a
+	}
+	for _, sf := range stepFields { // fixed order: errors do not depend on map order
+		if e, ok := f[sf.key]; ok {
+			if err := sf.set(r, e.val, what+"."+sf.key, &st); err != nil {
+				return caseStep{}, err
+			}
+		}
 	}
 	if c.SelfAssessment != nil {
 		c.SelfAssessment.BeliefStampSimNs = at
 	}
-	if e, ok := f["calibrated_level"]; ok {
-		if isMissing(e.val) {
-			c.Calibration = nil
-		} else {
-			l, err := r.name(e.val, what+".calibrated_level", levelNames)
-			if err != nil {
-				return caseStep{}, err
-			}
-			c.Calibration = &decisions.Calibration{
-				AdjustedOverallLevel: decisions.Level(l), AdjustmentPolicyID: "table_case", AdjustmentReason: "set_by_case",
-				History: decisions.CalibrationHistory{MostRecentObservedStampSimNs: -1, SchemaVersion: decisions.SchemaVersion},
-			}
-		}
-	}
-	if e, ok := f["armed"]; ok {
-		if c.Flight.Armed, err = r.boolean(e.val, what+".armed"); err != nil {
-			return caseStep{}, err
-		}
-	}
-	if e, ok := f["flight_mode"]; ok {
-		m, err := r.name(e.val, what+".flight_mode", flightModeNames)
-		if err != nil {
-			return caseStep{}, err
-		}
-		c.Flight.Mode = decisions.FlightMode(m)
-	}
-	if e, ok := f["mission_mode"]; ok {
-		m, err := r.name(e.val, what+".mission_mode", missionModeNames)
-		if err != nil {
-			return caseStep{}, err
-		}
-		c.Mission.Mode = decisions.MissionMode(m)
-	}
-	if e, ok := f["perception_mode"]; ok {
-		if isMissing(e.val) {
-			c.Perception = nil
-		} else {
-			m, err := r.name(e.val, what+".perception_mode", perceptionModeNames)
-			if err != nil {
-				return caseStep{}, err
-			}
-			c.Perception = &decisions.PerceptionReport{StampSimNs: at, Mode: decisions.PerceptionMode(m)}
-		}
-	}
-	for _, k := range []string{"battery_pct", "battery_v"} {
-		e, ok := f[k]
-		if !ok {
-			continue
-		}
-		v := math.NaN()
-		if !isMissing(e.val) {
-			if v, err = r.float(e.val, what+"."+k); err != nil {
-				return caseStep{}, err
-			}
-		}
-		if k == "battery_pct" {
-			c.Flight.BatteryPct = v
-		} else {
-			c.Flight.BatteryV = v
-		}
-	}
-	if e, ok := f["actions"]; ok {
-		if err := parseActions(r, e.val, what+".actions", c); err != nil {
-			return caseStep{}, err
-		}
-	} else if c.Actions != nil {
-		a := *c.Actions // a copy: parseActions of a later step must not reach back
-		c.Actions = &a
-	}
-	if e, ok := f["expect"]; ok {
-		ef, err := r.fields(e.val, what+".expect", []string{"action", "reason"}, []string{"action"})
-		if err != nil {
-			return caseStep{}, err
-		}
-		st.expect = true
-		if st.wantKind, err = parseKind(r, ef["action"].val, what+".expect.action"); err != nil {
-			return caseStep{}, err
-		}
-		if re, ok := ef["reason"]; ok {
-			if st.wantReason, err = r.ident(re.val, what+".expect.reason", 64); err != nil {
-				return caseStep{}, err
-			}
-		}
-	}
 	return st, nil
+}
+
+// stepField is a key a step may hold besides at, and how it sets the step
+// (whose context is already at the step's stamp).
+type stepField struct {
+	key string
+	set func(r *reader, v *yaml.Node, what string, st *caseStep) error
+}
+
+// stepFields are the keys of a step after at, in the order they are read.
+var stepFields = []stepField{
+	{"assessment", func(r *reader, v *yaml.Node, what string, st *caseStep) (err error) {
+		st.ctx.SelfAssessment, err = parseAssessment(r, v, what)
+		return err
+	}},
+	{"calibrated_level", parseCalibration},
+	{"armed", func(r *reader, v *yaml.Node, what string, st *caseStep) (err error) {
+		st.ctx.Flight.Armed, err = r.boolean(v, what)
+		return err
+	}},
+	{"flight_mode", func(r *reader, v *yaml.Node, what string, st *caseStep) error {
+		m, err := r.name(v, what, flightModeNames)
+		st.ctx.Flight.Mode = decisions.FlightMode(m)
+		return err
+	}},
+	{"mission_mode", func(r *reader, v *yaml.Node, what string, st *caseStep) error {
+		m, err := r.name(v, what, missionModeNames)
+		st.ctx.Mission.Mode = decisions.MissionMode(m)
+		return err
+	}},
+	{"perception_mode", parsePerception},
+	{"battery_pct", func(r *reader, v *yaml.Node, what string, st *caseStep) (err error) {
+		st.ctx.Flight.BatteryPct, err = optionalFloat(r, v, what)
+		return err
+	}},
+	{"battery_v", func(r *reader, v *yaml.Node, what string, st *caseStep) (err error) {
+		st.ctx.Flight.BatteryV, err = optionalFloat(r, v, what)
+		return err
+	}},
+	{"gnss", parseStepGNSS},
+	{"estimator", parseStepEstimator},
+	{"px4_failsafe", parseStepFailsafe},
+	{"actions", func(r *reader, v *yaml.Node, what string, st *caseStep) error {
+		return parseActions(r, v, what, &st.ctx)
+	}},
+	{"expect", parseExpect},
+}
+
+// parseCalibration reads a calibrated level, or missing.
+func parseCalibration(r *reader, v *yaml.Node, what string, st *caseStep) error {
+	if isMissing(v) {
+		st.ctx.Calibration = nil
+		return nil
+	}
+	l, err := r.name(v, what, levelNames)
+	if err != nil {
+		return err
+	}
+	st.ctx.Calibration = &decisions.Calibration{
+		AdjustedOverallLevel: decisions.Level(l), AdjustmentPolicyID: "table_case", AdjustmentReason: "set_by_case",
+		History: decisions.CalibrationHistory{MostRecentObservedStampSimNs: -1, SchemaVersion: decisions.SchemaVersion},
+	}
+	return nil
+}
+
+// parsePerception reads a perception mode, or missing.
+func parsePerception(r *reader, v *yaml.Node, what string, st *caseStep) error {
+	if isMissing(v) {
+		st.ctx.Perception = nil
+		return nil
+	}
+	m, err := r.name(v, what, perceptionModeNames)
+	if err != nil {
+		return err
+	}
+	st.ctx.Perception = &decisions.PerceptionReport{StampSimNs: st.ctx.BeliefStampSimNs, Mode: decisions.PerceptionMode(m)}
+	return nil
+}
+
+// optionalFloat reads a number, or missing (NaN).
+func optionalFloat(r *reader, v *yaml.Node, what string) (float64, error) {
+	if isMissing(v) {
+		return math.NaN(), nil
+	}
+	return r.float(v, what)
+}
+
+// parseExpect reads {action: K, reason: R}.
+func parseExpect(r *reader, v *yaml.Node, what string, st *caseStep) error {
+	ef, err := r.fields(v, what, []string{"action", "reason"}, []string{"action"})
+	if err != nil {
+		return err
+	}
+	st.expect = true
+	if st.wantKind, err = parseKind(r, ef["action"].val, what+".action"); err != nil {
+		return err
+	}
+	if re, ok := ef["reason"]; ok {
+		if st.wantReason, err = r.ident(re.val, what+".reason", 64); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func isMissing(n *yaml.Node) bool {
@@ -431,5 +465,108 @@ func parseActions(r *reader, n *yaml.Node, what string, c *decisions.Context) er
 		}
 	}
 	c.Actions = &s
+	return nil
+}
+
+// setHealth writes h into the step's flight status, leaving the other
+// error flags as they are.
+func setHealth(st *caseStep, h decisions.Health) {
+	f := &st.ctx.Flight
+	f.ErrorFlags = f.ErrorFlags&^decisions.HealthMask | h.Flags()
+}
+
+// parseStepGNSS reads `missing` or {fix: F, satellites: N}; what it does
+// not name keeps the previous step's value.
+func parseStepGNSS(r *reader, v *yaml.Node, what string, st *caseStep) error {
+	h := st.ctx.Flight.Health()
+	if isMissing(v) {
+		h.Fix, h.Satellites = decisions.GNSSFixUnknown, 0
+		setHealth(st, h)
+		return nil
+	}
+	f, err := r.fields(v, what, []string{"fix", "satellites"}, nil)
+	if err != nil {
+		return err
+	}
+	if e, ok := f["fix"]; ok {
+		i, err := r.name(e.val, what+".fix", gnssFixNames)
+		if err != nil {
+			return err
+		}
+		h.Fix = decisions.GNSSFix(i + 1)
+	}
+	if e, ok := f["satellites"]; ok {
+		n, err := r.integer(e.val, what+".satellites")
+		if err != nil {
+			return err
+		}
+		if n < 0 || n > 255 {
+			return r.errf(e.val, "%s.satellites = %d: want a count from 0 to 255", what, n)
+		}
+		h.Satellites = uint8(n)
+	}
+	if h.Fix == decisions.GNSSFixUnknown {
+		return r.errf(v, "%s: want a fix (a receiver that reports satellites reports its fix)", what)
+	}
+	setHealth(st, h)
+	return nil
+}
+
+// parseStepEstimator reads `missing` or {FLAG: true or false, ...}; the
+// flags it does not name keep the previous step's values (clear at
+// first).
+func parseStepEstimator(r *reader, v *yaml.Node, what string, st *caseStep) error {
+	h := st.ctx.Flight.Health()
+	if isMissing(v) {
+		h.EstimatorReported, h.DeadReckoningReported, h.Estimator = false, false, 0
+		setHealth(st, h)
+		return nil
+	}
+	f, err := r.fields(v, what, estimatorFlagNames, nil)
+	if err != nil {
+		return err
+	}
+	h.EstimatorReported = true
+	for i, name := range estimatorFlagNames { // table order: errors do not depend on map order
+		e, ok := f[name]
+		if !ok {
+			continue
+		}
+		set, err := r.boolean(e.val, what+"."+name)
+		if err != nil {
+			return err
+		}
+		h.Estimator = h.Estimator&^(1<<i) | bit(set)<<i
+		if decisions.EstimatorFlag(i) == decisions.EstimatorDeadReckoning {
+			h.DeadReckoningReported = true
+		}
+	}
+	setHealth(st, h)
+	return nil
+}
+
+// parseStepFailsafe reads `missing` or the list of raised flags (empty:
+// reported, none raised), as a PX4 1.16 reports them.
+func parseStepFailsafe(r *reader, v *yaml.Node, what string, st *caseStep) error {
+	h := st.ctx.Flight.Health()
+	h.FailsafeReported, h.NavigatorFailureReported, h.Failsafe = false, false, 0
+	if !isMissing(v) {
+		items, err := r.seq(v, what)
+		if err != nil {
+			return err
+		}
+		h.FailsafeReported, h.NavigatorFailureReported = true, true
+		for _, it := range items {
+			i, err := r.name(it, what, failsafeFlagNames)
+			if err != nil {
+				return err
+			}
+			if h.Failsafe&(1<<i) != 0 {
+				return r.errf(it, "%s: %s listed twice", what, quote(it.Value))
+			}
+			h.Failsafe |= 1 << i
+		}
+	}
+	setHealth(st, h)
 	return nil
 }

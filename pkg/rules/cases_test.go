@@ -149,7 +149,8 @@ func TestRunCasesActions(t *testing.T) {
 	for _, tt := range []struct{ src, want string }{
 		{"cases:\n  - {name: a, steps: [{at: 0s, actions: {descend: sent}, expect: {action: hold}}]}\n", `unknown key "descend"`},
 		{"cases:\n  - {name: a, steps: [{at: 0s, actions: {hold: lost}, expect: {action: hold}}]}\n", `hold = "lost"`},
-		{"cases:\n  - {name: a, steps: [{at: 0s, actions: {hold: failed}, expect: {action: hold}}]}\n", `hold = "failed"`},
+		{"cases:\n  - {name: a, steps: [{at: 0s, actions: {hold: any_failure}, expect: {action: hold}}]}\n", `hold = "any_failure"`},
+		{"cases:\n  - {name: a, steps: [{at: 0s, actions: {hold: rejected}, expect: {action: hold}}]}\n", `hold = "rejected"`},
 		{"cases:\n  - {name: a, steps: [{at: 0s, actions: {hold: {outcome: sent, since: 1s}}, expect: {action: hold}}]}\n", `unknown key "since"`},
 		{"cases:\n  - {name: a, steps: [{at: 0s, actions: {hold: {enabled: 1}}, expect: {action: hold}}]}\n", "want true or false"},
 		{"cases:\n  - {name: a, steps: [{at: 0s, actions: [hold], expect: {action: hold}}]}\n", "want a mapping"},

@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
@@ -21,9 +20,14 @@ const (
 	// decides; nothing ever commands that kind, so its outcome is always
 	// none and the test is constant.
 	NeverCommanded
+	// MisleadingName: the rule writes a name whose meaning differs from
+	// what a PX4 user reads in it (an outcome group named like a
+	// MAV_RESULT it does not match); the finding is at the word.
+	MisleadingName
 )
 
-// String returns "never_fires", "shadowed" or "never_commanded".
+// String returns "never_fires", "shadowed", "never_commanded" or
+// "misleading_name".
 func (k FindingKind) String() string {
 	switch k {
 	case NeverFires:
@@ -32,6 +36,8 @@ func (k FindingKind) String() string {
 		return "shadowed"
 	case NeverCommanded:
 		return "never_commanded"
+	case MisleadingName:
+		return "misleading_name"
 	}
 	return "finding(" + strconv.Itoa(int(k)) + ")"
 }
@@ -57,8 +63,9 @@ func (f Finding) String() string {
 // Check reports rules that can never fire and rules shadowed by an earlier
 // rule. It is a conservative approximation: every finding is real, but
 // some dead rules are not found. A condition is recognised as impossible
-// when a leaf admits no value (an empty set of levels or modes, an empty
-// numeric interval, a battery bound outside [0, 1] or a negative voltage) or an `all` combines leaves over the same field whose
+// when a leaf admits no value (an empty set of levels or modes, a numeric
+// interval empty within its field's domain, such as battery_pct above 1;
+// a bound outside the domain is a parse error) or an `all` combines leaves over the same field whose
 // sets do not intersect (or tests a field both for a value and for being
 // missing); `not` is never analysed. A rule is shadowed by an earlier rule
 // of higher or equal severity whose condition is implied by its own
@@ -68,6 +75,8 @@ func (f Finding) String() string {
 // `unless` is implied by its condition never fires either. Separately, a
 // rule that tests the outcome of a kind no rule (nor the default) decides
 // is reported: that kind is never commanded, its outcome is always none.
+// Every word whose meaning differs from its MAVLink sense (outcome
+// rejected) is reported at the word, before the rule's other findings.
 func Check(p *Policy) []Finding {
 	d := p.d
 	var out []Finding
@@ -83,6 +92,11 @@ func Check(p *Policy) []Finding {
 	for j := range d.rules {
 		rj := &d.rules[j]
 		f := Finding{Rule: j, Name: rj.name, By: -1, File: d.file, Line: rj.line, Column: rj.col}
+		for _, n := range rj.notes {
+			g := f
+			g.Kind, g.Line, g.Column, g.Message = MisleadingName, n.line, n.col, n.msg
+			out = append(out, g)
+		}
 		if k, ok := undecidedOutcome(d.nodes, rj, decided); ok {
 			g := f
 			g.Kind, g.Message = NeverCommanded, fmt.Sprintf(
@@ -196,8 +210,9 @@ func satisfiable(nodes []node, i int32) bool {
 			if isEmptyConstraint(c) {
 				return false
 			}
-			// effective_level reads the calibration when the assessment is missing.
-			if f := fieldOf(c.op); c.op != opEffective && f < numFields && missing[f] {
+			// effective_level, which reads the calibration when the
+			// assessment is missing, needs no field of its own.
+			if f := condKinds[c.op].field; f < numFields && missing[f] {
 				return false
 			}
 		}
@@ -208,26 +223,15 @@ func satisfiable(nodes []node, i int32) bool {
 	return !isEmptyConstraint(constraint{op: n.op, arg: n.arg, mask: n.mask, iv: n.iv})
 }
 
-func fieldOf(o op) uint8 { return (&node{op: o}).field() }
-
-func isInterval(o op) bool { return o == opStd || o == opBatteryPct || o == opBatteryV }
-
-// domains are the values a valid context can hold (decisions'
-// FlightStatus.Validate); a standard deviation may be any number.
-var domains = map[op]interval{
-	opBatteryPct: {lo: 0, hi: 1},
-	opBatteryV:   {lo: 0, hi: math.Inf(1)},
-}
+// isInterval reports whether leaves of kind o test a number.
+func isInterval(o op) bool { return condKinds[o].number != nil }
 
 func isEmptyConstraint(c constraint) bool {
 	switch {
 	case c.op == opMissing:
 		return false
 	case isInterval(c.op):
-		if d, ok := domains[c.op]; ok {
-			return c.iv.intersect(d).empty()
-		}
-		return c.iv.empty()
+		return c.iv.intersect(condKinds[c.op].domain).empty()
 	}
 	return c.mask == 0
 }

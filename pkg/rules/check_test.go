@@ -41,11 +41,11 @@ func TestCheck(t *testing.T) {
 		{"never shadows any clear", r("a", "{armed: true}", "engage_rtl", "    clear: never\n") + r("b", "{armed: true}", "hold", "    clear: on_disarm\n"), []string{"1 shadowed by 0"}},
 		{"on_disarm does not cover after", r("a", "{armed: true}", "engage_rtl", "    clear: on_disarm\n") + r("b", "{armed: true}", "hold", "    clear: {after: 1s}\n"), nil},
 		{"later rule never shadows earlier", r("a", "{armed: true}", "hold", "") + r("b", "{armed: true}", "hold", "") + r("c", "{armed: true}", "hold", ""), []string{"1 shadowed by 0", "2 shadowed by 0"}},
-		{"disjoint outcomes of one kind", r("a", "{all: [{action: {kind: engage_land, outcome: sent}}, {action: {kind: engage_land, outcome: failed}}]}", "engage_land", ""), []string{"0 never_fires"}},
+		{"disjoint outcomes of one kind", r("a", "{all: [{action: {kind: engage_land, outcome: sent}}, {action: {kind: engage_land, outcome: any_failure}}]}", "engage_land", ""), []string{"0 never_fires"}},
 		{"enabled and not", r("a", "{all: [{action: {kind: engage_kill, enabled: true}}, {action: {kind: engage_kill, enabled: false}}]}", "engage_kill", ""), []string{"0 never_fires"}},
-		{"outcomes of two kinds", r("a", "{all: [{action: {kind: hold, outcome: sent}}, {action: {kind: engage_land, outcome: failed}}]}", "engage_land", "") + r("b", "{armed: true}", "hold", ""), nil},
-		{"an outcome group implies its member", r("a", "{action: {kind: hold, outcome: failed}}", "engage_rtl", "") + r("b", "{action: {kind: hold, outcome: denied}}", "hold", ""), []string{"1 shadowed by 0"}},
-		{"a member does not imply its group", r("a", "{action: {kind: hold, outcome: denied}}", "engage_rtl", "") + r("b", "{action: {kind: hold, outcome: failed}}", "hold", ""), nil},
+		{"outcomes of two kinds", r("a", "{all: [{action: {kind: hold, outcome: sent}}, {action: {kind: engage_land, outcome: any_failure}}]}", "engage_land", "") + r("b", "{armed: true}", "hold", ""), nil},
+		{"an outcome group implies its member", r("a", "{action: {kind: hold, outcome: refused}}", "engage_rtl", "") + r("b", "{action: {kind: hold, outcome: denied}}", "hold", ""), []string{"1 shadowed by 0"}},
+		{"a member does not imply its group", r("a", "{action: {kind: hold, outcome: denied}}", "engage_rtl", "") + r("b", "{action: {kind: hold, outcome: refused}}", "hold", ""), nil},
 		{"an outcome of a kind never decided", r("a", "{action: {kind: engage_kill, outcome: denied}}", "engage_land", ""), []string{"0 never_commanded"}},
 		{"in unless too", r("a", "{armed: true}", "engage_land", "    unless: {not: {action: {kind: engage_rtl, outcome: none}}}\n"), []string{"0 never_commanded"}},
 		{"an enable of a kind never decided is fine", r("a", "{action: {kind: engage_kill, enabled: true}}", "engage_land", ""), nil},
@@ -90,4 +90,48 @@ func itoa10(i int) string {
 		return string(rune('0' + i))
 	}
 	return itoa10(i/10) + string(rune('0'+i%10))
+}
+
+// A word whose meaning differs from its MAVLink sense is reported where it
+// is written, whatever else the rule does; the names that mean what they
+// say are not.
+func TestCheckMisleadingNames(t *testing.T) {
+	tests := []struct {
+		name, when, unless string
+		want               []string // "line:column"
+	}{
+		{"rejected", "{action: {kind: hold, outcome: rejected}}", "", []string{"6:42"}},
+		{"in a list", "{action: {kind: hold, outcome: {in: [denied, rejected]}}}", "", []string{"6:56"}},
+		{"in unless", "{armed: true}", "{action: {kind: hold, outcome: rejected}}", []string{"9:44"}},
+		{"twice", "{any: [{action: {kind: hold, outcome: rejected}}, {action: {kind: engage_land, outcome: rejected}}]}", "", []string{"6:49", "6:99"}},
+		{"refused", "{action: {kind: hold, outcome: refused}}", "", nil},
+		{"each MAV_RESULT", "{action: {kind: hold, outcome: {in: [accepted, in_progress, denied, temporarily_rejected, unsupported, failed, cancelled]}}}", "", nil},
+		{"groups", "{action: {kind: hold, outcome: {in: [pending, executor, any_failure]}}}", "", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rule := "  - name: a\n    when: " + tt.when + "\n    action: hold\n    reason: a\n"
+			if tt.unless != "" {
+				rule += "    unless: " + tt.unless + "\n"
+			}
+			p, err := Parse("c.yaml", []byte(policyWith(rule)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range Check(p) {
+				if f.Kind != MisleadingName {
+					continue
+				}
+				if f.Rule != 0 || f.Name != "a" || !strings.Contains(f.Message, "write refused for every refusal") ||
+					!strings.HasPrefix(f.String(), "c.yaml:"+itoa10(f.Line)+":"+itoa10(f.Column)+": rule 0 (a): misleading_name: outcome rejected") {
+					t.Errorf("finding %s", f)
+				}
+				got = append(got, itoa10(f.Line)+":"+itoa10(f.Column))
+			}
+			if strings.Join(got, ";") != strings.Join(tt.want, ";") {
+				t.Fatalf("misleading names at %v, want %v", got, tt.want)
+			}
+		})
+	}
 }

@@ -18,7 +18,8 @@ const (
 	triUnknown
 )
 
-// op is what a condition node tests. Composite nodes come first.
+// op is what a condition node tests, an index of condKinds (where each is
+// described). Composite nodes come first.
 type op uint8
 
 const (
@@ -39,6 +40,11 @@ const (
 	opMissing     // arg: field; true when the field is missing
 	opActOutcome  // arg: kind; mask over decisions.ActionOutcome
 	opActEnabled  // arg: kind; mask bit 0: not enabled matches, bit 1: enabled matches
+	opGNSSFix     // mask over the GNSS fixes (decisions.GNSSFix - 1)
+	opGNSSSats    // interval
+	opEstimator   // arg: decisions.EstimatorFlag; mask bit 0: clear matches, bit 1: set matches
+	opFailsafe    // arg: decisions.FailsafeFlag; mask bit 1: raised matches
+	opCount
 )
 
 // Fields a context may lack; a rule over a missing field cannot be
@@ -49,10 +55,13 @@ const (
 	fieldPerception
 	fieldBatteryPct
 	fieldBatteryV
+	fieldGNSS
+	fieldEstimator
+	fieldFailsafe
 	numFields
 )
 
-var fieldNames = []string{"assessment", "calibration", "perception", "battery_pct", "battery_v"}
+var fieldNames = []string{"assessment", "calibration", "perception", "battery_pct", "battery_v", "gnss", "estimator", "px4_failsafe"}
 
 // missingReasons are the reasons of decisions that could not be evaluated,
 // built once so Decide does not allocate them.
@@ -139,24 +148,6 @@ type node struct {
 	kids []int32
 }
 
-// field returns the context field a leaf needs, or numFields for leaves
-// over fields that are always present.
-func (n *node) field() uint8 {
-	switch n.op {
-	case opLevel, opAxis, opStd, opEffective:
-		return fieldAssessment
-	case opCalibrated:
-		return fieldCalibration
-	case opPerception:
-		return fieldPerception
-	case opBatteryPct:
-		return fieldBatteryPct
-	case opBatteryV:
-		return fieldBatteryV
-	}
-	return numFields
-}
-
 // facts are the values of one context that conditions read, extracted once
 // per Decide.
 type facts struct {
@@ -172,6 +163,11 @@ type facts struct {
 	// the context carries no action state).
 	actOutcome [decisions.NumKinds]uint8
 	actEnabled [decisions.NumKinds]uint8
+	// health is the belief's GNSS, estimator and failsafe health; gnss its
+	// fix as an index of gnssFixNames, sats its satellites.
+	health decisions.Health
+	gnss   uint8
+	sats   float64
 }
 
 func (f *facts) load(c *decisions.Context) {
@@ -203,6 +199,13 @@ func (f *facts) load(c *decisions.Context) {
 	f.batteryPct, f.batteryV = c.Flight.BatteryPct, c.Flight.BatteryV
 	f.present[fieldBatteryPct] = !math.IsNaN(f.batteryPct)
 	f.present[fieldBatteryV] = !math.IsNaN(f.batteryV)
+	f.health = c.Flight.Health()
+	if h := &f.health; h.Fix != decisions.GNSSFixUnknown {
+		f.present[fieldGNSS] = true
+		f.gnss, f.sats = uint8(h.Fix-1), float64(h.Satellites)
+	}
+	f.present[fieldEstimator] = f.health.EstimatorReported
+	f.present[fieldFailsafe] = f.health.FailsafeReported
 	if c.Flight.Armed {
 		f.armed = 1
 	}
@@ -230,79 +233,18 @@ func of(b bool) tri {
 // absence made it so (the first one met in rule order).
 func eval(nodes []node, i int32, f *facts) (tri, uint8) {
 	n := &nodes[i]
-	switch n.op {
-	case opAll:
-		res, missing := triTrue, uint8(0)
-		for _, k := range n.kids {
-			v, m := eval(nodes, k, f)
-			if v == triFalse {
-				return triFalse, 0
-			}
-			if v == triUnknown && res == triTrue {
-				res, missing = triUnknown, m
-			}
-		}
-		return res, missing
-	case opAny:
-		res, missing := triFalse, uint8(0)
-		for _, k := range n.kids {
-			v, m := eval(nodes, k, f)
-			if v == triTrue {
-				return triTrue, 0
-			}
-			if v == triUnknown && res == triFalse {
-				res, missing = triUnknown, m
-			}
-		}
-		return res, missing
-	case opNot:
-		v, m := eval(nodes, n.kids[0], f)
-		switch v {
-		case triTrue:
-			return triFalse, 0
-		case triFalse:
-			return triTrue, 0
-		}
-		return triUnknown, m
-	case opMissing:
-		return of(!f.present[n.arg]), 0
-	case opArmed:
-		return of(inMask(n.mask, f.armed)), 0
-	case opFlightMode:
-		return of(inMask(n.mask, f.flight)), 0
-	case opMissionMode:
-		return of(inMask(n.mask, f.mission)), 0
-	case opActOutcome:
-		return of(inMask(n.mask, f.actOutcome[n.arg%decisions.NumKinds])), 0
-	case opActEnabled:
-		return of(inMask(n.mask, f.actEnabled[n.arg%decisions.NumKinds])), 0
-	case opEffective:
-		if !f.present[fieldAssessment] && !f.present[fieldCalibration] {
-			return triUnknown, fieldAssessment
-		}
-		return of(inMask(n.mask, f.effective)), 0
+	k := &condKinds[n.op]
+	switch {
+	case k.eval != nil:
+		return k.eval(nodes, n, f)
+	case k.field < numFields && !f.present[k.field]:
+		return triUnknown, k.field
+	case k.known != nil && !k.known(f, n.arg):
+		return triUnknown, k.field
+	case k.number != nil:
+		return of(n.iv.has(k.number(f, n.arg))), 0
 	}
-	field := n.field()
-	if field < numFields && !f.present[field] {
-		return triUnknown, field
-	}
-	switch n.op {
-	case opLevel:
-		return of(inMask(n.mask, f.block[n.arg&3])), 0
-	case opAxis:
-		return of(inMask(n.mask, f.axis[n.arg%9])), 0
-	case opStd:
-		return of(n.iv.has(f.std[n.arg%9])), 0
-	case opCalibrated:
-		return of(inMask(n.mask, f.cal)), 0
-	case opPerception:
-		return of(inMask(n.mask, f.per)), 0
-	case opBatteryPct:
-		return of(n.iv.has(f.batteryPct)), 0
-	case opBatteryV:
-		return of(n.iv.has(f.batteryV)), 0
-	}
-	return triUnknown, fieldAssessment // unreachable: every op is handled above
+	return of(inMask(n.mask, k.value(f, n.arg))), 0
 }
 
 // Limits that keep a hostile file from building an unbounded condition.
@@ -311,17 +253,19 @@ const (
 	maxNodes = 4096
 )
 
-// leafKeys are the condition keys, in the order the README lists them.
-var condKeys = []string{"all", "any", "not", "level", "axis", "std", "effective_level", "calibrated_level",
-	"armed", "flight_mode", "mission_mode", "perception_mode", "battery_pct", "battery_v", "missing", "action"}
-
-var levelOps = []string{"is", "in", "at_least", "at_most"}
-var numOps = []string{"lt", "le", "gt", "ge"}
-
 // builder compiles conditions into nodes.
 type builder struct {
 	r     *reader
 	nodes []node
+	// notes are what Check reports of the words written (a misleading
+	// outcome name), in the order met.
+	notes []note
+}
+
+// note is a remark on a word of a policy, at its line and column.
+type note struct {
+	line, col int
+	msg       string
 }
 
 func (b *builder) add(n node) int32 {
@@ -329,6 +273,8 @@ func (b *builder) add(n node) int32 {
 	return int32(len(b.nodes) - 1)
 }
 
+// cond compiles the condition y (one key: a kind of condKinds) and returns
+// its root.
 func (b *builder) cond(y *yaml.Node, what string, depth int) (int32, error) {
 	if depth > maxDepth {
 		return 0, b.r.errf(y, "%s: conditions nest deeper than %d", what, maxDepth)
@@ -340,132 +286,53 @@ func (b *builder) cond(y *yaml.Node, what string, depth int) (int32, error) {
 	if err != nil {
 		return 0, err
 	}
-	key, v := e.key.Value, e.val
+	key := e.key.Value
 	what = what + "." + key
-	switch key {
-	case "all", "any":
-		items, err := b.r.seq(v, what)
-		if err != nil {
-			return 0, err
+	for o := range condKinds {
+		if k := &condKinds[o]; k.parse != nil && k.key == key {
+			return k.parse(b, op(o), e.val, what, depth)
 		}
-		if len(items) == 0 {
-			return 0, b.r.errf(v, "%s: want at least one condition", what)
-		}
-		n := node{op: opAll}
-		if key == "any" {
-			n.op = opAny
-		}
-		for i, it := range items {
-			k, err := b.cond(it, what+"["+strconv.Itoa(i)+"]", depth+1)
-			if err != nil {
-				return 0, err
-			}
-			n.kids = append(n.kids, k)
-		}
-		return b.add(n), nil
-	case "not":
-		k, err := b.cond(v, what, depth+1)
-		if err != nil {
-			return 0, err
-		}
-		return b.add(node{op: opNot, kids: []int32{k}}), nil
-	case "level":
-		f, err := b.r.fields(v, what, append([]string{"block"}, levelOps...), []string{"block"})
-		if err != nil {
-			return 0, err
-		}
-		blk, err := b.r.name(f["block"].val, what+".block", blockNames)
-		if err != nil {
-			return 0, err
-		}
-		mask, err := b.levelMask(v, f, what)
-		return b.add(node{op: opLevel, arg: uint8(blk), mask: mask}), err
-	case "axis":
-		f, err := b.r.fields(v, what, append([]string{"name"}, levelOps...), []string{"name"})
-		if err != nil {
-			return 0, err
-		}
-		ax, err := b.r.name(f["name"].val, what+".name", axisNames)
-		if err != nil {
-			return 0, err
-		}
-		mask, err := b.levelMask(v, f, what)
-		return b.add(node{op: opAxis, arg: uint8(ax), mask: mask}), err
-	case "effective_level", "calibrated_level":
-		o := opEffective
-		if key == "calibrated_level" {
-			o = opCalibrated
-		}
-		mask, err := b.shorthandMask(v, what, levelNames, levelOps)
-		return b.add(node{op: o, mask: mask}), err
-	case "std":
-		f, err := b.r.fields(v, what, append([]string{"axis"}, numOps...), []string{"axis"})
-		if err != nil {
-			return 0, err
-		}
-		ax, err := b.r.name(f["axis"].val, what+".axis", axisNames)
-		if err != nil {
-			return 0, err
-		}
-		iv, err := b.bounds(v, f, what)
-		return b.add(node{op: opStd, arg: uint8(ax), iv: iv}), err
-	case "battery_pct", "battery_v":
-		f, err := b.r.fields(v, what, numOps, nil)
-		if err != nil {
-			return 0, err
-		}
-		iv, err := b.bounds(v, f, what)
-		o := opBatteryPct
-		if key == "battery_v" {
-			o = opBatteryV
-		}
-		return b.add(node{op: o, iv: iv}), err
-	case "armed":
-		armed, err := b.r.boolean(v, what)
-		mask := uint32(1)
-		if armed {
-			mask = 2
-		}
-		return b.add(node{op: opArmed, mask: mask}), err
-	case "flight_mode":
-		mask, err := b.shorthandMask(v, what, flightModeNames, []string{"in"})
-		return b.add(node{op: opFlightMode, mask: mask}), err
-	case "mission_mode":
-		mask, err := b.shorthandMask(v, what, missionModeNames, []string{"in"})
-		return b.add(node{op: opMissionMode, mask: mask}), err
-	case "perception_mode":
-		mask, err := b.shorthandMask(v, what, perceptionModeNames, []string{"in"})
-		return b.add(node{op: opPerception, mask: mask}), err
-	case "missing":
-		f, err := b.r.name(v, what, fieldNames)
-		return b.add(node{op: opMissing, arg: uint8(f)}), err
-	case "action":
-		return b.action(v, what)
 	}
 	return 0, b.r.errf(e.key, "%s: unknown condition %s (want one of %v)", what, quote(key), condKeys)
 }
 
-// levelMask combines the level operators of a mapping (is, in, at_least,
-// at_most); several operators must all hold.
-func (b *builder) levelMask(y *yaml.Node, f map[string]entry, what string) (uint32, error) {
-	return b.opsMask(y, f, what, levelNames)
-}
-
 // shorthandMask reads either a bare name (equality) or a mapping of the
 // allowed operators.
-func (b *builder) shorthandMask(y *yaml.Node, what string, names, ops []string) (uint32, error) {
+func (b *builder) shorthandMask(y *yaml.Node, what string, k *condKind) (uint32, error) {
 	if y.Kind == yaml.ScalarNode {
-		i, err := b.r.name(y, what, names)
-		return 1 << i, err
+		_, m, err := b.valueName(y, what, k)
+		return m, err
 	}
-	f, err := b.r.fields(y, what, ops, nil)
+	f, err := b.r.fields(y, what, k.ops, nil)
 	if err != nil {
 		return 0, err
 	}
-	return b.opsMask(y, f, what, names)
+	return b.opsMask(y, f, what, k)
 }
 
-func (b *builder) opsMask(y *yaml.Node, f map[string]entry, what string, names []string) (uint32, error) {
+// valueName reads one of the names of an enumeration leaf, or of its
+// groups, and returns its index (-1 for a group) and the values it stands
+// for; a number there is an error that says how the source's numbers read.
+func (b *builder) valueName(y *yaml.Node, what string, k *condKind) (int, uint32, error) {
+	if k.numbers != "" && y.Kind == yaml.ScalarNode && (y.Tag == "!!int" || y.Tag == "!!float") {
+		return 0, 0, b.r.errf(y, "%s = %s: want one of %v, not a number: %s", what, quote(y.Value), k.words(), k.numbers)
+	}
+	if len(k.groups) == 0 {
+		i, err := b.r.name(y, what, k.names)
+		return i, 1 << i, err
+	}
+	i, err := b.r.name(y, what, k.words())
+	switch {
+	case err != nil:
+		return 0, 0, err
+	case i < len(k.names):
+		return i, 1 << i, nil
+	}
+	return -1, k.groups[i-len(k.names)].mask, nil
+}
+
+func (b *builder) opsMask(y *yaml.Node, f map[string]entry, what string, k *condKind) (uint32, error) {
+	names := k.names
 	all := uint32(1)<<len(names) - 1
 	mask, any := all, false
 	for _, o := range levelOps { // fixed order: errors do not depend on map order
@@ -486,24 +353,27 @@ func (b *builder) opsMask(y *yaml.Node, f map[string]entry, what string, names [
 			}
 			set := uint32(0)
 			for _, it := range items {
-				i, err := b.r.name(it, w, names)
+				_, m, err := b.valueName(it, w, k)
 				if err != nil {
 					return 0, err
 				}
-				if set&(1<<i) != 0 {
+				if set&m != 0 {
 					return 0, b.r.errf(it, "%s: %s listed twice", w, quote(it.Value))
 				}
-				set |= 1 << i
+				set |= m
 			}
 			mask &= set
 		default:
-			i, err := b.r.name(e.val, w, names)
+			i, m, err := b.valueName(e.val, w, k)
 			if err != nil {
 				return 0, err
 			}
+			if i < 0 && o != "is" {
+				return 0, b.r.errf(e.val, "%s = %s: want a name of %v: %s is a group", w, quote(e.val.Value), k.names, quote(e.val.Value))
+			}
 			switch o {
 			case "is":
-				mask &= 1 << i
+				mask &= m
 			case "at_least":
 				mask &= all &^ (1<<i - 1)
 			case "at_most":
@@ -518,7 +388,10 @@ func (b *builder) opsMask(y *yaml.Node, f map[string]entry, what string, names [
 }
 
 // bounds combines lt/le/gt/ge of a mapping into one interval.
-func (b *builder) bounds(y *yaml.Node, f map[string]entry, what string) (interval, error) {
+// A bound outside the values the leaf's number can take (its kind's
+// domain) is an error that says what the number is, in which unit, and
+// what the author likely meant.
+func (b *builder) bounds(y *yaml.Node, f map[string]entry, what string, k *condKind, arg uint8) (interval, error) {
 	iv, any := fullInterval(), false
 	for _, o := range numOps {
 		e, ok := f[o]
@@ -529,6 +402,13 @@ func (b *builder) bounds(y *yaml.Node, f map[string]entry, what string) (interva
 		x, err := b.r.float(e.val, what+"."+o)
 		if err != nil {
 			return iv, err
+		}
+		if d := k.domain; x < d.lo || x > d.hi {
+			hint := ""
+			if k.hint != nil {
+				hint = k.hint(x)
+			}
+			return iv, b.r.errf(e.val, "%s.%s = %s: out of range: %s%s", what, o, quote(e.val.Value), k.about(arg), hint)
 		}
 		bound := fullInterval()
 		switch o {
@@ -554,74 +434,7 @@ func (b *builder) bounds(y *yaml.Node, f map[string]entry, what string) (interva
 // the same (is vs in of one name, at_least vs in) write the same bytes.
 func appendCond(b []byte, nodes []node, i int32) []byte {
 	n := &nodes[i]
-	switch n.op {
-	case opAll, opAny:
-		if n.op == opAll {
-			b = append(b, `{"all":[`...)
-		} else {
-			b = append(b, `{"any":[`...)
-		}
-		for j, k := range n.kids {
-			if j > 0 {
-				b = append(b, ',')
-			}
-			b = appendCond(b, nodes, k)
-		}
-		return append(b, "]}"...)
-	case opNot:
-		b = append(b, `{"not":`...)
-		b = appendCond(b, nodes, n.kids[0])
-		return append(b, '}')
-	case opLevel:
-		b = append(b, `{"level":{"block":"`+blockNames[n.arg]+`","in":`...)
-		return append(appendMask(b, n.mask, levelNames), "}}"...)
-	case opAxis:
-		b = append(b, `{"axis":{"in":`...)
-		b = appendMask(b, n.mask, levelNames)
-		return append(b, `,"name":"`+axisNames[n.arg]+`"}}`...)
-	case opStd:
-		b = append(b, `{"std":{"axis":"`+axisNames[n.arg]+`"`...)
-		return append(appendInterval(b, n.iv, false), "}}"...)
-	case opEffective, opCalibrated:
-		if n.op == opEffective {
-			b = append(b, `{"effective_level":{"in":`...)
-		} else {
-			b = append(b, `{"calibrated_level":{"in":`...)
-		}
-		return append(appendMask(b, n.mask, levelNames), "}}"...)
-	case opArmed:
-		if n.mask == 2 {
-			return append(b, `{"armed":true}`...)
-		}
-		return append(b, `{"armed":false}`...)
-	case opFlightMode:
-		b = append(b, `{"flight_mode":{"in":`...)
-		return append(appendMask(b, n.mask, flightModeNames), "}}"...)
-	case opMissionMode:
-		b = append(b, `{"mission_mode":{"in":`...)
-		return append(appendMask(b, n.mask, missionModeNames), "}}"...)
-	case opPerception:
-		b = append(b, `{"perception_mode":{"in":`...)
-		return append(appendMask(b, n.mask, perceptionModeNames), "}}"...)
-	case opBatteryPct, opBatteryV:
-		if n.op == opBatteryPct {
-			b = append(b, `{"battery_pct":{`...)
-		} else {
-			b = append(b, `{"battery_v":{`...)
-		}
-		return append(appendInterval(b, n.iv, true), "}}"...)
-	case opMissing:
-		return append(b, `{"missing":"`+fieldNames[n.arg]+`"}`...)
-	case opActOutcome:
-		b = append(b, `{"action":{"kind":"`+kindNames[n.arg]+`","outcome":{"in":`...)
-		return append(appendMask(b, n.mask, outcomeNames), "}}}"...)
-	case opActEnabled:
-		if n.mask == 2 {
-			return append(b, `{"action":{"enabled":true,"kind":"`+kindNames[n.arg]+`"}}`...)
-		}
-		return append(b, `{"action":{"enabled":false,"kind":"`+kindNames[n.arg]+`"}}`...)
-	}
-	return b
+	return condKinds[n.op].canon(b, nodes, n)
 }
 
 func appendMask(b []byte, mask uint32, names []string) []byte {

@@ -25,6 +25,8 @@ func FuzzParse(f *testing.F) {
 		policyWith("  - {name: r, when: {action: {kind: engage_land, outcome: {in: [executor, transport]}, enabled: true}}, unless: {action: {kind: hold, outcome: pending}}, action: engage_rtl, reason: f, clear: on_mode_change}\n"),
 		policyWith("  - {name: r, when: {action: {kind: hold, outcome: failed}}, action: engage_land, reason: f, for: 5s}\n"),
 		policyWith("  - {name: r, when: {action: {kind: hold, outcome: {in: [none, sent]}}}, action: hold, reason: f}\n"),
+		policyWith("  - {name: r, when: {all: [{gnss: {fix: {at_least: 3d}, satellites: {lt: 6}}}, {estimator: {gps_fused: false, dead_reckoning: true}}, " +
+			"{px4_failsafe: {flag: {in: [navigator_failure, attitude_invalid]}}}]}, action: hold, reason: h}\n"),
 	} {
 		f.Add([]byte(s))
 	}

@@ -65,6 +65,8 @@ type rule struct {
 	// when it has none.
 	unless    int32
 	line, col int
+	// notes are the remarks on words of its conditions.
+	notes []note
 }
 
 // definition is the immutable part of a policy, shared by its instances.
@@ -265,6 +267,7 @@ func parseRule(b *builder, n *yaml.Node, what string) (rule, error) {
 			}
 		}
 	}
+	first := len(b.notes)
 	if ru.root, err = b.cond(f["when"].val, what+".when", 0); err != nil {
 		return rule{}, err
 	}
@@ -273,6 +276,7 @@ func parseRule(b *builder, n *yaml.Node, what string) (rule, error) {
 			return rule{}, err
 		}
 	}
+	ru.notes = b.notes[first:len(b.notes):len(b.notes)]
 	return ru, nil
 }
 

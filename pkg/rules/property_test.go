@@ -36,12 +36,25 @@ var actionLeafPool = []string{
 	"{action: {kind: engage_kill, enabled: true}}",
 }
 
+// healthLeafPool are the leaves over the belief's health.
+var healthLeafPool = []string{
+	"{gnss: {fix: lost}}",
+	"{gnss: {fix: {at_least: 3d}, satellites: {ge: 6}}}",
+	"{estimator: {gps_fused: false}}",
+	"{estimator: {dead_reckoning: true}}",
+	"{px4_failsafe: {flag: {in: [global_position_invalid, navigator_failure]}}}",
+	"{missing: gnss}",
+}
+
 var kindPool = []string{"proceed", "abstain_uncertain", "hold", "yield_to_pilot", "engage_rtl", "engage_land", "engage_kill"}
 
 func randCond(rng *rand.Rand, depth int) string {
 	if depth > 2 || rng.IntN(3) == 0 {
-		i := rng.IntN(len(leafPool) + len(actionLeafPool))
-		if i >= len(leafPool) {
+		i := rng.IntN(len(leafPool) + len(actionLeafPool) + len(healthLeafPool))
+		switch {
+		case i >= len(leafPool)+len(actionLeafPool):
+			return healthLeafPool[i-len(leafPool)-len(actionLeafPool)]
+		case i >= len(leafPool):
 			return actionLeafPool[i-len(leafPool)]
 		}
 		return leafPool[i]
@@ -116,6 +129,13 @@ func randContext(rng *rand.Rand, stamp int64) decisions.Context {
 		v = 10 + 8*rng.Float64()
 	}
 	battery(pct, v)(&c)
+	if rng.IntN(2) == 0 {
+		health(decisions.Health{
+			Fix: decisions.GNSSFix(rng.IntN(int(decisions.NumGNSSFixes))), Satellites: uint8(rng.IntN(20)),
+			EstimatorReported: rng.IntN(4) > 0, DeadReckoningReported: rng.IntN(2) == 0, Estimator: uint8(rng.IntN(64)),
+			FailsafeReported: rng.IntN(4) > 0, NavigatorFailureReported: rng.IntN(2) == 0, Failsafe: rng.Uint32(),
+		})(&c)
+	}
 	if rng.IntN(2) == 0 {
 		for k := range decisions.NumKinds {
 			if rng.IntN(2) == 0 {

@@ -31,7 +31,7 @@ func TestShippedPolicies(t *testing.T) {
 			policies = append(policies, f)
 		}
 	}
-	for _, want := range []string{"reference_v1.yaml", "px4_failsafe_like.yaml", "pilot_takeover.yaml", "px4_failsafe_escalating.yaml"} {
+	for _, want := range []string{"reference_v1.yaml", "px4_failsafe_like.yaml", "pilot_takeover.yaml", "px4_failsafe_escalating.yaml", "px4_gnss_health.yaml"} {
 		found := false
 		for _, f := range policies {
 			found = found || filepath.Base(f) == want

@@ -253,6 +253,9 @@ func (r *reader) seq(n *yaml.Node, what string) ([]*yaml.Node, error) {
 
 // name reads one of names (a closed enumeration) and returns its index.
 func (r *reader) name(n *yaml.Node, what string, names []string) (int, error) {
+	if n.Kind == yaml.ScalarNode && (n.Tag == "!!int" || n.Tag == "!!float") {
+		return 0, r.errf(n, "%s = %s: want one of %v, a name, not a number", what, quote(n.Value), names)
+	}
 	s, err := r.str(n, what)
 	if err != nil {
 		return 0, err

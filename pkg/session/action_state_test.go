@@ -63,8 +63,20 @@ func TestPolicySeesActionState(t *testing.T) {
 			[]see{{200, h, "denied 1 200"}}},
 		{"temporarily rejected", hold, func(x *harness) { x.queue(150, ack(1, 176, decisions.AckTemporarilyRejected)) },
 			[]see{{200, h, "temporarily_rejected 1 200"}}},
-		{"other refusals", hold, func(x *harness) { x.queue(150, ack(1, 176, decisions.AckUnsupported)) },
-			[]see{{200, h, "rejected 1 200"}}},
+		{"unsupported", hold, func(x *harness) { x.queue(150, ack(1, 176, decisions.AckUnsupported)) },
+			[]see{{200, h, "unsupported 1 200"}}},
+		{"failed", hold, func(x *harness) { x.queue(150, ack(1, 176, decisions.AckFailed)) },
+			[]see{{200, h, "failed 1 200"}}},
+		{"cancelled", hold, func(x *harness) { x.queue(150, ack(1, 176, decisions.AckCancelled)) },
+			[]see{{200, h, "cancelled 1 200"}}},
+		{"a result MAV_RESULT does not define", hold, func(x *harness) { x.queue(150, ack(1, 176, 9)) },
+			[]see{{200, h, "unknown_result 1 200"}, {900, h, "unknown_result 1 200"}}},
+		{"in progress, then reached", hold, func(x *harness) {
+			x.queue(150, ack(1, 176, decisions.AckInProgress))
+			x.queue(250, state(1, 4, true))
+		}, []see{{200, h, "in_progress 1 200"}, {300, h, "reached 1 300"}}},
+		{"in progress, never reached", hold, func(x *harness) { x.queue(150, ack(1, 176, decisions.AckInProgress)) },
+			[]see{{1100, h, "in_progress 1 200"}, {1200, h, "not_reached 1 1200"}}},
 		{"accepted, never reached", hold, func(x *harness) {
 			x.queue(150, ack(1, 176, decisions.AckAccepted))
 			x.queue(250, state(1, 2, true))

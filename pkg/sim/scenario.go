@@ -117,6 +117,48 @@ func batteryAt(f float64) float64 {
 	return lerp(f, sagStart, sagEnd, 1.0-0.45*sagStart, sagFloor)
 }
 
+// The health a PX4 vehicle reports through the GPS loss, as fractions of
+// the flight: the receiver loses its fix at gpsLossStart and has a 3D fix
+// again at gpsLossPeak, with few satellites until gnssFewEnd; the
+// estimator stops fusing it a beat later and dead-reckons for a stretch;
+// PX4 flags the global position invalid in the worst of it.
+const (
+	fusionLostStart     = 0.36
+	fusionLostEnd       = 0.52
+	deadReckoningStart  = 0.40
+	deadReckoningEnd    = 0.51
+	globalInvalidStart  = 0.42
+	globalInvalidEnd    = 0.515
+	gnssFewEnd          = 0.55
+	nominalSatellites   = 12
+	recoveringSatellite = 5
+)
+
+// healthAt is the health the vehicle reports at fraction f, as a PX4 1.16
+// reports it (every failsafe flag known).
+func healthAt(f float64) decisions.Health {
+	h := decisions.Health{Fix: decisions.GNSSFix3D, Satellites: nominalSatellites,
+		EstimatorReported: true, DeadReckoningReported: true, FailsafeReported: true, NavigatorFailureReported: true,
+		Estimator: 1<<decisions.EstimatorGNSSFused | 1<<decisions.EstimatorGNSSHeightFused |
+			1<<decisions.EstimatorTiltAligned | 1<<decisions.EstimatorYawAligned}
+	switch {
+	case f >= gpsLossStart && f < gpsLossPeak:
+		h.Fix, h.Satellites = decisions.GNSSNoFix, 0
+	case f >= gpsLossPeak && f < gnssFewEnd:
+		h.Satellites = recoveringSatellite
+	}
+	if f >= fusionLostStart && f < fusionLostEnd {
+		h.Estimator &^= 1<<decisions.EstimatorGNSSFused | 1<<decisions.EstimatorGNSSHeightFused
+	}
+	if f >= deadReckoningStart && f < deadReckoningEnd {
+		h.Estimator |= 1 << decisions.EstimatorDeadReckoning
+	}
+	if f >= globalInvalidStart && f < globalInvalidEnd {
+		h.Failsafe |= 1 << decisions.FailsafeGlobalPositionInvalid
+	}
+	return h
+}
+
 // assessorLiveAt says whether the self-assessor publishes at fraction f.
 func assessorLiveAt(f float64) bool { return f < silentStart || f >= silentEnd }
 

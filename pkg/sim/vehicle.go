@@ -31,6 +31,13 @@ type Options struct {
 	// TruthPeriod, recorded 1 ms after its stamp); default false, so that
 	// a flight without it is unchanged.
 	Truth bool
+	// Health adds the health a PX4 vehicle reports to every belief
+	// (decisions.Health: the receiver's fix, the estimator's flags, PX4's
+	// failsafe flags, scripted with the flight: the receiver loses its fix
+	// in the GPS loss, the estimator stops fusing it, PX4 flags the global
+	// position invalid); default false, so that a flight without it is
+	// unchanged.
+	Health bool
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -214,6 +221,9 @@ func (v *Vehicle) generate(tick int64) error {
 		v.lastMode, v.lastReport = s.perception, stamp
 		v.push(Event{Kind: EventPerception, ArrivalNs: stamp + int64(time.Millisecond),
 			Perception: &decisions.PerceptionReport{StampSimNs: stamp, Mode: s.perception}})
+	}
+	if v.opts.Health {
+		s.flight.ErrorFlags |= healthAt(float64(stamp) / float64(v.durationNs)).Flags()
 	}
 	b := &Belief{
 		Belief: decisions.Belief{

@@ -94,7 +94,8 @@ func wantGrants(t *testing.T) map[string]grants {
 	// and its command.
 	px4Evidence := []string{"/fmu/out/vehicle_command_ack", "/fmu/out/vehicle_status", "/fmu/out/vehicle_status_v1"}
 	px4Command := []string{"/fmu/in/vehicle_command"}
-	px4Estimate := []string{"/fmu/out/vehicle_odometry", "/fmu/out/vehicle_local_position", "/fmu/out/vehicle_attitude", "/fmu/out/battery_status"}
+	px4Estimate := []string{"/fmu/out/vehicle_odometry", "/fmu/out/vehicle_local_position", "/fmu/out/vehicle_attitude", "/fmu/out/battery_status",
+		"/fmu/out/vehicle_gps_position", "/fmu/out/estimator_status_flags", "/fmu/out/failsafe_flags"}
 
 	// Every input the node subscribes to by default is covered: the ghost
 	// enclaves read all of them.

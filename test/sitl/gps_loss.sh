@@ -101,7 +101,8 @@ pids+=($!)
 ros2 bag record -s mcap -o "$out/bag" --qos-profile-overrides-path "$here/recorder_qos.yaml" /decisions /decisions/actions /decisions/evidence \
 	/state/nav /self_assessment /parameter_events /diagnostics \
 	/fmu/out/vehicle_local_position /fmu/out/vehicle_attitude /fmu/out/vehicle_status \
-	/fmu/out/battery_status /fmu/out/vehicle_command_ack /fmu/in/vehicle_command \
+	/fmu/out/battery_status /fmu/out/vehicle_gps_position /fmu/out/estimator_status_flags /fmu/out/failsafe_flags \
+	/fmu/out/vehicle_command_ack /fmu/in/vehicle_command \
 	>"$out/bag.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 60); do grep -q "decision node ready" "$out/ghost.log" && break; sleep 1; done

@@ -64,6 +64,10 @@ type Bridge struct {
 	// stamp emitted.
 	assessments uint64
 	last        int64
+	// estimatorFlags, estimatorStates: an estimator_status_flags, an
+	// estimator_states arrived, so estimator_status no longer speaks for
+	// the estimator's flags, its covariance.
+	estimatorFlags, estimatorStates bool
 }
 
 // New returns a Bridge.

@@ -77,7 +77,8 @@ func FuzzPX4Handle(f *testing.F) {
 	for _, rel := range px4.Releases() {
 		defs := px4Defs(f, rel)
 		samples := map[string][]byte{}
-		for _, name := range []string{px4.MsgVehicleOdometry, px4.MsgVehicleLocalPosition, px4.MsgVehicleAttitude, px4.MsgVehicleStatus, px4.MsgBatteryStatus} {
+		for _, name := range []string{px4.MsgVehicleOdometry, px4.MsgVehicleLocalPosition, px4.MsgVehicleAttitude, px4.MsgVehicleStatus, px4.MsgBatteryStatus,
+			px4.MsgSensorGps, px4.MsgEstimatorStatusFlags, px4.MsgFailsafeFlags} {
 			samples["px4_msgs/msg/"+name] = px4Sample(f, defs, name)
 			f.Add(samples["px4_msgs/msg/"+name])
 		}

@@ -3,6 +3,7 @@ package bridge
 import (
 	"fmt"
 
+	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/mapping"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/px4"
 	"github.com/ghost-robotics/ghost/pkg/wire/dynamic"
@@ -146,10 +147,97 @@ func ReadBattery(f px4.Fields) (mapping.PX4Battery, error) {
 	return b, r.err
 }
 
+// ReadGps reads a vehicle_gps_position (SensorGps).
+func ReadGps(f px4.Fields) (mapping.PX4Gps, error) {
+	r := fieldReader{f: f, msg: px4.MsgSensorGps}
+	g := mapping.PX4Gps{Timestamp: r.u64("timestamp"), TimestampSample: r.optU64("timestamp_sample"),
+		FixType: r.u8("fix_type"), SatellitesUsed: r.u8("satellites_used")}
+	return g, r.err
+}
+
+// ReadEstimatorFlags reads an estimator_status_flags; cs_gps is
+// cs_gnss_pos from PX4 1.16, and cs_inertial_dead_reckoning is optional
+// (older logs lack it).
+func ReadEstimatorFlags(f px4.Fields) (mapping.PX4EstimatorFlags, error) {
+	r := fieldReader{f: f, msg: px4.MsgEstimatorStatusFlags}
+	e := mapping.PX4EstimatorFlags{Timestamp: r.u64("timestamp"), CsGpsHgt: r.b("cs_gps_hgt"),
+		CsTiltAlign: r.b("cs_tilt_align"), CsYawAlign: r.b("cs_yaw_align"), CsMagFault: r.b("cs_mag_fault")}
+	if v, ok := f.Bool("cs_gnss_pos"); ok {
+		e.CsGps = v
+	} else {
+		e.CsGps = r.b("cs_gps")
+	}
+	e.CsInertialDeadReckoning, e.HasInertialDeadReckoning = f.Bool("cs_inertial_dead_reckoning")
+	return e, r.err
+}
+
+// Bits of estimator_status.control_mode_flags (its CS_* constants), the
+// estimator's flags in logs older than estimator_status_flags.
+const (
+	csTiltAlign = 0
+	csYawAlign  = 1
+	csGps       = 2
+	csGpsHgt    = 11
+	csMagFault  = 18
+)
+
+// ReadEstimatorStatus reads the flags of an estimator_status's
+// control_mode_flags; it has no dead-reckoning flag.
+func ReadEstimatorStatus(f px4.Fields) (mapping.PX4EstimatorFlags, error) {
+	r := fieldReader{f: f, msg: "EstimatorStatus"}
+	ts, flags := r.u64("timestamp"), r.u64("control_mode_flags")
+	bit := func(i uint) bool { return flags>>i&1 == 1 }
+	e := mapping.PX4EstimatorFlags{Timestamp: ts, CsGps: bit(csGps), CsGpsHgt: bit(csGpsHgt),
+		CsTiltAlign: bit(csTiltAlign), CsYawAlign: bit(csYawAlign), CsMagFault: bit(csMagFault)}
+	return e, r.err
+}
+
+// ReadEstimatorCovariance reads the quaternion and its variances from an
+// estimator_states (or, in logs before 1.13, an estimator_status), when
+// its covariance is over the quaternion: as many covariances as states,
+// 24 (PX4 before 1.15; 1.15 logs 24 states and 23 covariances, 1.16 25
+// and 24, over a rotation vector). ok is false for the others.
+func ReadEstimatorCovariance(f px4.Fields, message string) (c mapping.PX4EstimatorCovariance, ok bool, err error) {
+	_, lastCov := f.Float("covariances[23]")
+	_, extraState := f.Float("states[24]")
+	if !lastCov || extraState {
+		return c, false, nil
+	}
+	r := fieldReader{f: f, msg: message}
+	c.Timestamp, c.TimestampSample = r.u64("timestamp"), r.optU64("timestamp_sample")
+	for i, n := range [4]string{"[0]", "[1]", "[2]", "[3]"} {
+		c.Q[i], c.QVar[i] = r.f32("states"+n), r.f32("covariances"+n)
+	}
+	return c, r.err == nil, r.err
+}
+
+// ReadFailsafe reads a failsafe_flags: each decisions.FailsafeFlag by
+// PX4's name (geofence_breached is primary_geofence_breached in 1.14;
+// navigator_failure exists from 1.16).
+func ReadFailsafe(f px4.Fields) (mapping.PX4Failsafe, error) {
+	r := fieldReader{f: f, msg: px4.MsgFailsafeFlags}
+	out := mapping.PX4Failsafe{Timestamp: r.u64("timestamp")}
+	for g := decisions.FailsafeFlag(0); g < decisions.NumFailsafeFlags; g++ {
+		name := g.String()
+		switch v, ok := f.Bool(name); {
+		case ok:
+			out.Flags[g] = v
+			out.HasNavigatorFailure = out.HasNavigatorFailure || g == decisions.FailsafeNavigatorFailure
+		case g == decisions.FailsafeNavigatorFailure:
+		case g == decisions.FailsafeGeofenceBreached:
+			out.Flags[g] = r.b("primary_geofence_breached")
+		default:
+			r.fail(name, "a bool")
+		}
+	}
+	return out, r.err
+}
+
 // PX4Sample routes one PX4 message, named by its px4_msgs type name (or its
 // uORB topic name), through the bridge: an estimator sample gives a belief
-// and its assessment, a status, battery or attitude sample updates what the
-// next belief carries. usePosition picks the estimator topic that makes
+// and its assessment, a status, battery, attitude or health sample
+// (vehicle_gps_position, estimator_status_flags or, in logs older than it,
+// estimator_status, failsafe_flags) updates what the next belief carries. usePosition picks the estimator topic that makes
 // beliefs (PositionOdometry or PositionLocalPosition); the other is read
 // but not mapped.
 func (b *Bridge) PX4Sample(message string, f px4.Fields, usePosition string) ([]Message, error) {
@@ -190,8 +278,56 @@ func (b *Bridge) PX4Sample(message string, f px4.Fields, usePosition string) ([]
 			return nil, err
 		}
 		return nil, b.tracker.SetPX4Battery(bs)
+	case px4.MsgSensorGps, "vehicle_gps_position":
+		g, err := ReadGps(f)
+		if err != nil {
+			return nil, err
+		}
+		return nil, b.tracker.SetPX4Gps(g)
+	case px4.MsgEstimatorStatusFlags, "estimator_status_flags":
+		e, err := ReadEstimatorFlags(f)
+		if err != nil {
+			return nil, err
+		}
+		b.estimatorFlags = true
+		return nil, b.tracker.SetPX4EstimatorFlags(e)
+	case "estimator_states":
+		b.estimatorStates = true
+		return nil, b.estimatorCovariance(f, "EstimatorStates")
+	case "estimator_status":
+		// Older logs' estimator_status holds what estimator_status_flags
+		// and estimator_states hold in later ones; those win where present.
+		if !b.estimatorStates {
+			if err := b.estimatorCovariance(f, "EstimatorStatus"); err != nil {
+				return nil, err
+			}
+		}
+		if b.estimatorFlags {
+			return nil, nil
+		}
+		e, err := ReadEstimatorStatus(f)
+		if err != nil {
+			return nil, err
+		}
+		return nil, b.tracker.SetPX4EstimatorFlags(e)
+	case px4.MsgFailsafeFlags, "failsafe_flags":
+		fs, err := ReadFailsafe(f)
+		if err != nil {
+			return nil, err
+		}
+		return nil, b.tracker.SetPX4Failsafe(fs)
 	}
 	return nil, fmt.Errorf("bridge: %s: %w", message, ErrUnknownTopic)
+}
+
+// estimatorCovariance holds the estimator's quaternion covariance, when
+// the message has one, for the attitude variance of older releases.
+func (b *Bridge) estimatorCovariance(f px4.Fields, message string) error {
+	c, ok, err := ReadEstimatorCovariance(f, message)
+	if !ok || err != nil {
+		return err
+	}
+	return b.tracker.SetPX4EstimatorCovariance(c)
 }
 
 // sensorQoS converts PX4's QoS facts into a ROS 2 profile.
@@ -247,7 +383,7 @@ func NewPX4(b *Bridge, opts PX4Options) (*PX4, error) {
 		return nil, fmt.Errorf("bridge: px4.position %q: want %s or %s", opts.Position, PositionOdometry, PositionLocalPosition)
 	}
 	p := &PX4{b: b, defs: opts.Definitions, position: opts.Position, topics: map[string]string{}}
-	msgs := []string{px4.MsgVehicleStatus, px4.MsgBatteryStatus}
+	msgs := []string{px4.MsgVehicleStatus, px4.MsgBatteryStatus, px4.MsgSensorGps, px4.MsgEstimatorStatusFlags, px4.MsgFailsafeFlags}
 	if opts.Position == PositionOdometry {
 		msgs = append([]string{px4.MsgVehicleOdometry}, msgs...)
 	} else {

@@ -78,7 +78,8 @@ func (s *ULogSource) Next() (bag.Message, error) {
 			}
 		}
 		switch name {
-		case "vehicle_odometry", "vehicle_local_position", "vehicle_attitude", "vehicle_status", "battery_status":
+		case "vehicle_odometry", "vehicle_local_position", "vehicle_attitude", "vehicle_status", "battery_status",
+			"vehicle_gps_position", "estimator_status_flags", "estimator_status", "estimator_states", "failsafe_flags":
 		default:
 			continue
 		}

@@ -16,6 +16,15 @@ type Counters struct {
 	Rejected [NumReasons]uint64
 	// TimeBaseChanges counts changes of PX4's time base (see px4clock.go).
 	TimeBaseChanges uint64
+	// AttitudeFromEstimator counts the beliefs from local-position samples
+	// whose attitude variance came from the estimator's covariance (PX4
+	// before 1.15, attitude.go); AttitudeUnknown those that had none at
+	// all, so their orientation block is unknown.
+	AttitudeFromEstimator, AttitudeUnknown uint64
+	// NoHorizontalPosition and NoHorizontalVelocity count the beliefs
+	// from local-position samples PX4 marked xy_valid false, v_xy_valid
+	// false: their horizontal axes are unknown.
+	NoHorizontalPosition, NoHorizontalVelocity uint64
 }
 
 // RejectedTotal is the sum of Rejected.
@@ -28,7 +37,7 @@ func (c Counters) RejectedTotal() uint64 {
 }
 
 // Tracker maps one vehicle's estimator stream to beliefs: it holds the
-// latest flight status, battery and attitude, and enforces strictly
+// latest flight status, battery, attitude and health, and enforces strictly
 // increasing belief stamps. Use one Tracker per belief stream. A rejected
 // input changes nothing but the counters, so it never poisons later
 // samples. The zero value is ready to use; a Tracker is not safe for
@@ -49,6 +58,12 @@ type Tracker struct {
 	attSeen  bool
 	attStamp int64
 	att      PX4Attitude
+
+	hs healthState
+
+	covSeen bool
+	covUs   uint64
+	cov     PX4EstimatorCovariance
 
 	lastSeen bool
 	last     int64
@@ -72,7 +87,8 @@ func (t *Tracker) LastTimeBaseChange() (TimeBaseChange, bool) {
 // Counters returns the counts so far.
 func (t *Tracker) Counters() Counters { return t.counters }
 
-// Flight returns the flight status a belief mapped now would carry.
+// Flight returns the flight status a belief mapped now would carry, but
+// for its health, which depends on the belief's stamp (withHealth).
 func (t *Tracker) Flight() decisions.FlightStatus {
 	f := NoFlightStatus()
 	if t.statusSeen {
@@ -218,6 +234,7 @@ func (t *Tracker) onPX4Clock(s *State, topic string, err *RejectError) *RejectEr
 func (t *Tracker) PX4Odometry(o PX4Odometry) (State, error) {
 	var s State
 	err := t.onPX4Clock(&s, topicOdometry, mapPX4Odometry(&s, &o, t.Flight()))
+	t.withHealth(&s)
 	return t.accept(&s, topicOdometry, "timestamp_sample (ns)", err)
 }
 
@@ -227,9 +244,27 @@ func (t *Tracker) PX4LocalPosition(p PX4LocalPosition) (State, error) {
 	if !t.attSeen {
 		return State{}, t.fail(reject(ReasonNoAttitude, topicLocalPosition, "timestamp", p.Timestamp, "no vehicle_attitude received yet"))
 	}
+	fromEstimator := t.attitudeFromEstimator(&p)
 	var s State
 	err := t.onPX4Clock(&s, topicLocalPosition, mapPX4LocalPosition(&s, &p, &t.att, t.Flight()))
-	return t.accept(&s, topicLocalPosition, "timestamp_sample (ns)", err)
+	t.withHealth(&s)
+	out, err2 := t.accept(&s, topicLocalPosition, "timestamp_sample (ns)", err)
+	if err2 != nil {
+		return out, err2
+	}
+	switch {
+	case fromEstimator:
+		t.counters.AttitudeFromEstimator++
+	case !p.HasHeadingTiltVar:
+		t.counters.AttitudeUnknown++
+	}
+	if !p.XYValid {
+		t.counters.NoHorizontalPosition++
+	}
+	if !p.VXYValid {
+		t.counters.NoHorizontalVelocity++
+	}
+	return out, nil
 }
 
 // Odometry maps a nav_msgs/Odometry message to a belief.

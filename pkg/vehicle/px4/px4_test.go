@@ -137,7 +137,13 @@ func TestWrongReleaseRejected(t *testing.T) {
 				case same && err != nil:
 					t.Errorf("%s payload of %s read as %s: %v", name, from, to, err)
 				case !same && err == nil:
-					t.Errorf("%s payload of %s read as %s accepted", name, from, to)
+					// Sizes within one padding of each other are one length
+					// on the wire (rmw pads to 4): a 1.16 FailsafeFlags (86)
+					// is an 85-byte one padded, so only the configured
+					// release tells them apart.
+					if name != MsgFailsafeFlags || from != Release116 {
+						t.Errorf("%s payload of %s read as %s accepted", name, from, to)
+					}
 				case !same && !errors.As(err, &le):
 					// A 1.15+ VehicleCommand fits 1.14's padded size; its
 					// extra bytes are not zero padding, so it fails to decode.

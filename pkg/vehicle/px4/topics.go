@@ -15,6 +15,11 @@ const (
 	MsgBatteryStatus        = "BatteryStatus"
 	MsgVehicleCommand       = "VehicleCommand"
 	MsgVehicleCommandAck    = "VehicleCommandAck"
+	// The health inputs: the receiver's fix (on vehicle_gps_position), the
+	// estimator's flags and the autopilot's failsafe flags.
+	MsgSensorGps            = "SensorGps"
+	MsgEstimatorStatusFlags = "EstimatorStatusFlags"
+	MsgFailsafeFlags        = "FailsafeFlags"
 )
 
 // Package is the ROS 2 package of the PX4 messages.
@@ -46,6 +51,9 @@ var messages = [...]messageInfo{
 	{MsgBatteryStatus, "battery_status", true, [3]int{176, 176, 180}, [3]int{0, 0, 0}},
 	{MsgVehicleCommand, "vehicle_command", false, [3]int{54, 56, 56}, [3]int{0, 0, 0}},
 	{MsgVehicleCommandAck, "vehicle_command_ack", true, [3]int{23, 25, 25}, [3]int{0, 0, 0}},
+	{MsgSensorGps, "vehicle_gps_position", true, [3]int{141, 159, 159}, [3]int{0, 0, 0}},
+	{MsgEstimatorStatusFlags, "estimator_status_flags", true, [3]int{94, 90, 98}, [3]int{0, 0, 0}},
+	{MsgFailsafeFlags, "failsafe_flags", true, [3]int{85, 85, 86}, [3]int{0, 0, 0}},
 }
 
 func lookup(name string) (*messageInfo, error) {

@@ -43,10 +43,24 @@ const (
 	// run now (position control without the pilot's sticks); the mode
 	// does not change.
 	Reject
+	// Unsupported, Fail, Cancel: UNSUPPORTED, FAILED or CANCELLED; the
+	// mode does not change.
+	Unsupported
+	Fail
+	Cancel
+	// InProgress: IN_PROGRESS after AckLatency, the commanded mode after
+	// ModeLatency.
+	InProgress
 )
 
 var behaviourNames = [...]string{"accept", "deny", "drop", "drop_first", "slow", "late_ack", "wrong_command", "other_vehicle", "duplicate",
-	"never_reach", "reject"}
+	"never_reach", "reject", "unsupported", "fail", "cancel", "in_progress"}
+
+// refusals are the results the refusing behaviours answer with.
+var refusals = map[Behaviour]decisions.AckResult{
+	Deny: decisions.AckDenied, Reject: decisions.AckTemporarilyRejected, Unsupported: decisions.AckUnsupported,
+	Fail: decisions.AckFailed, Cancel: decisions.AckCancelled,
+}
 
 // String returns the behaviour's snake_case name.
 func (b Behaviour) String() string {
@@ -179,13 +193,15 @@ func (p *PX4) SendCommand(c px4.Command, info executor.SendInfo) error {
 			p.schedule(executor.Arrival{ArrivalNs: t + int64(at), Status: p.status(t+int64(at), mode, armed, p.opts.SystemID)})
 		}
 	}
+	refusal, refused := refusals[p.behave]
 	switch b := p.behave; {
 	case b == Drop, b == DropFirst && first:
 		return nil
-	case b == Deny:
-		ack(AckLatency, c.Command, decisions.AckDenied)
-	case b == Reject:
-		ack(AckLatency, c.Command, decisions.AckTemporarilyRejected)
+	case refused:
+		ack(AckLatency, c.Command, refusal)
+	case b == InProgress && result == decisions.AckAccepted:
+		ack(AckLatency, c.Command, decisions.AckInProgress)
+		change(ModeLatency)
 	case b == NeverReach:
 		ack(AckLatency, c.Command, result)
 	case b == Slow:
