@@ -51,7 +51,7 @@ var rules = []rule{
 	// wire format; the session decodes, runs the engine and publishes.
 	{"pkg/engine", []string{"pkg/decisions", "pkg/rules"}},
 	{"pkg/session", []string{"pkg/decisions", "pkg/rules", "pkg/engine", "pkg/wire/...", "pkg/ros2/qos"}},
-	{"pkg/seal", []string{"msg", "pkg/bag", "pkg/wire/...", "pkg/ros2/qos"}},
+	{"pkg/seal", []string{"msg", "pkg/bag", "pkg/wire/...", "pkg/ros2/qos", "internal/limitedfile"}},
 	// The ROS 2 side.
 	{"pkg/ros2", nil},
 	{"pkg/ros2/qos", nil},
