@@ -63,6 +63,10 @@ func runHonesty(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	ins := fs.inputsWith(cfg)
+	if err := fs.checkOutputs(ins); err != nil {
+		return err
+	}
 	opts, err := honestyOptions(cfg, *ns, *maxGap)
 	if err != nil {
 		return err
@@ -72,7 +76,7 @@ func runHonesty(args []string, stdout, stderr io.Writer) error {
 		return rerr
 	}
 	if *jsonOut != "" {
-		if err := writeJSON(*jsonOut, path, stdout, res); err != nil {
+		if err := writeJSON(*jsonOut, ins, stdout, res); err != nil {
 			return err
 		}
 	}
@@ -113,7 +117,7 @@ func auditHonesty(path string, opts honesty.Options, stderr io.Writer) (*honesty
 	rec, ok := recordingAt(path)
 	switch {
 	case !ok:
-		return nil, fail(exitUsage, "%s is a directory but not a rosbag2 bag: honesty takes one recording", path)
+		return nil, fail(exitIO, "%s is a directory but not a rosbag2 bag (it has no %s): honesty takes one recording", path, bag.BagMetadataFile)
 	case rec.err != nil:
 		return nil, fail(exitIO, "%w", rec.err)
 	}

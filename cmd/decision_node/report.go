@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -206,17 +207,21 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	if *out == "" {
 		return fail(exitUsage, "report needs --out")
 	}
-	if filepath.Clean(*out) == filepath.Clean(path) {
-		return fail(exitUsage, "--out %s is the recording: choose another file", *out)
-	}
 	cfg, sopts, policies, err := auditSettings(*config, policyFiles)
 	if err != nil {
+		return err
+	}
+	ins := fs.inputsWith(cfg)
+	if err := fs.checkOutputs(ins); err != nil {
+		return err
+	}
+	if err := checkFiguresDir(*figures, *out); err != nil {
 		return err
 	}
 	if err := ef.apply(&sopts, false, nil); err != nil {
 		return err
 	}
-	rec, err := reportInput(path, *out, *force)
+	rec, err := reportInput(path, *out, ins, *force)
 	if err != nil {
 		return err
 	}
@@ -234,13 +239,8 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	}
 	aud.Thresholds = batteryThresholds(policies, flight.Policies)
 
-	if err := writeReport(*out, path, *force, flight, aud); err != nil {
+	if err := writeReport(*out, *figures, ins, *force, flight, aud); err != nil {
 		return err
-	}
-	if *figures != "" {
-		if _, err := report.WriteFigures(*figures, flight, aud); err != nil {
-			return fail(exitIO, "%w", err)
-		}
 	}
 	if !*quiet {
 		fmt.Fprintf(stdout, "report %s: %d decisions in %d episodes, audit %s\n", *out, flight.Counts.Decisions,
@@ -260,9 +260,9 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 }
 
 // reportInput is the recording report reads, checked with its output
-// before the work: an output that is the recording, not a regular file,
-// or exists without --force is refused.
-func reportInput(path, out string, force bool) (recording, error) {
+// before the work: an output that is an input, not a regular file, or
+// exists without --force is refused.
+func reportInput(path, out string, ins inputs, force bool) (recording, error) {
 	if _, err := os.Stat(path); err != nil {
 		return recording{}, fail(exitIO, "%w", err)
 	}
@@ -273,7 +273,28 @@ func reportInput(path, out string, force bool) (recording, error) {
 	case rec.err != nil:
 		return recording{}, fail(exitIO, "%w", rec.err)
 	}
-	return rec, checkOutput("--out", out, path, force)
+	return rec, checkOutput("--out", out, ins, force)
+}
+
+// checkFiguresDir refuses, before the work, a --figures that is no
+// directory (a file, a device) or the report itself.
+func checkFiguresDir(dir, out string) error {
+	if dir == "" {
+		return nil
+	}
+	if filepath.Clean(dir) == filepath.Clean(out) {
+		return fail(exitUsage, "--figures %s is the --out file: name a folder for the figures", dir)
+	}
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fail(exitIO, "--figures %s: %w", dir, err)
+	case !st.IsDir():
+		return fail(exitIO, "--figures %s is %s, not a folder: name a folder (created if needed)", dir, fileKind(st.Mode()))
+	}
+	return nil
 }
 
 // collectFlight reads the flight the report draws when the audit cannot
@@ -302,16 +323,47 @@ func collectFlight(rec recording, path string, cfg config.Config, inputs []sessi
 	return flight, cerr, nil
 }
 
-// writeReport writes the HTML through a temporary file renamed into place,
-// so a failed run never leaves half a report under the requested name.
-func writeReport(out, recording string, force bool, f *report.Flight, a report.Audit) error {
-	file, err := createAtomic("--out", out, recording, force)
+// writeReport writes the HTML and, with a figures folder, each figure,
+// through temporary files renamed into place together: a failed run never
+// leaves half a report, nor a report without the figures asked for.
+func writeReport(out, figures string, ins inputs, force bool, f *report.Flight, a report.Audit) error {
+	file, err := createAtomic("--out", out, ins, force)
 	if err != nil {
 		return err
 	}
+	files := []*atomicFile{file}
+	abort := func() {
+		for _, f := range files {
+			f.Abort()
+		}
+	}
 	if err := report.Render(file, f, a); err != nil {
-		file.Abort()
+		abort()
 		return fail(exitIO, "write %s: %w", out, err)
 	}
-	return file.Commit()
+	if figures != "" {
+		figs, err := report.FigureFiles(f, a)
+		if err != nil {
+			abort()
+			return fail(exitIO, "figures: %w", err)
+		}
+		if err := os.MkdirAll(figures, 0o755); err != nil {
+			abort()
+			return fail(exitIO, "--figures: %w", err)
+		}
+		for _, fig := range figs {
+			path := filepath.Join(figures, fig.Name)
+			ff, err := createAtomic("--figures", path, ins, true)
+			if err != nil {
+				abort()
+				return err
+			}
+			files = append(files, ff)
+			if _, err := ff.Write(fig.Data); err != nil {
+				abort()
+				return fail(exitIO, "write %s: %w", path, err)
+			}
+		}
+	}
+	return commitAll(files...)
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/ghost-robotics/ghost/internal/limitedfile"
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/ros2/config"
 	"github.com/ghost-robotics/ghost/pkg/ros2/qos"
@@ -69,6 +70,10 @@ func runULog(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	df.inputs = fs.inputsWith(cfg)
+	if err := fs.checkOutputs(df.inputs); err != nil {
+		return err
+	}
 	st, err := os.Stat(*in)
 	if err != nil {
 		return fail(exitIO, "%w", err)
@@ -76,7 +81,7 @@ func runULog(args []string, stdout, stderr io.Writer) error {
 	if st.IsDir() {
 		return fail(exitIO, "%s is a directory, not a ULog file", *in)
 	}
-	f, err := os.Open(*in)
+	f, err := limitedfile.Open(*in)
 	if err != nil {
 		return fail(exitIO, "%w", err)
 	}
@@ -214,7 +219,7 @@ func scanULogTruth(path string, want bool) (bridge.ULogTruthCounts, error) {
 	if !want {
 		return bridge.ULogTruthCounts{}, nil
 	}
-	f, err := os.Open(path)
+	f, err := limitedfile.Open(path)
 	if err != nil {
 		return bridge.ULogTruthCounts{}, fail(exitIO, "%w", err)
 	}
@@ -271,7 +276,7 @@ func emitPX4(df *decisionFlags, r *ulog.Reader, in, out, prefix, ns string, with
 	if err != nil {
 		return fail(exitUsage, "%w", err)
 	}
-	rec, file, err := df.createOutput(out, in, cfg)
+	rec, file, err := df.createOutput(out, cfg)
 	if err != nil {
 		return err
 	}

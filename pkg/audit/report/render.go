@@ -347,20 +347,40 @@ func (p *printer) marks(f *Flight, a Audit, t timeAxis) {
 // minStamp stands for "no stamp" in marks placed before any stamped message.
 const minStamp = -1 << 63
 
+// FigureFile is a figure as a standalone SVG file.
+type FigureFile struct {
+	Name string // <figure name>.svg
+	Data []byte
+}
+
+// FigureFiles returns every figure of the report (Figures, then
+// TruthFigures) as the standalone SVG files WriteFigures writes.
+func FigureFiles(f *Flight, a Audit) ([]FigureFile, error) {
+	if f == nil {
+		return nil, ErrNoFlight
+	}
+	var out []FigureFile
+	for _, fig := range append(Figures(f, a), TruthFigures(f)...) {
+		data := append([]byte(`<?xml version="1.0" encoding="UTF-8"?>`+"\n"), fig.SVG...)
+		out = append(out, FigureFile{Name: fig.Name + ".svg", Data: append(data, '\n')})
+	}
+	return out, nil
+}
+
 // WriteFigures writes each figure to dir as <name>.svg, creating dir, and
 // returns the paths written.
 func WriteFigures(dir string, f *Flight, a Audit) ([]string, error) {
-	if f == nil {
-		return nil, ErrNoFlight
+	files, err := FigureFiles(f, a)
+	if err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("figures: %w", err)
 	}
 	var paths []string
-	for _, fig := range append(Figures(f, a), TruthFigures(f)...) {
-		path := filepath.Join(dir, fig.Name+".svg")
-		data := append([]byte(`<?xml version="1.0" encoding="UTF-8"?>`+"\n"), fig.SVG...)
-		if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+	for _, file := range files {
+		path := filepath.Join(dir, file.Name)
+		if err := os.WriteFile(path, file.Data, 0o644); err != nil {
 			return paths, fmt.Errorf("figures: %w", err)
 		}
 		paths = append(paths, path)
