@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ghost-robotics/ghost/internal/timediff"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/engine"
 	"github.com/ghost-robotics/ghost/pkg/session"
@@ -259,10 +260,7 @@ func (v *verifier) compareReceipts(end bool) {
 // sameReceipt reports whether a recorded receipt r is the re-derived d,
 // with times at most skew apart; the difference is returned either way.
 func sameReceipt(r, d *session.ActionReceipt, skew time.Duration) (bool, time.Duration) {
-	dt := time.Duration(r.TimeNs - d.TimeNs)
-	if dt < 0 {
-		dt = -dt
-	}
+	dt := time.Duration(timediff.Abs(timediff.Sub(r.TimeNs, d.TimeNs)))
 	return r.ActionID == d.ActionID && r.Stamp == d.Stamp && r.Kind == d.Kind && r.Executor == d.Executor &&
 		r.Vehicle == d.Vehicle && r.Event == d.Event && r.Attempt == d.Attempt && r.Command.Equal(d.Command) &&
 		r.Failure == d.Failure && slices.Equal(r.Evidence, d.Evidence) && r.Detail == d.Detail && dt <= skew, dt

@@ -7,6 +7,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/ghost-robotics/ghost/internal/timediff"
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/truth"
@@ -198,7 +199,7 @@ func (a *auditor) message(m *bag.Message) {
 	default:
 		a.truthMessage(m)
 	}
-	a.judgeUpTo(int64(m.LogTime) - int64(a.opts.Horizon))
+	a.judgeUpTo(timediff.SubUnsigned(m.LogTime, uint64(a.opts.Horizon)))
 }
 
 func (a *auditor) belief(m *bag.Message) {
@@ -214,7 +215,7 @@ func (a *auditor) belief(m *bag.Message) {
 		return
 	}
 	n := &a.vs.Nav
-	e := &entry{stamp: s, arrival: int64(m.LogTime), pos: n.PositionEnuM, vel: n.LinearVelocityWorldMps, q: n.OrientationQ,
+	e := &entry{stamp: s, arrival: timediff.SubUnsigned(m.LogTime, 0), pos: n.PositionEnuM, vel: n.LinearVelocityWorldMps, q: n.OrientationQ,
 		cov: append([]float64(nil), n.Covariance15x15...)}
 	if sa, ok := a.orphanA[s]; ok {
 		e.assessment, e.hasAssessment = sa, true

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ghost-robotics/ghost/internal/timediff"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 )
 
@@ -544,14 +545,14 @@ func detailWindows(f *Flight, t timeAxis) []window {
 	var wins []window
 	for i := 0; i < len(evs); {
 		j := i
-		for j+1 < len(evs) && float64(evs[j+1].at-evs[j].at) < gap {
+		for j+1 < len(evs) && float64(evs[j+1].at)-float64(evs[j].at) < gap {
 			j++
 		}
 		n := j - i + 1
-		extent := float64(evs[j].at - evs[i].at)
+		extent := float64(evs[j].at) - float64(evs[i].at)
 		if n >= detailMin && extent/float64(t.span)*plotWidth < float64(n*detailPx) {
 			pad := int64(max(extent*0.25, float64(t.span)*0.005))
-			w := window{lo: max(evs[i].at-pad, f.FirstStampNs), hi: min(evs[j].at+pad, f.LastStampNs)}
+			w := window{lo: max(timediff.Sub(evs[i].at, pad), f.FirstStampNs), hi: min(timediff.Add(evs[j].at, pad), f.LastStampNs)}
 			for _, e := range evs[i : j+1] {
 				if e.outcome {
 					w.outcomes++

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/ghost-robotics/ghost/internal/timediff"
 )
 
 // Truth is a belief-honesty audit as the report shows it: the truth's
@@ -70,7 +72,7 @@ func (c *TruthCollector) Add(stampNs int64, err, std [9]float64) {
 	if c.f.BucketNs <= 0 || stampNs < c.f.BucketStartNs {
 		return
 	}
-	i := (stampNs - c.f.BucketStartNs) / c.f.BucketNs
+	i := timediff.Sub(stampNs, c.f.BucketStartNs) / c.f.BucketNs
 	if i >= int64(len(c.t.buckets)) {
 		return
 	}
