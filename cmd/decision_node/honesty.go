@@ -167,11 +167,11 @@ func addTruth(f *report.Flight, path string, cfg config.Config, stderr io.Writer
 		a := res.Axes[name]
 		rms := math.NaN()
 		if a.RMSNormalizedError != nil {
-			rms = *a.RMSNormalizedError
+			rms = float64(*a.RMSNormalizedError)
 		}
-		rows = append(rows, report.TruthRow{Axis: name, Unit: a.Unit, KnownThreshold: a.KnownThreshold, Samples: a.Samples,
+		rows = append(rows, report.TruthRow{Axis: name, Unit: a.Unit, KnownThreshold: float64(a.KnownThreshold), Samples: a.Samples,
 			KnownClaims: a.KnownClaims, KnownViolations: a.KnownViolations, UnknownClaims: a.UnknownClaims,
-			UnknownButWithin: a.UnknownButWithin, KnownViolationsS: a.KnownViolationsS, UnknownButWithinS: a.UnknownButWithinS,
+			UnknownButWithin: a.UnknownButWithin, KnownViolationsS: float64(a.KnownViolationsS), UnknownButWithinS: float64(a.UnknownButWithinS),
 			RMSNormalized: rms})
 	}
 	source := res.Truth.Origin

@@ -158,7 +158,7 @@ func TestHonestyOfTheSimulatedFlight(t *testing.T) {
 	// The simulator's world origin lies (-12.5, 30, 1.5) from the
 	// estimator's, and the estimate has no error at the start.
 	for name, want := range map[string]float64{"position_x": 12.5, "position_y": -30, "position_z": -1.5} {
-		if o := r.Offsets.Axes[name]; math.Abs(o.ValueM-want) > 1e-9 || o.StampNs != 0 {
+		if o := r.Offsets.Axes[name]; math.Abs(float64(o.ValueM)-want) > 1e-9 || o.StampNs != 0 {
 			t.Errorf("%s offset %+v, want %v at 0", name, o, want)
 		}
 	}

@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -15,6 +17,9 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/internal/testkeys"
+	"github.com/ghost-robotics/ghost/pkg/audit"
+	"github.com/ghost-robotics/ghost/pkg/audit/honesty"
+	"github.com/ghost-robotics/ghost/pkg/audit/latency"
 )
 
 // The hostile-input classes, each tested across every command that has the
@@ -381,5 +386,42 @@ func TestReportLeavesNothingWhenAnOutputFails(t *testing.T) {
 				t.Errorf("figures were left behind: %d entries", len(entries))
 			}
 		})
+	}
+}
+
+// TestJSONOutputsCannotFail: encoding/json refuses an infinite or NaN
+// float, so no figure of a --json output may be a plain float: each is a
+// type that writes itself (honesty.Number), so that a finite input, however
+// huge, always gives a JSON document.
+func TestJSONOutputsCannotFail(t *testing.T) {
+	marshaler := reflect.TypeFor[json.Marshaler]()
+	var walk func(path string, typ reflect.Type, seen map[reflect.Type]bool)
+	walk = func(path string, typ reflect.Type, seen map[reflect.Type]bool) {
+		if typ.Implements(marshaler) || reflect.PointerTo(typ).Implements(marshaler) || seen[typ] {
+			return
+		}
+		seen[typ] = true
+		defer delete(seen, typ)
+		switch typ.Kind() {
+		case reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128:
+			t.Errorf("%s is a plain %s: an infinite value would make the JSON fail", path, typ)
+		case reflect.Interface:
+			t.Errorf("%s is an interface: what it holds cannot be checked", path)
+		case reflect.Pointer, reflect.Slice, reflect.Array:
+			walk(path+"[]", typ.Elem(), seen)
+		case reflect.Map:
+			walk(path+"{key}", typ.Key(), seen)
+			walk(path+"{}", typ.Elem(), seen)
+		case reflect.Struct:
+			for f := range typ.Fields() {
+				if f.IsExported() && f.Tag.Get("json") != "-" {
+					walk(path+"."+f.Name, f.Type, seen)
+				}
+			}
+		}
+	}
+	for _, v := range []any{honesty.Result{}, latency.Report{}, audit.AuditReport{}, manyReport{}} {
+		typ := reflect.TypeOf(v)
+		walk(typ.String(), typ, map[reflect.Type]bool{})
 	}
 }

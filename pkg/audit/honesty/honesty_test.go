@@ -67,7 +67,7 @@ func TestOffsetAndReset(t *testing.T) {
 			t.Errorf("%s final offset %v, want %v", name, got, want)
 		}
 	}
-	if rc := res.Offsets.Resets; rc.Applied != 2 || rc.BeforeAnchor != 1 || len(rc.First) != 2 || rc.First[1].DeltaM != step {
+	if rc := res.Offsets.Resets; rc.Applied != 2 || rc.BeforeAnchor != 1 || len(rc.First) != 2 || rc.First[1].DeltaM != [3]Number{Number(step[0]), Number(step[1]), Number(step[2])} {
 		t.Errorf("resets %+v", rc)
 	}
 	for _, name := range AxisNames {

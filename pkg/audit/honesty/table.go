@@ -114,11 +114,11 @@ func pct(n, of uint64) string {
 	return fmt.Sprintf("%.1f%%", 100*float64(n)/float64(of))
 }
 
-func optFloat(x *float64, format string) string {
+func optFloat(x *Number, format string) string {
 	if x == nil {
 		return "-"
 	}
-	return fmt.Sprintf(format, *x)
+	return fmt.Sprintf(format, float64(*x))
 }
 
 func writeAxes(w io.Writer, r *Result) error {
