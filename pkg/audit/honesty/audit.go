@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/ghost-robotics/ghost/internal/timediff"
@@ -107,6 +108,10 @@ func Audit(src Source, channels []bag.Channel, opts Options) (*Result, error) {
 		a.message(&m)
 	}
 	a.finish()
+	if readErr != nil {
+		res.Truncated = true
+		res.Notes = append(res.Notes, fmt.Sprintf("the recording is truncated: read up to the damage (%v); the figures cover what was read", readErr))
+	}
 	return res, readErr
 }
 
@@ -379,5 +384,20 @@ func (a *auditor) finish() {
 		res.Reason = "no belief had truth around its stamp and a self-assessment: nothing was compared"
 		return
 	}
-	res.Verdict = VerdictGiven
+	res.Verdict, res.Reason = verdictOf(res)
+}
+
+// verdictOf says whether any KNOWN claim was beyond the known threshold,
+// and on which axes.
+func verdictOf(res *Result) (verdict, reason string) {
+	var parts []string
+	for _, name := range AxisNames {
+		if a := res.Axes[name]; a.KnownViolations > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d of %d (%.1f s)", name, a.KnownViolations, a.KnownClaims, float64(a.KnownViolationsS)))
+		}
+	}
+	if len(parts) == 0 {
+		return VerdictHonest, ""
+	}
+	return VerdictOverconfident, "KNOWN claims with a true error beyond the known threshold: " + strings.Join(parts, ", ")
 }

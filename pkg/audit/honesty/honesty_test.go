@@ -55,7 +55,7 @@ func TestOffsetAndReset(t *testing.T) {
 		return r
 	}
 	res := build(true).audit(Options{})
-	if res.Verdict != VerdictGiven {
+	if !res.Given() {
 		t.Fatalf("verdict %s: %s", res.Verdict, res.Reason)
 	}
 	for i, name := range AxisNames[:3] {
@@ -341,7 +341,7 @@ func TestDeterministic(t *testing.T) {
 	if out[0] != out[1] || out[0] != out[2] {
 		t.Errorf("the horizon changed the numbers:\n%s\n%s\n%s", out[0], out[1], out[2])
 	}
-	if !strings.Contains(out[0], `"velocity":"`) && !strings.Contains(out[0], `"verdict":"given"`) {
+	if !strings.Contains(out[0], `"velocity":"`) && !strings.Contains(out[0], `"verdict":"honest"`) && !strings.Contains(out[0], `"verdict":"overconfident"`) {
 		t.Errorf("no verdict: %s", out[0])
 	}
 }

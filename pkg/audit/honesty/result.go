@@ -4,11 +4,20 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 )
 
-// Verdicts of a Result.
+// Verdicts of a Result: did the vehicle know what it claimed to know?
 const (
-	VerdictGiven = "given" // numbers were given
-	VerdictNone  = "none"  // nothing could be compared: Reason says why
+	// VerdictHonest: every KNOWN claim compared had a true error within
+	// the known threshold.
+	VerdictHonest = "honest"
+	// VerdictOverconfident: some KNOWN claims had a true error beyond the
+	// known threshold (Reason says how many, how long and on which axes).
+	VerdictOverconfident = "overconfident"
+	// VerdictNone: nothing could be compared; Reason says why.
+	VerdictNone = "none"
 )
+
+// Given reports whether the audit gave a verdict: the numbers are there.
+func (r *Result) Given() bool { return r.Verdict == VerdictHonest || r.Verdict == VerdictOverconfident }
 
 // AxisNames are the axes as the assessment's rules name them, in the
 // order of decisions.SelfAssessment.Std.
@@ -28,9 +37,14 @@ var axisUnits = [3]string{"m", "m/s", "rad"}
 
 // Result is the audit of one recording. Its JSON is the --json output.
 type Result struct {
+	// Verdict is honest, overconfident or none.
 	Verdict string `json:"verdict"`
-	// Reason says why there is no verdict ("" with one).
-	Reason string    `json:"reason,omitempty"`
+	// Reason says why: the overconfident claims, or why there is none
+	// ("" when honest).
+	Reason string `json:"reason,omitempty"`
+	// Truncated is set when the recording ended in damage: the figures
+	// cover what was read before it.
+	Truncated bool      `json:"truncated,omitempty"`
 	Truth  TruthInfo `json:"truth"`
 	// Offsets are the estimator-to-truth position offsets removed.
 	Offsets Offsets     `json:"offsets"`
@@ -303,4 +317,21 @@ func (g *Group) settle() {
 	for _, k := range g.ByKind {
 		k.Seconds = seconds(k.ns)
 	}
+}
+
+// Reading says what the block's NEES means: "consistent" when its mean lies
+// within the bounds expected of independent samples, "errors larger than
+// claimed" above them (the covariance claims too much), "errors smaller
+// than claimed" below them (it claims too little: cautious, not unsafe),
+// "-" without samples.
+func (n *NEES) Reading() string {
+	switch {
+	case n.Mean == nil || n.MeanLower == nil:
+		return "-"
+	case *n.Mean > *n.MeanUpper:
+		return "errors larger than claimed"
+	case *n.Mean < *n.MeanLower:
+		return "errors smaller than claimed"
+	}
+	return "consistent"
 }

@@ -14,8 +14,8 @@ import (
 // standard deviation. The audit itself is the caller's (package honesty):
 // this package only draws it. Build it with a TruthCollector.
 type Truth struct {
-	// Source names the truth; Verdict and Reason are the audit's ("given",
-	// or "none" and why).
+	// Source names the truth; Verdict and Reason are the audit's (honest,
+	// overconfident and how, or none and why).
 	Source, Verdict, Reason string
 	// Rows summarize each axis, in the assessment's order.
 	Rows []TruthRow
@@ -232,7 +232,7 @@ func (p *printer) truthSection(f *Flight) {
 	}
 	p.s("<h2>Beliefs against the truth</h2>\n")
 	p.s(`<p>Truth: `, esc(tr.Source), `. `)
-	if tr.Verdict != "given" {
+	if tr.Verdict == "none" || tr.Verdict == "" {
 		p.s(`<span class="note">No verdict: `, esc(tr.Reason), `</span></p>`, "\n")
 		return
 	}
