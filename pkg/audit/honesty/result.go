@@ -45,7 +45,7 @@ type Result struct {
 	// Truncated is set when the recording ended in damage: the figures
 	// cover what was read before it.
 	Truncated bool      `json:"truncated,omitempty"`
-	Truth  TruthInfo `json:"truth"`
+	Truth     TruthInfo `json:"truth"`
 	// Offsets are the estimator-to-truth position offsets removed.
 	Offsets Offsets     `json:"offsets"`
 	Beliefs BeliefCount `json:"beliefs"`
