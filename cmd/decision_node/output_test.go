@@ -196,7 +196,7 @@ func TestAuditSummaryReceiptSkew(t *testing.T) {
 	for _, skewed := range []uint64{0, 33} {
 		r := &audit.AuditReport{Actions: map[string]uint64{"sent": 6}, ReceiptTimeSkewed: skewed, ReceiptTimeSkewMaxNs: 426121}
 		var b strings.Builder
-		printAuditSummary(&b, "rec.mcap", r)
+		printAuditSummary(&b, "rec.mcap", r, auditHints{})
 		got := slices.ContainsFunc(strings.Split(b.String(), "\n"), func(l string) bool {
 			f := strings.Fields(l)
 			return len(f) > 7 && strings.Join(f[:4], " ") == "matched with another time" && f[4] == "33" && f[7] == "426.121µs"

@@ -113,6 +113,9 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	if err := fs.checkOutputs(ins); err != nil {
 		return err
 	}
+	if cfg.PolicyFile != "" {
+		policyFiles = append(policyFiles, cfg.PolicyFile)
+	}
 	if err := ef.apply(&sopts, false, nil); err != nil {
 		return err
 	}
@@ -128,9 +131,9 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		return verifyMany(recs, verifySetup{cfg: cfg, sopts: sopts, policies: policies, allow: allow, trust: trust, inputs: ins}, *jsonOut, stdout, stderr)
+		return verifyMany(recs, verifySetup{cfg: cfg, sopts: sopts, policies: policies, allow: allow, trust: trust, inputs: ins, policyFiles: policyFiles}, *jsonOut, stdout, stderr)
 	}
-	return verifySingle(rec, path, verifySetup{cfg: cfg, sopts: sopts, policies: policies, allow: allow, trust: trust, inputs: ins},
+	return verifySingle(rec, path, verifySetup{cfg: cfg, sopts: sopts, policies: policies, allow: allow, trust: trust, inputs: ins, policyFiles: policyFiles},
 		*format, *jsonOut, *quiet, stdout, stderr)
 }
 
@@ -174,7 +177,7 @@ func verifySingle(rec recording, path string, setup verifySetup, format, jsonOut
 		return fail(exitIO, "%s: %w", path, verr)
 	}
 	fmt.Fprintf(stdout, "format\t%s\n", in.format)
-	printAuditSummary(stdout, path, report)
+	printAuditSummary(stdout, path, report, auditHints{rulePolicies: rulePolicyFiles(setup.policyFiles)})
 	if jsonOut != "" {
 		var err error
 		if format == "reference" {

@@ -58,6 +58,9 @@ type verifySetup struct {
 	allow    []audit.Finding
 	trust    []ed25519.PublicKey // --trust-key
 	inputs   inputs              // every file read, which no output may replace
+	// policyFiles are the rule policy files supplied (flags and the
+	// configuration's), for the fixes the summary names.
+	policyFiles []string
 	// decodeWorkers is audit.VerifyOptions.DecodeWorkers: the cores
 	// left to each file by the files audited side by side.
 	decodeWorkers int

@@ -61,8 +61,9 @@ type verifier struct {
 	chainMemo    engine.TextMemo // hashes what only the chain check reads
 	report       AuditReport
 	now          int64
-	lastStamp    int64 // newest audited stamp, -1 before the first (stamps are >= 0)
-	firstStamp   int64 // stamp of the first recorded decision, -1 before
+	lastStamp    int64  // newest audited stamp, -1 before the first (stamps are >= 0)
+	firstStamp   int64  // stamp of the first recorded decision, -1 before
+	firstPolicy  string // the policy the first recorded decision names
 	badChannels  map[uint16]bool
 	messages     uint64
 	counts       inputCounts
@@ -336,6 +337,7 @@ func (v *verifier) decision(m *bag.Message, r decisions.Rationale, decodeErr err
 	v.lastRecorded, v.haveLast = r, true
 	if v.firstStamp < 0 {
 		v.firstStamp = r.BeliefStampSimNs
+		v.firstPolicy = r.PolicyID
 		v.retireOthers(r.PolicyID)
 	}
 	v.pending.push(recorded{logTime: int64(m.LogTime), r: r})
