@@ -337,10 +337,14 @@ func TestReportTruth(t *testing.T) {
 	if code != exitFindings || !strings.Contains(string(data), "No verdict") || !strings.Contains(stderr, "no simulator truth") {
 		t.Errorf("report --truth without truth: exit %d: %s", code, stderr)
 	}
-	// Without --truth the report has no truth section.
-	mustRun(t, "report", flight, "--out", html, "--force", "--quiet")
-	if data, _ = os.ReadFile(html); strings.Contains(string(data), "Beliefs against the truth") {
-		t.Error("a truth section without --truth")
+	// Without --truth the report compares nothing, and says how to: add
+	// --truth to a recording that holds a truth, record one otherwise.
+	for rec, want := range map[string]string{flight: "add --truth to compare the beliefs with it", plain: "Record one with the flight (decision_node sim --truth"} {
+		mustRun(t, "report", rec, "--out", html, "--force", "--quiet")
+		data, _ = os.ReadFile(html)
+		if strings.Contains(string(data), "beyond known (time)") || !strings.Contains(string(data), want) {
+			t.Errorf("%s without --truth: the report does not say %q", filepath.Base(rec), want)
+		}
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/ros2/config"
 	"github.com/ghost-robotics/ghost/pkg/rules"
 	"github.com/ghost-robotics/ghost/pkg/session"
+	"github.com/ghost-robotics/ghost/pkg/vehicle/truth"
 )
 
 const reportDescription = `
@@ -57,7 +58,7 @@ const reportExample = `  decision_node sim --out flight.mcap
 // cerr is damage met after some of the recording was read (the report
 // shows what was read). ok is false when the audit could not start, aerr
 // then saying why; nothing was read.
-func auditFlight(rec recording, path string, cfg config.Config, sopts session.SessionOptions, policies []decisions.Policy) (f *report.Flight, cerr error, a report.Audit, aerr error, ok bool) {
+func auditFlight(rec recording, path string, cfg config.Config, sopts session.SessionOptions, policies []decisions.Policy, hints auditHints) (f *report.Flight, cerr error, a report.Audit, aerr error, ok bool) {
 	in, err := openAuditOf(rec, cfg, sopts, io.Discard)
 	if err != nil {
 		return nil, nil, a, err, false
@@ -85,7 +86,43 @@ func auditFlight(rec recording, path string, cfg config.Config, sopts session.Se
 		read.Err = ie.Err
 	}
 	f, cerr = c.FinishRead(read)
-	return f, cerr, reportAudit(rep, in.format), nil, true
+	a = reportAudit(rep, in.format)
+	for _, cause := range rep.ProblemCauses() {
+		if text, _, fixable := causeText(cause, path, rep, hints); fixable {
+			a.Hints = append(a.Hints, text)
+		}
+	}
+	return f, cerr, a, nil, true
+}
+
+// escalatingRules are, for each policy the host has, the reasons of its
+// rules that read what actions achieved: none for a built-in policy.
+func escalatingRules(policies []decisions.Policy) map[string][]string {
+	out := map[string][]string{}
+	for _, p := range policies {
+		out[p.ID()] = []string{}
+		if rp, ok := p.(*rules.Policy); ok {
+			out[p.ID()] = rp.OutcomeReasons()
+		}
+	}
+	return out
+}
+
+// reportTruthHint says how to compare the recording's beliefs with a truth, for
+// a report made without --truth: add it when the recording holds one,
+// else how to record one.
+func reportTruthHint(rec recording) string {
+	r, err := bag.OpenRecording(rec.files[0], bag.ReaderOptions{})
+	if err != nil {
+		return ""
+	}
+	defer r.Close()
+	if found, err := truth.Find(r.Channels(), ""); err == nil && found.Form != truth.FormNone {
+		return "Not compared: the recording holds a simulator's truth (in " + found.Form.String() + "'s form); " +
+			"add --truth to compare the beliefs with it, or run decision_node honesty on the recording (docs/honesty.md)."
+	}
+	return "Not compared: the recording holds no simulator truth. Record one with the flight (decision_node sim --truth, " +
+		"or decision_node ulog of a PX4 SITL log with its *_groundtruth topics), then report --truth or decision_node honesty (docs/honesty.md)."
 }
 
 // reportAudit is what the report shows of rep.
@@ -225,7 +262,10 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	flight, cerr, aud, aerr, audited := auditFlight(rec, path, cfg, sopts, policies)
+	if cfg.PolicyFile != "" {
+		policyFiles = append(policyFiles, cfg.PolicyFile)
+	}
+	flight, cerr, aud, aerr, audited := auditFlight(rec, path, cfg, sopts, policies, auditHints{rulePolicies: rulePolicyFiles(policyFiles)})
 	if !audited {
 		// Without an audit the flight is still drawn, from a read of its own.
 		if flight, cerr, err = collectFlight(rec, path, cfg, sopts.Inputs, stderr); err != nil {
@@ -236,8 +276,11 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	var terr error
 	if *withTruth {
 		terr = addTruth(flight, path, cfg, stderr)
+	} else {
+		aud.TruthHint = reportTruthHint(rec)
 	}
 	aud.Thresholds = batteryThresholds(policies, flight.Policies)
+	aud.Escalating = escalatingRules(policies)
 
 	if err := writeReport(*out, *figures, ins, *force, flight, aud); err != nil {
 		return err
@@ -245,6 +288,9 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	if !*quiet {
 		fmt.Fprintf(stdout, "report %s: %d decisions in %d episodes, audit %s\n", *out, flight.Counts.Decisions,
 			uint64(len(flight.Episodes))+flight.EpisodesOmitted, aud.Verdict)
+		for _, h := range aud.Hints {
+			fmt.Fprintf(stdout, "to fix: %s\n", h)
+		}
 	}
 	switch {
 	case cerr != nil:

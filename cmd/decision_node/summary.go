@@ -181,57 +181,13 @@ func printCauses(w io.Writer, path string, r *audit.AuditReport, hints auditHint
 		relaxed[f] = true
 	}
 	for _, c := range r.ProblemCauses() {
-		findings := slices.Sorted(maps.Keys(c.Findings))
 		allowed := ""
-		if !slices.ContainsFunc(findings, func(f string) bool { return !relaxed[f] }) {
+		if !slices.ContainsFunc(slices.Collect(maps.Keys(c.Findings)), func(f string) bool { return !relaxed[f] }) {
 			allowed = " (allowed by --allow)"
 		}
-		examples := c.Examples
-		switch c.Cause {
-		case audit.CausePolicyNotSupplied:
-			also := ""
-			if n := c.Count - c.Findings[string(audit.FindingUnknownPolicy)]; n > 0 {
-				also = fmt.Sprintf(", and %d of its receipts could not be checked (%s)", n, findingCounts(c, slices.DeleteFunc(slices.Clone(findings),
-					func(f string) bool { return f == string(audit.FindingUnknownPolicy) })))
-			}
-			decided := c.Findings[string(audit.FindingUnknownPolicy)]
-			if file, id, ok := edited(c.Subject, hints.rulePolicies); ok {
-				name, _, _ := cutLast(c.Subject, "_")
-				fmt.Fprintf(w, "problem: %d decisions were made by policy %s%s, but %s is %s: the same policy, %s, with other rules "+
-					"(a rule policy's id ends in the hash of its rules: the file was changed after the recording was made). "+
-					"Pass the file as it was then (from version control, or the copy kept with the recording); to see what the changed rules decide, "+
-					"replay the recording with them: decision_node replay --in %s --out replayed.mcap --policy-file %s%s\n",
-					decided, printable(c.Subject), also, file, id, name, shellQuote(path), shellQuote(file), allowed)
-			} else {
-				fmt.Fprintf(w, "problem: %d decisions name policy %s, which was not supplied%s: pass --policy-file %s%s\n",
-					decided, printable(c.Subject), also, policyFileHint(c.Subject), allowed)
-			}
-			examples = examples[:min(1, len(examples))] // alike: the line above says it all
-		case audit.CauseKindNotEnabled:
-			fmt.Fprintf(w, "problem: the recording acted on %s, which this host did not enable: pass %s, as the recording's host did (%s)%s\n",
-				printable(c.Subject), enableFix(c.Subject), findingCounts(c, findings), allowed)
-			examples = examples[:min(1, len(examples))]
-		case audit.CauseKindEnabled:
-			fmt.Fprintf(w, "problem: this host enabled %s, which the recording's host did not: %s (%s)%s\n",
-				printable(c.Subject), disableFix(c.Subject), findingCounts(c, findings), allowed)
-			examples = examples[:min(1, len(examples))]
-		case audit.CauseExecutorNotUsed:
-			fmt.Fprintf(w, "problem: the recording holds no action receipt: it was made without an executor (advisory), "+
-				"but this host re-derived the commands executor %s would have sent (%s). Verify it without --executor%s\n",
-				printable(c.Subject), findingCounts(c, findings), allowed)
-			examples = examples[:min(1, len(examples))]
-		case audit.CauseExecutorNotSupplied:
-			fmt.Fprintf(w, "problem: the recording holds actions by executor %s, which was not supplied: pass %s "+
-				"(and --target-vehicle if its host used one) (%s)%s\n",
-				printable(c.Subject), executorFix(c.Subject, r.ActedOn()), findingCounts(c, findings), allowed)
-			examples = examples[:min(1, len(examples))]
-		case audit.CauseRecordingStartedLate:
-			fmt.Fprintf(w, "problem: the recording started after the node: %d decisions are older than its first belief or self-assessment, "+
-				"so their inputs were never recorded (%s). Start the recorder before the node's inputs flow%s\n",
-				c.Count, findingCounts(c, findings), allowed)
-		default:
-			fmt.Fprintf(w, "problem: %s%s\n", findingCounts(c, findings), allowed)
-		}
+		text, n, _ := causeText(c, path, r, hints)
+		fmt.Fprintf(w, "problem: %s%s\n", text, allowed)
+		examples := c.Examples[:min(n, len(c.Examples))]
 		for _, e := range examples {
 			fmt.Fprintf(w, "  e.g. %s\n", e)
 		}
@@ -239,6 +195,52 @@ func printCauses(w io.Writer, path string, r *audit.AuditReport, hints auditHint
 			fmt.Fprintf(w, "  ... and %d more with this cause\n", more)
 		}
 	}
+}
+
+// causeText says what one cause of problems is, in a line, with the fix
+// when this host can apply one (fixable), and how many of its examples
+// are worth showing (alike examples add nothing to a line that names the
+// fix).
+func causeText(c audit.Cause, path string, r *audit.AuditReport, hints auditHints) (text string, examples int, fixable bool) {
+	findings := slices.Sorted(maps.Keys(c.Findings))
+	switch c.Cause {
+	case audit.CausePolicyNotSupplied:
+		also := ""
+		if n := c.Count - c.Findings[string(audit.FindingUnknownPolicy)]; n > 0 {
+			also = fmt.Sprintf(", and %d of its receipts could not be checked (%s)", n, findingCounts(c, slices.DeleteFunc(slices.Clone(findings),
+				func(f string) bool { return f == string(audit.FindingUnknownPolicy) })))
+		}
+		decided := c.Findings[string(audit.FindingUnknownPolicy)]
+		if file, id, ok := edited(c.Subject, hints.rulePolicies); ok {
+			name, _, _ := cutLast(c.Subject, "_")
+			return fmt.Sprintf("%d decisions were made by policy %s%s, but %s is %s: the same policy, %s, with other rules "+
+				"(a rule policy's id ends in the hash of its rules: the file was changed after the recording was made). "+
+				"Pass the file as it was then (from version control, or the copy kept with the recording); to see what the changed rules decide, "+
+				"replay the recording with them: decision_node replay --in %s --out replayed.mcap --policy-file %s",
+				decided, printable(c.Subject), also, file, id, name, shellQuote(path), shellQuote(file)), 1, true
+		}
+		return fmt.Sprintf("%d decisions name policy %s, which was not supplied%s: pass --policy-file %s",
+			decided, printable(c.Subject), also, policyFileHint(c.Subject)), 1, true
+	case audit.CauseKindNotEnabled:
+		return fmt.Sprintf("the recording acted on %s, which this host did not enable: pass %s, as the recording's host did (%s)",
+			printable(c.Subject), enableFix(c.Subject), findingCounts(c, findings)), 1, true
+	case audit.CauseKindEnabled:
+		return fmt.Sprintf("this host enabled %s, which the recording's host did not: %s (%s)",
+			printable(c.Subject), disableFix(c.Subject), findingCounts(c, findings)), 1, true
+	case audit.CauseExecutorNotUsed:
+		return fmt.Sprintf("the recording holds no action receipt: it was made without an executor (advisory), "+
+			"but this host re-derived the commands executor %s would have sent (%s). Verify it without --executor",
+			printable(c.Subject), findingCounts(c, findings)), 1, true
+	case audit.CauseExecutorNotSupplied:
+		return fmt.Sprintf("the recording holds actions by executor %s, which was not supplied: pass %s "+
+			"(and --target-vehicle if its host used one) (%s)",
+			printable(c.Subject), executorFix(c.Subject, r.ActedOn()), findingCounts(c, findings)), 1, true
+	case audit.CauseRecordingStartedLate:
+		return fmt.Sprintf("the recording started after the node: %d decisions are older than its first belief or self-assessment, "+
+			"so their inputs were never recorded (%s). Start the recorder before the node's inputs flow",
+			c.Count, findingCounts(c, findings)), audit.MaxCauseExamples, false
+	}
+	return findingCounts(c, findings), audit.MaxCauseExamples, false
 }
 
 // edited finds, among the host's rule policies, one of the same name as

@@ -98,6 +98,20 @@ func TestVerifyNamesEachFix(t *testing.T) {
 			[]string{"but " + edited + " is px4_failsafe_like_", "the same policy, px4_failsafe_like, with other rules",
 				"decision_node replay --in " + acting + " --out replayed.mcap --policy-file " + edited}, nil},
 	}
+	// report without flags says the same fixes, on stdout and in the HTML.
+	t.Run("report without flags", func(t *testing.T) {
+		html := filepath.Join(dir, "report.html")
+		code, stdout, _ := cli(t, "report", acting, "--out", html)
+		data, err := os.ReadFile(html)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"pass --policy-file", "pass --executor px4 --enable-kill"} {
+			if code != exitFindings || !strings.Contains(stdout, "to fix: ") || !strings.Contains(stdout, want) || !strings.Contains(string(data), want) {
+				t.Errorf("exit %d; the report does not say %q:\n%s", code, want, stdout)
+			}
+		}
+	})
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stdout, _ := cli(t, append([]string{"verify", "--quiet"}, tc.args...)...)

@@ -68,7 +68,7 @@ var rules = []rule{
 		"pkg/vehicle/executor", "pkg/vehicle/px4", "pkg/vehicle/truth", "pkg/vehicle/mapping", "internal/quat"})},
 	// Reading recordings after the fact, on any machine.
 	{"pkg/audit/...", join(contract, []string{"pkg/rules", "pkg/wire/...", "pkg/bag", "pkg/ros2/qos", "pkg/engine", "pkg/session",
-		"pkg/seal", "pkg/vehicle/truth", "pkg/audit/...", "internal/limitedfile", "internal/quat", "internal/timediff"})},
+		"pkg/seal", "pkg/vehicle/px4", "pkg/vehicle/truth", "pkg/audit/...", "internal/limitedfile", "internal/quat", "internal/timediff"})},
 	// The live node wires everything but the command together; only the
 	// command imports it.
 	{"pkg/node", join(contract, []string{"pkg/...", "internal/limitedfile"})},

@@ -67,10 +67,10 @@ func Render(w io.Writer, f *Flight, a Audit) error {
 		p.b(fig.SVG)
 		p.s("</figure>\n")
 	}
-	p.truthSection(f)
+	p.truthSection(f, a)
 	p.legend()
 	p.episodes(f, t)
-	p.actions(f, t)
+	p.actions(f, a, t)
 	p.marks(f, a, t)
 	p.s(`<p class="muted">Time is the belief stamp, in seconds from the first stamp of the recording. `,
 		`Each figure shows the worst value seen in each time slice (`, esc(fmtDur(f.BucketNs)), `), so short events stay visible; `,
@@ -150,6 +150,13 @@ func (p *printer) header(f *Flight, a Audit, t timeAxis) {
 		v += `<br>` + esc(r)
 	}
 	p.row("audit verdict", v)
+	if len(a.Hints) > 0 {
+		var hs []string
+		for _, h := range a.Hints {
+			hs = append(hs, esc(h))
+		}
+		p.row("to fix", strings.Join(hs, "<br>"))
+	}
 	p.row("hash chain", countsHTML(a.Chain))
 	p.row("policy re-run", countsHTML(a.Rerun))
 	src := `<span class="muted">not stated</span>`
@@ -168,7 +175,7 @@ func (p *printer) header(f *Flight, a Audit, t timeAxis) {
 	c := f.Counts
 	p.row("inputs", fmt.Sprintf("%d beliefs, %d self-assessments, %d perception reports; %d beliefs decided without an assessment; %d inputs rejected; %d identical repeats",
 		c.Beliefs, c.Assessments, c.Perception, c.NoAssessment, c.Rejected, c.Duplicates))
-	p.row("actions", esc(actionsSummary(f)))
+	p.row("actions", esc(actionsSummary(f, a)))
 	if f.HasStamps {
 		p.row("mode vs decision", esc(modeSummary(f)))
 	}

@@ -225,9 +225,12 @@ func (s *svgDoc) knownLines(f *Flight, t timeAxis, blk int, yOf func(float64) fl
 
 // truthSection writes the report's section on the audit against the
 // truth: the summary table and the figures.
-func (p *printer) truthSection(f *Flight) {
+func (p *printer) truthSection(f *Flight, a Audit) {
 	tr := f.Truth
 	if tr == nil {
+		if a.TruthHint != "" {
+			p.s("<h2>Beliefs against the truth</h2>\n", `<p class="note">`, esc(a.TruthHint), "</p>\n")
+		}
 		return
 	}
 	p.s("<h2>Beliefs against the truth</h2>\n")
