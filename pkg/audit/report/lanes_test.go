@@ -260,7 +260,7 @@ func TestBatteryThresholds(t *testing.T) {
 			svg += string(fig.SVG)
 		}
 		// A diamond on the threshold's line, in its kind's colour.
-		xs := regexp.MustCompile(`<path d="M([0-9.]+) [0-9.]+l5 5l-5 5l-5 -5z" fill="` + KindColor(th.Kind) + `"[^>]*><title>the battery crosses the threshold ` +
+		xs := regexp.MustCompile(`<path d="M([0-9.]+) [0-9.]+l5 5l-5 5l-5 -5z" fill="`+KindColor(th.Kind)+`"[^>]*><title>the battery crosses the threshold `+
 			regexp.QuoteMeta(th.Field+` `+th.Op+` `+fmtG(th.Value)+`: `)).FindAllStringSubmatch(svg, -1)
 		if len(xs) != 1 {
 			t.Errorf("%s %s %g: %d crossings drawn, want 1", th.Field, th.Op, th.Value, len(xs))
