@@ -248,9 +248,6 @@ func TestHonestyOfASITLLog(t *testing.T) {
 // TestHonestyOfTheGoldenSITLLog runs on the shared SITL log, which holds
 // PX4's ground truth.
 func TestHonestyOfTheGoldenSITLLog(t *testing.T) {
-	if golden.Subset() {
-		t.Skip("the SITL log is not in the vendored golden subset")
-	}
 	log := golden.Path(t, "ulog", "px4_v1.13_sitl_tagged.ulg")
 	dir := t.TempDir()
 	with, without := filepath.Join(dir, "with.mcap"), filepath.Join(dir, "without.mcap")
