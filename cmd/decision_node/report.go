@@ -252,13 +252,10 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	if err := fs.checkOutputs(ins); err != nil {
 		return err
 	}
-	if err := checkFiguresDir(*figures, *out); err != nil {
-		return err
-	}
 	if err := ef.apply(&sopts, false, nil); err != nil {
 		return err
 	}
-	rec, err := reportInput(path, *out, ins, *force)
+	rec, err := reportInput(path, *out, *figures, ins, *force)
 	if err != nil {
 		return err
 	}
@@ -292,6 +289,12 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stdout, "to fix: %s\n", h)
 		}
 	}
+	return reportExit(path, cerr, aerr, terr, aud)
+}
+
+// reportExit is the exit status of a written report: a damaged read, an
+// audit that could not run or failed, then the truth's.
+func reportExit(path string, cerr, aerr, terr error, aud report.Audit) error {
 	switch {
 	case cerr != nil:
 		return fail(exitFindings, "%s: %w (the report shows what was read)", path, cerr)
@@ -299,16 +302,18 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		return fail(exitFindings, "%s: audit: %w", path, aerr)
 	case aud.Verdict == audit.VerdictFail:
 		return &exitError{code: exitFindings, err: fmt.Errorf("%s: verdict FAIL: %s", path, strings.Join(aud.Reasons, "; "))}
-	case terr != nil:
-		return terr
 	}
-	return nil
+	return terr
 }
 
-// reportInput is the recording report reads, checked with its output
+// reportInput is the recording report reads, checked with its outputs
 // before the work: an output that is an input, not a regular file, or
-// exists without --force is refused.
-func reportInput(path, out string, ins inputs, force bool) (recording, error) {
+// exists without --force is refused, and so is a figures folder that is
+// not one.
+func reportInput(path, out, figures string, ins inputs, force bool) (recording, error) {
+	if err := checkFiguresDir(figures, out); err != nil {
+		return recording{}, err
+	}
 	if _, err := os.Stat(path); err != nil {
 		return recording{}, fail(exitIO, "%w", err)
 	}

@@ -74,25 +74,11 @@ func runULog(args []string, stdout, stderr io.Writer) error {
 	if err := fs.checkOutputs(df.inputs); err != nil {
 		return err
 	}
-	st, err := os.Stat(*in)
+	f, r, err := openULog(*in)
 	if err != nil {
-		return fail(exitIO, "%w", err)
-	}
-	if st.IsDir() {
-		return fail(exitIO, "%s is a directory, not a ULog file", *in)
-	}
-	f, err := limitedfile.Open(*in)
-	if err != nil {
-		return fail(exitIO, "%w", err)
+		return err
 	}
 	defer f.Close()
-	r, err := ulog.NewReader(f, ulog.Options{})
-	if err != nil {
-		if errors.Is(err, ulog.ErrNotULog) {
-			return fail(exitIO, "%s is not a PX4 ULog file: %w", *in, err)
-		}
-		return fail(exitIO, "%s: %w", *in, err)
-	}
 	inLog, err := scanULogTruth(*in, *withTruth)
 	if err != nil {
 		return err
@@ -132,6 +118,31 @@ func runULog(args []string, stdout, stderr io.Writer) error {
 		return fail(exitFindings, "%s: %v (the output holds every decision up to there)", *in, t)
 	}
 	return nil
+}
+
+// openULog opens the flight log at path, a regular file (see limitedfile),
+// and reads its header.
+func openULog(path string) (*os.File, *ulog.Reader, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, nil, fail(exitIO, "%w", err)
+	}
+	if st.IsDir() {
+		return nil, nil, fail(exitIO, "%s is a directory, not a ULog file", path)
+	}
+	f, err := limitedfile.Open(path)
+	if err != nil {
+		return nil, nil, fail(exitIO, "%w", err)
+	}
+	r, err := ulog.NewReader(f, ulog.Options{})
+	if err != nil {
+		f.Close()
+		if errors.Is(err, ulog.ErrNotULog) {
+			return nil, nil, fail(exitIO, "%s is not a PX4 ULog file: %w", path, err)
+		}
+		return nil, nil, fail(exitIO, "%s: %w", path, err)
+	}
+	return f, r, nil
 }
 
 // nothingDecided says why a log gave no decision: no sample of the

@@ -327,14 +327,8 @@ func (s *svgDoc) batteryPanel(f *Flight, a Audit, t timeAxis, top, h float64, fi
 		hi = min(100, max(10, math.Ceil(top*1.1/10)*10))
 	}
 	sc := panelScale{lo: lo, hi: hi}
-	if field == "battery_pct" && len(ths) > 0 {
-		maxTh := 0.0
-		for _, th := range ths {
-			maxTh = max(maxTh, th.Value*100)
-		}
-		if split := math.Ceil(maxTh*1.25/5) * 5; split > lo && 2*split <= hi {
-			sc.split = split
-		}
+	if field == "battery_pct" {
+		sc.split = batterySplit(ths, lo, hi)
 	}
 	if field == "battery_v" {
 		scale, label = 1, "battery (V)"
@@ -383,6 +377,20 @@ func (s *svgDoc) batteryPanel(f *Flight, a Audit, t timeAxis, top, h float64, fi
 				esc("the battery crosses the threshold "+what), "</title></path>")
 		}
 	}
+}
+
+// batterySplit is where a battery panel from lo to hi % splits its scale
+// (see panelScale): a little above the highest threshold, rounded to 5 %,
+// when that is at most half the range; 0 (no split) otherwise.
+func batterySplit(ths []Threshold, lo, hi float64) float64 {
+	maxTh := 0.0
+	for _, th := range ths {
+		maxTh = max(maxTh, th.Value*100)
+	}
+	if split := math.Ceil(maxTh*1.25/5) * 5; len(ths) > 0 && split > lo && 2*split <= hi {
+		return split
+	}
+	return 0
 }
 
 // fmtG writes a threshold with at most 6 significant digits, so that a
