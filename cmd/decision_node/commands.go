@@ -59,8 +59,10 @@ const exitRule = `Exit status, the same for every command:
        with dead rules or failing cases, a flight log nothing was decided from
   2    usage error: unknown command or flag, bad flag value, missing argument
   3    unusable input or output: a file that is missing, unreadable, too
-       large or not what it should be (not MCAP, not ULog, a malformed
-       policy, cases or parameters file), an output that may not be replaced
+       large, not a regular file (a pipe, a device, a directory where none
+       is valid) or not what it should be (not MCAP, not ULog, a malformed
+       policy, cases or parameters file, a private key others may read), an
+       output that may not be replaced (one of the inputs, a directory)
   130  stopped by SIGINT, 143 by SIGTERM (sim, replay and ulog complete their
        output up to there)`
 

@@ -86,7 +86,7 @@ func (f *executorFlags) apply(sopts *session.SessionOptions, simulated bool, log
 	default:
 		return fail(exitUsage, "--executor %q: want px4 or log", capText(f.executor, 40))
 	}
-	enable := []decisions.Kind{decisions.KindHold, decisions.KindYieldToPilot, decisions.KindEngageRTL, decisions.KindEngageLand}
+	enable := slices.Clone(defaultEnable)
 	if f.enable == "none" {
 		enable = nil
 	} else if f.enable != "" {
@@ -113,6 +113,9 @@ func (f *executorFlags) apply(sopts *session.SessionOptions, simulated bool, log
 	sopts.TargetVehicle = uint32(f.vehicle)
 	return nil
 }
+
+// defaultEnable are the kinds --executor enables without --enable.
+var defaultEnable = []decisions.Kind{decisions.KindHold, decisions.KindYieldToPilot, decisions.KindEngageRTL, decisions.KindEngageLand}
 
 // simulateExecutors gives the executors a --config file set (executors.*, which
 // re-check recorded evidence) what sim gives --executor: the simulated PX4

@@ -29,6 +29,7 @@ type cmdFlags struct {
 	name, description, example string
 	stdout                     io.Writer
 	args                       []string // the arguments that are not flags
+	named                      inputs   // the input flags' values (inputs.go)
 }
 
 // newFlags returns the flag set of the command called name.
@@ -47,6 +48,7 @@ func (c *cmdFlags) parse(args []string) error {
 		c.printHelp()
 		return &exitError{code: exitOK, err: errHelp}
 	}
+	c.recordInputs()
 	// Flags may follow arguments (verify flight.mcap --json r.json), as
 	// in most command-line tools; after "--" everything is an argument.
 	for {
@@ -243,6 +245,10 @@ type decisionFlags struct {
 	force       bool
 	// signingKeyFile seals the output (seals.go).
 	signingKeyFile string
+	// inputs are every file the command reads, which no output may
+	// replace (inputs.go); the command sets them once it has read its
+	// configuration.
+	inputs inputs
 }
 
 func (f *decisionFlags) register(fs *flag.FlagSet) {
@@ -275,9 +281,9 @@ func (f *decisionFlags) verifyArgs(cfg config.Config) []string {
 
 // createOutput starts the output recording in a temporary file beside out
 // (see atomicFile): an existing file is an error unless --force, and
-// never the input itself nor anything but a regular file.
-func (f *decisionFlags) createOutput(path string, in string, cfg config.Config) (*bag.Recorder, *atomicFile, error) {
-	file, err := createAtomic("--out", path, in, f.force)
+// never an input nor anything but a regular file.
+func (f *decisionFlags) createOutput(path string, cfg config.Config) (*bag.Recorder, *atomicFile, error) {
+	file, err := createAtomic("--out", path, f.inputs, f.force)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -336,7 +342,7 @@ func (f *decisionFlags) settings() (config.Config, error) {
 func inputOrUsage(err error) int {
 	var pathErr *fs.PathError
 	var parseErr *rules.ParseError
-	if errors.As(err, &pathErr) || errors.As(err, &parseErr) || errors.Is(err, limitedfile.ErrTooLarge) ||
+	if errors.As(err, &pathErr) || errors.As(err, &parseErr) || errors.Is(err, limitedfile.ErrTooLarge) || errors.Is(err, limitedfile.ErrNotRegular) ||
 		errors.Is(err, config.ErrParamsFile) {
 		return exitIO
 	}
@@ -371,7 +377,7 @@ func (f *decisionFlags) decideInto(label string, src audit.Source, total uint64,
 	}
 	signals := watchSignals()
 	defer signals.release()
-	rec, file, err := f.createOutput(out, in, cfg)
+	rec, file, err := f.createOutput(out, cfg)
 	if err != nil {
 		return 0, err
 	}

@@ -34,10 +34,14 @@ samples on either side, within --max-gap; the position offset between the
 estimator's origin and the simulator's is taken at the first belief with
 truth and follows the estimator's resets (docs/honesty.md).
 
-Exit status 0 when the numbers are given; 1 when no verdict could be given
-(no simulator truth, only one half of it, nothing compared, or the
-recording is truncated); 2 usage errors; 3 input unusable. The estimator's
-own output is never taken for truth.`
+The verdict is honest (every KNOWN claim had a true error within the known
+threshold), overconfident (some had not: how many, how long, on which
+axes) or none (no simulator truth, only one half of it, nothing compared).
+
+Exit status 0 when a verdict is given, honest or overconfident (the verdict
+and --json's "verdict" say which); 1 when none could be given, or the
+recording is truncated (the figures cover what was read); 2 usage errors; 3
+input unusable. The estimator's own output is never taken for truth.`
 
 const honestyExample = `  decision_node sim --truth --out flight.mcap
   decision_node honesty flight.mcap --json honesty.json`
@@ -63,6 +67,10 @@ func runHonesty(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	ins := fs.inputsWith(cfg)
+	if err := fs.checkOutputs(ins); err != nil {
+		return err
+	}
 	opts, err := honestyOptions(cfg, *ns, *maxGap)
 	if err != nil {
 		return err
@@ -72,7 +80,7 @@ func runHonesty(args []string, stdout, stderr io.Writer) error {
 		return rerr
 	}
 	if *jsonOut != "" {
-		if err := writeJSON(*jsonOut, path, stdout, res); err != nil {
+		if err := writeJSON(*jsonOut, ins, stdout, res); err != nil {
 			return err
 		}
 	}
@@ -84,11 +92,17 @@ func runHonesty(args []string, stdout, stderr io.Writer) error {
 	switch {
 	case rerr != nil:
 		return fail(exitFindings, "%s: %w (the numbers cover what was read)", path, rerr)
-	case res.Verdict != honesty.VerdictGiven:
+	case !res.Given() && res.Truth.Source == "none":
+		return fail(exitFindings, "%s: no verdict: %s; %s", path, res.Reason, truthHint)
+	case !res.Given():
 		return fail(exitFindings, "%s: no verdict: %s", path, res.Reason)
 	}
 	return nil
 }
+
+// truthHint says how to make a recording with a simulator's truth.
+const truthHint = "to get one, record the truth with the flight: 'decision_node sim --truth --out FILE', " +
+	"or 'decision_node ulog' of a PX4 SITL log that logged vehicle_local_position_groundtruth and vehicle_attitude_groundtruth (docs/honesty.md)"
 
 // honestyOptions are the audit's options from the configuration's topics.
 func honestyOptions(cfg config.Config, ns string, maxGap time.Duration) (honesty.Options, error) {
@@ -113,7 +127,7 @@ func auditHonesty(path string, opts honesty.Options, stderr io.Writer) (*honesty
 	rec, ok := recordingAt(path)
 	switch {
 	case !ok:
-		return nil, fail(exitUsage, "%s is a directory but not a rosbag2 bag: honesty takes one recording", path)
+		return nil, fail(exitIO, "%s is a directory but not a rosbag2 bag (it has no %s): honesty takes one recording", path, bag.BagMetadataFile)
 	case rec.err != nil:
 		return nil, fail(exitIO, "%w", rec.err)
 	}
@@ -128,8 +142,12 @@ func auditHonesty(path string, opts honesty.Options, stderr io.Writer) (*honesty
 		return nil, err
 	}
 	defer files.Close()
+	channels, err := allChannels(files)
+	if err != nil {
+		return nil, err
+	}
 	src, reportOrder := files.source(stderr)
-	res, err := honesty.Audit(src, files.channels(), opts)
+	res, err := honesty.Audit(src, channels, opts)
 	reportOrder()
 	switch {
 	case res == nil && errors.Is(err, honesty.ErrTruth):
@@ -140,6 +158,43 @@ func auditHonesty(path string, opts honesty.Options, stderr io.Writer) (*honesty
 		return res, fmt.Errorf("read: %w", err)
 	}
 	return res, nil
+}
+
+// allChannels are the channels of every file of o. An indexed file lists
+// them in its summary; one without an index (its recorder was killed, or
+// it was cut short) names each only where its messages start, so it is
+// read through once for them: the truth's channels must be known before
+// the first belief is judged.
+func allChannels(o *openedFiles) ([]bag.Channel, error) {
+	indexed := true
+	for _, r := range o.readers {
+		indexed = indexed && r.Indexed()
+	}
+	if indexed {
+		return o.channels(), nil
+	}
+	var scans []*bag.Reader
+	defer func() {
+		for _, r := range scans {
+			r.Close()
+		}
+	}()
+	for _, f := range o.rec.files {
+		r, err := bag.OpenRecording(f, bag.ReaderOptions{Stream: true})
+		if err != nil {
+			return nil, fail(exitIO, "%w", err)
+		}
+		scans = append(scans, r)
+		for _, err := range r.Messages() {
+			if err != nil {
+				break // the audit reads up to the same damage and says so
+			}
+		}
+	}
+	if len(scans) == 1 {
+		return scans[0].Channels(), nil
+	}
+	return bag.NewChain(scans, o.rec.files).Channels(), nil
 }
 
 // addTruth audits the recording at path against its simulator truth, as
@@ -163,11 +218,11 @@ func addTruth(f *report.Flight, path string, cfg config.Config, stderr io.Writer
 		a := res.Axes[name]
 		rms := math.NaN()
 		if a.RMSNormalizedError != nil {
-			rms = *a.RMSNormalizedError
+			rms = float64(*a.RMSNormalizedError)
 		}
-		rows = append(rows, report.TruthRow{Axis: name, Unit: a.Unit, KnownThreshold: a.KnownThreshold, Samples: a.Samples,
+		rows = append(rows, report.TruthRow{Axis: name, Unit: a.Unit, KnownThreshold: float64(a.KnownThreshold), Samples: a.Samples,
 			KnownClaims: a.KnownClaims, KnownViolations: a.KnownViolations, UnknownClaims: a.UnknownClaims,
-			UnknownButWithin: a.UnknownButWithin, KnownViolationsS: a.KnownViolationsS, UnknownButWithinS: a.UnknownButWithinS,
+			UnknownButWithin: a.UnknownButWithin, KnownViolationsS: float64(a.KnownViolationsS), UnknownButWithinS: float64(a.UnknownButWithinS),
 			RMSNormalized: rms})
 	}
 	source := res.Truth.Origin
@@ -178,7 +233,7 @@ func addTruth(f *report.Flight, path string, cfg config.Config, stderr io.Writer
 	switch {
 	case aerr != nil:
 		return fail(exitFindings, "%s: truth: %w", path, aerr)
-	case res.Verdict != honesty.VerdictGiven:
+	case !res.Given():
 		return fail(exitFindings, "%s: truth: no verdict: %s", path, res.Reason)
 	}
 	return nil

@@ -41,6 +41,10 @@ func runLatency(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	ins := fs.inputsWith(cfg)
+	if err := fs.checkOutputs(ins); err != nil {
+		return err
+	}
 	resolved, err := cfg.ResolvedTopics()
 	if err != nil {
 		return fail(exitIO, "%w", err)
@@ -55,7 +59,7 @@ func runLatency(args []string, stdout, stderr io.Writer) error {
 		printLatency(stdout, rec.name, r)
 	}
 	if *jsonOut != "" {
-		if err := writeJSON(*jsonOut, rec.files[0], stdout, r); err != nil {
+		if err := writeJSON(*jsonOut, ins, stdout, r); err != nil {
 			return err
 		}
 	}

@@ -89,7 +89,7 @@ func TestReplay(t *testing.T) {
 	if code, _, _ := cli(t, "replay", "--in", flight, "--out", out, "--force", "--quiet"); code != exitOK {
 		t.Errorf("replay --force: exit %d", code)
 	}
-	if code, _, stderr := cli(t, "replay", "--in", flight, "--out", flight, "--force"); code != exitUsage || !strings.Contains(stderr, "is the input") {
+	if code, _, stderr := cli(t, "replay", "--in", flight, "--out", flight, "--force"); code != exitIO || !strings.Contains(stderr, "is the input") {
 		t.Errorf("replay onto its input: exit %d, %s", code, stderr)
 	}
 	if code, _, _ := cli(t, "verify", out, "--quiet"); code != exitOK {

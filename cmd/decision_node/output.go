@@ -6,14 +6,18 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/ghost-robotics/ghost/internal/limitedfile"
 )
 
 // Outputs (recordings, JSON reports) are written to a temporary file beside
 // the target and renamed into place only after a successful close and sync,
 // so a full disk, a crash or a kill leaves the previous file (or none), never
 // a partial one. Only regular files are replaced: a device node, a pipe, a
-// directory or a symbolic link at the output path is refused, and so is the
-// input itself, with or without --force.
+// directory or a symbolic link at the output path is refused, and so is
+// every input of the command (inputs.go), with or without --force. A
+// command with several outputs commits them together (commitAll): a
+// failure leaves none of them behind.
 //
 // A run killed with SIGKILL (or a crash of the machine) cannot remove its
 // temporary file, .TARGET.partial-*: the next run that writes the same
@@ -21,12 +25,15 @@ import (
 // writes, so the temporary file of a run still going is never taken for a
 // leftover.
 
-// checkOutput says whether path may be written: it must not exist, or be a
-// regular file when replace is set, and must not be the file input (same
-// device and inode; "" for none).
-func checkOutput(flag, path, input string, replace bool) error {
+// checkOutput says whether path may be written: it must not be one of
+// the inputs ins (see inputs.sameAs), and must not exist, or be a regular
+// file when replace is set.
+func checkOutput(flag, path string, ins inputs, replace bool) error {
 	if path == "" {
 		return fail(exitUsage, "%s is empty: name a file", flag)
+	}
+	if err := checkNotInput(flag, path, ins); err != nil {
+		return err
 	}
 	st, err := os.Lstat(path)
 	switch {
@@ -34,19 +41,6 @@ func checkOutput(flag, path, input string, replace bool) error {
 		return nil
 	case err != nil:
 		return fail(exitIO, "%s %s: %w", flag, path, err)
-	}
-	// The output is compared with what it resolves to, the input with
-	// each file it is read through (a rosbag2 bag directory's files).
-	if out, oerr := os.Stat(path); input != "" && oerr == nil {
-		files := []string{input}
-		if rec, ok := recordingAt(input); ok && rec.err == nil {
-			files = rec.files
-		}
-		for _, f := range files {
-			if in, ierr := os.Stat(f); ierr == nil && os.SameFile(in, out) {
-				return fail(exitUsage, "%s %s is the input %s: choose another file", flag, path, f)
-			}
-		}
 	}
 	if !st.Mode().IsRegular() {
 		return fail(exitIO, "%s %s is %s, not a regular file: refusing to replace it", flag, path, fileKind(st.Mode()))
@@ -58,32 +52,17 @@ func checkOutput(flag, path, input string, replace bool) error {
 }
 
 // fileKind names what a non-regular file is.
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	}
-	return "not a regular file (mode " + m.String() + ")"
-}
+func fileKind(m fs.FileMode) string { return limitedfile.Kind(m) }
 
 // atomicFile is an output being written to a temporary file beside its
 // target. Commit renames it into place; Abort removes it.
 type atomicFile struct {
 	*os.File
-	flag, target, input string
-	replace             bool
-	done                bool
-	unlock              func() // releases the lock on the temporary file
+	flag, target string
+	ins          inputs
+	replace      bool
+	done         bool
+	unlock       func() // releases the lock on the temporary file
 }
 
 // partialPrefix is how the names of target's temporary files start.
@@ -92,8 +71,8 @@ func partialPrefix(target string) string { return "." + filepath.Base(target) + 
 // createAtomic checks the target (see checkOutput), removes the temporary
 // files earlier runs left beside it, and creates its own, locked, in the
 // same directory so that the rename is atomic.
-func createAtomic(flag, target, input string, replace bool) (*atomicFile, error) {
-	if err := checkOutput(flag, target, input, replace); err != nil {
+func createAtomic(flag, target string, ins inputs, replace bool) (*atomicFile, error) {
+	if err := checkOutput(flag, target, ins, replace); err != nil {
 		return nil, err
 	}
 	removeLeftovers(target)
@@ -111,7 +90,7 @@ func createAtomic(flag, target, input string, replace bool) (*atomicFile, error)
 		unlock()
 		return nil, fail(exitIO, "%s %s: %w", flag, target, err)
 	}
-	return &atomicFile{File: f, flag: flag, target: target, input: input, replace: replace, unlock: unlock}, nil
+	return &atomicFile{File: f, flag: flag, target: target, ins: ins, replace: replace, unlock: unlock}, nil
 }
 
 // removeLeftovers removes target's temporary files that no running
@@ -134,38 +113,65 @@ func removeLeftovers(target string) {
 // may have changed while the output was written) and renames the file into
 // place. On failure the temporary file is removed and the target is as it
 // was.
-func (a *atomicFile) Commit() error {
+func (a *atomicFile) Commit() error { return commitAll(a) }
+
+// commitAll commits files together: each is synced, closed and checked
+// before any is renamed into place, so that a failure of one (a full disk,
+// a target that became an input) leaves every target as it was.
+func commitAll(files ...*atomicFile) error {
+	var err error
+	for _, a := range files {
+		if err = a.finish(); err != nil {
+			break
+		}
+	}
+	for _, a := range files {
+		if err == nil && !a.done {
+			if rerr := os.Rename(a.Name(), a.target); rerr != nil {
+				err = fail(exitIO, "write %s: %w", a.target, rerr)
+			}
+		}
+	}
+	for _, a := range files {
+		if !a.done {
+			a.done = true
+			if err != nil {
+				_ = a.Close() // a no-op error when finish closed it
+				_ = os.Remove(a.Name())
+			}
+			// The lock is held until the file has its final name.
+			a.unlock()
+		}
+	}
+	if err != nil {
+		return err
+	}
+	// The renames are durable once the directories are synced; not every
+	// file system can sync a directory, and the data itself is already
+	// safe.
+	for _, a := range files {
+		if d, derr := os.Open(filepath.Dir(a.target)); derr == nil {
+			_ = d.Sync()
+			_ = d.Close()
+		}
+	}
+	return nil
+}
+
+// finish syncs and closes the temporary file and checks the target again,
+// as Commit does before the rename.
+func (a *atomicFile) finish() error {
 	if a.done {
 		return nil
 	}
-	a.done = true
-	// The lock is held until the file has its final name.
-	defer a.unlock()
 	err := a.Sync()
 	if cerr := a.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = checkOutput(a.flag, a.target, a.input, a.replace)
-	}
-	if err == nil {
-		err = os.Rename(a.Name(), a.target)
-	}
 	if err != nil {
-		_ = os.Remove(a.Name())
-		var ee *exitError
-		if errors.As(err, &ee) {
-			return err
-		}
 		return fail(exitIO, "write %s: %w", a.target, err)
 	}
-	// The rename is durable once the directory is synced; not every file
-	// system can sync a directory, and the data itself is already safe.
-	if d, derr := os.Open(filepath.Dir(a.target)); derr == nil {
-		_ = d.Sync()
-		_ = d.Close()
-	}
-	return nil
+	return checkOutput(a.flag, a.target, a.ins, a.replace)
 }
 
 // Abort discards the temporary file; the target is untouched.
@@ -180,8 +186,8 @@ func (a *atomicFile) Abort() {
 }
 
 // writeFileAtomic writes data to path through a temporary file.
-func writeFileAtomic(flag, path, input string, data []byte) error {
-	f, err := createAtomic(flag, path, input, true)
+func writeFileAtomic(flag, path string, ins inputs, data []byte) error {
+	f, err := createAtomic(flag, path, ins, true)
 	if err != nil {
 		return err
 	}

@@ -38,12 +38,12 @@ func TestOutputsNeverReplaceTheInputOrNonRegularFiles(t *testing.T) {
 		code int
 		want string
 	}{
-		{"input by a detour", []string{"replay", "--in", flight, "--out", filepath.Join(sub, "..", "flight.mcap"), "--force"}, exitUsage, "is the input"},
-		{"input by a hard link", []string{"replay", "--in", flight, "--out", hard, "--force"}, exitUsage, "is the input"},
-		{"input by a symbolic link", []string{"replay", "--in", soft, "--out", flight, "--force"}, exitUsage, "is the input"},
+		{"input by a detour", []string{"replay", "--in", flight, "--out", filepath.Join(sub, "..", "flight.mcap"), "--force"}, exitIO, "is the input"},
+		{"input by a hard link", []string{"replay", "--in", flight, "--out", hard, "--force"}, exitIO, "is the input"},
+		{"input by a symbolic link", []string{"replay", "--in", soft, "--out", flight, "--force"}, exitIO, "is the input"},
 		{"a directory", []string{"replay", "--in", flight, "--out", sub, "--force"}, exitIO, "is a directory, not a regular file"},
 		{"a symbolic link", []string{"sim", "--out", soft, "--duration", "1s"}, exitIO, "is a symbolic link, not a regular file"},
-		{"report over the recording", []string{"verify", flight, "--json", hard, "--quiet"}, exitUsage, "is the input"},
+		{"report over the recording", []string{"verify", flight, "--json", hard, "--quiet"}, exitIO, "is the input"},
 		{"report into a directory", []string{"verify", flight, "--json", sub, "--quiet"}, exitIO, "is a directory"},
 	}
 	for _, tt := range tests {
@@ -118,12 +118,12 @@ func TestAtomicFileLeavesTheTargetUntilCommit(t *testing.T) {
 		}
 		return string(b)
 	}
-	if _, err := createAtomic("--out", target, "", false); err == nil || !strings.Contains(err.Error(), "--force") {
+	if _, err := createAtomic("--out", target, nil, false); err == nil || !strings.Contains(err.Error(), "--force") {
 		t.Fatalf("an existing target without replace: %v", err)
 	}
 
 	// Written, then abandoned (a failed run): the previous file stays.
-	f, err := createAtomic("--out", target, "", true)
+	f, err := createAtomic("--out", target, nil, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestAtomicFileLeavesTheTargetUntilCommit(t *testing.T) {
 	assertNoPartialFiles(t, dir)
 
 	// Written and committed: the new content, whole, and nothing else.
-	f, err = createAtomic("--out", target, "", true)
+	f, err = createAtomic("--out", target, nil, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestAtomicFileLeavesTheTargetUntilCommit(t *testing.T) {
 	// The target turned into a directory while the output was written:
 	// Commit refuses and removes its temporary file.
 	other := filepath.Join(dir, "late.mcap")
-	f, err = createAtomic("--out", other, "", true)
+	f, err = createAtomic("--out", other, nil, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +196,7 @@ func TestAuditSummaryReceiptSkew(t *testing.T) {
 	for _, skewed := range []uint64{0, 33} {
 		r := &audit.AuditReport{Actions: map[string]uint64{"sent": 6}, ReceiptTimeSkewed: skewed, ReceiptTimeSkewMaxNs: 426121}
 		var b strings.Builder
-		printAuditSummary(&b, "rec.mcap", r)
+		printAuditSummary(&b, "rec.mcap", r, auditHints{})
 		got := slices.ContainsFunc(strings.Split(b.String(), "\n"), func(l string) bool {
 			f := strings.Fields(l)
 			return len(f) > 7 && strings.Join(f[:4], " ") == "matched with another time" && f[4] == "33" && f[7] == "426.121µs"

@@ -35,14 +35,14 @@ func TestLeftoverPartialsAreRemoved(t *testing.T) {
 	}
 
 	// A run still writing holds its temporary file.
-	running, err := createAtomic("--out", target, "", true)
+	running, err := createAtomic("--out", target, nil, true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(leftover); err == nil {
 		t.Fatal("the leftover was kept")
 	}
-	next, err := createAtomic("--out", target, "", true)
+	next, err := createAtomic("--out", target, nil, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestKilledRunsLeftoverIsRemovedByTheNext(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	// While the child writes, another run leaves its file alone.
-	other, err := createAtomic("--out", out, "", true)
+	other, err := createAtomic("--out", out, nil, true)
 	if err != nil {
 		t.Fatal(err)
 	}

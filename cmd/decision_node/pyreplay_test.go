@@ -18,11 +18,9 @@ import (
 // gps_denial the holds come from the calibrated level while the raw level
 // is known, so deciding on the raw assessments would diverge.
 func TestReplayReferenceRecording(t *testing.T) {
-	recordings := map[string]string{"gps_denial (vendored)": referenceRecording + ".mcap"}
-	if _, ok := golden.Find(); ok {
-		for _, name := range []string{"gps_denial", "gps_degradation_loss_recovery", "cascade_dropout_ewma"} {
-			recordings[name] = golden.Path(t, "python", name+".mcap")
-		}
+	recordings := map[string]string{}
+	for _, name := range []string{"gps_denial", "gps_degradation_loss_recovery", "cascade_dropout_ewma"} {
+		recordings[name] = golden.Path(t, "python", name+".mcap")
 	}
 	for name, in := range recordings {
 		t.Run(name, func(t *testing.T) {
@@ -63,7 +61,7 @@ func TestReplayReferenceRecording(t *testing.T) {
 // needs the calibrated input: verify with the calibrated channel ignored
 // (the raw assessments as the Loop's input) diverges on gps_denial.
 func TestReplayReferenceHoldsComeFromCalibration(t *testing.T) {
-	want := referenceDecisions(t, referenceRecording+".mcap")
+	want := referenceDecisions(t, referenceRecording(t)+".mcap")
 	holdsWhileKnown := 0
 	for _, r := range want {
 		if r.Decision.Kind == decisions.KindHold {
@@ -71,7 +69,7 @@ func TestReplayReferenceHoldsComeFromCalibration(t *testing.T) {
 		}
 	}
 	out := filepath.Join(t.TempDir(), "replayed.mcap")
-	if code, stdout, stderr := cli(t, "replay", "--in", referenceRecording+".mcap", "--out", out, "--quiet"); code != exitOK {
+	if code, stdout, stderr := cli(t, "replay", "--in", referenceRecording(t)+".mcap", "--out", out, "--quiet"); code != exitOK {
 		t.Fatalf("replay exit %d:\n%s%s", code, stdout, stderr)
 	}
 	r, err := bag.OpenRecording(out, bag.ReaderOptions{Topics: []string{"/self_assessment"}})

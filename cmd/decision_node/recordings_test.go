@@ -230,7 +230,7 @@ func TestReplaySplitBag(t *testing.T) {
 		want string
 	}{
 		{[]string{"--in", dir, "--out", filepath.Join(dir, "o.mcap")}, exitIO, "not a rosbag2 bag"},
-		{[]string{"--in", bagDir, "--out", files[1], "--force"}, exitUsage, "is the input " + files[1]},
+		{[]string{"--in", bagDir, "--out", files[1], "--force"}, exitIO, "is the input " + files[1]},
 	} {
 		code, _, stderr := cli(t, append([]string{"replay", "--quiet"}, tt.args...)...)
 		if code != tt.code || !strings.Contains(stderr, tt.want) {

@@ -62,6 +62,10 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	df.inputs = fs.inputsWith(cfg)
+	if err := fs.checkOutputs(df.inputs); err != nil {
+		return err
+	}
 	if *source != "" {
 		cfg.Input.Source = *source
 	}

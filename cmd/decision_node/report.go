@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,6 +18,7 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/ros2/config"
 	"github.com/ghost-robotics/ghost/pkg/rules"
 	"github.com/ghost-robotics/ghost/pkg/session"
+	"github.com/ghost-robotics/ghost/pkg/vehicle/truth"
 )
 
 const reportDescription = `
@@ -56,7 +58,7 @@ const reportExample = `  decision_node sim --out flight.mcap
 // cerr is damage met after some of the recording was read (the report
 // shows what was read). ok is false when the audit could not start, aerr
 // then saying why; nothing was read.
-func auditFlight(rec recording, path string, cfg config.Config, sopts session.SessionOptions, policies []decisions.Policy) (f *report.Flight, cerr error, a report.Audit, aerr error, ok bool) {
+func auditFlight(rec recording, path string, cfg config.Config, sopts session.SessionOptions, policies []decisions.Policy, hints auditHints) (f *report.Flight, cerr error, a report.Audit, aerr error, ok bool) {
 	in, err := openAuditOf(rec, cfg, sopts, io.Discard)
 	if err != nil {
 		return nil, nil, a, err, false
@@ -84,7 +86,43 @@ func auditFlight(rec recording, path string, cfg config.Config, sopts session.Se
 		read.Err = ie.Err
 	}
 	f, cerr = c.FinishRead(read)
-	return f, cerr, reportAudit(rep, in.format), nil, true
+	a = reportAudit(rep, in.format)
+	for _, cause := range rep.ProblemCauses() {
+		if text, _, fixable := causeText(cause, path, rep, hints); fixable {
+			a.Hints = append(a.Hints, text)
+		}
+	}
+	return f, cerr, a, nil, true
+}
+
+// escalatingRules are, for each policy the host has, the reasons of its
+// rules that read what actions achieved: none for a built-in policy.
+func escalatingRules(policies []decisions.Policy) map[string][]string {
+	out := map[string][]string{}
+	for _, p := range policies {
+		out[p.ID()] = []string{}
+		if rp, ok := p.(*rules.Policy); ok {
+			out[p.ID()] = rp.OutcomeReasons()
+		}
+	}
+	return out
+}
+
+// reportTruthHint says how to compare the recording's beliefs with a truth, for
+// a report made without --truth: add it when the recording holds one,
+// else how to record one.
+func reportTruthHint(rec recording) string {
+	r, err := bag.OpenRecording(rec.files[0], bag.ReaderOptions{})
+	if err != nil {
+		return ""
+	}
+	defer r.Close()
+	if found, err := truth.Find(r.Channels(), ""); err == nil && found.Form != truth.FormNone {
+		return "Not compared: the recording holds a simulator's truth (in " + found.Form.String() + "'s form); " +
+			"add --truth to compare the beliefs with it, or run decision_node honesty on the recording (docs/honesty.md)."
+	}
+	return "Not compared: the recording holds no simulator truth. Record one with the flight (decision_node sim --truth, " +
+		"or decision_node ulog of a PX4 SITL log with its *_groundtruth topics), then report --truth or decision_node honesty (docs/honesty.md)."
 }
 
 // reportAudit is what the report shows of rep.
@@ -206,21 +244,25 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	if *out == "" {
 		return fail(exitUsage, "report needs --out")
 	}
-	if filepath.Clean(*out) == filepath.Clean(path) {
-		return fail(exitUsage, "--out %s is the recording: choose another file", *out)
-	}
 	cfg, sopts, policies, err := auditSettings(*config, policyFiles)
 	if err != nil {
+		return err
+	}
+	ins := fs.inputsWith(cfg)
+	if err := fs.checkOutputs(ins); err != nil {
 		return err
 	}
 	if err := ef.apply(&sopts, false, nil); err != nil {
 		return err
 	}
-	rec, err := reportInput(path, *out, *force)
+	rec, err := reportInput(path, *out, *figures, ins, *force)
 	if err != nil {
 		return err
 	}
-	flight, cerr, aud, aerr, audited := auditFlight(rec, path, cfg, sopts, policies)
+	if cfg.PolicyFile != "" {
+		policyFiles = append(policyFiles, cfg.PolicyFile)
+	}
+	flight, cerr, aud, aerr, audited := auditFlight(rec, path, cfg, sopts, policies, auditHints{rulePolicies: rulePolicyFiles(policyFiles)})
 	if !audited {
 		// Without an audit the flight is still drawn, from a read of its own.
 		if flight, cerr, err = collectFlight(rec, path, cfg, sopts.Inputs, stderr); err != nil {
@@ -231,21 +273,28 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	var terr error
 	if *withTruth {
 		terr = addTruth(flight, path, cfg, stderr)
+	} else {
+		aud.TruthHint = reportTruthHint(rec)
 	}
 	aud.Thresholds = batteryThresholds(policies, flight.Policies)
+	aud.Escalating = escalatingRules(policies)
 
-	if err := writeReport(*out, path, *force, flight, aud); err != nil {
+	if err := writeReport(*out, *figures, ins, *force, flight, aud); err != nil {
 		return err
-	}
-	if *figures != "" {
-		if _, err := report.WriteFigures(*figures, flight, aud); err != nil {
-			return fail(exitIO, "%w", err)
-		}
 	}
 	if !*quiet {
 		fmt.Fprintf(stdout, "report %s: %d decisions in %d episodes, audit %s\n", *out, flight.Counts.Decisions,
 			uint64(len(flight.Episodes))+flight.EpisodesOmitted, aud.Verdict)
+		for _, h := range aud.Hints {
+			fmt.Fprintf(stdout, "to fix: %s\n", h)
+		}
 	}
+	return reportExit(path, cerr, aerr, terr, aud)
+}
+
+// reportExit is the exit status of a written report: a damaged read, an
+// audit that could not run or failed, then the truth's.
+func reportExit(path string, cerr, aerr, terr error, aud report.Audit) error {
 	switch {
 	case cerr != nil:
 		return fail(exitFindings, "%s: %w (the report shows what was read)", path, cerr)
@@ -253,16 +302,18 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		return fail(exitFindings, "%s: audit: %w", path, aerr)
 	case aud.Verdict == audit.VerdictFail:
 		return &exitError{code: exitFindings, err: fmt.Errorf("%s: verdict FAIL: %s", path, strings.Join(aud.Reasons, "; "))}
-	case terr != nil:
-		return terr
 	}
-	return nil
+	return terr
 }
 
-// reportInput is the recording report reads, checked with its output
-// before the work: an output that is the recording, not a regular file,
-// or exists without --force is refused.
-func reportInput(path, out string, force bool) (recording, error) {
+// reportInput is the recording report reads, checked with its outputs
+// before the work: an output that is an input, not a regular file, or
+// exists without --force is refused, and so is a figures folder that is
+// not one.
+func reportInput(path, out, figures string, ins inputs, force bool) (recording, error) {
+	if err := checkFiguresDir(figures, out); err != nil {
+		return recording{}, err
+	}
 	if _, err := os.Stat(path); err != nil {
 		return recording{}, fail(exitIO, "%w", err)
 	}
@@ -273,7 +324,28 @@ func reportInput(path, out string, force bool) (recording, error) {
 	case rec.err != nil:
 		return recording{}, fail(exitIO, "%w", rec.err)
 	}
-	return rec, checkOutput("--out", out, path, force)
+	return rec, checkOutput("--out", out, ins, force)
+}
+
+// checkFiguresDir refuses, before the work, a --figures that is no
+// directory (a file, a device) or the report itself.
+func checkFiguresDir(dir, out string) error {
+	if dir == "" {
+		return nil
+	}
+	if filepath.Clean(dir) == filepath.Clean(out) {
+		return fail(exitUsage, "--figures %s is the --out file: name a folder for the figures", dir)
+	}
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fail(exitIO, "--figures %s: %w", dir, err)
+	case !st.IsDir():
+		return fail(exitIO, "--figures %s is %s, not a folder: name a folder (created if needed)", dir, fileKind(st.Mode()))
+	}
+	return nil
 }
 
 // collectFlight reads the flight the report draws when the audit cannot
@@ -302,16 +374,47 @@ func collectFlight(rec recording, path string, cfg config.Config, inputs []sessi
 	return flight, cerr, nil
 }
 
-// writeReport writes the HTML through a temporary file renamed into place,
-// so a failed run never leaves half a report under the requested name.
-func writeReport(out, recording string, force bool, f *report.Flight, a report.Audit) error {
-	file, err := createAtomic("--out", out, recording, force)
+// writeReport writes the HTML and, with a figures folder, each figure,
+// through temporary files renamed into place together: a failed run never
+// leaves half a report, nor a report without the figures asked for.
+func writeReport(out, figures string, ins inputs, force bool, f *report.Flight, a report.Audit) error {
+	file, err := createAtomic("--out", out, ins, force)
 	if err != nil {
 		return err
 	}
+	files := []*atomicFile{file}
+	abort := func() {
+		for _, f := range files {
+			f.Abort()
+		}
+	}
 	if err := report.Render(file, f, a); err != nil {
-		file.Abort()
+		abort()
 		return fail(exitIO, "write %s: %w", out, err)
 	}
-	return file.Commit()
+	if figures != "" {
+		figs, err := report.FigureFiles(f, a)
+		if err != nil {
+			abort()
+			return fail(exitIO, "figures: %w", err)
+		}
+		if err := os.MkdirAll(figures, 0o755); err != nil {
+			abort()
+			return fail(exitIO, "--figures: %w", err)
+		}
+		for _, fig := range figs {
+			path := filepath.Join(figures, fig.Name)
+			ff, err := createAtomic("--figures", path, ins, true)
+			if err != nil {
+				abort()
+				return err
+			}
+			files = append(files, ff)
+			if _, err := ff.Write(fig.Data); err != nil {
+				abort()
+				return fail(exitIO, "write %s: %w", path, err)
+			}
+		}
+	}
+	return commitAll(files...)
 }

@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ghost-robotics/ghost/internal/testkeys"
 )
 
 const testKeys = "../../pkg/seal/testdata/"
@@ -14,12 +16,12 @@ func TestSealedSimVerify(t *testing.T) {
 	dir := t.TempDir()
 	flight := filepath.Join(dir, "sealed.mcap")
 	if code, _, stderr := cli(t, "sim", "--out", flight, "--duration", "10s", "--rate", "20", "--quiet",
-		"--signing-key", testKeys+"node.key"); code != exitOK {
+		"--signing-key", testkeys.Private(t, testKeys+"node.key")); code != exitOK {
 		t.Fatalf("sim exit %d: %s", code, stderr)
 	}
 	replayed := filepath.Join(dir, "replayed.mcap")
 	if code, _, stderr := cli(t, "replay", "--in", flight, "--out", replayed, "--quiet",
-		"--signing-key", testKeys+"other.key"); code != exitOK {
+		"--signing-key", testkeys.Private(t, testKeys+"other.key")); code != exitOK {
 		t.Fatalf("replay exit %d: %s", code, stderr)
 	}
 	tests := []struct {
@@ -55,7 +57,7 @@ func TestSealedSimVerify(t *testing.T) {
 			}
 		})
 	}
-	for _, key := range []string{testKeys + "node.pub", testKeys + "p256.key", filepath.Join(dir, "absent.key")} {
+	for _, key := range []string{testKeys + "node.pub", testkeys.Private(t, testKeys+"p256.key"), filepath.Join(dir, "absent.key")} {
 		code, _, stderr := cli(t, "sim", "--out", filepath.Join(dir, "x.mcap"), "--duration", "1s", "--signing-key", key)
 		if code != exitIO || !strings.Contains(stderr, "--signing-key") { // an unusable file it names
 			t.Errorf("sim --signing-key %s: exit %d, %s", filepath.Base(key), code, stderr)

@@ -84,6 +84,10 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	df.inputs = fs.inputsWith(cfg)
+	if err := fs.checkOutputs(df.inputs); err != nil {
+		return err
+	}
 	var logTo io.Writer = stderr
 	if df.quiet {
 		logTo = nil

@@ -88,8 +88,14 @@ func inputCounts(st session.SessionStats, corrupt bool) string {
 	return b.String()
 }
 
+// auditHints are what the host knows that makes a cause's fix exact.
+type auditHints struct {
+	// rulePolicies are the rule policy files the host supplied, by id.
+	rulePolicies map[string]string
+}
+
 // printAuditSummary writes verify's human report.
-func printAuditSummary(w io.Writer, path string, r *audit.AuditReport) {
+func printAuditSummary(w io.Writer, path string, r *audit.AuditReport, hints auditHints) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "recording\t%s\t\n", path)
 	fmt.Fprintf(tw, "decisions\t%d\t\n", r.Decisions)
@@ -153,7 +159,7 @@ func printAuditSummary(w io.Writer, path string, r *audit.AuditReport) {
 		fmt.Fprintf(tw, "stamps\t%d .. %d\t(span %.3f s)\n", r.FirstStamp, r.LastStamp, float64(r.SpanNs)/1e9)
 	}
 	tw.Flush()
-	printCauses(w, r)
+	printCauses(w, path, r, hints)
 	printSeals(w, r)
 	relaxed := ""
 	if len(r.Relaxed) > 0 {
@@ -169,35 +175,19 @@ func printAuditSummary(w io.Writer, path string, r *audit.AuditReport) {
 // printCauses writes the problems grouped by cause: one line per cause
 // with its count and, where the host can fix it, the fix, then a few
 // distinct examples.
-func printCauses(w io.Writer, r *audit.AuditReport) {
+func printCauses(w io.Writer, path string, r *audit.AuditReport, hints auditHints) {
 	relaxed := map[string]bool{}
 	for _, f := range r.Relaxed {
 		relaxed[f] = true
 	}
 	for _, c := range r.ProblemCauses() {
-		findings := slices.Sorted(maps.Keys(c.Findings))
 		allowed := ""
-		if !slices.ContainsFunc(findings, func(f string) bool { return !relaxed[f] }) {
+		if !slices.ContainsFunc(slices.Collect(maps.Keys(c.Findings)), func(f string) bool { return !relaxed[f] }) {
 			allowed = " (allowed by --allow)"
 		}
-		examples := c.Examples
-		switch c.Cause {
-		case audit.CausePolicyNotSupplied:
-			fmt.Fprintf(w, "problem: %d decisions name policy %s, which was not supplied: pass --policy-file %s%s\n",
-				c.Count, printable(c.Subject), policyFileHint(c.Subject), allowed)
-			examples = examples[:min(1, len(examples))] // alike: the line above says it all
-		case audit.CauseExecutorNotSupplied:
-			fmt.Fprintf(w, "problem: the recording holds actions by executor %s, which was not supplied: pass --executor %s "+
-				"(with --enable, --enable-kill or --target-vehicle if its host used them) (%s)%s\n",
-				printable(c.Subject), shellQuote(c.Subject), findingCounts(c, findings), allowed)
-			examples = examples[:min(1, len(examples))]
-		case audit.CauseRecordingStartedLate:
-			fmt.Fprintf(w, "problem: the recording started after the node: %d decisions are older than its first belief or self-assessment, "+
-				"so their inputs were never recorded (%s). Start the recorder before the node's inputs flow%s\n",
-				c.Count, findingCounts(c, findings), allowed)
-		default:
-			fmt.Fprintf(w, "problem: %s%s\n", findingCounts(c, findings), allowed)
-		}
+		text, n, _ := causeText(c, path, r, hints)
+		fmt.Fprintf(w, "problem: %s%s\n", text, allowed)
+		examples := c.Examples[:min(n, len(c.Examples))]
 		for _, e := range examples {
 			fmt.Fprintf(w, "  e.g. %s\n", e)
 		}
@@ -205,6 +195,123 @@ func printCauses(w io.Writer, r *audit.AuditReport) {
 			fmt.Fprintf(w, "  ... and %d more with this cause\n", more)
 		}
 	}
+}
+
+// causeText says what one cause of problems is, in a line, with the fix
+// when this host can apply one (fixable), and how many of its examples
+// are worth showing (alike examples add nothing to a line that names the
+// fix).
+func causeText(c audit.Cause, path string, r *audit.AuditReport, hints auditHints) (text string, examples int, fixable bool) {
+	findings := slices.Sorted(maps.Keys(c.Findings))
+	switch c.Cause {
+	case audit.CausePolicyNotSupplied:
+		also := ""
+		if n := c.Count - c.Findings[string(audit.FindingUnknownPolicy)]; n > 0 {
+			also = fmt.Sprintf(", and %d of its receipts could not be checked (%s)", n, findingCounts(c, slices.DeleteFunc(slices.Clone(findings),
+				func(f string) bool { return f == string(audit.FindingUnknownPolicy) })))
+		}
+		decided := c.Findings[string(audit.FindingUnknownPolicy)]
+		if file, id, ok := edited(c.Subject, hints.rulePolicies); ok {
+			name, _, _ := cutLast(c.Subject, "_")
+			return fmt.Sprintf("%d decisions were made by policy %s%s, but %s is %s: the same policy, %s, with other rules "+
+				"(a rule policy's id ends in the hash of its rules: the file was changed after the recording was made). "+
+				"Pass the file as it was then (from version control, or the copy kept with the recording); to see what the changed rules decide, "+
+				"replay the recording with them: decision_node replay --in %s --out replayed.mcap --policy-file %s",
+				decided, printable(c.Subject), also, file, id, name, shellQuote(path), shellQuote(file)), 1, true
+		}
+		return fmt.Sprintf("%d decisions name policy %s, which was not supplied%s: pass --policy-file %s",
+			decided, printable(c.Subject), also, policyFileHint(c.Subject)), 1, true
+	case audit.CauseKindNotEnabled:
+		return fmt.Sprintf("the recording acted on %s, which this host did not enable: pass %s, as the recording's host did (%s)",
+			printable(c.Subject), enableFix(c.Subject), findingCounts(c, findings)), 1, true
+	case audit.CauseKindEnabled:
+		return fmt.Sprintf("this host enabled %s, which the recording's host did not: %s (%s)",
+			printable(c.Subject), disableFix(c.Subject), findingCounts(c, findings)), 1, true
+	case audit.CauseExecutorNotUsed:
+		return fmt.Sprintf("the recording holds no action receipt: it was made without an executor (advisory), "+
+			"but this host re-derived the commands executor %s would have sent (%s). Verify it without --executor",
+			printable(c.Subject), findingCounts(c, findings)), 1, true
+	case audit.CauseExecutorNotSupplied:
+		return fmt.Sprintf("the recording holds actions by executor %s, which was not supplied: pass %s "+
+			"(and --target-vehicle if its host used one) (%s)",
+			printable(c.Subject), executorFix(c.Subject, r.ActedOn()), findingCounts(c, findings)), 1, true
+	case audit.CauseRecordingStartedLate:
+		return fmt.Sprintf("the recording started after the node: %d decisions are older than its first belief or self-assessment, "+
+			"so their inputs were never recorded (%s). Start the recorder before the node's inputs flow",
+			c.Count, findingCounts(c, findings)), audit.MaxCauseExamples, false
+	}
+	return findingCounts(c, findings), audit.MaxCauseExamples, false
+}
+
+// edited finds, among the host's rule policies, one of the same name as
+// id with other rules: its file and id.
+func edited(id string, policies map[string]string) (file, other string, ok bool) {
+	name, _, found := cutLast(id, "_")
+	if !found {
+		return "", "", false
+	}
+	for _, pid := range slices.Sorted(maps.Keys(policies)) {
+		if n, _, _ := cutLast(pid, "_"); n == name && pid != id {
+			return policies[pid], pid, true
+		}
+	}
+	return "", "", false
+}
+
+// enableFix is the flag that enables kind: --enable-kill for engage_kill,
+// --enable with the kind among the others.
+func enableFix(kind string) string {
+	if kind == decisions.KindEngageKill.String() {
+		return "--enable-kill"
+	}
+	return "--enable with " + shellQuote(kind) + " among its kinds"
+}
+
+// executorFix is the command line that supplies executor with the kinds
+// the recording's host acted on enabled: --enable-kill when it acted on
+// engage_kill, --enable when it acted on a kind the default leaves out.
+func executorFix(executor string, acted []decisions.Kind) string {
+	fix := "--executor " + shellQuote(executor)
+	enable := slices.Clone(defaultEnable)
+	extra, kill := false, false
+	for _, k := range acted {
+		switch {
+		case k == decisions.KindEngageKill:
+			kill = true
+		case !slices.Contains(enable, k):
+			enable, extra = append(enable, k), true
+		}
+	}
+	if extra {
+		names := make([]string, len(enable))
+		for i, k := range enable {
+			names[i] = k.String()
+		}
+		fix += " --enable " + strings.Join(names, ",")
+	}
+	if kill {
+		fix += " --enable-kill"
+	}
+	return fix
+}
+
+// disableFix says how to verify without kind enabled.
+func disableFix(kind string) string {
+	if kind == decisions.KindEngageKill.String() {
+		return "verify without --enable-kill"
+	}
+	return "pass --enable with the kinds the recording's host enabled, without " + shellQuote(kind)
+}
+
+// rulePolicyFiles are the rule policies of files, by id.
+func rulePolicyFiles(files []string) map[string]string {
+	out := map[string]string{}
+	for _, f := range files {
+		if p, err := rules.ParseFile(f); err == nil {
+			out[p.ID()] = f
+		}
+	}
+	return out
 }
 
 // findingCounts writes a cause's problems by finding: "diverged 3".

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/ghost-robotics/ghost/internal/limitedfile"
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/ros2/config"
 	"github.com/ghost-robotics/ghost/pkg/session"
@@ -69,25 +70,15 @@ func runULog(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	st, err := os.Stat(*in)
-	if err != nil {
-		return fail(exitIO, "%w", err)
+	df.inputs = fs.inputsWith(cfg)
+	if err := fs.checkOutputs(df.inputs); err != nil {
+		return err
 	}
-	if st.IsDir() {
-		return fail(exitIO, "%s is a directory, not a ULog file", *in)
-	}
-	f, err := os.Open(*in)
+	f, r, err := openULog(*in)
 	if err != nil {
-		return fail(exitIO, "%w", err)
+		return err
 	}
 	defer f.Close()
-	r, err := ulog.NewReader(f, ulog.Options{})
-	if err != nil {
-		if errors.Is(err, ulog.ErrNotULog) {
-			return fail(exitIO, "%s is not a PX4 ULog file: %w", *in, err)
-		}
-		return fail(exitIO, "%s: %w", *in, err)
-	}
 	inLog, err := scanULogTruth(*in, *withTruth)
 	if err != nil {
 		return err
@@ -127,6 +118,31 @@ func runULog(args []string, stdout, stderr io.Writer) error {
 		return fail(exitFindings, "%s: %v (the output holds every decision up to there)", *in, t)
 	}
 	return nil
+}
+
+// openULog opens the flight log at path, a regular file (see limitedfile),
+// and reads its header.
+func openULog(path string) (*os.File, *ulog.Reader, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, nil, fail(exitIO, "%w", err)
+	}
+	if st.IsDir() {
+		return nil, nil, fail(exitIO, "%s is a directory, not a ULog file", path)
+	}
+	f, err := limitedfile.Open(path)
+	if err != nil {
+		return nil, nil, fail(exitIO, "%w", err)
+	}
+	r, err := ulog.NewReader(f, ulog.Options{})
+	if err != nil {
+		f.Close()
+		if errors.Is(err, ulog.ErrNotULog) {
+			return nil, nil, fail(exitIO, "%s is not a PX4 ULog file: %w", path, err)
+		}
+		return nil, nil, fail(exitIO, "%s: %w", path, err)
+	}
+	return f, r, nil
 }
 
 // nothingDecided says why a log gave no decision: no sample of the
@@ -256,7 +272,7 @@ func scanULogTruth(path string, want bool) (bridge.ULogTruthCounts, error) {
 	if !want {
 		return bridge.ULogTruthCounts{}, nil
 	}
-	f, err := os.Open(path)
+	f, err := limitedfile.Open(path)
 	if err != nil {
 		return bridge.ULogTruthCounts{}, fail(exitIO, "%w", err)
 	}
@@ -313,7 +329,7 @@ func emitPX4(df *decisionFlags, r *ulog.Reader, in, out, prefix, ns string, with
 	if err != nil {
 		return fail(exitUsage, "%w", err)
 	}
-	rec, file, err := df.createOutput(out, in, cfg)
+	rec, file, err := df.createOutput(out, cfg)
 	if err != nil {
 		return err
 	}

@@ -6,9 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
+	"github.com/ghost-robotics/ghost/internal/limitedfile"
 	"github.com/ghost-robotics/ghost/pkg/audit"
 	"github.com/ghost-robotics/ghost/pkg/audit/pyref"
 )
@@ -109,6 +109,13 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	ins := fs.inputsWith(cfg)
+	if err := fs.checkOutputs(ins); err != nil {
+		return err
+	}
+	if cfg.PolicyFile != "" {
+		policyFiles = append(policyFiles, cfg.PolicyFile)
+	}
 	if err := ef.apply(&sopts, false, nil); err != nil {
 		return err
 	}
@@ -124,9 +131,9 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		return verifyMany(recs, verifySetup{cfg: cfg, sopts: sopts, policies: policies, allow: allow, trust: trust}, *jsonOut, stdout, stderr)
+		return verifyMany(recs, verifySetup{cfg: cfg, sopts: sopts, policies: policies, allow: allow, trust: trust, inputs: ins, policyFiles: policyFiles}, *jsonOut, stdout, stderr)
 	}
-	return verifySingle(rec, path, verifySetup{cfg: cfg, sopts: sopts, policies: policies, allow: allow, trust: trust},
+	return verifySingle(rec, path, verifySetup{cfg: cfg, sopts: sopts, policies: policies, allow: allow, trust: trust, inputs: ins, policyFiles: policyFiles},
 		*format, *jsonOut, *quiet, stdout, stderr)
 }
 
@@ -139,7 +146,7 @@ func verifySingle(rec recording, path string, setup verifySetup, format, jsonOut
 	if jsonOut != "" && jsonOut != "-" {
 		// Refuse a report path that is the recording or not a regular
 		// file before the work, not after it.
-		if err := checkOutput("--json", jsonOut, path, true); err != nil {
+		if err := checkOutput("--json", jsonOut, setup.inputs, true); err != nil {
 			return err
 		}
 	}
@@ -170,13 +177,13 @@ func verifySingle(rec recording, path string, setup verifySetup, format, jsonOut
 		return fail(exitIO, "%s: %w", path, verr)
 	}
 	fmt.Fprintf(stdout, "format\t%s\n", in.format)
-	printAuditSummary(stdout, path, report)
+	printAuditSummary(stdout, path, report, auditHints{rulePolicies: rulePolicyFiles(setup.policyFiles)})
 	if jsonOut != "" {
 		var err error
 		if format == "reference" {
-			err = writeTrace(jsonOut, rec.files[0], stdout, trace)
+			err = writeTrace(jsonOut, rec.files[0], setup.inputs, stdout, trace)
 		} else {
-			err = writeJSON(jsonOut, path, stdout, report)
+			err = writeJSON(jsonOut, setup.inputs, stdout, report)
 		}
 		if err != nil {
 			return err
@@ -205,8 +212,8 @@ func (l *findingList) Set(s string) error {
 
 // writeTrace writes the Python reference's DecisionTraceReport of the
 // audited decisions, with the SHA-256 of the recording's bytes.
-func writeTrace(out, recording string, stdout io.Writer, records []pyref.TraceRecord) error {
-	f, err := os.Open(recording)
+func writeTrace(out, recording string, ins inputs, stdout io.Writer, records []pyref.TraceRecord) error {
+	f, err := limitedfile.Open(recording)
 	if err != nil {
 		return fail(exitIO, "%w", err)
 	}
@@ -223,12 +230,12 @@ func writeTrace(out, recording string, stdout io.Writer, records []pyref.TraceRe
 		}
 		return nil
 	}
-	return writeFileAtomic("--json", out, recording, data)
+	return writeFileAtomic("--json", out, ins, data)
 }
 
 // writeJSON writes the report to path ("-" for stdout) through a temporary
-// file, never over the recording it audits.
-func writeJSON(path, recording string, stdout io.Writer, v any) error {
+// file, never over an input ins.
+func writeJSON(path string, ins inputs, stdout io.Writer, v any) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return fail(exitIO, "report: %w", err)
@@ -240,5 +247,5 @@ func writeJSON(path, recording string, stdout io.Writer, v any) error {
 		}
 		return nil
 	}
-	return writeFileAtomic("--json", path, recording, data)
+	return writeFileAtomic("--json", path, ins, data)
 }

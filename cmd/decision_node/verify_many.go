@@ -57,6 +57,10 @@ type verifySetup struct {
 	policies []decisions.Policy
 	allow    []audit.Finding
 	trust    []ed25519.PublicKey // --trust-key
+	inputs   inputs              // every file read, which no output may replace
+	// policyFiles are the rule policy files supplied (flags and the
+	// configuration's), for the fixes the summary names.
+	policyFiles []string
 	// decodeWorkers is audit.VerifyOptions.DecodeWorkers: the cores
 	// left to each file by the files audited side by side.
 	decodeWorkers int
@@ -120,7 +124,7 @@ func verifyMany(recs []recording, setup verifySetup, jsonOut string, stdout, std
 		return fail(exitIO, "write summary: %w", err)
 	}
 	if jsonOut != "" {
-		if err := writeJSON(jsonOut, "", stdout, manyReport{Files: results, Total: total}); err != nil {
+		if err := writeJSON(jsonOut, setup.inputs, stdout, manyReport{Files: results, Total: total}); err != nil {
 			return err
 		}
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/ghost-robotics/ghost/internal/limitedfile"
 	"io"
 	"io/fs"
 	"os"
@@ -88,6 +89,10 @@ func runWhatif(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	setup.position = *position
+	ins := fs.inputsWith(setup.cfg)
+	if err := fs.checkOutputs(ins); err != nil {
+		return err
+	}
 	cases, err := candidateCases(setup.candidate, *candidateFile, *casesFile)
 	if err != nil {
 		return err
@@ -96,7 +101,7 @@ func runWhatif(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return whatifRun(setup, flights, cases, whatifOutputs{json: *jsonOut, html: *htmlOut, workers: *workers, quiet: *quiet}, stdout, stderr)
+	return whatifRun(setup, flights, cases, whatifOutputs{json: *jsonOut, html: *htmlOut, workers: *workers, quiet: *quiet, ins: ins}, stdout, stderr)
 }
 
 // whatifSetup is what every flight of a what-if is decided with.
@@ -117,6 +122,10 @@ type whatifOutputs struct {
 	html    string
 	workers int
 	quiet   bool
+	// ins are the files the command line names for reading; the page is
+	// never written over one of them, nor over a recording found in a
+	// directory.
+	ins inputs
 }
 
 // whatifSettings resolves the configuration, the candidate and the
@@ -190,13 +199,12 @@ func whatifRun(setup whatifSetup, recs []recording, cases *whatif.CasesView, out
 	var page *atomicFile
 	if out.html != "" {
 		// Never over a recording it reads.
+		ins := slices.Clone(out.ins)
 		for _, rec := range recs {
-			if err := checkOutput("--html", out.html, rec.name, true); err != nil {
-				return err
-			}
+			ins = append(ins, input{by: "a recording", path: rec.name})
 		}
 		var err error
-		if page, err = createAtomic("--html", out.html, "", true); err != nil {
+		if page, err = createAtomic("--html", out.html, ins, true); err != nil {
 			return err
 		}
 		defer page.Abort() // after a successful Commit, a no-op
@@ -344,6 +352,12 @@ func isULogName(path string) bool { return strings.EqualFold(filepath.Ext(path),
 func expandFlights(args []string) ([]recording, error) {
 	var recs []recording
 	for _, a := range args {
+		// What the command line names is a recording, a bag or a folder of
+		// them: anything else is refused before any flight is compared (a
+		// file that fails to read is a named failure in the summary).
+		if st, err := os.Stat(a); err == nil && !st.IsDir() && !st.Mode().IsRegular() {
+			return nil, fail(exitIO, "%s is %s, not a recording or a folder of them: refused (name a file or a folder)", a, limitedfile.Kind(st.Mode()))
+		}
 		if rec, ok := recordingAt(a); ok {
 			recs = append(recs, rec)
 			continue

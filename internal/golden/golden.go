@@ -1,9 +1,10 @@
 // Package golden finds, for tests, the vectors that independent
 // implementations computed (shared/golden beside the repository root, and
 // the CDR vectors ROS 2 serialized for the types that set lacks, embedded
-// here) and reads the ones several packages use. Tests skip, with a message saying
-// where they looked, when the folder is absent. It is for tests only and
-// never changes the vectors.
+// here) and reads the ones several packages use. The repository keeps no
+// copy of the shared set: without it the tests that need it skip, saying
+// where they looked, except in CI (CI set in the environment), where they
+// fail. It is for tests only and never changes the vectors.
 package golden
 
 import (
@@ -20,38 +21,19 @@ import (
 	"testing"
 )
 
-// Find returns the golden directory: <repo>/../shared/golden, where <repo>
-// is the nearest ancestor of the working directory holding go.mod, when it
-// exists; otherwise the subset vendored in this package's testdata (see
-// Subset); and whether either exists.
+// Find returns the golden directory, <repo>/../shared/golden, where <repo>
+// is the nearest ancestor of the working directory holding go.mod, and
+// whether it exists.
 func Find() (string, bool) {
 	root, ok := repoRoot()
 	if !ok {
 		return "shared/golden beside the repository root (go.mod not found)", false
 	}
 	g := filepath.Join(root, "..", "shared", "golden")
-	if st, err := os.Stat(g); err == nil && st.IsDir() && os.Getenv(forceSubsetEnv) == "" {
+	if st, err := os.Stat(g); err == nil && st.IsDir() {
 		return g, true
 	}
-	sub := filepath.Join(root, subsetDir)
-	if st, err := os.Stat(sub); err == nil && st.IsDir() {
-		return sub, true
-	}
 	return g, false
-}
-
-// forceSubsetEnv, when set, makes Find use the vendored subset even where
-// the full set exists, to test what a bare clone tests.
-const forceSubsetEnv = "GHOST_GOLDEN_SUBSET"
-
-// subsetDir is the vendored golden subset, relative to the repository root.
-const subsetDir = "internal/golden/testdata/subset"
-
-// Subset reports whether Find falls back to the vendored subset (the full
-// set is absent): tests that need a file the subset lacks skip.
-func Subset() bool {
-	g, ok := Find()
-	return ok && filepath.Base(g) == "subset"
 }
 
 func repoRoot() (string, bool) {
@@ -71,25 +53,41 @@ func repoRoot() (string, bool) {
 	}
 }
 
-// Dir returns the golden directory (see Find), skipping t when it is absent.
+// InCI reports whether the tests run in CI (CI set, and not "false" or
+// "0"), where missing golden data fails a test instead of skipping it.
+func InCI() bool {
+	v := os.Getenv("CI")
+	return v != "" && v != "false" && v != "0"
+}
+
+// Missing skips t, saying what is missing where, or fails it in CI.
+func Missing(t testing.TB, what string) {
+	t.Helper()
+	const why = "the golden vectors of independent implementations are read from shared/golden beside the repository"
+	if InCI() {
+		t.Fatalf("%s; %s is missing (CI is set: the cross-implementation checks must run)", why, what)
+	}
+	t.Skipf("%s; %s is missing: skipped (run with the shared folder beside the repository to check them)", why, what)
+}
+
+// Dir returns the golden directory (see Find), skipping t when it is
+// absent (failing it in CI).
 func Dir(t testing.TB) string {
 	t.Helper()
 	g, ok := Find()
 	if !ok {
-		t.Skipf("golden vectors not found at %s: skipping", g)
+		Missing(t, g)
 	}
 	return g
 }
 
-// Path returns a file below the golden directory (skipping like Dir, and
-// when the vendored subset lacks the file).
+// Path returns a file below the golden directory, skipping t (failing it
+// in CI) when it is absent.
 func Path(t testing.TB, elem ...string) string {
 	t.Helper()
 	p := filepath.Join(append([]string{Dir(t)}, elem...)...)
-	if Subset() {
-		if _, err := os.Stat(p); err != nil {
-			t.Skipf("%s is not in the vendored golden subset: skipping", filepath.Join(elem...))
-		}
+	if _, err := os.Stat(p); err != nil {
+		Missing(t, p)
 	}
 	return p
 }

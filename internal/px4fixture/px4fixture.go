@@ -44,7 +44,7 @@ func Dir(t testing.TB, rel string) string {
 func missing(t testing.TB, dir string, err error) {
 	t.Helper()
 	const why = "px4_msgs as published are read from the shared golden data beside the repository"
-	if os.Getenv("CI") != "" {
+	if v := os.Getenv("CI"); v != "" && v != "false" && v != "0" {
 		t.Fatalf("%s; %s is missing: %v", why, dir, err)
 	}
 	t.Skipf("%s; %s is missing (%v): skipped", why, dir, err)

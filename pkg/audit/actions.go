@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ghost-robotics/ghost/internal/timediff"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/engine"
 	"github.com/ghost-robotics/ghost/pkg/session"
@@ -47,6 +48,12 @@ type actionAudit struct {
 	// unsupplied is the first executor a receipt named that the host did
 	// not supply, "" while there is none.
 	unsupplied string
+	// enables is the first difference found between the kinds the
+	// recording's host enabled and this host's (enablesDiffer), which the
+	// divergences after it share; recordedAny is whether the recording
+	// holds any receipt.
+	enables     problemCause
+	recordedAny bool
 }
 
 // maxDecidedReserve bounds the storage the decided verdicts take up front
@@ -134,6 +141,10 @@ func (v *verifier) receipt(data []byte, schema string, logTime uint64) {
 		ev = "failed_" + rc.Failure.String()
 	}
 	v.report.Actions[ev]++
+	v.acts.recordedAny = true
+	if rc.Executor != "" && rc.Failure != engine.FailBlockedByPolicy && int(rc.Kind) < len(v.report.acted) {
+		v.report.acted[rc.Kind] = true
+	}
 	v.acts.recorded.push(rc)
 	if !unattached(&rc) {
 		v.checkReceipt(&rc)
@@ -227,6 +238,9 @@ func (v *verifier) compareReceipts(end bool) {
 		r, d := a.recorded.pop(), derived.pop()
 		same, dt := sameReceipt(&r, &d, v.opts.ReceiptTimeSkew)
 		if !same {
+			if c, ok := enablesDiffer(&r, &d); ok && a.enables.cause == "" {
+				a.enables = c
+			}
 			v.actionProblem(FindingActionDiverged, &r, "recorded %q at %d, but the recording's inputs and evidence give %q at %d", r.String(), r.TimeNs, d.String(), d.TimeNs)
 			continue
 		}
@@ -252,17 +266,34 @@ func (v *verifier) compareReceipts(end bool) {
 	}
 	for derived.len() > 0 {
 		d := derived.pop()
+		if !a.recordedAny && a.enables.cause == "" {
+			// No receipt at all: the recording was made without the
+			// executors this host supplied.
+			a.enables = problemCause{cause: CauseExecutorNotUsed, subject: capText(d.Executor, 64)}
+		}
 		v.actionProblem(FindingActionDiverged, &d, "the recording's inputs and evidence give this receipt, but it was not recorded")
 	}
+}
+
+// enablesDiffer tells, from a recorded receipt r and the re-derived d it
+// differs from, whether the hosts enabled different kinds: this host
+// blocked a kind the recording's host acted on (CauseKindNotEnabled), or
+// the other way round (CauseKindEnabled); the subject is the kind.
+func enablesDiffer(r, d *session.ActionReceipt) (problemCause, bool) {
+	blocked := func(rc *session.ActionReceipt) bool { return rc.Failure == engine.FailBlockedByPolicy }
+	switch {
+	case blocked(d) && !blocked(r) && r.Kind == d.Kind:
+		return problemCause{f: FindingActionDiverged, cause: CauseKindNotEnabled, subject: d.Kind.String()}, true
+	case blocked(r) && !blocked(d) && r.Kind == d.Kind:
+		return problemCause{f: FindingActionDiverged, cause: CauseKindEnabled, subject: r.Kind.String()}, true
+	}
+	return problemCause{}, false
 }
 
 // sameReceipt reports whether a recorded receipt r is the re-derived d,
 // with times at most skew apart; the difference is returned either way.
 func sameReceipt(r, d *session.ActionReceipt, skew time.Duration) (bool, time.Duration) {
-	dt := time.Duration(r.TimeNs - d.TimeNs)
-	if dt < 0 {
-		dt = -dt
-	}
+	dt := time.Duration(timediff.Abs(timediff.Sub(r.TimeNs, d.TimeNs)))
 	return r.ActionID == d.ActionID && r.Stamp == d.Stamp && r.Kind == d.Kind && r.Executor == d.Executor &&
 		r.Vehicle == d.Vehicle && r.Event == d.Event && r.Attempt == d.Attempt && r.Command.Equal(d.Command) &&
 		r.Failure == d.Failure && slices.Equal(r.Evidence, d.Evidence) && r.Detail == d.Detail && dt <= skew, dt
@@ -287,7 +318,10 @@ func (v *verifier) executor(id string) session.Executor {
 
 // actionProblem reports a problem of one receipt. A receipt by an
 // executor the host did not supply, and any receipt while the host
-// supplied none, share that cause: the fix is to supply the executor.
+// supplied none, share that cause: the fix is to supply the executor. So
+// do the receipts of a recording whose policy the host did not supply,
+// and the divergences that follow from other enables than the
+// recording's host's.
 func (v *verifier) actionProblem(f Finding, rc *session.ActionReceipt, format string, args ...any) {
 	v.report.find(f, 1)
 	cause, subject := "", ""
@@ -299,6 +333,12 @@ func (v *verifier) actionProblem(f Finding, rc *session.ActionReceipt, format st
 		}
 	case len(v.acts.execs) == 0 && v.acts.unsupplied != "":
 		cause, subject = CauseExecutorNotSupplied, v.acts.unsupplied
+	case v.firstStamp >= 0 && v.primary() == nil && !v.supplied(v.firstPolicy):
+		// Nothing was re-run: no receipt traces to a verified decision,
+		// and none was re-derived.
+		cause, subject = CausePolicyNotSupplied, capText(v.firstPolicy, 80)
+	case v.acts.enables.cause != "" && f == FindingActionDiverged:
+		cause, subject = v.acts.enables.cause, v.acts.enables.subject
 	}
 	v.report.note(v.opts.MaxProblems, f, cause, subject, "%s: action %d (%s of %s at stamp %d): %s", f, rc.ActionID, rc.Event, rc.Kind, rc.Stamp, fmt.Sprintf(format, args...))
 }

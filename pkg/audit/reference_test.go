@@ -16,14 +16,12 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/session"
 )
 
-// referenceRecordings are the Python reference's own recordings: the one
-// vendored with pyref, and the others of the shared golden set.
+// referenceRecordings are the Python reference's own recordings, of the
+// shared golden set (t skips without it, or fails in CI).
 func referenceRecordings(t *testing.T) []string {
-	paths := []string{"pyref/testdata/gps_denial.mcap"}
-	if g, ok := golden.Find(); ok && !golden.Subset() {
-		for _, n := range []string{"gps_degradation_loss_recovery", "cascade_dropout_ewma"} {
-			paths = append(paths, filepath.Join(g, "python", n+".mcap"))
-		}
+	var paths []string
+	for _, n := range []string{"gps_denial", "gps_degradation_loss_recovery", "cascade_dropout_ewma"} {
+		paths = append(paths, golden.Path(t, "python", n+".mcap"))
 	}
 	return paths
 }
@@ -141,7 +139,7 @@ func firstDiff(a, b []byte) string {
 // assessment: exactly that stamp's chain is broken, every other decision
 // still verifies and re-runs.
 func TestVerifyReferenceTamperedAssessment(t *testing.T) {
-	r, rr := openReference(t, "pyref/testdata/gps_denial.mcap")
+	r, rr := openReference(t, golden.Path(t, "python", "gps_denial.mcap"))
 	msgs := drainSource(t, r)
 	r.Close()
 	var stamp int64 = -1

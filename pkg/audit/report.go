@@ -259,6 +259,7 @@ type AuditReport struct {
 	Seals *seal.Report `json:"seals,omitempty"`
 
 	kinds    [decisions.NumKinds]uint64
+	acted    [decisions.NumKinds]bool
 	chains   [NumChainStatuses]uint64
 	reruns   [NumRerunStatuses]uint64
 	findings map[Finding]uint64
@@ -285,6 +286,19 @@ const (
 	// never recorded: a recorder that subscribed after the node had begun
 	// deciding. They stay unchecked (assessment_missing, no_context).
 	CauseRecordingStartedLate = "recording_started_late"
+	// CauseKindNotEnabled: the recording's host acted on a kind
+	// (Cause.Subject) that this host's executors serve but it did not
+	// enable, so the re-derived trail blocks what the recorded one did
+	// (and every divergence after it follows).
+	CauseKindNotEnabled = "kind_not_enabled"
+	// CauseKindEnabled: the other way round: this host enabled a kind
+	// (Cause.Subject) the recording's host blocked.
+	CauseKindEnabled = "kind_enabled"
+	// CauseExecutorNotUsed: the recording holds no action receipt, while
+	// this host supplied an executor (Cause.Subject): the recording was
+	// made without one (advisory), and the trail re-derived with it is
+	// not in the recording.
+	CauseExecutorNotUsed = "executor_not_used"
 )
 
 // MaxCauseExamples bounds the examples a Cause keeps.
@@ -302,8 +316,8 @@ const maxExampleTries = 256
 // Cause groups the problems that share one cause, so that a report names
 // it, and what fixes it, once however many decisions or receipts it spoils.
 type Cause struct {
-	// Cause is CausePolicyNotSupplied or CauseExecutorNotSupplied, or
-	// the name of the finding for problems with no more specific cause.
+	// Cause is one of the Cause* constants, or the name of the finding
+	// for problems with no more specific cause.
 	Cause string `json:"cause"`
 	// Subject is what the cause names (the policy, the executor); ""
 	// when Cause is a finding.
@@ -385,6 +399,19 @@ type ReasonCount struct {
 type policyCount struct {
 	id string
 	n  uint64
+}
+
+// ActedOn lists the kinds the recorded receipts show the recording's host
+// acted on (a receipt by an executor that is not blocked_by_policy): the
+// kinds it enabled, as far as the recording tells.
+func (r *AuditReport) ActedOn() []decisions.Kind {
+	var out []decisions.Kind
+	for k, ok := range r.acted {
+		if ok {
+			out = append(out, decisions.Kind(k))
+		}
+	}
+	return out
 }
 
 // Passed reports whether the verdict is PASS.

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghost-robotics/ghost/internal/testkeys"
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/engine"
 	"github.com/ghost-robotics/ghost/pkg/seal"
@@ -17,7 +18,7 @@ import (
 
 func sealKey(t testing.TB, name string) ed25519.PrivateKey {
 	t.Helper()
-	k, err := seal.LoadPrivateKey("../seal/testdata/" + name + ".key")
+	k, err := seal.LoadPrivateKey(testkeys.Private(t, "../seal/testdata/"+name+".key"))
 	if err != nil {
 		t.Fatal(err)
 	}

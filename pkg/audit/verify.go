@@ -5,182 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
-	"strings"
-	"time"
 
-	"github.com/ghost-robotics/ghost/msg"
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/engine"
 	"github.com/ghost-robotics/ghost/pkg/seal"
 	"github.com/ghost-robotics/ghost/pkg/session"
-	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
-
-// Defaults of VerifyOptions.
-const (
-	DefaultMaxHeld     = 65536
-	DefaultMaxProblems = 100
-)
-
-// VerifyOptions configure Verify.
-type VerifyOptions struct {
-	// Session is the recording host's session configuration, supplied by
-	// this host (never taken from the recording), that every candidate
-	// policy's Session re-decides the recording with: its inputs with
-	// their topics (default session.DefaultInputs()), its Loop (the timeout
-	// and bounds must be the recording host's; the Loop's Policy is
-	// ignored: see Policies), its executors, enables and target vehicle
-	// (the action trail is re-derived with them; executors must send
-	// nothing, and they may be shared by the Sessions) and its lifecycle.
-	Session session.SessionOptions
-	// DecisionsTopic is the topic of the recorded decisions (default
-	// "/decisions").
-	DecisionsTopic string
-	// Policies are the policies the host supplies; a recorded decision is
-	// re-run with the one whose ID it names. Default: the built-in policies.
-	Policies []decisions.Policy
-	// Relax lists findings that are reported but do not fail the verdict.
-	Relax []Finding
-	// MaxHeld bounds the assessments kept for the chain check, the recorded
-	// decisions waiting for their re-decision and the re-decisions waiting
-	// for their recorded decision; the oldest go first. Default 65536.
-	MaxHeld int
-	// MaxProblems bounds the report's problem and note lists; counts stay
-	// exact. Default 100.
-	MaxProblems int
-	// Total, ProgressEvery and OnProgress report progress as in Replay.
-	Total         uint64
-	ProgressEvery uint64
-	OnProgress    func(Progress)
-	// OnCorrupt, if set, is called for every input message that does not
-	// decode; it is skipped and counted in the report's inputs.
-	OnCorrupt func(error)
-	// Format decodes the recording's decisions and, when its assessments
-	// reach the Loop through another topic, the recorded assessments of the
-	// chain check. Default: ghost's CDR messages (CDRFormat).
-	Format Format
-	// OnAudit, if set, receives every recorded decision's verdict in the
-	// order audited (log-time order of the decisions).
-	OnAudit func(DecisionAudit)
-	// ActionsTopic is the topic of the recorded action receipts (default
-	// "/decisions/actions").
-	ActionsTopic string
-	// ReceiptTimeSkew is the largest difference accepted between a
-	// recorded receipt's time and the time re-derived from the log times.
-	// Zero (exact) suits a recording the node wrote itself, whose log
-	// times are its arrival times; a recorder such as rosbag2 logs at its
-	// own receive time, later by its latency (RecorderTimeSkew).
-	ReceiptTimeSkew time.Duration
-	// DecodeWorkers is how many goroutines decode the recording (and hash
-	// its assessments) ahead of the Loop, besides the one reading it. Zero
-	// means one per core beyond the first, at most MaxDecodeWorkers (none
-	// on one core); negative means none. Whatever its value, a recording
-	// whose Total is known and below MinDecodeWorkerMessages gets none
-	// (leave Total 0 to have workers decode it anyway). With none, one
-	// goroutine reads, decodes and audits: the least CPU (about a fifth
-	// less than with workers, which buy wall time with hand-overs between
-	// cores), as suits several verifications running side by side.
-	DecodeWorkers int
-	// Observer, if set, sees every message read with what was decoded of
-	// it, before the audit takes it.
-	Observer Observer
-	// Seals, when set, checks the recording against its seals (see
-	// seal.Checker; its Reads is set here to the topics this audit reads)
-	// and reports them: with trusted keys a break is FindingSealBroken,
-	// without them the seals are only counted. Nil ignores seals.
-	Seals *seal.CheckOptions
-}
-
-// MaxDecodeWorkers bounds the default decode workers: decoding is about
-// two thirds of verify's work and the Loop's goroutine the rest, so more
-// workers would wait for the Loop while their batches held memory.
-const MaxDecodeWorkers = 3
-
-// MinDecodeWorkerMessages is the size of a recording, in messages, below
-// which it is verified with no decode workers: starting and feeding them costs
-// more than they save. On 2 cores a typical flight verifies as fast on one
-// goroutine and far cheaper in CPU; the wall times meet a little below
-// this size (BENCHMARKS.md, "Ratios to the floor", the sim flights).
-const MinDecodeWorkerMessages = 50_000
-
-func (o *VerifyOptions) decodeWorkers() int {
-	switch {
-	case o.DecodeWorkers < 0, o.Total > 0 && o.Total < MinDecodeWorkerMessages:
-		return 0
-	case o.DecodeWorkers == 0:
-		return min(runtime.GOMAXPROCS(0)-1, MaxDecodeWorkers)
-	}
-	return o.DecodeWorkers
-}
-
-// RecorderTimeSkew is the receipt time skew accepted for recordings
-// another recorder wrote: a recorder more than a second behind the node
-// has stalled, and the trail it logged is no longer the node's.
-const RecorderTimeSkew = time.Second
-
-// Format is how a recording encodes what verify reads besides the Loop's
-// inputs.
-type Format struct {
-	// DecisionSchemas are the schema names a decisions channel may have.
-	DecisionSchemas []string
-	// NewDecodeDecision returns a decoder of one recorded decision (one per
-	// goroutine).
-	NewDecodeDecision func() func(data []byte) (decisions.Rationale, error)
-	// ChainTopic, when set, is the topic of the recorded self-assessments
-	// the chain check hashes, decoded by a decoder from NewDecodeChain (one
-	// per goroutine); when empty it is the ChainOnly assessment input's (a
-	// calibrated input replaces it), and without one the chain check hashes
-	// the assessments the Loop's inputs deliver.
-	ChainTopic     string
-	NewDecodeChain func() func(data []byte) (decisions.SelfAssessment, error)
-}
-
-// CDRFormat is ghost's own: ghost/msg/DecisionRationale in CDR, the chain
-// checked against the assessment input.
-func CDRFormat() Format {
-	return Format{
-		DecisionSchemas: []string{msg.SchemaName("DecisionRationale"), "ghost/DecisionRationale"},
-		NewDecodeDecision: func() func([]byte) (decisions.Rationale, error) {
-			var dr ros2msg.DecisionRationale
-			var strs ros2msg.StringCache // reasons and the policy id repeat
-			return func(data []byte) (decisions.Rationale, error) {
-				if err := dr.UnmarshalCDRCached(data, &strs); err != nil {
-					return decisions.Rationale{}, err
-				}
-				return ros2msg.RationaleFromWire(&dr), nil
-			}
-		},
-	}
-}
-
-// chainOnlyInput returns the topic and decoders of the ChainOnly assessment
-// input, when a calibrated input replaces it: the raw assessments the
-// chain check hashes are then on their own topic, as in a reference
-// recording. It returns "", nil when there is none.
-func chainOnlyInput(inputs []session.InputSpec) (string, func() func([]byte) (decisions.SelfAssessment, error)) {
-	for _, in := range inputs {
-		if !in.ChainOnly || in.Kind != engine.InputAssessment {
-			continue
-		}
-		return in.Topic, func() func([]byte) (decisions.SelfAssessment, error) {
-			decode := in.NewDecode()
-			var d session.Decoded
-			return func(data []byte) (decisions.SelfAssessment, error) {
-				if err := decode(data, 0, nil, &d); err != nil {
-					return decisions.SelfAssessment{}, err
-				}
-				a, ok := d.Assessment()
-				if !ok {
-					return decisions.SelfAssessment{}, fmt.Errorf("input %s decodes to %T, not an assessment", in.Key, d.Event())
-				}
-				return a.Assessment, nil
-			}
-		}
-	}
-	return "", nil
-}
 
 // ProblemSource is a Source that also reports the channels it could not
 // read (a *bag.Reader); Verify fails on such a channel on the decisions
@@ -211,23 +42,6 @@ func Verify(src Source, opts VerifyOptions) (*AuditReport, error) {
 	return v.run(src)
 }
 
-// candidate is one host-supplied policy re-deciding the recording.
-type candidate struct {
-	id      string
-	session *session.Session
-	// decided are the Loop's decisions not yet matched with a recorded
-	// one, in stamp order.
-	decided fifo[redecision]
-	// receipts are the action receipts its Runner made, not yet compared.
-	receipts fifo[session.ActionReceipt]
-	retired  bool
-}
-
-type redecision struct {
-	r       decisions.Rationale
-	without engine.WithoutReason
-}
-
 type recorded struct {
 	logTime int64
 	r       decisions.Rationale
@@ -247,8 +61,9 @@ type verifier struct {
 	chainMemo    engine.TextMemo // hashes what only the chain check reads
 	report       AuditReport
 	now          int64
-	lastStamp    int64 // newest audited stamp, -1 before the first (stamps are >= 0)
-	firstStamp   int64 // stamp of the first recorded decision, -1 before
+	lastStamp    int64  // newest audited stamp, -1 before the first (stamps are >= 0)
+	firstStamp   int64  // stamp of the first recorded decision, -1 before
+	firstPolicy  string // the policy the first recorded decision names
 	badChannels  map[uint16]bool
 	messages     uint64
 	counts       inputCounts
@@ -298,79 +113,6 @@ func newVerifier(opts VerifyOptions) (*verifier, error) {
 		v.sealT = cmp.Or(so.Topic, seal.DefaultTopic)
 	}
 	return v, nil
-}
-
-// resolved fills in the defaults and checks the topics and the format.
-func (opts VerifyOptions) resolved() (VerifyOptions, error) {
-	if opts.Session.Inputs == nil {
-		opts.Session.Inputs = session.DefaultInputs()
-	}
-	if opts.DecisionsTopic == "" {
-		opts.DecisionsTopic = session.DefaultTopics().Decisions()
-	}
-	if opts.MaxHeld <= 0 {
-		opts.MaxHeld = DefaultMaxHeld
-	}
-	if opts.Format.NewDecodeDecision == nil {
-		opts.Format = CDRFormat()
-	}
-	if opts.MaxProblems <= 0 {
-		opts.MaxProblems = DefaultMaxProblems
-	}
-	if opts.ActionsTopic == "" {
-		opts.ActionsTopic = session.DefaultTopics().Actions()
-	}
-	if err := session.CheckTopics(opts.Session.Inputs, session.Topics{session.KeyDecisions: opts.DecisionsTopic, session.KeyActions: opts.ActionsTopic}); err != nil {
-		return opts, fmt.Errorf("verify: %w", err)
-	}
-	opts.Session.Inputs = session.Enabled(opts.Session.Inputs)
-	if opts.Format.ChainTopic == "" {
-		opts.Format.ChainTopic, opts.Format.NewDecodeChain = chainOnlyInput(opts.Session.Inputs)
-	} else if opts.Format.NewDecodeChain == nil {
-		return opts, fmt.Errorf("verify: Format.ChainTopic %q without NewDecodeChain", opts.Format.ChainTopic)
-	}
-	if opts.Policies == nil {
-		for _, id := range decisions.PolicyIDs() {
-			p, _ := decisions.LookupPolicy(id)
-			opts.Policies = append(opts.Policies, p)
-		}
-	}
-	return opts, nil
-}
-
-// newCandidate builds the Session that re-decides the recording with p,
-// its sinks feeding the comparison.
-func (v *verifier) newCandidate(p decisions.Policy) (*candidate, error) {
-	so := v.opts.Session
-	so.Loop.Policy = p
-	s, err := session.NewSession(so)
-	if err != nil {
-		return nil, fmt.Errorf("verify: policy %s: %w", p.ID(), err)
-	}
-	c := &candidate{id: p.ID(), session: s}
-	err = s.Runner().RegisterActionSink("audit", actionSinkFunc(func(rc session.ActionReceipt) error {
-		v.derivedReceipt(c, rc)
-		return nil
-	}))
-	if err != nil {
-		return nil, err
-	}
-	err = s.Runner().Register("audit", session.FuncSink(func(cmd engine.Command) error {
-		if c.retired {
-			return nil
-		}
-		c.decided.push(redecision{r: cmd.Rationale, without: cmd.WithoutAssessment})
-		if c.decided.len() > v.opts.MaxHeld {
-			if rd := c.decided.pop(); c == v.primary() {
-				v.unmatched(rd)
-			}
-		}
-		return nil
-	}))
-	if err != nil {
-		return nil, err
-	}
-	return c, nil
 }
 
 // reads reports whether the audit reads topic: an input, the decisions,
@@ -595,6 +337,7 @@ func (v *verifier) decision(m *bag.Message, r decisions.Rationale, decodeErr err
 	v.lastRecorded, v.haveLast = r, true
 	if v.firstStamp < 0 {
 		v.firstStamp = r.BeliefStampSimNs
+		v.firstPolicy = r.PolicyID
 		v.retireOthers(r.PolicyID)
 	}
 	v.pending.push(recorded{logTime: int64(m.LogTime), r: r})
@@ -604,21 +347,6 @@ func (v *verifier) decision(m *bag.Message, r decisions.Rationale, decodeErr err
 	v.resolve(false)
 }
 
-// retireOthers stops every candidate but the one with id once the first
-// recorded decision names its policy (the others only ran because the
-// policy was not known yet). A recording is audited against the policy of
-// its first decision: a decision naming another policy later is not re-run.
-func (v *verifier) retireOthers(id string) {
-	for _, c := range v.cands {
-		if c.id != id && !c.retired {
-			c.retired = true
-			v.active--
-			c.decided = fifo[redecision]{}
-			c.receipts = fifo[session.ActionReceipt]{}
-		}
-	}
-}
-
 func (v *verifier) isRationaleSchema(name string) bool {
 	for _, s := range v.opts.Format.DecisionSchemas {
 		if name == s {
@@ -626,15 +354,6 @@ func (v *verifier) isRationaleSchema(name string) bool {
 		}
 	}
 	return false
-}
-
-func (v *verifier) candidateFor(id string) *candidate {
-	for _, c := range v.cands {
-		if c.id == id && !c.retired {
-			return c
-		}
-	}
-	return nil
 }
 
 // resolve audits the recorded decisions whose re-decision is known, oldest
@@ -678,26 +397,6 @@ func (v *verifier) resolveOne(force bool) bool {
 		return false
 	}
 	return true
-}
-
-// primary is the candidate whose re-decisions stand for the recording's:
-// the one of the first decision's policy once known, else the first.
-func (v *verifier) primary() *candidate {
-	for _, c := range v.cands {
-		if !c.retired {
-			return c
-		}
-	}
-	return nil
-}
-
-func (v *verifier) supplied(id string) bool {
-	for _, c := range v.cands {
-		if c.id == id {
-			return true
-		}
-	}
-	return false
 }
 
 // unmatched counts a belief the Loop decided that has no recorded decision
@@ -761,132 +460,4 @@ func (v *verifier) end(src Source) {
 				p.Channel.Topic, p.Channel.ID, p.Skipped, p.Err)
 		}
 	}
-}
-
-// audit renders the verdict on one recorded decision; rd is the Loop's
-// decision for its stamp, nil when the Loop has none.
-func (v *verifier) audit(p recorded, rd *redecision) {
-	r := p.r
-	d := r.Decision
-	res := DecisionAudit{
-		LogTimeNs: p.logTime, Stamp: r.BeliefStampSimNs, Kind: d.Kind, KindName: d.Kind.String(),
-		Reason: d.Reason, PolicyID: r.PolicyID,
-	}
-	var problems decisionProblems
-	if v.lastStamp >= 0 && r.BeliefStampSimNs <= v.lastStamp {
-		problems.add(FindingStampProblem, "", "", fmt.Sprintf("stamp %d not after the previous decision's %d", r.BeliefStampSimNs, v.lastStamp))
-		v.report.StampProblems++
-		v.report.find(FindingStampProblem, 1)
-	}
-
-	// The hash chain (ADR-0022), against every recorded assessment.
-	hashes := v.chain.find(r.BeliefStampSimNs)
-	switch {
-	case r.SelfAssessmentSHA256 == "":
-		res.Chain = ChainNoAssessmentClaimed
-	case hashes.count() == 0:
-		res.Chain = ChainAssessmentMissing
-		cause := ""
-		if v.chain.any && r.BeliefStampSimNs < v.chain.oldest {
-			cause = CauseRecordingStartedLate
-		}
-		problems.add(FindingAssessmentMissing, cause, "", fmt.Sprintf("no self-assessment with stamp %d in the recording", r.BeliefStampSimNs))
-	default:
-		res.Chain = ChainBroken
-		for k := range hashes.count() {
-			if hashes.at(k).is(r.SelfAssessmentSHA256) {
-				res.Chain = ChainVerified
-			}
-		}
-		if res.Chain == ChainBroken {
-			problems.add(FindingChainBroken, "", "", fmt.Sprintf("self_assessment_sha256 %s, but the assessment with stamp %d hashes to %s",
-				r.SelfAssessmentSHA256, r.BeliefStampSimNs, hashes.first.hex()))
-		}
-	}
-
-	// The re-run: the Loop's own decision for this stamp.
-	switch {
-	case v.candidateFor(r.PolicyID) == nil:
-		res.Rerun = RerunUnknownPolicy
-		if v.supplied(r.PolicyID) {
-			problems.add(FindingUnknownPolicy, "", "", fmt.Sprintf("policy %q differs from the recording's first decision's: decision not re-run", r.PolicyID))
-		} else {
-			problems.add(FindingUnknownPolicy, CausePolicyNotSupplied, capText(r.PolicyID, 80), fmt.Sprintf("policy %q was not supplied: decision not re-run", r.PolicyID))
-		}
-	case res.Chain == ChainBroken || res.Chain == ChainAssessmentMissing:
-		res.Rerun = RerunNoContext
-	case rd == nil:
-		res.Rerun = RerunNoContext
-		cause := ""
-		if v.haveBelief && r.BeliefStampSimNs < v.oldestBelief {
-			cause = CauseRecordingStartedLate
-		}
-		problems.add(FindingNoContext, cause, "", fmt.Sprintf("the Loop, fed the recording, did not decide belief %d (belief missing or rejected)", r.BeliefStampSimNs))
-	case !sameRationale(&rd.r, &r):
-		res.Rerun = RerunDiverged
-		problems.add(FindingDiverged, "", "", fmt.Sprintf("re-run gives %s (assessment %s), recorded %s (assessment %s)",
-			rd.r.Decision, shortHash(rd.r.SelfAssessmentSHA256), d, shortHash(r.SelfAssessmentSHA256)))
-	default:
-		res.Rerun = RerunMatched
-		if res.Chain == ChainNoAssessmentClaimed {
-			v.report.WithoutAssessment[rd.without.String()]++
-		}
-	}
-	if len(problems.texts) > 0 {
-		res.Problem = capText(strings.Join(problems.texts, "; "), 1000)
-		problems.count(&v.report, &res)
-	}
-	res.ClaimedSHA256 = r.SelfAssessmentSHA256
-	if hashes.count() > 0 && v.opts.OnAudit != nil {
-		res.RecomputedSHA256 = hashes.at(hashes.count() - 1).hex() // only OnAudit reads it
-	}
-	v.report.count(&res, &r, v.opts.MaxProblems)
-	v.acts.remember(r.BeliefStampSimNs, decidedVerdict{kind: d.Kind,
-		ok: (res.Chain == ChainVerified || res.Chain == ChainNoAssessmentClaimed) && res.Rerun == RerunMatched}, v.opts.MaxHeld)
-	defer v.traceWaiting(false)
-	if v.opts.OnAudit != nil {
-		v.opts.OnAudit(res)
-	}
-	if r.BeliefStampSimNs > v.lastStamp {
-		v.lastStamp = r.BeliefStampSimNs
-	}
-}
-
-// decisionProblems are what is wrong with one decision, each with its
-// finding and cause.
-type decisionProblems struct {
-	texts  []string
-	causes []problemCause
-}
-
-type problemCause struct {
-	f              Finding
-	cause, subject string
-}
-
-// add records one problem; cause and subject as for AuditReport.cause.
-func (p *decisionProblems) add(f Finding, cause, subject, text string) {
-	p.texts = append(p.texts, text)
-	p.causes = append(p.causes, problemCause{f, cause, subject})
-}
-
-// count counts the problems of the audited decision res under their
-// causes, res describing them.
-func (p *decisionProblems) count(r *AuditReport, res *DecisionAudit) {
-	for _, c := range p.causes {
-		r.cause(c.f, c.cause, c.subject, res.Describe)
-	}
-}
-
-// sameRationale compares two rationales field by field.
-func sameRationale(a, b *decisions.Rationale) bool { return *a == *b }
-
-func shortHash(h string) string {
-	if h == "" {
-		return "none"
-	}
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
 }

@@ -18,6 +18,7 @@ import (
 	"syscall"
 
 	"github.com/foxglove/mcap/go/mcap"
+	"github.com/ghost-robotics/ghost/internal/limitedfile"
 	"github.com/ghost-robotics/ghost/pkg/wire/qos"
 )
 
@@ -180,15 +181,16 @@ type msgEntry struct {
 	off, end int
 }
 
-// OpenRecording opens the MCAP file at path; Close closes it.
+// OpenRecording opens the MCAP file at path; Close closes it. What is not
+// a regular file (a named pipe, a device) is refused before it is opened
+// (limitedfile.ErrNotRegular).
 func OpenRecording(path string, opts ReaderOptions) (*Reader, error) {
-	f, err := os.Open(path)
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return nil, &fs.PathError{Op: "open recording", Path: path, Err: syscall.EISDIR}
+	}
+	f, err := limitedfile.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("open recording: %w", err)
-	}
-	if fi, err := f.Stat(); err == nil && fi.IsDir() {
-		_ = f.Close()
-		return nil, &fs.PathError{Op: "open recording", Path: path, Err: syscall.EISDIR}
 	}
 	r, err := newReader(f, opts)
 	if err != nil {

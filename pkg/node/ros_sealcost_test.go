@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghost-robotics/ghost/internal/testkeys"
 	"github.com/ghost-robotics/ghost/pkg/engine"
 	"github.com/ghost-robotics/ghost/pkg/node"
 	"github.com/ghost-robotics/ghost/pkg/ros2/config"
@@ -84,10 +85,7 @@ func benchLiveSealing(b *testing.B, rate float64, record bool) {
 	if os.Getenv("AMENT_PREFIX_PATH") == "" {
 		b.Skip("ROS 2 is not sourced (AMENT_PREFIX_PATH is empty)")
 	}
-	key, err := filepath.Abs(filepath.Join("..", "seal", "testdata", "node.key"))
-	if err != nil {
-		b.Fatal(err)
-	}
+	key := testkeys.Private(b, filepath.Join("..", "seal", "testdata", "node.key"))
 	var ratios, plainCPU []float64
 	for i := 0; b.Loop(); i++ {
 		var specs [2]liveNodeSpec // plain, sealed

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghost-robotics/ghost/internal/testkeys"
 	"github.com/ghost-robotics/ghost/pkg/ros2/config"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
 )
@@ -20,7 +21,7 @@ import (
 // a seal signed every 1,000 stamps (once a second at 1 kHz).
 func BenchmarkHandleBeliefAndAssessmentSealed(b *testing.B) {
 	cfg := testConfig()
-	cfg.Seal.KeyFile = sealKeys + "node.key"
+	cfg.Seal.KeyFile = testkeys.Private(b, sealKeys+"node.key")
 	benchSealed(b, cfg)
 }
 
@@ -36,7 +37,7 @@ func BenchmarkHandleRecorded(b *testing.B) {
 func BenchmarkHandleRecordedSealed(b *testing.B) {
 	cfg := testConfig()
 	cfg.Recording.Path = filepath.Join(b.TempDir(), "bench.mcap")
-	cfg.Seal.KeyFile = sealKeys + "node.key"
+	cfg.Seal.KeyFile = testkeys.Private(b, sealKeys+"node.key")
 	benchSealed(b, cfg)
 }
 
@@ -94,7 +95,7 @@ func BenchmarkSealingCost(b *testing.B) {
 					cfg.Recording.Path = filepath.Join(b.TempDir(), "bench.mcap")
 				}
 				if i == 1 {
-					cfg.Seal.KeyFile = sealKeys + "node.key"
+					cfg.Seal.KeyFile = testkeys.Private(b, sealKeys+"node.key")
 				}
 				n, err := newNode(context.Background(), cfg, discardTransport{transport.NewFakeTransport()},
 					slog.New(slog.DiscardHandler), func() time.Time { return base }, "")

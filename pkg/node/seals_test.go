@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghost-robotics/ghost/internal/testkeys"
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/seal"
 	"github.com/ghost-robotics/ghost/pkg/session"
@@ -47,7 +48,7 @@ func checkStream(t *testing.T, stream []recorded, opts seal.CheckOptions) *seal.
 // first interval it holds whole when it started late.
 func TestRunSeals(t *testing.T) {
 	cfg := testConfig()
-	cfg.Seal.KeyFile = sealKeys + "node.key"
+	cfg.Seal.KeyFile = testkeys.Private(t, sealKeys+"node.key")
 	cfg.Recording.Path = filepath.Join(t.TempDir(), "own.mcap")
 	h := startNode(t, cfg)
 

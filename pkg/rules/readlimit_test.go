@@ -24,9 +24,6 @@ func TestFilesAreBoundedBeforeTheyAreRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	files := []string{big}
-	if _, err := os.Stat("/dev/zero"); err == nil {
-		files = append(files, "/dev/zero")
-	}
 	p, err := ParseFile(small)
 	if err != nil {
 		t.Fatal(err)
@@ -37,6 +34,16 @@ func TestFilesAreBoundedBeforeTheyAreRead(t *testing.T) {
 		for _, err := range []error{perr, cerr} {
 			if !errors.Is(err, limitedfile.ErrTooLarge) || !strings.Contains(err.Error(), f) || !strings.Contains(err.Error(), "1 MiB") {
 				t.Errorf("%s: %v, want a refusal naming the file and the limit", f, err)
+			}
+		}
+	}
+	// A device that never ends is refused before it is read.
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		_, perr := ParseFile("/dev/zero")
+		_, cerr := RunCasesFile(p, "/dev/zero")
+		for _, err := range []error{perr, cerr} {
+			if !errors.Is(err, limitedfile.ErrNotRegular) || !strings.Contains(err.Error(), "/dev/zero") {
+				t.Errorf("/dev/zero: %v, want a refusal naming it", err)
 			}
 		}
 	}

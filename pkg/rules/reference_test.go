@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
 	"testing"
 
@@ -179,17 +178,8 @@ func checkVectors(t *testing.T, vs []vector) {
 	}
 }
 
-// reference_v1.yaml reproduces the reference on the vectors copied into
-// testdata (so a clone without the shared vectors still checks it).
-func TestReferenceV1TestdataVectors(t *testing.T) {
-	checkVectors(t, readVectors(t, filepath.Join("testdata", "reference_vectors.jsonl")))
-}
-
-// ... and on every golden vector.
+// reference_v1.yaml reproduces the reference on every golden vector.
 func TestReferenceV1GoldenVectors(t *testing.T) {
-	if golden.Subset() {
-		t.Skip("needs every golden vector; the vendored subset has the testdata ones above")
-	}
 	checkVectors(t, readVectors(t, golden.Path(t, "self_assessment_vectors.jsonl")))
 }
 
@@ -197,9 +187,6 @@ func TestReferenceV1GoldenVectors(t *testing.T) {
 // decisions name them): one instance decides its contexts in stamp order,
 // as a session would, and must give the recorded reference decisions.
 func TestReferenceV1SampleFlight(t *testing.T) {
-	if golden.Subset() {
-		t.Skip("needs every golden vector the sample flight names")
-	}
 	_, expected := golden.SampleFlight(t)
 	f, err := os.Open(golden.Path(t, "bags", "sample_flight.expected.jsonl"))
 	if err != nil {

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"math"
+	"slices"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 )
@@ -69,6 +70,34 @@ func (p *Policy) BatteryThresholds() []Threshold {
 			}
 		}
 		walk(ru.root, false)
+	}
+	return out
+}
+
+// OutcomeReasons lists, in rule order, the reasons of the rules whose
+// condition reads what an action achieved (an action outcome test), for
+// readers that tell an escalation from a change of decision that another
+// rule made: only these rules decide on the vehicle's answers.
+func (p *Policy) OutcomeReasons() []string {
+	var out []string
+	d := p.d
+	for _, ru := range d.rules {
+		var reads func(i int32) bool
+		reads = func(i int32) bool {
+			n := &d.nodes[i]
+			if n.op == opActOutcome {
+				return true
+			}
+			for _, k := range n.kids {
+				if reads(k) {
+					return true
+				}
+			}
+			return false
+		}
+		if reads(ru.root) && !slices.Contains(out, ru.reason) {
+			out = append(out, ru.reason)
+		}
 	}
 	return out
 }

@@ -55,3 +55,19 @@ func TestBatteryThresholdsShipped(t *testing.T) {
 		t.Errorf("thresholds %v, want %v", got, want)
 	}
 }
+
+// The rules that read what actions achieved are the escalating policy's
+// escalations, and none of px4_failsafe_like's.
+func TestOutcomeReasonsShipped(t *testing.T) {
+	for _, tc := range []struct {
+		file string
+		want []string
+	}{
+		{"px4_failsafe_like.yaml", nil},
+		{"px4_failsafe_escalating.yaml", []string{"land_failed", "hold_not_reached", "hold_failed", "pilot_unavailable"}},
+	} {
+		if got := shippedPolicy(t, tc.file).OutcomeReasons(); fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("%s: %v, want %v", tc.file, got, tc.want)
+		}
+	}
+}

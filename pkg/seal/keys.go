@@ -10,8 +10,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"runtime"
+
+	"github.com/ghost-robotics/ghost/internal/limitedfile"
 )
+
+// permissionsMatter is whether a file's mode bits say who may read it:
+// not on Windows, whose access lists they do not show.
+const permissionsMatter = runtime.GOOS != "windows"
 
 // MaxKeyFile bounds the bytes read from a key file: an Ed25519 key in PEM is
 // about 120 bytes, so anything near this is not a key.
@@ -22,6 +28,11 @@ const KeyIDLen = 16
 
 // ErrKey is matched by every error about a key file's content.
 var ErrKey = errors.New("not an Ed25519 key")
+
+// ErrKeyPermissions is matched by the error of a private key file that
+// others than its owner may read or write: as ssh does, such a key is
+// refused, since whoever could read it may have sealed with it.
+var ErrKeyPermissions = errors.New("private key file open to others")
 
 // KeyID returns the id seals name their key by: the first 8 bytes, in
 // lowercase hex, of the SHA-256 of pub's PKIX (SubjectPublicKeyInfo) DER,
@@ -39,8 +50,12 @@ func KeyID(pub ed25519.PublicKey) string {
 // LoadPrivateKey reads an Ed25519 private key from a PEM file holding one
 // unencrypted PKCS#8 "PRIVATE KEY" block, as `openssl genpkey -algorithm
 // ed25519` writes it.
+//
+// The file must be private: one that its group or others may read or write
+// is refused with ErrKeyPermissions, whose message gives the chmod that
+// fixes it.
 func LoadPrivateKey(path string) (ed25519.PrivateKey, error) {
-	data, err := readKeyFile(path)
+	data, err := readKeyFile(path, true)
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +69,7 @@ func LoadPrivateKey(path string) (ed25519.PrivateKey, error) {
 // LoadPublicKey reads an Ed25519 public key from a PEM file holding one PKIX
 // "PUBLIC KEY" block, as `openssl pkey -in KEY -pubout` writes it.
 func LoadPublicKey(path string) (ed25519.PublicKey, error) {
-	data, err := readKeyFile(path)
+	data, err := readKeyFile(path, false)
 	if err != nil {
 		return nil, err
 	}
@@ -66,19 +81,23 @@ func LoadPublicKey(path string) (ed25519.PublicKey, error) {
 }
 
 // readKeyFile reads at most MaxKeyFile bytes of a regular file: a device or
-// a pipe named by mistake would otherwise block or be read without end.
-func readKeyFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
+// a pipe named by mistake is refused before it is opened (it would block or
+// never end). A private key's file must be private.
+func readKeyFile(path string, private bool) ([]byte, error) {
+	f, err := limitedfile.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("key file: %w", err)
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("key file: %w", err)
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("key file %s: %w: not a regular file (%s)", path, ErrKey, st.Mode().Type())
+	if private {
+		st, err := f.Stat()
+		if err != nil {
+			return nil, fmt.Errorf("key file: %w", err)
+		}
+		if perm := st.Mode().Perm(); perm&0o077 != 0 && permissionsMatter {
+			return nil, fmt.Errorf("key file %s: %w: mode %04o lets its group or others read or write it; a private key must be private: chmod 600 %s",
+				path, ErrKeyPermissions, perm, path)
+		}
 	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxKeyFile+1))
 	if err != nil {

@@ -3,10 +3,13 @@ package seal
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ghost-robotics/ghost/internal/testkeys"
 )
 
 // opensslKeyIDs reads the key ids OpenSSL computed (testdata/README.md).
@@ -31,7 +34,7 @@ func opensslKeyIDs(t testing.TB) map[string]string {
 
 func TestLoadKeysMatchOpenSSL(t *testing.T) {
 	for name, want := range opensslKeyIDs(t) {
-		priv, err := LoadPrivateKey(filepath.Join("testdata", name+".key"))
+		priv, err := LoadPrivateKey(testkeys.Private(t, filepath.Join("testdata", name+".key")))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,5 +117,46 @@ func TestKeyFileBounded(t *testing.T) {
 		if _, err := LoadPublicKey(tc.path); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("LoadPublicKey(%s) = %v, want %q", filepath.Base(tc.path), err, tc.want)
 		}
+	}
+}
+
+// TestPrivateKeyPermissions: as ssh does, a private key file its group or
+// others may read or write is refused, and the message gives the chmod
+// that fixes it; a public key may be read by anyone.
+func TestPrivateKeyPermissions(t *testing.T) {
+	if !permissionsMatter {
+		t.Skip("mode bits do not say who may read a file here")
+	}
+	dir := t.TempDir()
+	write := func(name, from string, mode os.FileMode) string {
+		data, err := os.ReadFile(filepath.Join("testdata", from))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, mode); err != nil { // whatever the umask
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		mode    os.FileMode
+		refused bool
+	}{{0o600, false}, {0o400, false}, {0o700, false}, {0o640, true}, {0o644, true}, {0o604, true}, {0o620, true}, {0o666, true}} {
+		p := write(fmt.Sprintf("node-%04o.key", tc.mode), "node.key", tc.mode)
+		_, err := LoadPrivateKey(p)
+		switch {
+		case !tc.refused && err != nil:
+			t.Errorf("mode %04o: %v", tc.mode, err)
+		case tc.refused && (!errors.Is(err, ErrKeyPermissions) || !strings.Contains(err.Error(), "chmod 600 "+p) ||
+			!strings.Contains(err.Error(), fmt.Sprintf("%04o", tc.mode))):
+			t.Errorf("mode %04o: %v, want ErrKeyPermissions naming the mode and chmod 600", tc.mode, err)
+		}
+	}
+	if _, err := LoadPublicKey(write("node.pub", "node.pub", 0o644)); err != nil {
+		t.Errorf("a public key readable by all: %v", err)
 	}
 }

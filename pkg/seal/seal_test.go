@@ -12,13 +12,15 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/ghost-robotics/ghost/internal/testkeys"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/example.golden from the code's output")
 
 func testKey(t testing.TB, name string) ed25519.PrivateKey {
 	t.Helper()
-	k, err := LoadPrivateKey("testdata/" + name + ".key")
+	k, err := LoadPrivateKey(testkeys.Private(t, "testdata/"+name+".key"))
 	if err != nil {
 		t.Fatal(err)
 	}

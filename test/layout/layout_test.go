@@ -88,11 +88,11 @@ var rules = []rule{
 	// The vehicle side and the seals: nothing of ROS 2.
 	{"pkg/vehicle/...", join(contract, []string{"pkg/wire/...", "pkg/bag",
 		"pkg/engine", "pkg/session", "pkg/vehicle/...", "internal/limitedfile"})},
-	{"pkg/seal", []string{"msg", "pkg/bag", "pkg/wire/..."}},
+	{"pkg/seal", []string{"msg", "pkg/bag", "pkg/wire/...", "internal/limitedfile"}},
 	// Reading recordings after the fact, on any machine; the simulated
 	// flight.
 	{"pkg/audit/...", join(contract, []string{"pkg/rules", "pkg/wire/...", "pkg/bag", "pkg/engine", "pkg/session",
-		"pkg/seal", "pkg/vehicle/truth", "pkg/audit/...", "internal/limitedfile", "internal/quat"})},
+		"pkg/seal", "pkg/vehicle/px4", "pkg/vehicle/truth", "pkg/audit/...", "internal/limitedfile", "internal/quat", "internal/timediff"})},
 	{"pkg/sim", join(contract, []string{"pkg/wire/...", "pkg/bag", "pkg/engine", "pkg/session",
 		"pkg/vehicle/truth", "internal/quat"})},
 	// The ROS 2 edge: the transport and what runs on it; the node's

@@ -5,6 +5,9 @@
 #
 #   test/sitl/gps_loss.sh [OUTDIR]
 #
+# OUTDIR (default: a new ghost-sitl-<date> folder under $TMPDIR or /tmp,
+# never inside the checkout) receives the recordings, logs and report.
+#
 # This script builds nothing. It needs, already built and named by the
 # environment:
 #   PX4_BUILD   a PX4 v1.15 px4_sitl_default build directory (bin/px4, etc/)
@@ -36,8 +39,9 @@ set -m
 
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
-out="${1:-sitl-$(date +%Y%m%d-%H%M%S)}"
+out="${1:-${TMPDIR:-/tmp}/ghost-sitl-$(date +%Y%m%d-%H%M%S)}"
 mkdir -p "$out" && out="$(cd "$out" && pwd)"
+echo "gps_loss: writing to $out"
 
 : "${PX4_BUILD:?PX4_BUILD must name a px4_sitl_default build directory}"
 : "${XRCE_AGENT:?XRCE_AGENT must name the MicroXRCEAgent binary}"

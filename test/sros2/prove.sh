@@ -230,7 +230,7 @@ check "enclave: SIGINT to ros2 launch" "the node finishes cleanly" grep -aq "pro
 # Each enclave starts the node run its way (every optional entity on), and
 # refuses it what another way needs.
 both="-p lifecycle:=true -p use_sim_time:=true -p seal.key_file:=$out/seal.key"
-openssl genpkey -algorithm ed25519 -out seal.key 2>/dev/null || both="-p lifecycle:=true -p use_sim_time:=true"
+(umask 077; openssl genpkey -algorithm ed25519 -out seal.key) 2>/dev/null || both="-p lifecycle:=true -p use_sim_time:=true"
 run_enclave() { # run_enclave NAME WANT(ready|refused) PATTERN ARGS...
 	local name="$1" want="$2" pattern="$3" p got=refused
 	shift 3

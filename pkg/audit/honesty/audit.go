@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"time"
 
+	"github.com/ghost-robotics/ghost/internal/timediff"
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/truth"
@@ -106,6 +108,10 @@ func Audit(src Source, channels []bag.Channel, opts Options) (*Result, error) {
 		a.message(&m)
 	}
 	a.finish()
+	if readErr != nil {
+		res.Truncated = true
+		res.Notes = append(res.Notes, fmt.Sprintf("the recording is truncated: read up to the damage (%v); the figures cover what was read", readErr))
+	}
 	return res, readErr
 }
 
@@ -198,7 +204,7 @@ func (a *auditor) message(m *bag.Message) {
 	default:
 		a.truthMessage(m)
 	}
-	a.judgeUpTo(int64(m.LogTime) - int64(a.opts.Horizon))
+	a.judgeUpTo(timediff.SubUnsigned(m.LogTime, uint64(a.opts.Horizon)))
 }
 
 func (a *auditor) belief(m *bag.Message) {
@@ -214,7 +220,7 @@ func (a *auditor) belief(m *bag.Message) {
 		return
 	}
 	n := &a.vs.Nav
-	e := &entry{stamp: s, arrival: int64(m.LogTime), pos: n.PositionEnuM, vel: n.LinearVelocityWorldMps, q: n.OrientationQ,
+	e := &entry{stamp: s, arrival: timediff.SubUnsigned(m.LogTime, 0), pos: n.PositionEnuM, vel: n.LinearVelocityWorldMps, q: n.OrientationQ,
 		cov: append([]float64(nil), n.Covariance15x15...)}
 	if sa, ok := a.orphanA[s]; ok {
 		e.assessment, e.hasAssessment = sa, true
@@ -378,5 +384,20 @@ func (a *auditor) finish() {
 		res.Reason = "no belief had truth around its stamp and a self-assessment: nothing was compared"
 		return
 	}
-	res.Verdict = VerdictGiven
+	res.Verdict, res.Reason = verdictOf(res)
+}
+
+// verdictOf says whether any KNOWN claim was beyond the known threshold,
+// and on which axes.
+func verdictOf(res *Result) (verdict, reason string) {
+	var parts []string
+	for _, name := range AxisNames {
+		if a := res.Axes[name]; a.KnownViolations > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d of %d (%.1f s)", name, a.KnownViolations, a.KnownClaims, float64(a.KnownViolationsS)))
+		}
+	}
+	if len(parts) == 0 {
+		return VerdictHonest, ""
+	}
+	return VerdictOverconfident, "KNOWN claims with a true error beyond the known threshold: " + strings.Join(parts, ", ")
 }

@@ -60,7 +60,7 @@ func (c *comparer) reset(r truth.Reset) {
 	}
 	rc.Applied++
 	if len(rc.First) < 20 {
-		rc.First = append(rc.First, Reset{StampNs: r.StampNs, DeltaM: r.Delta})
+		rc.First = append(rc.First, Reset{StampNs: r.StampNs, DeltaM: [3]Number{Number(r.Delta[0]), Number(r.Delta[1]), Number(r.Delta[2])}})
 	}
 }
 
@@ -122,7 +122,7 @@ func (c *comparer) position(v *verdict, e *entry, p *truth.Sample) {
 		}
 		if !c.anchored[i] {
 			c.offset[i], c.anchored[i], c.anchorAt[i] = est-p.Value[i], true, e.stamp
-			c.res.Offsets.Axes[AxisNames[i]] = Offset{ValueM: c.offset[i], StampNs: e.stamp}
+			c.res.Offsets.Axes[AxisNames[i]] = Offset{ValueM: Number(c.offset[i]), StampNs: e.stamp}
 			continue
 		}
 		v.err[i] = est - p.Value[i] - c.offset[i]
@@ -160,7 +160,7 @@ func (c *comparer) accumulate(v *verdict, dtNs int64) {
 			x := r.NEES[BlockNames[b]]
 			x.Samples++
 			x.sum += n
-			if n >= x.Lower && n <= x.Upper {
+			if n >= float64(x.Lower) && n <= float64(x.Upper) {
 				x.Within++
 			}
 		case v.neesSkipped[b]:
@@ -181,8 +181,8 @@ func (c *comparer) axis(v *verdict, i int, dt int64) {
 	ax := c.res.Axes[AxisNames[i]]
 	e, known := v.err[i], v.known[i]
 	if ax.Samples == 0 {
-		ax.KnownThreshold = known
-	} else if known != ax.KnownThreshold && !c.thresholdNoted[i] {
+		ax.KnownThreshold = Number(known)
+	} else if known != float64(ax.KnownThreshold) && !c.thresholdNoted[i] {
 		c.thresholdNoted[i] = true
 		c.res.Notes = append(c.res.Notes, fmt.Sprintf("%s: the known threshold changed during the recording (%g, then %g); each claim is judged against its own",
 			AxisNames[i], ax.KnownThreshold, known))
@@ -245,11 +245,11 @@ func (c *comparer) finish() {
 	for _, ax := range r.Axes {
 		ax.settle()
 		if ax.NormalizedSamples > 0 {
-			ax.RMSNormalizedError = ptr(math.Sqrt(ax.sumNorm2 / float64(ax.NormalizedSamples)))
+			ax.RMSNormalizedError = num(math.Sqrt(ax.sumNorm2 / float64(ax.NormalizedSamples)))
 		}
 		if ax.Samples > 0 {
-			ax.RMSError = ptr(math.Sqrt(ax.sumErr2 / float64(ax.Samples)))
-			ax.MaxAbsError = ptr(ax.maxAbs)
+			ax.RMSError = num(math.Sqrt(ax.sumErr2 / float64(ax.Samples)))
+			ax.MaxAbsError = num(ax.maxAbs)
 		}
 	}
 	for _, n := range r.NEES {
@@ -257,20 +257,18 @@ func (c *comparer) finish() {
 			continue
 		}
 		k := float64(n.Samples)
-		n.Mean = ptr(n.sum / k)
-		n.FractionWithin = ptr(float64(n.Within) / k)
+		n.Mean = num(n.sum / k)
+		n.FractionWithin = num(float64(n.Within) / k)
 		dof := n.DOF * int(min(n.Samples, 1<<20))
-		n.MeanLower = ptr(ChiSquareQuantile(0.025, dof) / float64(dof/n.DOF))
-		n.MeanUpper = ptr(ChiSquareQuantile(0.975, dof) / float64(dof/n.DOF))
+		n.MeanLower = num(ChiSquareQuantile(0.025, dof) / float64(dof/n.DOF))
+		n.MeanUpper = num(ChiSquareQuantile(0.975, dof) / float64(dof/n.DOF))
 	}
 	for i := range 3 {
 		if c.anchored[i] {
-			r.Offsets.Final[AxisNames[i]] = c.offset[i]
+			r.Offsets.Final[AxisNames[i]] = Number(c.offset[i])
 		}
 	}
 }
-
-func ptr(x float64) *float64 { return &x }
 
 // unit returns q normalized, if it is a usable quaternion.
 func unit(q [4]float64) ([4]float64, bool) {

@@ -3,6 +3,7 @@ package honesty
 import (
 	"slices"
 
+	"github.com/ghost-robotics/ghost/internal/timediff"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 )
 
@@ -70,7 +71,7 @@ func (g *Group) add(kind decisions.Kind, stamp, dtNs int64, axes []string, maxEp
 	}
 	e := g.open
 	e.EndNs = stamp + dtNs
-	e.Seconds = seconds(e.EndNs - e.StartNs)
+	e.Seconds = seconds(timediff.Sub(e.EndNs, e.StartNs))
 	e.Decisions++
 	for _, a := range axes {
 		if !slices.Contains(e.Axes, a) {

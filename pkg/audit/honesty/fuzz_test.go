@@ -40,8 +40,8 @@ func FuzzAudit(f *testing.F) {
 			t.Fatalf("the result does not serialize: %v", err)
 		}
 		for _, a := range res.Axes {
-			for _, p := range []*float64{a.RMSNormalizedError, a.RMSError, a.MaxAbsError} {
-				if p != nil && math.IsNaN(*p) {
+			for _, p := range []*Number{a.RMSNormalizedError, a.RMSError, a.MaxAbsError} {
+				if p != nil && math.IsNaN(float64(*p)) {
 					t.Fatalf("NaN in %+v", a)
 				}
 			}

@@ -1,6 +1,7 @@
 package honesty
 
 import (
+	"cmp"
 	"io"
 	"math"
 	"slices"
@@ -117,7 +118,7 @@ func (r *recording) reset(x truth.Reset) {
 // source returns the messages in log-time order (stable).
 func (r *recording) source() *sliceSource {
 	msgs := slices.Clone(r.msgs)
-	slices.SortStableFunc(msgs, func(a, b bag.Message) int { return int(int64(a.LogTime) - int64(b.LogTime)) })
+	slices.SortStableFunc(msgs, func(a, b bag.Message) int { return cmp.Compare(a.LogTime, b.LogTime) })
 	return &sliceSource{msgs: msgs}
 }
 
@@ -150,4 +151,4 @@ func uniform(p, v, o float64) [9]float64 {
 	return [9]float64{p, p, p, v, v, v, o, o, o}
 }
 
-func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
+func near[F ~float64](a F, b, tol float64) bool { return math.Abs(float64(a)-b) <= tol }

@@ -55,7 +55,7 @@ func TestOffsetAndReset(t *testing.T) {
 		return r
 	}
 	res := build(true).audit(Options{})
-	if res.Verdict != VerdictGiven {
+	if !res.Given() {
 		t.Fatalf("verdict %s: %s", res.Verdict, res.Reason)
 	}
 	for i, name := range AxisNames[:3] {
@@ -67,7 +67,7 @@ func TestOffsetAndReset(t *testing.T) {
 			t.Errorf("%s final offset %v, want %v", name, got, want)
 		}
 	}
-	if rc := res.Offsets.Resets; rc.Applied != 2 || rc.BeforeAnchor != 1 || len(rc.First) != 2 || rc.First[1].DeltaM != step {
+	if rc := res.Offsets.Resets; rc.Applied != 2 || rc.BeforeAnchor != 1 || len(rc.First) != 2 || rc.First[1].DeltaM != [3]Number{Number(step[0]), Number(step[1]), Number(step[2])} {
 		t.Errorf("resets %+v", rc)
 	}
 	for _, name := range AxisNames {
@@ -341,7 +341,7 @@ func TestDeterministic(t *testing.T) {
 	if out[0] != out[1] || out[0] != out[2] {
 		t.Errorf("the horizon changed the numbers:\n%s\n%s\n%s", out[0], out[1], out[2])
 	}
-	if !strings.Contains(out[0], `"velocity":"`) && !strings.Contains(out[0], `"verdict":"given"`) {
+	if !strings.Contains(out[0], `"velocity":"`) && !strings.Contains(out[0], `"verdict":"honest"`) && !strings.Contains(out[0], `"verdict":"overconfident"`) {
 		t.Errorf("no verdict: %s", out[0])
 	}
 }

@@ -4,11 +4,20 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 )
 
-// Verdicts of a Result.
+// Verdicts of a Result: did the vehicle know what it claimed to know?
 const (
-	VerdictGiven = "given" // numbers were given
-	VerdictNone  = "none"  // nothing could be compared: Reason says why
+	// VerdictHonest: every KNOWN claim compared had a true error within
+	// the known threshold.
+	VerdictHonest = "honest"
+	// VerdictOverconfident: some KNOWN claims had a true error beyond the
+	// known threshold (Reason says how many, how long and on which axes).
+	VerdictOverconfident = "overconfident"
+	// VerdictNone: nothing could be compared; Reason says why.
+	VerdictNone = "none"
 )
+
+// Given reports whether the audit gave a verdict: the numbers are there.
+func (r *Result) Given() bool { return r.Verdict == VerdictHonest || r.Verdict == VerdictOverconfident }
 
 // AxisNames are the axes as the assessment's rules name them, in the
 // order of decisions.SelfAssessment.Std.
@@ -28,10 +37,15 @@ var axisUnits = [3]string{"m", "m/s", "rad"}
 
 // Result is the audit of one recording. Its JSON is the --json output.
 type Result struct {
+	// Verdict is honest, overconfident or none.
 	Verdict string `json:"verdict"`
-	// Reason says why there is no verdict ("" with one).
-	Reason string    `json:"reason,omitempty"`
-	Truth  TruthInfo `json:"truth"`
+	// Reason says why: the overconfident claims, or why there is none
+	// ("" when honest).
+	Reason string `json:"reason,omitempty"`
+	// Truncated is set when the recording ended in damage: the figures
+	// cover what was read before it.
+	Truncated bool      `json:"truncated,omitempty"`
+	Truth     TruthInfo `json:"truth"`
 	// Offsets are the estimator-to-truth position offsets removed.
 	Offsets Offsets     `json:"offsets"`
 	Beliefs BeliefCount `json:"beliefs"`
@@ -77,15 +91,15 @@ type Offsets struct {
 	// stamp; absent for an axis never compared.
 	Axes map[string]Offset `json:"axes"`
 	// Final is the offset at the end, after the resets (m).
-	Final map[string]float64 `json:"final"`
+	Final map[string]Number `json:"final"`
 	// Resets are the estimator's position resets.
 	Resets ResetCount `json:"resets"`
 }
 
 // Offset is one axis' offset at its anchor belief.
 type Offset struct {
-	ValueM  float64 `json:"value_m"`
-	StampNs int64   `json:"at_stamp_ns"`
+	ValueM  Number `json:"value_m"`
+	StampNs int64  `json:"at_stamp_ns"`
 }
 
 // ResetCount counts the estimator's position resets.
@@ -105,8 +119,8 @@ type ResetCount struct {
 
 // Reset is one applied reset.
 type Reset struct {
-	StampNs int64      `json:"stamp_ns"`
-	DeltaM  [3]float64 `json:"delta_enu_m"`
+	StampNs int64     `json:"stamp_ns"`
+	DeltaM  [3]Number `json:"delta_enu_m"`
 }
 
 // BeliefCount counts the beliefs.
@@ -131,8 +145,8 @@ type BeliefCount struct {
 // Axis holds one axis' figures. Times are in seconds of belief stamps:
 // a claim holds from its belief to the next, at most MaxHold.
 type Axis struct {
-	Unit           string  `json:"unit"`
-	KnownThreshold float64 `json:"known_threshold"`
+	Unit           string `json:"unit"`
+	KnownThreshold Number `json:"known_threshold"`
 	// Samples are the beliefs with a usable truth and a claim.
 	Samples uint64 `json:"samples"`
 	// KnownClaims claimed KNOWN; KnownViolations of them had an absolute
@@ -142,23 +156,23 @@ type Axis struct {
 	// UnknownClaims claimed UNCERTAIN or UNKNOWN; UnknownButWithin of them
 	// had an absolute true error within the known threshold
 	// (underconfidence).
-	UnknownClaims     uint64  `json:"unknown_claims"`
-	UnknownButWithin  uint64  `json:"unknown_but_within"`
-	KnownClaimsS      float64 `json:"known_claims_s"`
-	KnownViolationsS  float64 `json:"known_violations_s"`
-	UnknownClaimsS    float64 `json:"unknown_claims_s"`
-	UnknownButWithinS float64 `json:"unknown_but_within_s"`
+	UnknownClaims     uint64 `json:"unknown_claims"`
+	UnknownButWithin  uint64 `json:"unknown_but_within"`
+	KnownClaimsS      Number `json:"known_claims_s"`
+	KnownViolationsS  Number `json:"known_violations_s"`
+	UnknownClaimsS    Number `json:"unknown_claims_s"`
+	UnknownButWithinS Number `json:"unknown_but_within_s"`
 	// ByLevel splits the claims by level: known, uncertain, unknown.
 	ByLevel map[string]*Level `json:"by_level"`
 	// RMSNormalizedError is the RMS of error / claimed deviation over the
 	// NormalizedSamples with a deviation (1 for honest claims); null when
 	// none had one.
-	RMSNormalizedError *float64 `json:"rms_normalized_error"`
-	NormalizedSamples  uint64   `json:"normalized_samples"`
+	RMSNormalizedError *Number `json:"rms_normalized_error"`
+	NormalizedSamples  uint64  `json:"normalized_samples"`
 	// Beyond3Sigma counts errors beyond three claimed deviations.
-	Beyond3Sigma uint64   `json:"beyond_3_sigma"`
-	RMSError     *float64 `json:"rms_error"`
-	MaxAbsError  *float64 `json:"max_abs_error"`
+	Beyond3Sigma uint64  `json:"beyond_3_sigma"`
+	RMSError     *Number `json:"rms_error"`
+	MaxAbsError  *Number `json:"max_abs_error"`
 
 	sumNorm2, sumErr2, maxAbs float64
 	// ns sums the times of KnownClaimsS, KnownViolationsS,
@@ -168,12 +182,12 @@ type Axis struct {
 
 // Level holds the claims at one level.
 type Level struct {
-	Claims       uint64  `json:"claims"`
-	WithinKnown  uint64  `json:"within_known"`
-	BeyondKnown  uint64  `json:"beyond_known"`
-	Seconds      float64 `json:"seconds"`
-	WithinKnownS float64 `json:"within_known_s"`
-	BeyondKnownS float64 `json:"beyond_known_s"`
+	Claims       uint64 `json:"claims"`
+	WithinKnown  uint64 `json:"within_known"`
+	BeyondKnown  uint64 `json:"beyond_known"`
+	Seconds      Number `json:"seconds"`
+	WithinKnownS Number `json:"within_known_s"`
+	BeyondKnownS Number `json:"beyond_known_s"`
 
 	ns [3]int64 // Seconds, WithinKnownS, BeyondKnownS
 }
@@ -186,21 +200,21 @@ type NEES struct {
 	Samples uint64 `json:"samples"`
 	// Skipped had a truth on the whole block but no usable covariance
 	// (absent, not finite, not positive definite).
-	Skipped uint64   `json:"skipped"`
-	Mean    *float64 `json:"mean"`
+	Skipped uint64  `json:"skipped"`
+	Mean    *Number `json:"mean"`
 	// Lower and Upper bound a single sample's NEES at 95 % (chi-square
 	// with DOF degrees of freedom, 2.5 % and 97.5 %); Within counts the
 	// samples inside.
-	Lower          float64  `json:"lower"`
-	Upper          float64  `json:"upper"`
-	Within         uint64   `json:"within"`
-	FractionWithin *float64 `json:"fraction_within"`
+	Lower          Number  `json:"lower"`
+	Upper          Number  `json:"upper"`
+	Within         uint64  `json:"within"`
+	FractionWithin *Number `json:"fraction_within"`
 	// MeanLower and MeanUpper bound the mean of Samples independent
 	// samples at 95 % (chi-square with DOF*Samples degrees of freedom,
 	// divided by Samples). Successive beliefs are not independent, so
 	// the mean's bounds are optimistic: see docs/honesty.md.
-	MeanLower *float64 `json:"mean_lower"`
-	MeanUpper *float64 `json:"mean_upper"`
+	MeanLower *Number `json:"mean_lower"`
+	MeanUpper *Number `json:"mean_upper"`
 
 	sum float64
 }
@@ -222,7 +236,7 @@ type Consequences struct {
 // (runs of consecutive beliefs with the same kind) they form.
 type Group struct {
 	Decisions       uint64                `json:"decisions"`
-	Seconds         float64               `json:"seconds"`
+	Seconds         Number                `json:"seconds"`
 	ByKind          map[string]*KindCount `json:"by_kind"`
 	Episodes        []Episode             `json:"episodes"`
 	EpisodesOmitted uint64                `json:"episodes_omitted"`
@@ -233,8 +247,8 @@ type Group struct {
 
 // KindCount is the decisions of one kind and their time.
 type KindCount struct {
-	Decisions uint64  `json:"decisions"`
-	Seconds   float64 `json:"seconds"`
+	Decisions uint64 `json:"decisions"`
+	Seconds   Number `json:"seconds"`
 
 	ns int64
 }
@@ -245,7 +259,7 @@ type Episode struct {
 	Kind      string   `json:"kind"`
 	StartNs   int64    `json:"start_ns"`
 	EndNs     int64    `json:"end_ns"`
-	Seconds   float64  `json:"seconds"`
+	Seconds   Number   `json:"seconds"`
 	Decisions uint64   `json:"decisions"`
 	Axes      []string `json:"axes"`
 }
@@ -264,7 +278,7 @@ func newResult() *Result {
 	r := &Result{
 		Verdict: VerdictNone,
 		Truth:   TruthInfo{Source: "none", Topics: map[string]string{}, Samples: map[string]uint64{}},
-		Offsets: Offsets{Axes: map[string]Offset{}, Final: map[string]float64{}, Resets: ResetCount{First: []Reset{}}},
+		Offsets: Offsets{Axes: map[string]Offset{}, Final: map[string]Number{}, Resets: ResetCount{First: []Reset{}}},
 		Gaps:    map[string]map[string]uint64{},
 		Axes:    map[string]*Axis{},
 		NEES:    map[string]*NEES{},
@@ -279,7 +293,7 @@ func newResult() *Result {
 		}}
 	}
 	for _, b := range BlockNames {
-		r.NEES[b] = &NEES{DOF: 3, Lower: ChiSquareQuantile(0.025, 3), Upper: ChiSquareQuantile(0.975, 3)}
+		r.NEES[b] = &NEES{DOF: 3, Lower: Number(ChiSquareQuantile(0.025, 3)), Upper: Number(ChiSquareQuantile(0.975, 3))}
 	}
 	return r
 }
@@ -287,7 +301,7 @@ func newResult() *Result {
 func newGroup() *Group { return &Group{ByKind: map[string]*KindCount{}, Episodes: []Episode{}} }
 
 // seconds converts a sum of nanoseconds.
-func seconds(ns int64) float64 { return float64(ns) / 1e9 }
+func seconds(ns int64) Number { return Number(float64(ns) / 1e9) }
 
 // settle turns the exact time sums into the seconds fields.
 func (a *Axis) settle() {
@@ -303,4 +317,21 @@ func (g *Group) settle() {
 	for _, k := range g.ByKind {
 		k.Seconds = seconds(k.ns)
 	}
+}
+
+// Reading says what the block's NEES means: "consistent" when its mean lies
+// within the bounds expected of independent samples, "errors larger than
+// claimed" above them (the covariance claims too much), "errors smaller
+// than claimed" below them (it claims too little: cautious, not unsafe),
+// "-" without samples.
+func (n *NEES) Reading() string {
+	switch {
+	case n.Mean == nil || n.MeanLower == nil:
+		return "-"
+	case *n.Mean > *n.MeanUpper:
+		return "errors larger than claimed"
+	case *n.Mean < *n.MeanLower:
+		return "errors smaller than claimed"
+	}
+	return "consistent"
 }

@@ -39,7 +39,7 @@ func WriteTable(w io.Writer, r *Result) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if r.Verdict == VerdictGiven {
+	if r.Given() {
 		if err := writeAxes(w, r); err != nil {
 			return err
 		}
@@ -51,11 +51,15 @@ func WriteTable(w io.Writer, r *Result) error {
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
-	if r.Verdict == VerdictGiven {
-		_, err := fmt.Fprintln(w, "verdict: given, the claims are compared with the simulator's truth above")
-		return err
+	var err error
+	switch r.Verdict {
+	case VerdictHonest:
+		_, err = fmt.Fprintln(w, "verdict: honest: every KNOWN claim had a true error within the known threshold")
+	case VerdictOverconfident:
+		_, err = fmt.Fprintf(w, "verdict: overconfident: %s\n", r.Reason)
+	default:
+		_, err = fmt.Fprintf(w, "verdict: none: %s\n", r.Reason)
 	}
-	_, err := fmt.Fprintf(w, "verdict: none, %s\n", r.Reason)
 	return err
 }
 
@@ -114,18 +118,18 @@ func pct(n, of uint64) string {
 	return fmt.Sprintf("%.1f%%", 100*float64(n)/float64(of))
 }
 
-func optFloat(x *float64, format string) string {
+func optFloat(x *Number, format string) string {
 	if x == nil {
 		return "-"
 	}
-	return fmt.Sprintf(format, *x)
+	return fmt.Sprintf(format, float64(*x))
 }
 
 func writeAxes(w io.Writer, r *Result) error {
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "axis\tknown\tsamples\tknown\tbeyond known\t\tdoubted\twithin known\t\trms e/σ\t>3σ\trms error\tmax error\t")
-	fmt.Fprintln(tw, "\tthreshold\t\tclaims\t(overconfident)\ttime\tclaims\t(underconfident)\ttime\t\t\t\t\t")
+	fmt.Fprintln(tw, "axis\tknown\tsamples\tknown\tbeyond known\toverconfident\tdoubted\twithin known\tunderconfident\trms e/σ\t>3σ\trms error\tmax error\t")
+	fmt.Fprintln(tw, "\tthreshold\t\tclaims\t(overconfident)\tfor\tclaims\t(underconfident)\tfor\t\t\t\t\t")
 	for _, name := range AxisNames {
 		a := r.Axes[name]
 		fmt.Fprintf(tw, "%s\t%g %s\t%d\t%d\t%d %s\t%.1f s\t%d\t%d %s\t%.1f s\t%s\t%s\t%s\t%s\t\n", name, a.KnownThreshold, a.Unit, a.Samples,
@@ -139,18 +143,22 @@ func writeAxes(w io.Writer, r *Result) error {
 
 func writeNEES(w io.Writer, r *Result) error {
 	n0 := r.NEES[BlockNames[0]]
-	fmt.Fprintf(w, "\nNEES per block (3 degrees of freedom; a consistent estimator has mean 3 and %.3g to %.3g for 95%% of its samples)\n", n0.Lower, n0.Upper)
+	fmt.Fprintf(w, "\nNEES per block: the error weighed by the claimed covariance; an estimator whose covariance is right averages 3 (the degrees of freedom), with 95%% of its samples between %.3g and %.3g\n", float64(n0.Lower), float64(n0.Upper))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "block\tsamples\tmean\twithin 95% bounds\tmean's 95% bounds if independent\tno covariance\t")
+	fmt.Fprintf(tw, "block\tsamples\tmean\twithin %.3g to %.3g\tmean expected within\treads as\tno covariance\t\n", float64(n0.Lower), float64(n0.Upper))
 	for _, b := range BlockNames {
 		n := r.NEES[b]
 		bounds := "-"
 		if n.MeanLower != nil {
-			bounds = fmt.Sprintf("%.3g to %.3g", *n.MeanLower, *n.MeanUpper)
+			bounds = fmt.Sprintf("%.3g to %.3g", float64(*n.MeanLower), float64(*n.MeanUpper))
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%d\t\n", b, n.Samples, optFloat(n.Mean, "%.3g"), pct(n.Within, n.Samples), bounds, n.Skipped)
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%d\t\n", b, n.Samples, optFloat(n.Mean, "%.3g"), pct(n.Within, n.Samples), bounds, n.Reading(), n.Skipped)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w, "(the expected range of the mean holds for independent samples; successive beliefs are not, so a mean just outside it is weak evidence)")
+	return err
 }
 
 func writeConsequences(w io.Writer, r *Result) {

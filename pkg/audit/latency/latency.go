@@ -17,6 +17,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ghost-robotics/ghost/internal/timediff"
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
@@ -146,11 +147,10 @@ func (m *Measurer) fail(msg bag.Message, err error) error {
 }
 
 // since is to-from, clamped at 0: a wall clock stepped back is no latency.
+// Publish times are unsigned: their difference saturates rather than wraps
+// (beyond 292 years it would turn negative as a Duration).
 func since(from, to uint64) time.Duration {
-	if to < from {
-		return 0
-	}
-	return time.Duration(to - from)
+	return time.Duration(max(timediff.SubUnsigned(to, from), 0))
 }
 
 // Report summarises what was added.

@@ -1,6 +1,7 @@
 package latency
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -148,4 +149,36 @@ func FuzzAdd(f *testing.F) {
 			t.Errorf("report %+v", r)
 		}
 	})
+}
+
+// TestFarApartPublishTimes: publish times far apart (an output stamped more
+// than 2^63 ns after its input, or before it) give no negative latency:
+// the difference saturates instead of wrapping around.
+func TestFarApartPublishTimes(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		in, out uint64
+		want    time.Duration
+	}{
+		{"an output 2^63 ns after its input", 1, 1<<63 + 2, time.Duration(math.MaxInt64)},
+		{"an output at the end of the range", 1, math.MaxUint64, time.Duration(math.MaxInt64)},
+		{"an output before its input", math.MaxUint64, 5, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := New(topics)
+			state := message(t, rec{topic: topics.State, stamp: 10})
+			state.LogTime, state.PublishTime = 1, tc.in
+			dec := message(t, rec{topic: topics.Decisions, stamp: 10})
+			dec.LogTime, dec.PublishTime = 2, tc.out
+			for _, msg := range []bag.Message{state, dec} {
+				if err := m.Add(msg); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r := m.Report()
+			if r.Decisions.N != 1 || r.Decisions.Max != tc.want || r.Decisions.P50 < 0 {
+				t.Fatalf("%+v, want one latency of %v", r.Decisions, tc.want)
+			}
+		})
+	}
 }

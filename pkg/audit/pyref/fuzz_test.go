@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ghost-robotics/ghost/internal/golden"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 )
 
@@ -125,7 +126,7 @@ func BenchmarkDecodeRationale(b *testing.B) {
 }
 
 func BenchmarkWriteTraceReport(b *testing.B) {
-	report, _ := traceOf(b, readFile(b, filepath.Join("testdata", "gps_denial.mcap")))
+	report, _ := traceOf(b, readFile(b, golden.Path(b, "python", "gps_denial.mcap")))
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := WriteTraceReport(io.Discard, report); err != nil {

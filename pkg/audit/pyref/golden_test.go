@@ -10,7 +10,6 @@ import (
 	"io"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -150,21 +149,12 @@ type goldenRecording struct {
 	calibrationDependent int
 }
 
-// goldenRecordings lists the three reference recordings: the smallest from
-// testdata, the others from the shared golden folder (skipped without it).
+// goldenRecordings lists the three reference recordings of the shared
+// golden folder (t skips without it, or fails in CI).
 func goldenRecordings(t *testing.T) []goldenRecording {
-	out := []goldenRecording{{
-		name: "gps_denial", mcap: filepath.Join("testdata", "gps_denial.mcap"),
-		trace:          filepath.Join("testdata", "gps_denial.trace.json"),
-		decisionsJSONL: filepath.Join("testdata", "gps_denial.decisions.jsonl"),
-		beliefs:        50, assessments: 50, others: 50 + 50 + 50 + 49,
-		calibrationDependent: 32,
-	}}
-	if _, ok := golden.Find(); !ok {
-		t.Log("shared golden folder absent: only the testdata recording is checked")
-		return out
-	}
+	var out []goldenRecording
 	for _, g := range []goldenRecording{
+		{name: "gps_denial", beliefs: 50, assessments: 50, others: 50 + 50 + 50 + 49, calibrationDependent: 32},
 		{name: "gps_degradation_loss_recovery", beliefs: 75, assessments: 75, others: 75 + 75 + 75 + 74, calibrationDependent: 30 + 7},
 		{name: "cascade_dropout_ewma", beliefs: 62, assessments: 58, others: 62 + 62 + 62 + 61, calibrationDependent: 22 + 4},
 	} {

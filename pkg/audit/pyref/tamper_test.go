@@ -3,10 +3,11 @@ package pyref
 import (
 	"bytes"
 	"errors"
-	"path/filepath"
 	"testing"
 
 	"github.com/foxglove/mcap/go/mcap"
+
+	"github.com/ghost-robotics/ghost/internal/golden"
 )
 
 // rewrite copies a recording through the mcap Writer, letting edit replace
@@ -60,7 +61,7 @@ const tamperStamp = 2000000000
 // stamp broken, with the hash of what is now recorded, and every other
 // record unchanged.
 func TestTamperedAssessment(t *testing.T) {
-	data := readFile(t, filepath.Join("testdata", "gps_denial.mcap"))
+	data := readFile(t, golden.Path(t, "python", "gps_denial.mcap"))
 	base, _ := traceOf(t, data)
 	for _, tc := range []struct{ name, from, to string }{
 		{"same length", `"position_axis_y_std_m":0.01,`, `"position_axis_y_std_m":0.02,`},
@@ -115,7 +116,7 @@ func TestTamperedAssessment(t *testing.T) {
 // first (whichever is genuine), and a dropped one makes the stamp
 // assessment_missing.
 func TestChainLastWinsAndMissing(t *testing.T) {
-	data := readFile(t, filepath.Join("testdata", "gps_denial.mcap"))
+	data := readFile(t, golden.Path(t, "python", "gps_denial.mcap"))
 	forged := func(m mcap.Message) mcap.Message {
 		f := m
 		f.Data = bytes.Replace(m.Data, []byte(`"position_axis_x_std_m":0.01,`), []byte(`"position_axis_x_std_m":0.011,`), 1)
@@ -159,7 +160,7 @@ func TestChainLastWinsAndMissing(t *testing.T) {
 // unknown reference class, a CDR channel, a channel without schema) to a
 // recording: they are counted as other, and the verdicts do not change.
 func TestUnknownChannelsCounted(t *testing.T) {
-	data := readFile(t, filepath.Join("testdata", "gps_denial.mcap"))
+	data := readFile(t, golden.Path(t, "python", "gps_denial.mcap"))
 	base, baseCounts := traceOf(t, data)
 	extra := func(w *mcap.Writer) {
 		must := func(err error) {
@@ -202,7 +203,7 @@ func TestUnknownChannelsCounted(t *testing.T) {
 // TestUnparsableMessage: a /decisions payload that is not JSON is reported
 // with its channel and the byte offset where parsing failed.
 func TestUnparsableMessage(t *testing.T) {
-	data := readFile(t, filepath.Join("testdata", "gps_denial.mcap"))
+	data := readFile(t, golden.Path(t, "python", "gps_denial.mcap"))
 	out := rewrite(t, data, nil, func(ch ChannelInfo, m mcap.Message) []mcap.Message {
 		if ch.Topic == "/decisions" && m.LogTime == tamperStamp {
 			m.Data = m.Data[:len(m.Data)-1] // drop the closing brace

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/ghost-robotics/ghost/internal/timediff"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 )
 
@@ -122,7 +123,7 @@ func NewTraceReport(sourceMCAPSHA256 string, records []TraceRecord) TraceReport 
 		*t.TimestampLastNs = max(*t.TimestampLastNs, r.TimestampNs)
 	}
 	if len(records) > 0 {
-		span := *t.TimestampLastNs - *t.TimestampFirstNs
+		span := timediff.Sub(*t.TimestampLastNs, *t.TimestampFirstNs)
 		t.TimestampSpanNs = &span
 	}
 	return t

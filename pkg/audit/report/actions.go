@@ -174,6 +174,13 @@ type Escalation struct {
 	ActionID uint64
 	// Why says what became of that action.
 	Why string
+	// Reason is the reason of the first decision of the more severe kind:
+	// the rule that made it. Only a rule that reads what actions achieved
+	// escalates (Audit.Escalating); another one, a battery rule say, made
+	// the change whatever became of the action.
+	Reason string
+	// PolicyID is the policy of that decision.
+	PolicyID string
 }
 
 // actionSeverity ranks the kinds that command the vehicle; 0 for the kinds
@@ -284,9 +291,22 @@ func escalations(f *Flight) []Escalation {
 		if !ok {
 			continue
 		}
-		out = append(out, Escalation{StampNs: cur.StartNs, Episode: cur.N, From: prev.Kind, To: cur.Kind, ActionID: last.ID, Why: why})
+		e := Escalation{StampNs: cur.StartNs, Episode: cur.N, From: prev.Kind, To: cur.Kind, ActionID: last.ID, Why: why, PolicyID: cur.PolicyID}
+		if len(cur.Reasons) > 0 {
+			e.Reason = cur.Reasons[0].Name
+		}
+		out = append(out, e)
 	}
 	return out
+}
+
+// byReason writes the reason of the escalation's decision, " (reason X)",
+// or "" when none was recorded.
+func (e Escalation) byReason() string {
+	if e.Reason == "" {
+		return ""
+	}
+	return " (reason " + e.Reason + ")"
 }
 
 // notReached says what became of an action that did not reach its state;

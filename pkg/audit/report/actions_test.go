@@ -152,14 +152,32 @@ func TestActionTrailGolden(t *testing.T) {
 	}
 	for _, s := range []string{
 		"failed: executor (DENIED)", "8.050 s: action 5 failed (attempt 1) executor, ack DENIED",
-		"7.020 s: action 4 evidence_rejected", "observed nav_state 4",
-		"escalation at 3.000 s: hold → engage_land after action 1 (hold) failed (executor)",
+		"7.020 s: action 4 evidence_rejected", "observed AUTO_LOITER (nav_state 4)",
+		"(command DO_SET_MODE, 176)",
+		"escalation at 3.000 s: hold → engage_land (reason because_engage_land) after action 1 (hold) failed (executor)",
 		"10.500 s: hold → ", "was acknowledged ACCEPTED but had not reached its state",
 		"7 actions from 23 receipts on /decisions/actions", "acknowledged 3 ACCEPTED, 1 DENIED", "3 escalations",
 	} {
 		if !strings.Contains(html, esc(s)) {
 			t.Errorf("report lacks %q", s)
 		}
+	}
+	// With the policy known, only the changes its outcome-reading rules
+	// made are escalations: here the kill; the lands were made by a rule
+	// that reads no action, whatever became of the hold before them.
+	aud := NotAudited()
+	aud.Escalating = map[string][]string{"test_policy_v1": {"because_engage_kill"}}
+	html = string(render(t, f, aud))
+	for _, s := range []string{
+		"escalation at 6.000 s: engage_land → engage_kill (reason because_engage_kill)", "1 escalations",
+		"2 changes to a more severe kind came after an action that had not reached its state, but were made by rules that do not read what actions achieved (reasons because_engage_land): not escalations.",
+	} {
+		if !strings.Contains(html, esc(s)) {
+			t.Errorf("report lacks %q", s)
+		}
+	}
+	if strings.Contains(html, esc("escalation at 3.000 s")) {
+		t.Error("the land a rule without actions made is drawn as an escalation")
 	}
 }
 

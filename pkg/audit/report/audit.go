@@ -1,6 +1,10 @@
 package report
 
-import "github.com/ghost-robotics/ghost/pkg/decisions"
+import (
+	"slices"
+
+	"github.com/ghost-robotics/ghost/pkg/decisions"
+)
 
 // Audit is what the report shows of a recording's audit: the caller runs
 // the audit (hash chain, re-run) and fills this in; the report only draws
@@ -32,6 +36,34 @@ type Audit struct {
 	// drawn on the battery plots; empty when the policies compare none or
 	// are not known to the caller.
 	Thresholds []Threshold
+	// Escalating holds, by policy id, the reasons of the policy's rules
+	// that read what actions achieved: a change to a more severe kind is
+	// an escalation only when such a rule made it. A policy absent from
+	// the map is not known to the caller, and every change after an action
+	// that did not reach its state is shown, with its reason.
+	Escalating map[string][]string
+	// Hints say, one line each, what would let the audit re-run the
+	// recording: the flags to pass.
+	Hints []string
+	// TruthHint, when the Flight has no Truth, says how to compare its
+	// beliefs with a simulator's truth (the flag to add, or how to record
+	// one); "" shows nothing.
+	TruthHint string
+}
+
+// escalations splits f's changes to a more severe kind after an action
+// that did not reach its state: the escalations, made by rules that read
+// what actions achieved or by a policy the caller does not know (see
+// Escalating), and the others, which rules that read no action made.
+func (a *Audit) escalations(f *Flight) (shown, others []Escalation) {
+	for _, e := range f.Actions.Escalations {
+		if reasons, known := a.Escalating[e.PolicyID]; known && !slices.Contains(reasons, e.Reason) {
+			others = append(others, e)
+			continue
+		}
+		shown = append(shown, e)
+	}
+	return shown, others
 }
 
 // Threshold is one battery bound a policy's rule compares against.

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/ghost-robotics/ghost/internal/timediff"
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
@@ -373,7 +374,7 @@ func (c *Collector) seeStamp(stamp, logNs int64) *Bucket {
 		c.f.FirstStampNs = min(c.f.FirstStampNs, stamp)
 		c.f.LastStampNs = max(c.f.LastStampNs, stamp)
 	}
-	c.lastSkew = stamp - logNs
+	c.lastSkew = timediff.Sub(stamp, logNs)
 	return c.b.at(stamp)
 }
 

@@ -407,16 +407,22 @@ func modeName(mask uint16, name func(int) string) (short, long string, ok bool) 
 
 // rangePanel draws the [min, max] band of a value per bucket; it returns
 // the panel's value-to-y mapping, nil when there is nothing to draw.
-func (s *svgDoc) rangePanel(f *Flight, t timeAxis, top, h float64, label string, lo, hi float64, get func(*Bucket) (float64, float64)) func(float64) float64 {
+func (s *svgDoc) rangePanel(f *Flight, t timeAxis, top, h float64, label string, sc panelScale, get func(*Bucket) (float64, float64)) func(float64) float64 {
 	s.grid(t, top, top+h)
 	s.frame(top, h)
 	s.panelLabel(top, h, label)
+	lo, hi := sc.lo, sc.hi
 	if math.IsInf(lo, 0) || math.IsInf(hi, 0) || math.IsNaN(lo) || math.IsNaN(hi) || hi <= lo {
 		s.text(plotLeft+plotWidth/2, top+h/2+4, "middle", "12", colMuted, "not recorded")
 		return nil
 	}
-	yOf := func(v float64) float64 { return top + h - (min(max(v, lo), hi)-lo)/(hi-lo)*h }
-	for _, v := range []float64{lo, hi} {
+	yOf := func(v float64) float64 { return top + h - sc.frac(v)*h }
+	ticks := []float64{lo, hi}
+	if sc.split > lo && sc.split < hi {
+		ticks = append(ticks, sc.split)
+		s.line(plotLeft, yOf(sc.split), plotLeft+plotWidth, yOf(sc.split), colGrid, ` stroke-dasharray="1 3"`)
+	}
+	for _, v := range ticks {
 		s.text(plotLeft-6, yOf(v)+4, "end", "10", colMuted, strconv.FormatFloat(v, 'g', 4, 64))
 	}
 	// Runs of visible buckets with values: the max forward, the min back,
@@ -458,6 +464,28 @@ func (s *svgDoc) rangePanel(f *Flight, t timeAxis, top, h float64, label string,
 	}
 	s.raw(`<path d="`, p.String(), `" fill="`, colBattery, `" stroke="none"><title>`, esc(label), "</title></path>")
 	return yOf
+}
+
+// panelScale maps a value of a range panel to its share of the panel's
+// height: linear from lo to hi or, with a split between them, the values
+// up to split on the lower splitShare of the height and the rest above,
+// so that thresholds close together near the bottom of a wide range are
+// told apart.
+type panelScale struct{ lo, hi, split float64 }
+
+// splitShare is the share of a split panel's height below its split.
+const splitShare = 0.65
+
+// frac is v's height in the panel, from 0 (lo) to 1 (hi), v clamped.
+func (sc panelScale) frac(v float64) float64 {
+	v = min(max(v, sc.lo), sc.hi)
+	if !(sc.split > sc.lo && sc.split < sc.hi) {
+		return (v - sc.lo) / (sc.hi - sc.lo)
+	}
+	if v <= sc.split {
+		return (v - sc.lo) / (sc.split - sc.lo) * splitShare
+	}
+	return splitShare + (v-sc.split)/(sc.hi-sc.split)*(1-splitShare)
 }
 
 func marksFigure(f *Flight, a Audit, t timeAxis) Figure {

@@ -7,7 +7,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ghost-robotics/ghost/internal/timediff"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/vehicle/px4"
 )
 
 // Geometry of the decisions figure's lanes. The browser check knows where
@@ -36,7 +38,7 @@ func lanesFigure(f *Flight, a Audit, t timeAxis, name, title string, details []w
 	y := s.title(title)
 	s.decisionBand(f, t, y, bandHeight)
 	y += bandHeight + laneGap
-	s.escalationRow(f, t, y, escHeight)
+	s.escalationRow(f, a, t, y, escHeight)
 	y += escHeight + laneGap
 	s.actionLane(f, t, y, actionHeight)
 	y += actionHeight + laneGap
@@ -104,18 +106,18 @@ func (s *svgDoc) decisionBand(f *Flight, t timeAxis, y, h float64) {
 	s.rowLabel(y, h, "decision")
 }
 
-// escalationRow draws a mark at each escalation (see Escalation), with the
-// change written beside it where it fits.
-func (s *svgDoc) escalationRow(f *Flight, t timeAxis, y, h float64) {
+// escalationRow draws a mark at each escalation (see Escalation and
+// Audit.Escalating), with the change written beside it where it fits.
+func (s *svgDoc) escalationRow(f *Flight, a Audit, t timeAxis, y, h float64) {
 	s.rowLabel(y, h, "escalation")
 	s.line(plotLeft, y+h/2, plotLeft+plotWidth, y+h/2, colGrid, "")
-	esc := f.Actions.Escalations
+	esc, _ := a.escalations(f)
 	for i, e := range esc {
 		if !t.visible(float64(e.StampNs), float64(e.StampNs)) {
 			continue
 		}
 		x := t.x(e.StampNs)
-		title := fmt.Sprintf("escalation at %s: %s → %s after %s", fmtSec(t.seconds(e.StampNs)), e.From, e.To, e.Why)
+		title := fmt.Sprintf("escalation at %s: %s → %s%s after %s", fmtSec(t.seconds(e.StampNs)), e.From, e.To, e.byReason(), e.Why)
 		s.glyph('^', x, y+h/2, title)
 		label := e.From.String() + " → " + e.To.String()
 		room := float64(plotLeft + plotWidth)
@@ -209,7 +211,7 @@ func (a *Action) span(f *Flight) (lo, hi int64) {
 // summary is an action's tooltip: what it executed and each receipt.
 func (a *Action) summary(t timeAxis) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "action %d: %s via %s (command %d), decided at %s; %s", a.ID, a.Kind, a.Executor, a.Command,
+	fmt.Fprintf(&b, "action %d: %s via %s (command %s, %d), decided at %s; %s", a.ID, a.Kind, a.Executor, px4.CommandName(a.Command), a.Command,
 		fmtSec(t.seconds(a.DecisionNs)), a.OutcomeText())
 	for _, st := range a.Steps {
 		b.WriteString("\n")
@@ -233,7 +235,7 @@ func stepTitle(t timeAxis, a *Action, st ActionStep) string {
 		s += ", ack " + decisions.AckResult(st.Ack).String()
 	}
 	if st.NavState >= 0 {
-		s += ", observed nav_state " + strconv.Itoa(int(st.NavState))
+		s += ", observed " + px4.NavStateLabel(uint8(st.NavState)) + " (nav_state " + strconv.Itoa(int(st.NavState)) + ")"
 	}
 	return s + ": " + st.Detail
 }
@@ -298,7 +300,9 @@ func (s *svgDoc) glyph(g byte, x, y float64, title string) {
 
 // batteryPanel draws the battery field ("battery_pct" or "battery_v") with
 // the policy's thresholds on it, each in the colour of the kind its rule
-// decides, and a dashed mark where the battery crosses into the rule's side.
+// decides, and a mark on the threshold where the battery crosses into the
+// rule's side. Thresholds close together near empty (PX4's 5, 7 and
+// 15 %) get the lower part of a split scale, so their lines stay apart.
 func (s *svgDoc) batteryPanel(f *Flight, a Audit, t timeAxis, top, h float64, field string) {
 	var ths []Threshold
 	for _, th := range a.Thresholds {
@@ -322,6 +326,10 @@ func (s *svgDoc) batteryPanel(f *Flight, a Audit, t timeAxis, top, h float64, fi
 		}
 		hi = min(100, max(10, math.Ceil(top*1.1/10)*10))
 	}
+	sc := panelScale{lo: lo, hi: hi}
+	if field == "battery_pct" {
+		sc.split = batterySplit(ths, lo, hi)
+	}
 	if field == "battery_v" {
 		scale, label = 1, "battery (V)"
 		get = func(b *Bucket) (float64, float64) { return b.BatteryVMin, b.BatteryVMax }
@@ -340,8 +348,9 @@ func (s *svgDoc) batteryPanel(f *Flight, a Audit, t timeAxis, top, h float64, fi
 			lo, hi = lo-0.25, hi+0.25
 		}
 		lo, hi = math.Floor(lo), math.Ceil(hi)
+		sc = panelScale{lo: lo, hi: hi}
 	}
-	yOf := s.rangePanel(f, t, top, h, label, lo, hi, get)
+	yOf := s.rangePanel(f, t, top, h, label, sc, get)
 	if yOf == nil {
 		return
 	}
@@ -361,11 +370,27 @@ func (s *svgDoc) batteryPanel(f *Flight, a Audit, t timeAxis, top, h float64, fi
 		s.raw(`<line x1="`, num(plotLeft), `" y1="`, num(yy), `" x2="`, num(plotLeft+plotWidth), `" y2="`, num(yy), `" stroke="`, col,
 			`" stroke-width="2" stroke-dasharray="8 4"><title>`, esc("threshold "+what), "</title></line>")
 		for _, x := range crossings(f, t, th, scale, get) {
-			s.line(x, top, x, top+h, colInk, ` stroke-width="3.4" stroke-opacity="0.35" stroke-dasharray="3 3"`)
-			s.raw(`<line x1="`, num(x), `" y1="`, num(top), `" x2="`, num(x), `" y2="`, num(top+h), `" stroke="`, col,
-				`" stroke-width="2" stroke-dasharray="3 3"><title>`, esc("the battery crosses the threshold "+what), "</title></line>")
+			// A diamond on the threshold's own line: crossings of
+			// thresholds close in value and in time stay apart.
+			d := fmt.Sprintf("M%s %sl5 5l-5 5l-5 -5z", num(x), num(yy-5))
+			s.raw(`<path d="`, d, `" fill="`, col, `" stroke="`, colInk, `" stroke-width="1"><title>`,
+				esc("the battery crosses the threshold "+what), "</title></path>")
 		}
 	}
+}
+
+// batterySplit is where a battery panel from lo to hi % splits its scale
+// (see panelScale): a little above the highest threshold, rounded to 5 %,
+// when that is at most half the range; 0 (no split) otherwise.
+func batterySplit(ths []Threshold, lo, hi float64) float64 {
+	maxTh := 0.0
+	for _, th := range ths {
+		maxTh = max(maxTh, th.Value*100)
+	}
+	if split := math.Ceil(maxTh*1.25/5) * 5; len(ths) > 0 && split > lo && 2*split <= hi {
+		return split
+	}
+	return 0
 }
 
 // fmtG writes a threshold with at most 6 significant digits, so that a
@@ -459,36 +484,56 @@ func (s *svgDoc) namedStrip(f *Flight, t timeAxis, y, h float64, name string, st
 // lanesLegend writes the kinds with their counts, the action shapes and the
 // thresholds under the lanes; it returns the y after them.
 func (s *svgDoc) lanesLegend(f *Flight, a Audit, y float64) float64 {
+	// Only what is drawn: the kinds decided, the events the trail holds,
+	// the lanes' marks that occur, the thresholds on the battery plot.
 	var items [][2]string
 	for _, k := range kindOrder {
-		items = append(items, [2]string{kindColor[k], fmt.Sprintf("%s (%d)", k, f.Counts.ByKind[k])})
+		if n := f.Counts.ByKind[k]; n > 0 {
+			items = append(items, [2]string{kindColor[k], fmt.Sprintf("%s (%d)", k, n)})
+		}
 	}
 	if f.Counts.OtherKinds > 0 {
 		items = append(items, [2]string{colGrey, fmt.Sprintf("outside the catalog (%d)", f.Counts.OtherKinds)})
 	}
-	s.legend(plotLeft, y, items[:4])
-	s.legend(plotLeft, y+18, items[4:])
-	y += 36
+	for len(items) > 0 {
+		s.legend(plotLeft, y, items[:min(4, len(items))])
+		items = items[min(4, len(items)):]
+		y += 18
+	}
 	x := float64(plotLeft)
+	ev := &f.Actions.ByEvent
+	shown, _ := a.escalations(f)
+	marks := false
 	for _, g := range []struct {
 		g     byte
 		label string
-	}{{'v', "sent"}, {'r', "retried"}, {'c', "accepted"}, {'o', "reached"}, {'x', "failed"}, {'s', "superseded"}, {'d', "evidence rejected"}, {'^', "escalation"}} {
+		drawn bool
+	}{{'v', "sent", ev[EventSent] > 0}, {'r', "retried", ev[EventRetried] > 0}, {'c', "accepted", ev[EventAccepted] > 0},
+		{'o', "reached", ev[EventReached] > 0}, {'x', "failed", ev[EventFailed]+ev[EventRefused] > 0}, {'s', "superseded", ev[EventSuperseded] > 0},
+		{'d', "evidence rejected", ev[EventEvidenceRejected] > 0}, {'^', "escalation", len(shown) > 0}} {
+		if !g.drawn {
+			continue
+		}
 		s.glyph(g.g, x+6, y-4, "")
 		s.text(x+16, y, "start", "12", colInk, g.label)
 		x += 16 + textWidth(g.label, 12) + 14
+		marks = true
 	}
-	s.hatched(x, y-10, 22, 12, "")
-	s.text(x+28, y, "start", "12", colInk, "mode differs from the decision")
-	if len(a.Thresholds) == 0 {
+	if modeDiffers(f) {
+		s.hatched(x, y-10, 22, 12, "")
+		s.text(x+28, y, "start", "12", colInk, "mode differs from the decision")
+		marks = true
+	}
+	if !marks {
+		y -= 18
+	}
+	ths := drawnThresholds(f, a, "battery_pct")
+	if len(ths) == 0 {
 		return y + 4
 	}
 	y += 18
 	x = plotLeft
-	for _, th := range a.Thresholds {
-		if th.Field != "battery_pct" {
-			continue
-		}
+	for _, th := range ths {
 		label := fmt.Sprintf("battery %s %s %%: %s (%s)", th.Op, fmtG(th.Value*100), th.Kind, th.Reason)
 		s.line(x, y-4, x+22, y-4, colInk, ` stroke-width="3.4" stroke-opacity="0.35" stroke-dasharray="8 4"`)
 		s.line(x, y-4, x+22, y-4, KindColor(th.Kind), ` stroke-width="2" stroke-dasharray="8 4"`)
@@ -496,6 +541,37 @@ func (s *svgDoc) lanesLegend(f *Flight, a Audit, y float64) float64 {
 		x += 28 + textWidth(label, 12) + 16
 	}
 	return y + 4
+}
+
+// modeDiffers reports whether some time slice's flight mode differs from
+// its decision (the hatched marks of the mode ≠ decision lane).
+func modeDiffers(f *Flight) bool {
+	for i := range f.Buckets {
+		if ag, _, _ := bucketAgreement(&f.Buckets[i]); ag == differs {
+			return true
+		}
+	}
+	return false
+}
+
+// drawnThresholds are the thresholds of field the battery plot draws:
+// none when the recording holds no battery value to draw them against.
+func drawnThresholds(f *Flight, a Audit, field string) []Threshold {
+	recorded := false
+	for i := range f.Buckets {
+		b := &f.Buckets[i]
+		if field == "battery_pct" && !math.IsNaN(b.BatteryPctMax) || field == "battery_v" && !math.IsNaN(b.BatteryVMax) {
+			recorded = true
+			break
+		}
+	}
+	var out []Threshold
+	for _, th := range a.Thresholds {
+		if recorded && th.Field == field {
+			out = append(out, th)
+		}
+	}
+	return out
 }
 
 // window is a stretch of the time axis drawn again at full width.
@@ -544,14 +620,14 @@ func detailWindows(f *Flight, t timeAxis) []window {
 	var wins []window
 	for i := 0; i < len(evs); {
 		j := i
-		for j+1 < len(evs) && float64(evs[j+1].at-evs[j].at) < gap {
+		for j+1 < len(evs) && float64(evs[j+1].at)-float64(evs[j].at) < gap {
 			j++
 		}
 		n := j - i + 1
-		extent := float64(evs[j].at - evs[i].at)
+		extent := float64(evs[j].at) - float64(evs[i].at)
 		if n >= detailMin && extent/float64(t.span)*plotWidth < float64(n*detailPx) {
 			pad := int64(max(extent*0.25, float64(t.span)*0.005))
-			w := window{lo: max(evs[i].at-pad, f.FirstStampNs), hi: min(evs[j].at+pad, f.LastStampNs)}
+			w := window{lo: max(timediff.Sub(evs[i].at, pad), f.FirstStampNs), hi: min(timediff.Add(evs[j].at, pad), f.LastStampNs)}
 			for _, e := range evs[i : j+1] {
 				if e.outcome {
 					w.outcomes++

@@ -234,7 +234,7 @@ func TestOneMeaningPerColour(t *testing.T) {
 
 // TestBatteryThresholds: the policy's thresholds are drawn on the battery
 // plot in the colour of their rule's kind, and where the battery crosses
-// them.
+// them, a mark on the threshold's line.
 func TestBatteryThresholds(t *testing.T) {
 	c, err := NewCollector(Options{})
 	if err != nil {
@@ -259,9 +259,9 @@ func TestBatteryThresholds(t *testing.T) {
 		for _, fig := range Figures(f, a) {
 			svg += string(fig.SVG)
 		}
-		line := regexp.MustCompile(`stroke="` + KindColor(th.Kind) + `" stroke-width="2" stroke-dasharray="3 3"><title>the battery crosses the threshold ` +
-			th.Field + ` ` + th.Op + ` ` + fmtG(th.Value) + `: `)
-		xs := regexp.MustCompile(`<line x1="([0-9.]+)"[^>]*`+line.String()).FindAllStringSubmatch(svg, -1)
+		// A diamond on the threshold's line, in its kind's colour.
+		xs := regexp.MustCompile(`<path d="M([0-9.]+) [0-9.]+l5 5l-5 5l-5 -5z" fill="`+KindColor(th.Kind)+`"[^>]*><title>the battery crosses the threshold `+
+			regexp.QuoteMeta(th.Field+` `+th.Op+` `+fmtG(th.Value)+`: `)).FindAllStringSubmatch(svg, -1)
 		if len(xs) != 1 {
 			t.Errorf("%s %s %g: %d crossings drawn, want 1", th.Field, th.Op, th.Value, len(xs))
 			continue
@@ -342,5 +342,69 @@ func TestStdDecades(t *testing.T) {
 	}
 	if _, _, ok := stdDecades(&Flight{Buckets: []Bucket{newBucket()}}, 0); ok {
 		t.Error("no standard deviation: a range")
+	}
+}
+
+// TestBatteryThresholdsApart: PX4's thresholds (5, 7 and 15 %) on a plot
+// of a battery from full to empty are drawn at least 5 pixels apart, so
+// that each line shows.
+func TestBatteryThresholdsApart(t *testing.T) {
+	c, err := NewCollector(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 501 {
+		stamp := int64(i) * 20 * ms
+		b := belief(stamp, 0.01, true, decisions.FlightModeOffboard, 1-float64(i)/500)
+		c.Belief(stamp, &b)
+		r := rationale(stamp, decisions.KindProceed, "nominal", "")
+		c.Decision(stamp, &r)
+	}
+	f := c.Finish()
+	var a Audit
+	for _, v := range []float64{0.05, 0.07, 0.15} {
+		a.Thresholds = append(a.Thresholds, Threshold{Field: "battery_pct", Op: "lt", Value: v, Kind: decisions.KindHold, Rule: "r", Reason: "r"})
+	}
+	svg := string(Figures(f, a)[0].SVG)
+	var ys []float64
+	for _, m := range regexp.MustCompile(`<line x1="[0-9.]+" y1="([0-9.]+)"[^>]*stroke-dasharray="8 4"><title>threshold `).FindAllStringSubmatch(svg, -1) {
+		y, _ := strconv.ParseFloat(m[1], 64)
+		ys = append(ys, y)
+	}
+	if len(ys) != 3 {
+		t.Fatalf("%d threshold lines, want 3", len(ys))
+	}
+	sort.Float64s(ys)
+	for i := 1; i < len(ys); i++ {
+		if ys[i]-ys[i-1] < 5 {
+			t.Errorf("threshold lines %.1f px apart: %v", ys[i]-ys[i-1], ys)
+		}
+	}
+}
+
+// TestLegendListsWhatIsDrawn: the timeline's legend names only the kinds
+// decided, the events and marks the lanes hold, and the thresholds drawn.
+func TestLegendListsWhatIsDrawn(t *testing.T) {
+	c, err := NewCollector(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 100 {
+		stamp := int64(i) * 20 * ms
+		b := belief(stamp, 0.01, true, decisions.FlightModeOffboard, math.NaN())
+		c.Belief(stamp, &b)
+		r := rationale(stamp, decisions.KindProceed, "nominal", "")
+		c.Decision(stamp, &r)
+	}
+	f := c.Finish()
+	a := Audit{Thresholds: []Threshold{{Field: "battery_pct", Op: "lt", Value: 0.15, Kind: decisions.KindHold, Rule: "r", Reason: "r"}}}
+	svg := string(Figures(f, a)[0].SVG)
+	if !strings.Contains(svg, ">proceed (100)<") {
+		t.Errorf("the legend lacks the kind decided")
+	}
+	for _, absent := range []string{">hold (0)<", ">sent<", ">reached<", ">mode differs from the decision<", ">battery lt 15 %"} {
+		if strings.Contains(svg, absent) {
+			t.Errorf("the legend lists %q, which is not drawn", absent)
+		}
 	}
 }

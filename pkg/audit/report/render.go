@@ -67,10 +67,10 @@ func Render(w io.Writer, f *Flight, a Audit) error {
 		p.b(fig.SVG)
 		p.s("</figure>\n")
 	}
-	p.truthSection(f)
+	p.truthSection(f, a)
 	p.legend()
 	p.episodes(f, t)
-	p.actions(f, t)
+	p.actions(f, a, t)
 	p.marks(f, a, t)
 	p.s(`<p class="muted">Time is the belief stamp, in seconds from the first stamp of the recording. `,
 		`Each figure shows the worst value seen in each time slice (`, esc(fmtDur(f.BucketNs)), `), so short events stay visible; `,
@@ -150,6 +150,13 @@ func (p *printer) header(f *Flight, a Audit, t timeAxis) {
 		v += `<br>` + esc(r)
 	}
 	p.row("audit verdict", v)
+	if len(a.Hints) > 0 {
+		var hs []string
+		for _, h := range a.Hints {
+			hs = append(hs, esc(h))
+		}
+		p.row("to fix", strings.Join(hs, "<br>"))
+	}
 	p.row("hash chain", countsHTML(a.Chain))
 	p.row("policy re-run", countsHTML(a.Rerun))
 	src := `<span class="muted">not stated</span>`
@@ -168,7 +175,7 @@ func (p *printer) header(f *Flight, a Audit, t timeAxis) {
 	c := f.Counts
 	p.row("inputs", fmt.Sprintf("%d beliefs, %d self-assessments, %d perception reports; %d beliefs decided without an assessment; %d inputs rejected; %d identical repeats",
 		c.Beliefs, c.Assessments, c.Perception, c.NoAssessment, c.Rejected, c.Duplicates))
-	p.row("actions", esc(actionsSummary(f)))
+	p.row("actions", esc(actionsSummary(f, a)))
 	if f.HasStamps {
 		p.row("mode vs decision", esc(modeSummary(f)))
 	}
@@ -347,20 +354,40 @@ func (p *printer) marks(f *Flight, a Audit, t timeAxis) {
 // minStamp stands for "no stamp" in marks placed before any stamped message.
 const minStamp = -1 << 63
 
+// FigureFile is a figure as a standalone SVG file.
+type FigureFile struct {
+	Name string // <figure name>.svg
+	Data []byte
+}
+
+// FigureFiles returns every figure of the report (Figures, then
+// TruthFigures) as the standalone SVG files WriteFigures writes.
+func FigureFiles(f *Flight, a Audit) ([]FigureFile, error) {
+	if f == nil {
+		return nil, ErrNoFlight
+	}
+	var out []FigureFile
+	for _, fig := range append(Figures(f, a), TruthFigures(f)...) {
+		data := append([]byte(`<?xml version="1.0" encoding="UTF-8"?>`+"\n"), fig.SVG...)
+		out = append(out, FigureFile{Name: fig.Name + ".svg", Data: append(data, '\n')})
+	}
+	return out, nil
+}
+
 // WriteFigures writes each figure to dir as <name>.svg, creating dir, and
 // returns the paths written.
 func WriteFigures(dir string, f *Flight, a Audit) ([]string, error) {
-	if f == nil {
-		return nil, ErrNoFlight
+	files, err := FigureFiles(f, a)
+	if err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("figures: %w", err)
 	}
 	var paths []string
-	for _, fig := range append(Figures(f, a), TruthFigures(f)...) {
-		path := filepath.Join(dir, fig.Name+".svg")
-		data := append([]byte(`<?xml version="1.0" encoding="UTF-8"?>`+"\n"), fig.SVG...)
-		if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+	for _, file := range files {
+		path := filepath.Join(dir, file.Name)
+		if err := os.WriteFile(path, file.Data, 0o644); err != nil {
 			return paths, fmt.Errorf("figures: %w", err)
 		}
 		paths = append(paths, path)

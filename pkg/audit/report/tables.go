@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -44,10 +45,10 @@ func (p *printer) legend() {
 		`unless it spans more than a third of the flight (at most `, strconv.Itoa(maxDetails), `, the most crowded).</p>`, "\n")
 }
 
-func (p *printer) actions(f *Flight, t timeAxis) {
+func (p *printer) actions(f *Flight, a Audit, t timeAxis) {
 	p.s("<h2>Actions</h2>\n")
 	if len(f.Actions.Trail) == 0 {
-		p.s("<p>", esc(actionsSummary(f)), ".</p>\n")
+		p.s("<p>", esc(actionsSummary(f, a)), ".</p>\n")
 		return
 	}
 	p.s(`<p class="muted">An action is a decision acting on the vehicle through an executor, from its receipts: sent (and retried), acknowledged, `,
@@ -55,8 +56,8 @@ func (p *printer) actions(f *Flight, t timeAxis) {
 	p.s(`<table><tr><th>action</th><th>kind</th><th class="num">decided</th><th class="num">sends</th><th>acknowledged</th><th>outcome</th>`,
 		`<th class="num">at</th><th>detail</th></tr>`, "\n")
 	for i, r := range ActionRows(f) {
-		a := &f.Actions.Trail[i]
-		p.s(`<tr id="action-`, r.ID, `" title="`, esc(a.summary(t)), `"><td class="num">`, r.ID, `</td><td class="kind"><span class="sw" style="background:`, KindColor(a.Kind), `"></span>`,
+		act := &f.Actions.Trail[i]
+		p.s(`<tr id="action-`, r.ID, `" title="`, esc(act.summary(t)), `"><td class="num">`, r.ID, `</td><td class="kind"><span class="sw" style="background:`, KindColor(act.Kind), `"></span>`,
 			esc(r.Kind), `</td><td class="num">`, r.Decided, `</td><td class="num">`, r.Sends, `</td><td class="mono">`, esc(r.Ack),
 			`</td><td class="mono">`, esc(r.Outcome), `</td><td class="num">`, r.At, `</td><td>`, esc(r.Detail), "</td></tr>\n")
 	}
@@ -64,23 +65,34 @@ func (p *printer) actions(f *Flight, t timeAxis) {
 	if omitted := uint64(len(f.Actions.Trail)-min(len(f.Actions.Trail), maxActionRows)) + f.Actions.Omitted; omitted > 0 {
 		p.s(`<p class="note">`, strconv.FormatUint(omitted, 10), ` further actions are not listed.</p>`)
 	}
-	if len(f.Actions.Escalations) == 0 {
-		p.s("<p>No escalation: no decided kind became more severe while the previous kind's action had not reached its state.</p>\n")
+	shown, others := a.escalations(f)
+	if len(others) > 0 {
+		var reasons []string
+		for _, e := range others {
+			if !slices.Contains(reasons, e.Reason) {
+				reasons = append(reasons, e.Reason)
+			}
+		}
+		p.s(`<p class="muted">`, strconv.Itoa(len(others)), ` changes to a more severe kind came after an action that had not reached its state, `,
+			`but were made by rules that do not read what actions achieved (reasons `, esc(strings.Join(reasons, ", ")), `): not escalations.</p>`, "\n")
+	}
+	if len(shown) == 0 {
+		p.s("<p>No escalation: no rule that reads what actions achieved made a decided kind more severe.</p>\n")
 		return
 	}
 	p.s("<p><b>Escalations</b></p><ul>\n")
-	for _, e := range f.Actions.Escalations {
+	for _, e := range shown {
 		link := esc(e.To.String())
 		if e.Episode <= maxTableRows {
 			link = `<a href="#episode-` + strconv.Itoa(e.Episode) + `">` + link + `</a>`
 		}
-		p.s("<li>", fmtSec(t.seconds(e.StampNs)), ": ", esc(e.From.String()), " → ", link, " after ", esc(e.Why), "</li>\n")
+		p.s("<li>", fmtSec(t.seconds(e.StampNs)), ": ", esc(e.From.String()), " → ", link, esc(e.byReason()), " after ", esc(e.Why), "</li>\n")
 	}
 	p.s("</ul>\n")
 }
 
 // actionsSummary counts the action trail in one line.
-func actionsSummary(f *Flight) string {
+func actionsSummary(f *Flight, au Audit) string {
 	a := &f.Actions
 	if a.Topic == "" && a.EvidenceTopic == "" {
 		return "no action receipts in the recording: every decision was advisory"
@@ -111,7 +123,8 @@ func actionsSummary(f *Flight) string {
 	if a.EvidenceTopic != "" {
 		s += fmt.Sprintf(" of %d on %s", a.EvidenceBatches, a.EvidenceTopic)
 	}
-	return s + fmt.Sprintf("; %d escalations", len(a.Escalations))
+	shown, _ := au.escalations(f)
+	return s + fmt.Sprintf("; %d escalations", len(shown))
 }
 
 // modeSummary says how long and where the vehicle's flight mode differed

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/ghost-robotics/ghost/internal/timediff"
 )
 
 // Truth is a belief-honesty audit as the report shows it: the truth's
@@ -12,8 +14,8 @@ import (
 // standard deviation. The audit itself is the caller's (package honesty):
 // this package only draws it. Build it with a TruthCollector.
 type Truth struct {
-	// Source names the truth; Verdict and Reason are the audit's ("given",
-	// or "none" and why).
+	// Source names the truth; Verdict and Reason are the audit's (honest,
+	// overconfident and how, or none and why).
 	Source, Verdict, Reason string
 	// Rows summarize each axis, in the assessment's order.
 	Rows []TruthRow
@@ -70,7 +72,7 @@ func (c *TruthCollector) Add(stampNs int64, err, std [9]float64) {
 	if c.f.BucketNs <= 0 || stampNs < c.f.BucketStartNs {
 		return
 	}
-	i := (stampNs - c.f.BucketStartNs) / c.f.BucketNs
+	i := timediff.Sub(stampNs, c.f.BucketStartNs) / c.f.BucketNs
 	if i >= int64(len(c.t.buckets)) {
 		return
 	}
@@ -223,14 +225,17 @@ func (s *svgDoc) knownLines(f *Flight, t timeAxis, blk int, yOf func(float64) fl
 
 // truthSection writes the report's section on the audit against the
 // truth: the summary table and the figures.
-func (p *printer) truthSection(f *Flight) {
+func (p *printer) truthSection(f *Flight, a Audit) {
 	tr := f.Truth
 	if tr == nil {
+		if a.TruthHint != "" {
+			p.s("<h2>Beliefs against the truth</h2>\n", `<p class="note">`, esc(a.TruthHint), "</p>\n")
+		}
 		return
 	}
 	p.s("<h2>Beliefs against the truth</h2>\n")
 	p.s(`<p>Truth: `, esc(tr.Source), `. `)
-	if tr.Verdict != "given" {
+	if tr.Verdict == "none" || tr.Verdict == "" {
 		p.s(`<span class="note">No verdict: `, esc(tr.Reason), `</span></p>`, "\n")
 		return
 	}

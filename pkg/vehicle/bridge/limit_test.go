@@ -10,8 +10,8 @@ import (
 	"github.com/ghost-robotics/ghost/internal/limitedfile"
 )
 
-// A message definition that never ends is refused at the limit, naming
-// the file.
+// A message definition that is a device (one that never ends) is refused,
+// naming the file.
 func TestOdometryDefinitionsAreBounded(t *testing.T) {
 	if _, err := os.Stat("/dev/zero"); err != nil {
 		t.Skip("no /dev/zero")
@@ -26,7 +26,7 @@ func TestOdometryDefinitionsAreBounded(t *testing.T) {
 		t.Skip(err)
 	}
 	_, err := LoadOdometryDefinitions(prefix)
-	if !errors.Is(err, limitedfile.ErrTooLarge) || !strings.Contains(err.Error(), endless) {
-		t.Fatalf("err %v, want a size limit error naming %s", err, endless)
+	if !errors.Is(err, limitedfile.ErrNotRegular) || !strings.Contains(err.Error(), endless) {
+		t.Fatalf("err %v, want a refusal naming %s", err, endless)
 	}
 }
