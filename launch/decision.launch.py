@@ -8,6 +8,7 @@
     ros2 launch ghost decision.launch.py recording_path:=/tmp/node.mcap
     ros2 launch ghost decision.launch.py seal_key_file:=/etc/ghost/node.key
     ros2 launch ghost decision.launch.py enclave:=/ghost/decision_node
+    ros2 launch ghost decision.launch.py respawn:=true respawn_delay:=1.0
 
 Parameters come from config_file (the installed config/decision.yaml
 documents every one with its default); use_sim_time, and policy when given,
@@ -78,6 +79,15 @@ def _node(context):
     prefix = {}
     if value('launch_prefix'):
         prefix['prefix'] = LaunchConfiguration('launch_prefix')
+    # Respawn (docs/faults.md): a node that dies is started again after
+    # respawn_delay seconds; with recording_path it keeps the dead node's
+    # file and records to the next one.
+    respawn = value('respawn').strip().lower()
+    if respawn not in ('true', 'false'):
+        raise ValueError(f'respawn must be true or false, not {respawn!r}')
+    delay = float(value('respawn_delay'))
+    if not delay >= 0:
+        raise ValueError(f'respawn_delay must be a number of seconds >= 0, not {delay!r}')
     return [
         Node(
             package=PACKAGE,
@@ -89,6 +99,8 @@ def _node(context):
             remappings=[(topic, LaunchConfiguration(arg)) for arg, topic in TOPICS],
             output='screen',
             emulate_tty=True,
+            respawn=respawn == 'true',
+            respawn_delay=delay,
             **prefix,
         )
     ]
@@ -140,6 +152,13 @@ def generate_launch_description():
             description='SROS2 enclave of the node in ROS_SECURITY_KEYSTORE, e.g. '
                         '/ghost/decision_node (config/sros2/decision_node.policy.xml); '
                         'empty: rcl\'s default, the root enclave'),
+        DeclareLaunchArgument(
+            'respawn', default_value='false',
+            description='true: start the node again when it dies (launch_ros respawn); '
+                        'its recording goes on in a new file beside the dead node\'s'),
+        DeclareLaunchArgument(
+            'respawn_delay', default_value='2.0',
+            description='seconds to wait before a respawn'),
     ]
     for arg, topic in TOPICS:
         arguments.append(DeclareLaunchArgument(

@@ -110,7 +110,7 @@ func TestTruncatedInput(t *testing.T) {
 	}
 	out := filepath.Join(dir, "out.mcap")
 	code, _, stderr := cli(t, "replay", "--in", cut, "--out", out)
-	if code != exitFindings || !strings.Contains(stderr, "stopped at byte") {
+	if code != exitFindings || !strings.Contains(stderr, "the writer stopped without closing the file at byte") {
 		t.Fatalf("replay of a truncated file: exit %d, %s", code, stderr)
 	}
 	// The output is complete and indexed, and verifies.
@@ -126,8 +126,17 @@ func TestTruncatedInput(t *testing.T) {
 	if code, stdout, _ := cli(t, "verify", out, "--quiet"); code != exitOK {
 		t.Fatalf("verify of the output: exit %d %s", code, stdout)
 	}
-	if code, _, _ := cli(t, "verify", cut, "--quiet"); code != exitFindings {
+	// A file cut as a killed writer leaves it: verified up to the cut,
+	// exit 1 (not 3, unusable), the cause named in plain words.
+	code, stdout, _ := cli(t, "verify", cut)
+	if code != exitFindings {
 		t.Fatalf("verify of a truncated file: exit %d, want %d", code, exitFindings)
+	}
+	for _, want := range []string{"read_incomplete", "the writer stopped without closing the file at byte",
+		"last complete chunk ends at byte", "matched"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("verify of a truncated file says nothing of %q:\n%s", want, stdout)
+		}
 	}
 }
 

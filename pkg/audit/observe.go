@@ -41,6 +41,9 @@ type IncompleteReadError struct {
 }
 
 func (e *IncompleteReadError) Error() string {
+	if te := (*bag.TruncatedError)(nil); errors.As(e.Err, &te) && te.Unclosed {
+		return "verify: recording read to where its writer stopped: " + e.Err.Error()
+	}
 	return "verify: recording read up to the damage: " + e.Err.Error()
 }
 

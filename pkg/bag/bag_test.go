@@ -490,6 +490,10 @@ func TestRecorderCrashLosesOnlyOpenChunk(t *testing.T) {
 	if te.Offset != int64(len(crashed)) || te.Record != "data end or footer" {
 		t.Errorf("stopped at %d (%s), want %d (data end or footer)", te.Offset, te.Record, len(crashed))
 	}
+	if want := fmt.Sprintf("the writer stopped without closing the file at byte %d", len(crashed)); !te.Unclosed ||
+		!strings.Contains(te.Error(), want) {
+		t.Errorf("crashed writer read as %q (unclosed %v), want %q", te, te.Unclosed, want)
+	}
 	if len(got) != closedMsgs {
 		t.Errorf("recovered %d messages, want the %d of the closed chunks", len(got), closedMsgs)
 	}
@@ -548,6 +552,70 @@ func TestReaderTruncatedPrefixes(t *testing.T) {
 	}
 }
 
+// TestReaderUnclosedCause cuts a closed recording where a writer that
+// stopped leaves it: the error says the file was not closed and where the
+// last complete chunk ends, which is every chunk before the cut.
+func TestReaderUnclosedCause(t *testing.T) {
+	c := recordingCase{
+		opts:     RecorderOptions{ChunkSize: 600, Compression: CompressionNone},
+		channels: []testChannel{{"/a", "test/msg/T", nil}},
+	}
+	for i := range 30 {
+		c.writes = append(c.writes, testWrite{0, uint64(i), payload(i, 60)})
+	}
+	file, _ := c.write(t)
+	info := summaryOf(t, file)
+	if len(info.ChunkIndexes) < 3 {
+		t.Fatalf("%d chunks, the case needs 3", len(info.ChunkIndexes))
+	}
+	second, third := info.ChunkIndexes[1], info.ChunkIndexes[2]
+	secondEnd := int64(second.ChunkStartOffset + second.ChunkLength)
+	summary := int64(info.Footer.SummaryStart)
+	last := info.ChunkIndexes[len(info.ChunkIndexes)-1]
+	lastEnd := int64(last.ChunkStartOffset + last.ChunkLength)
+	cases := []struct {
+		name      string
+		cut       int64
+		record    string
+		complete  int64
+		dataEnded bool
+		says      string
+	}{
+		{"inside the third chunk", int64(third.ChunkStartOffset) + 20, "chunk", secondEnd, false,
+			fmt.Sprintf("last complete chunk ends at byte %d", secondEnd)},
+		{"inside the first chunk", int64(info.ChunkIndexes[0].ChunkStartOffset) + 5, "record header",
+			0, false, "before any complete chunk"},
+		{"in the summary", summary + 3, "record header", lastEnd, true, "every chunk is complete"},
+		{"before the closing magic", int64(len(file)) - 4, "closing magic", lastEnd, true, "every chunk is complete"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r, err := NewReader(bytes.NewReader(file[:c.cut]), ReaderOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			_, err = readAll(t, r)
+			var te *TruncatedError
+			if !errors.As(err, &te) {
+				t.Fatalf("err = %v, want *TruncatedError", err)
+			}
+			if !te.Unclosed || te.Record != c.record || te.DataEnded != c.dataEnded {
+				t.Errorf("got unclosed %v record %q data ended %v, want true %q %v", te.Unclosed, te.Record, te.DataEnded, c.record, c.dataEnded)
+			}
+			if te.Complete != c.complete {
+				t.Errorf("last complete chunk ends at %d, want %d", te.Complete, c.complete)
+			}
+			msg := te.Error()
+			for _, want := range []string{"the writer stopped without closing the file at byte", c.says, "mcap recover"} {
+				if !strings.Contains(msg, want) {
+					t.Errorf("%q lacks %q", msg, want)
+				}
+			}
+		})
+	}
+}
+
 func TestReaderDamage(t *testing.T) {
 	c := recordingCase{
 		opts:     RecorderOptions{ChunkSize: 600},
@@ -602,6 +670,9 @@ func TestReaderDamage(t *testing.T) {
 			}
 			if te.Offset != int64(second.ChunkStartOffset) || te.Record != "chunk" {
 				t.Errorf("stopped at %d (%s), want %d (chunk)", te.Offset, te.Record, second.ChunkStartOffset)
+			}
+			if te.Unclosed || !strings.Contains(te.Error(), "damaged") {
+				t.Errorf("damage in the middle read as %q (unclosed %v), want it named damage", te, te.Unclosed)
 			}
 			if d := diffMsgs(got, want[:before]); d != "" {
 				t.Error(d)

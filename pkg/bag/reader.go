@@ -46,15 +46,41 @@ var (
 
 // TruncatedError says where reading stopped, after every message before: at
 // byte Offset, where Record ("chunk", "footer", ...) was expected, for Err.
+//
+// Unclosed tells the two causes an operator acts on differently: the file
+// ends before its footer and closing magic, as a writer leaves it when it
+// is killed, crashes or its disk fills (everything before Complete was
+// read), or the file is damaged at Offset with bytes after it.
 type TruncatedError struct {
 	Offset int64
 	Record string
 	Err    error
+	// Unclosed: the input ended inside or before a record (no footer).
+	Unclosed bool
+	// Complete is where the last complete chunk of a streamed read ends
+	// (0 before the first); DataEnded says the data
+	// section was complete and the writer stopped in its summary.
+	Complete  int64
+	DataEnded bool
 }
 
-// Error reads "recording stopped at byte N (record): cause".
+// Error reads "the writer stopped without closing the file at byte N
+// (...)" for an unclosed file, "recording stopped at byte N (record),
+// damaged: cause" otherwise.
 func (e *TruncatedError) Error() string {
-	return fmt.Sprintf("recording stopped at byte %d (%s): %v", e.Offset, e.Record, e.Err)
+	if !e.Unclosed {
+		return fmt.Sprintf("recording stopped at byte %d (%s), damaged: %v", e.Offset, e.Record, e.Err)
+	}
+	where := fmt.Sprintf("last complete chunk ends at byte %d", e.Complete)
+	switch {
+	case e.DataEnded:
+		where = "after its data section: every chunk is complete"
+	case e.Complete <= 0:
+		where = "before any complete chunk"
+	}
+	return fmt.Sprintf("the writer stopped without closing the file at byte %d (%s; %s cut short: %v): "+
+		"a killed recorder or a full disk leaves this; all before is checked; keep the file, "+
+		"`mcap recover` makes a closed copy", e.Offset, where, e.Record, e.Err)
 }
 
 // Is makes errors.Is(err, ErrTruncated) hold.
@@ -149,6 +175,7 @@ type Reader struct {
 
 	rr        recordReader // the stream, or an indexed read's chunk record
 	dataEnded bool
+	chunkEnd  int64          // where the last complete chunk read ends
 	active    []*loadedChunk // in load order; one at most in a stream read
 	spare     []*loadedChunk
 	buffered  int64 // decompressed bytes in active
@@ -397,6 +424,10 @@ func (r *Reader) streamRecord() (bool, error) {
 	}
 	op, body, err := r.rr.next(atEnd)
 	if err != nil {
+		var te *TruncatedError
+		if errors.As(err, &te) && te.Unclosed {
+			te.Complete, te.DataEnded = r.chunkEnd, r.dataEnded
+		}
 		return false, err
 	}
 	deliver := false
@@ -408,7 +439,11 @@ func (r *Reader) streamRecord() (bool, error) {
 	case op == mcap.OpMessage:
 		deliver, err = r.account(body)
 	case op == mcap.OpChunk:
-		return false, r.load(start, body)
+		if err := r.load(start, body); err != nil {
+			return false, err
+		}
+		r.chunkEnd = r.rr.pos
+		return false, nil
 	case op == mcap.OpDataEnd:
 		r.dataEnded = true
 	case op == mcap.OpFooter:
@@ -417,7 +452,7 @@ func (r *Reader) streamRecord() (bool, error) {
 		err = errors.New("second header record")
 	}
 	if err != nil {
-		return false, &TruncatedError{start, op.String(), err}
+		return false, &TruncatedError{Offset: start, Record: op.String(), Err: err}
 	}
 	return deliver, nil
 }
@@ -431,10 +466,11 @@ func (r *Reader) expectEnd() error {
 		return io.EOF
 	case err == nil:
 		err = fmt.Errorf("found % x", magic[:n])
-	case err == io.EOF:
-		err = io.ErrUnexpectedEOF
+	case err == io.EOF || err == io.ErrUnexpectedEOF:
+		return &TruncatedError{Offset: r.rr.pos, Record: "closing magic", Err: io.ErrUnexpectedEOF,
+			Unclosed: true, Complete: r.chunkEnd, DataEnded: true}
 	}
-	return &TruncatedError{r.rr.pos, "closing magic", err}
+	return &TruncatedError{Offset: r.rr.pos, Record: "closing magic", Err: err}
 }
 
 // recordReader reads bounded top-level records, skipping attachments.
@@ -456,18 +492,21 @@ func (rr *recordReader) next(atEnd string) (mcap.OpCode, []byte, error) {
 			if n > 0 {
 				atEnd = "record header"
 			}
-			return 0, nil, &TruncatedError{start, atEnd, io.ErrUnexpectedEOF}
+			return 0, nil, &TruncatedError{Offset: start, Record: atEnd, Err: io.ErrUnexpectedEOF, Unclosed: true}
 		}
 		rr.pos += 9
 		op, length := mcap.OpCode(hdr[0]), binary.LittleEndian.Uint64(hdr[1:])
-		fail := func(err error) error { return &TruncatedError{start, op.String(), err} }
+		fail := func(err error) error { return &TruncatedError{Offset: start, Record: op.String(), Err: err} }
+		cut := func(err error) error {
+			return &TruncatedError{Offset: start, Record: op.String(), Err: err, Unclosed: true}
+		}
 		if op == mcap.OpAttachment {
 			var n int64
 			if length <= 1<<62 {
 				n, err = io.CopyN(io.Discard, rr.br, int64(length))
 			}
 			if rr.pos += n; err != nil || length > 1<<62 {
-				return 0, nil, fail(fmt.Errorf("%w: %d of %d bytes", io.ErrUnexpectedEOF, n, length))
+				return 0, nil, cut(fmt.Errorf("%w: %d of %d bytes", io.ErrUnexpectedEOF, n, length))
 			}
 			continue
 		}
@@ -479,7 +518,7 @@ func (rr *recordReader) next(atEnd string) (mcap.OpCode, []byte, error) {
 		}
 		n, err = io.ReadFull(rr.br, rr.buf[:length])
 		if rr.pos += int64(n); err != nil {
-			return 0, nil, fail(fmt.Errorf("%w: %d of %d bytes", io.ErrUnexpectedEOF, n, length))
+			return 0, nil, cut(fmt.Errorf("%w: %d of %d bytes", io.ErrUnexpectedEOF, n, length))
 		}
 		return op, rr.buf[:length], nil
 	}
@@ -494,7 +533,7 @@ func (r *Reader) load(at int64, body []byte) error {
 	}
 	c.ents, c.next = c.ents[:0], 0
 	if err := r.decodeChunk(body, c); err != nil {
-		return &TruncatedError{at, "chunk", err}
+		return &TruncatedError{Offset: at, Record: "chunk", Err: err}
 	}
 	if len(c.ents) == 0 {
 		r.spare = append(r.spare, c)
@@ -793,16 +832,20 @@ func (r *Reader) tryIndex(ra io.ReaderAt, size int64) {
 func (r *Reader) loadIndexed(ci chunkRef) error {
 	at := int64(ci.offset)
 	if r.buffered+int64(ci.size) > r.opts.MaxBuffered {
-		return &TruncatedError{at, "chunk",
-			fmt.Errorf("%w: chunks overlapping in log time need more than %d bytes", ErrReaderLimit, r.opts.MaxBuffered)}
+		return &TruncatedError{Offset: at, Record: "chunk", Err: fmt.Errorf("%w: chunks overlapping in log time need more than %d bytes", ErrReaderLimit, r.opts.MaxBuffered)}
 	}
 	r.rr.br.Reset(io.NewSectionReader(r.ra, at, int64(ci.length)))
 	r.rr.pos = at
 	switch op, body, err := r.rr.next("chunk"); {
 	case err != nil:
+		// The file has a footer: a chunk its index cuts short is damage.
+		var te *TruncatedError
+		if errors.As(err, &te) {
+			te.Unclosed = false
+		}
 		return err
 	case op != mcap.OpChunk:
-		return &TruncatedError{at, "chunk", fmt.Errorf("chunk index points at a %s record", op)}
+		return &TruncatedError{Offset: at, Record: "chunk", Err: fmt.Errorf("chunk index points at a %s record", op)}
 	default:
 		return r.load(at, body)
 	}

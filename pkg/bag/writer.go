@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -75,6 +77,10 @@ type RecorderOptions struct {
 	// WaitChunks makes a Write that closes a chunk return once it is written
 	// (and synced): a crash then loses the open chunk only.
 	WaitChunks bool
+	// Metadata are MCAP metadata records (name, then key-value pairs)
+	// written right after the header, in name order: what a reader should
+	// know before the first message, such as a restart.
+	Metadata map[string]map[string]string
 }
 
 // ChannelID identifies a channel of a Recorder. Zero is never a valid ID.
@@ -194,6 +200,11 @@ func newRecorder(out io.Writer, file *os.File, opts RecorderOptions) (*Recorder,
 	}
 	if err != nil {
 		return nil, fmt.Errorf("write mcap header: %w", err)
+	}
+	for _, name := range slices.Sorted(maps.Keys(opts.Metadata)) {
+		if err := w.WriteMetadata(&mcap.Metadata{Name: name, Metadata: opts.Metadata[name]}); err != nil {
+			return nil, fmt.Errorf("write mcap metadata %s: %w", clip(name), err)
+		}
 	}
 	if file != nil {
 		// An interrupted recording is still recognisable as MCAP.
@@ -448,6 +459,10 @@ func (r *Recorder) usable() error {
 	}
 	return r.failed()
 }
+
+// Err returns the output error that stopped the recording, or nil: after
+// it every call fails, and the file holds what was written before.
+func (r *Recorder) Err() error { return r.failed() }
 
 // Flush writes (and syncs) every chunk, returning the first output error:
 // on a timer, it bounds in wall time what a crash can lose.

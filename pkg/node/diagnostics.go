@@ -103,8 +103,14 @@ func (n *node) diagnosticsSummary(c *session.Counters, st *session.SessionStats)
 		status.Level = ros2msg.DiagnosticStatusWarn
 		status.Message += "; since last report: " + strings.Join(grew, ", ")
 	}
+	if n.rec != nil {
+		if err := n.rec.rec.Err(); err != nil {
+			status.Level = ros2msg.DiagnosticStatusError
+			status.Message = fmt.Sprintf("recording failed (%v); %s", err, status.Message)
+		}
+	}
 	if n.waitingForClock() {
-		status.Level = ros2msg.DiagnosticStatusWarn
+		status.Level = max(status.Level, ros2msg.DiagnosticStatusWarn)
 		status.Message = "waiting for /clock; " + status.Message
 	}
 	return status
@@ -161,6 +167,11 @@ func (n *node) nodeValues(kv func(string, uint64)) {
 		kv("recording.messages", st.Messages)
 		kv("recording.bytes", st.Bytes)
 		kv("recording.failures", n.stats.recordingFailures)
+		restarted := uint64(0)
+		if n.restartedAfter != "" {
+			restarted = 1
+		}
+		kv("recording.restarted", restarted)
 	}
 	kv("diagnostics_errors", n.stats.diagnosticsErrors)
 }

@@ -64,7 +64,13 @@ type runOptions struct {
 	rosout *rosout.Handler
 	// seal makes a seal (with seal.key_file); nil: a ticker every second.
 	seal <-chan time.Time
+	// create starts the recording; nil: bag.CreateRecording. Tests give
+	// one whose file fails as a full disk does.
+	create recorderFactory
 }
+
+// recorderFactory starts a recording in a new file.
+type recorderFactory func(path string, opts bag.RecorderOptions) (*bag.Recorder, error)
 
 // Option changes how Run runs the node.
 type Option func(*runOptions)
@@ -125,7 +131,7 @@ func run(ctx context.Context, cfg config.Config, t transport.Transport, logger *
 	if opts.ament == "" {
 		opts.ament = amentPrefixPath()
 	}
-	n, err := newNodeWith(tctx, cfg, t, logger, opts.now, opts.ament, opts.rosout)
+	n, err := newNodeWith(tctx, cfg, t, logger, opts.now, opts.ament, opts.rosout, opts.create)
 	if err != nil {
 		return err
 	}
@@ -172,6 +178,10 @@ type node struct {
 	inputs []session.InputSpec
 	in     chan input
 	rec    *recording // nil without in-node recording
+	// restartedAfter is the recording a restarted node found at
+	// recording.path (the newest one): "" on a first start.
+	restartedAfter string
+	recFailed      bool // the recording failed (logged and reported once)
 	// vehicle maps the vehicle's own topics (input.source px4 or
 	// odometry); nil for input.source ghost.
 	vehicle *vehicleSource
@@ -210,12 +220,14 @@ type nodeStats struct {
 
 // newNode builds a node without /rosout, as tests and benchmarks do.
 func newNode(tctx context.Context, cfg config.Config, t transport.Transport, logger *slog.Logger, now func() time.Time, ament string) (*node, error) {
-	return newNodeWith(tctx, cfg, t, logger, now, ament, nil)
+	return newNodeWith(tctx, cfg, t, logger, now, ament, nil, nil)
 }
 
 // newNodeWith builds the node; ro, when set, is attached to /rosout before
-// the node logs anything.
-func newNodeWith(tctx context.Context, cfg config.Config, t transport.Transport, logger *slog.Logger, now func() time.Time, ament string, ro *rosout.Handler) (_ *node, err error) {
+// the node logs anything; create (nil: bag.CreateRecording) starts the
+// recording.
+func newNodeWith(tctx context.Context, cfg config.Config, t transport.Transport, logger *slog.Logger, now func() time.Time,
+	ament string, ro *rosout.Handler, create recorderFactory) (_ *node, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("node configuration: %w", err)
 	}
@@ -267,7 +279,10 @@ func newNodeWith(tctx context.Context, cfg config.Config, t transport.Transport,
 		return nil, err
 	}
 	if cfg.Recording.Path != "" {
-		if err := n.openRecording(resolved, inputs, sess.Now); err != nil {
+		if create == nil {
+			create = bag.CreateRecording
+		}
+		if err := n.openRecording(resolved, inputs, sess.Now, create); err != nil {
 			return nil, err
 		}
 	}
@@ -321,21 +336,33 @@ func (n *node) serveOutputs(t transport.Transport, resolved session.Topics) erro
 }
 
 // openRecording starts the node's own recording of its inputs and decisions.
-func (n *node) openRecording(resolved session.Topics, inputs []session.InputSpec, now func() int64) error {
+// A restarted node finds its previous recording at recording.path and
+// records to the next restart file instead (restart.go).
+func (n *node) openRecording(resolved session.Topics, inputs []session.InputSpec, now func() int64, create recorderFactory) error {
+	path, previous, err := recordingTarget(n.cfg.Recording.Path)
+	if err != nil {
+		return fmt.Errorf("recording: %w", err)
+	}
+	var meta map[string]map[string]string
+	if previous != "" {
+		meta = map[string]map[string]string{MetadataRestart: {"previous": previous, "configured": n.cfg.Recording.Path}}
+		n.restartedAfter = previous
+	}
 	// Chunks are compressed, written and synced behind the deciding
 	// goroutine: waiting for the disk there delayed decisions by up to
 	// two seconds on PX4 SITL, whose logger shares the disk. A crash
 	// loses the open chunk and any chunk not yet written (none, unless
 	// the disk stalls); a stall longer than the pipeline's four chunks
 	// holds Write until the disk catches up.
-	rec, err := bag.CreateRecording(n.cfg.Recording.Path, bag.RecorderOptions{
+	rec, err := create(path, bag.RecorderOptions{
 		Compression: bag.Compression(n.cfg.Recording.Compression),
 		ChunkSize:   n.cfg.Recording.ChunkSize,
+		Metadata:    meta,
 	})
 	if err != nil {
 		return fmt.Errorf("recording: %w", err)
 	}
-	n.rec = &recording{rec: rec, path: n.cfg.Recording.Path}
+	n.rec = &recording{rec: rec, path: path}
 	if err := n.run.RegisterEncoded(SinkRecording, n.rec); err != nil {
 		_ = n.rec.Close()
 		return err
@@ -423,7 +450,11 @@ func (n *node) logReady(policyID string, inputs []session.InputSpec, resolved se
 	for _, in := range inputs {
 		attrs = append(attrs, in.Key, in.Topic)
 	}
-	attrs = append(attrs, "decisions", resolved.Decisions(), "recording", n.cfg.Recording.Path, "use_sim_time", n.cfg.UseSimTime)
+	recPath := n.cfg.Recording.Path
+	if n.rec != nil {
+		recPath = n.rec.path
+	}
+	attrs = append(attrs, "decisions", resolved.Decisions(), "recording", recPath, "use_sim_time", n.cfg.UseSimTime)
 	if n.seal != nil {
 		attrs = append(attrs, "seal", resolved.Seal(), "seal_key_id", n.seal.s.KeyID())
 	}
@@ -431,6 +462,11 @@ func (n *node) logReady(policyID string, inputs []session.InputSpec, resolved se
 		attrs = append(attrs, "lifecycle", "unconfigured: deciding after configure and activate")
 	}
 	n.log.Info("decision node ready", attrs...)
+	if n.restartedAfter != "" {
+		// Logged once /rosout is attached, so the graph sees it too.
+		n.log.Warn("decision node restarted: a recording exists at recording.path; it is kept as it is and this run records to a new file",
+			"previous", n.restartedAfter, "recording", n.rec.path)
+	}
 	if n.waitingForClock() {
 		n.log.Info("waiting for /clock: nothing is decided until the first message (use_sim_time is true)")
 	}
@@ -527,8 +563,7 @@ func (n *node) handle(in input) {
 	n.sealInput(in.kind, in.data, in.recv)
 	if n.rec != nil {
 		if err := n.rec.input(in.kind, in.data, in.recv, in.wall); err != nil {
-			n.stats.recordingFailures++
-			n.warn("recording_input", "cannot record an input", "topic", n.inputs[in.kind].Key, "err", err)
+			n.recordingFailed(err, "topic", n.inputs[in.kind].Key)
 		}
 	}
 	err := n.s.Feed(n.inputs[in.kind].Topic, in.recv.UnixNano(), in.data)
@@ -546,6 +581,23 @@ func (n *node) handle(in input) {
 		return
 	}
 	n.stepped(err)
+}
+
+// recordingFailed counts a message the recording could not take. The
+// first failure (a full disk, an I/O error: the recorder stops at its
+// first output error) is logged at error level and reported on
+// /diagnostics at once; deciding and publishing go on, and the file keeps
+// what was written before.
+func (n *node) recordingFailed(err error, args ...any) {
+	n.stats.recordingFailures++
+	if n.recFailed {
+		n.warn("recording_input", "cannot record an input", append(args, "err", err)...)
+		return
+	}
+	n.recFailed = true
+	n.log.Error("recording failed: deciding and publishing go on unrecorded; the file keeps what was written before and verifies up to there",
+		append(args, "recording", n.rec.path, "err", err)...)
+	n.publishDiagnostics(n.now())
 }
 
 // stepped logs the outcome of one session step: the inputs it rejected (at

@@ -63,6 +63,12 @@ type harness struct {
 
 func startNode(t *testing.T, cfg config.Config) *harness {
 	t.Helper()
+	return startNodeWith(t, cfg, nil)
+}
+
+// startNodeWith is startNode with edit applied to the run options.
+func startNodeWith(t *testing.T, cfg config.Config, edit func(*runOptions)) *harness {
+	t.Helper()
 	h := &harness{
 		t:     t,
 		ft:    transport.NewFakeTransport(),
@@ -80,9 +86,11 @@ func startNode(t *testing.T, cfg config.Config) *harness {
 	runCtx, stop := context.WithCancel(h.ctx)
 	h.stop = stop
 	logger := slog.New(slog.NewTextHandler(&lockedWriter{w: h.logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	go func() {
-		h.done <- run(runCtx, cfg, h.ft, logger, runOptions{now: h.clock.now, tick: h.tick, diag: h.diag, seal: h.seal})
-	}()
+	o := runOptions{now: h.clock.now, tick: h.tick, diag: h.diag, seal: h.seal}
+	if edit != nil {
+		edit(&o)
+	}
+	go func() { h.done <- run(runCtx, cfg, h.ft, logger, o) }()
 	return h
 }
 
@@ -588,7 +596,7 @@ func TestRunRejectsBadSetup(t *testing.T) {
 		pre  func(*transport.FakeTransport)
 	}{
 		{"invalid config", func(c *config.Config) { c.Policy = "nope" }, nil},
-		{"recording exists", func(c *config.Config) { c.Recording.Path = existing }, nil},
+		{"recording path under a file", func(c *config.Config) { c.Recording.Path = filepath.Join(existing, "x.mcap") }, nil},
 		{"recording directory missing", func(c *config.Config) { c.Recording.Path = filepath.Join(dir, "no", "x.mcap") }, nil},
 		{"advertise fails", func(*config.Config) {}, func(ft *transport.FakeTransport) {
 			_, _ = ft.Advertise("/decisions", "ghost/msg/DecisionRationale", qos.DefaultDecisions())

@@ -308,6 +308,8 @@ func TestLaunchFile(t *testing.T) {
 		"seal_key_file":  "",
 		"enclave":        "",
 		"launch_prefix":  "",
+		"respawn":        "false",
+		"respawn_delay":  "2.0",
 	}
 	for _, tp := range wantTopics {
 		wantArgs[tp[0]] = tp[1]
@@ -325,6 +327,8 @@ func TestLaunchFile(t *testing.T) {
 		"['--enclave', LaunchConfiguration('enclave')]",
 		"arguments=arguments,",
 		"output='screen'",
+		"respawn=respawn == 'true'",
+		"respawn_delay=delay",
 	} {
 		if !strings.Contains(src, want) {
 			t.Errorf("launch/decision.launch.py lacks %q", want)
