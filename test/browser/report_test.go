@@ -56,15 +56,21 @@ func TestReportInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The audit passed; the policy's battery thresholds, the action trail,
-	// its escalations and the detail of the crowded end are shown.
-	for _, want := range []string{"PASS", "battery lt 15 %: hold (battery_low)", `id="action-1"`, "Escalations", `id="fig-detail-1"`} {
+	// The audit passed; the policy's battery thresholds, the action trail
+	// and the detail of the crowded end are shown.
+	for _, want := range []string{"PASS", "battery lt 15 %: hold (battery_low)", `id="action-1"`, `id="fig-detail-1"`} {
 		if !bytes.Contains(page, []byte(want)) {
 			t.Errorf("the report of a sim flight lacks %q", want)
 		}
 	}
-	if len(f.Actions.Trail) == 0 || len(f.Actions.Escalations) == 0 {
-		t.Fatalf("the acting flight has %d actions and %d escalations", len(f.Actions.Trail), len(f.Actions.Escalations))
+	if len(f.Actions.Trail) == 0 {
+		t.Fatal("the acting flight has no action trail")
+	}
+	// px4_failsafe_like reads no action outcome: its lands and returns are
+	// its battery and uncertainty rules', and the page calls none of them
+	// an escalation.
+	if bytes.Contains(page, []byte("<b>Escalations</b>")) {
+		t.Error("the report lists escalations for a policy that never reads what its commands achieved")
 	}
 
 	start := time.Now()
