@@ -104,12 +104,12 @@ func (a *actionState) track(o decisions.ActionOutcome) {
 }
 
 type activeAction struct {
-	valid      bool
-	id         uint64
-	stamp      int64
-	kind       decisions.Kind
-	executor   string
-	attempt    uint8
+	valid    bool
+	id       uint64
+	stamp    int64
+	kind     decisions.Kind
+	executor string
+	attempt  uint8
 	// commands: this action's command is the episode's commands-th (0
 	// when nothing is sent); recommand: it is not the first.
 	commands   uint8

@@ -152,7 +152,7 @@ func TestRecommand(t *testing.T) {
 			opts: ActionOptions{RecommandInterval: 2 * time.Second}, from: []int64{1000}, kinds: []decisions.Kind{rtl},
 			vehicle: func(decisions.Kind) answer { return answer{ack: decisions.AckTemporarilyRejected, acked: true} },
 			flight:  offboard, end: 4000,
-			want:    []string{"1000 engage_rtl", "3000 engage_rtl"}},
+			want: []string{"1000 engage_rtl", "3000 engage_rtl"}},
 		{name: "accepted, not reached: re-commanded once the interval passed",
 			opts: ActionOptions{RecommandInterval: 2 * time.Second}, from: []int64{1000}, kinds: []decisions.Kind{rtl},
 			vehicle: func(decisions.Kind) answer { return answer{ack: decisions.AckAccepted, acked: true} },
@@ -167,7 +167,9 @@ func TestRecommand(t *testing.T) {
 			details: []string{"its last command ended transport"}},
 		{name: "reached, then the vehicle left the mode: re-commanded",
 			opts: ActionOptions{RecommandInterval: 2 * time.Second}, from: []int64{1000}, kinds: []decisions.Kind{rtl},
-			vehicle: func(decisions.Kind) answer { return answer{ack: decisions.AckAccepted, acked: true, mode: 10 + uint8(decisions.KindEngageRTL)} },
+			vehicle: func(decisions.Kind) answer {
+				return answer{ack: decisions.AckAccepted, acked: true, mode: 10 + uint8(decisions.KindEngageRTL)}
+			},
 			flight: func(s int64) decisions.FlightStatus {
 				if s >= 1500 && s < 6000 {
 					return armedIn(decisions.FlightModeRTL)
@@ -178,9 +180,11 @@ func TestRecommand(t *testing.T) {
 			details: []string{"the vehicle left the commanded mode (flight mode offboard)"}},
 		{name: "reached, the mode never shown in the beliefs: nothing more",
 			opts: ActionOptions{RecommandInterval: 2 * time.Second}, from: []int64{1000}, kinds: []decisions.Kind{rtl},
-			vehicle: func(decisions.Kind) answer { return answer{ack: decisions.AckAccepted, acked: true, mode: 10 + uint8(decisions.KindEngageRTL)} },
-			flight:  offboard, end: 9000,
-			want:    []string{"1000 engage_rtl"}},
+			vehicle: func(decisions.Kind) answer {
+				return answer{ack: decisions.AckAccepted, acked: true, mode: 10 + uint8(decisions.KindEngageRTL)}
+			},
+			flight: offboard, end: 9000,
+			want: []string{"1000 engage_rtl"}},
 		{name: "refused, but the vehicle is in the mode anyway: nothing to send until it leaves",
 			opts: ActionOptions{RecommandInterval: 2 * time.Second}, from: []int64{1000}, kinds: []decisions.Kind{rtl}, vehicle: deny,
 			flight: func(s int64) decisions.FlightStatus {
@@ -214,17 +218,17 @@ func TestRecommand(t *testing.T) {
 			opts: ActionOptions{RecommandInterval: time.Second}, from: []int64{1000}, kinds: []decisions.Kind{rtl},
 			vehicle: func(decisions.Kind) answer { return answer{ack: decisions.AckUnsupported, acked: true} },
 			flight:  offboard, end: 6000,
-			want:    []string{"1000 engage_rtl"}, details: []string{"not re-commanded: the vehicle does not support the command"}},
+			want: []string{"1000 engage_rtl"}, details: []string{"not re-commanded: the vehicle does not support the command"}},
 		{name: "the kind changes: the edge sends, a new episode counts afresh",
 			opts: ActionOptions{RecommandInterval: 2 * time.Second, MaxRecommands: 1}, from: []int64{1000, 2000, 2500},
 			kinds:   []decisions.Kind{rtl, land, rtl},
 			vehicle: deny, flight: offboard, end: 7000,
-			want:    []string{"1000 engage_rtl", "2000 engage_land", "2500 engage_rtl", "4500 engage_rtl"}},
+			want: []string{"1000 engage_rtl", "2000 engage_land", "2500 engage_rtl", "4500 engage_rtl"}},
 		{name: "kill decided anew after another kind: sent again",
 			opts: ActionOptions{RecommandInterval: time.Second}, from: []int64{1000, 2000, 3000},
 			kinds:   []decisions.Kind{kill, land, kill},
 			vehicle: deny, flight: offboard, end: 6000,
-			want:    []string{"1000 engage_kill", "2000 engage_land", "3000 engage_kill"}},
+			want: []string{"1000 engage_kill", "2000 engage_land", "3000 engage_kill"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
