@@ -66,3 +66,45 @@ func TestSimRecommand(t *testing.T) {
 		}
 	}
 }
+
+// TestEscalationOnCommands: a rule on the count of an episode's commands
+// sees the re-commands: a return refused three times lands, in sim and in
+// verify alike.
+func TestEscalationOnCommands(t *testing.T) {
+	dir := t.TempDir()
+	policy := filepath.Join(dir, "p.yaml")
+	src := `name: rtl_commands
+version: 1
+default: {action: proceed, reason: nominal}
+rules:
+  - name: rtl_refused_thrice
+    when: {all: [{armed: true}, {action: {kind: engage_rtl, outcome: refused, commands: {ge: 3}}}]}
+    action: engage_land
+    reason: rtl_refused_thrice
+    clear: on_mode_change
+  - name: uncertain
+    when: {effective_level: {at_least: uncertain}}
+    action: engage_rtl
+    reason: belief_uncertain
+`
+	if err := os.WriteFile(policy, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		interval string
+		fires    bool
+	}{{"2s", true}, {"0", false}} {
+		flight := filepath.Join(dir, "f"+tc.interval+".mcap")
+		if code, _, stderr := cli(t, "sim", "--out", flight, "--duration", "60s", "--rate", "10", "--quiet", "--policy-file", policy,
+			"--executor", "px4", "--px4-script", "accept", "--px4-deny", "engage_rtl", "--recommand-interval", tc.interval); code != exitOK {
+			t.Fatalf("sim: exit %d %s", code, stderr)
+		}
+		code, stdout, stderr := cli(t, "verify", flight, "--policy-file", policy, "--executor", "px4", "--recommand-interval", tc.interval)
+		if code != exitOK {
+			t.Fatalf("verify: exit %d\n%s%s", code, stdout, stderr)
+		}
+		if fired := strings.Contains(stdout, "rtl_refused_thrice "); fired != tc.fires {
+			t.Errorf("interval %s: the rule on three commands fired %t, want %t\n%s", tc.interval, fired, tc.fires, stdout)
+		}
+	}
+}
