@@ -6,8 +6,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/engine"
 	"github.com/ghost-robotics/ghost/pkg/session"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/executor"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/px4sim"
@@ -20,6 +22,10 @@ type executorFlags struct {
 	enable     string
 	enableKill bool
 	vehicle    uint
+	// recommand and maxRecommands: the re-command interval and bound
+	// (0 turns re-commanding off).
+	recommand     time.Duration
+	maxRecommands int
 	// simPX4 shapes the simulated PX4 (sim only: simPX4Flags).
 	simPX4 px4sim.Options
 }
@@ -31,6 +37,10 @@ func (f *executorFlags) register(fs *flag.FlagSet) {
 		"a kind it serves that is not enabled fails as blocked_by_policy")
 	fs.BoolVar(&f.enableKill, "enable-kill", false, "also enable engage_kill (a forced disarm): it is never enabled otherwise")
 	fs.UintVar(&f.vehicle, "target-vehicle", 1, "the vehicle's system `id` (PX4 MAV_SYS_ID); evidence from any other is rejected")
+	fs.DurationVar(&f.recommand, "recommand-interval", engine.DefaultRecommandInterval,
+		"with --executor: shortest `time` between two commands of a decided kind the vehicle refused, did not reach or left; 0 never re-commands")
+	fs.IntVar(&f.maxRecommands, "max-recommands", engine.DefaultMaxRecommands,
+		"with --executor: re-commands per streak of one decided kind, at most 250; 0 never re-commands")
 }
 
 // verifyArgs are the flags verify needs to re-check the same executors.
@@ -48,6 +58,12 @@ func (f *executorFlags) verifyArgs() []string {
 	if f.vehicle != 1 {
 		args = append(args, "--target-vehicle", strconv.FormatUint(uint64(f.vehicle), 10))
 	}
+	if f.recommand != engine.DefaultRecommandInterval {
+		args = append(args, "--recommand-interval", f.recommand.String())
+	}
+	if f.maxRecommands != engine.DefaultMaxRecommands {
+		args = append(args, "--max-recommands", strconv.Itoa(f.maxRecommands))
+	}
 	return args
 }
 
@@ -60,6 +76,9 @@ func (f *executorFlags) apply(sopts *session.SessionOptions, simulated bool, log
 		if f.enable != "" || f.enableKill {
 			return fail(exitUsage, "--enable and --enable-kill need --executor")
 		}
+		if f.recommand != engine.DefaultRecommandInterval || f.maxRecommands != engine.DefaultMaxRecommands {
+			return fail(exitUsage, "--recommand-interval and --max-recommands need --executor (a --config file sets executors.recommand_interval_s and executors.max_recommands)")
+		}
 		if simulated {
 			simulateExecutors(sopts, f.simPX4, logTo) // executors.* of a --config file
 		}
@@ -67,6 +86,12 @@ func (f *executorFlags) apply(sopts *session.SessionOptions, simulated bool, log
 	}
 	if f.vehicle == 0 || f.vehicle > 255 {
 		return fail(exitUsage, "--target-vehicle %d: a PX4 system id is 1 to 255", f.vehicle)
+	}
+	if f.recommand < 0 {
+		return fail(exitUsage, "--recommand-interval %s: want 0 (never) or more", f.recommand)
+	}
+	if f.maxRecommands < 0 || f.maxRecommands > 250 {
+		return fail(exitUsage, "--max-recommands %d: want 0 (never) to 250", f.maxRecommands)
 	}
 	var ex session.Executor
 	switch f.executor {
@@ -111,6 +136,10 @@ func (f *executorFlags) apply(sopts *session.SessionOptions, simulated bool, log
 	sopts.Executors = []session.Executor{ex}
 	sopts.Enable = enable
 	sopts.TargetVehicle = uint32(f.vehicle)
+	sopts.Loop.Actions.RecommandInterval, sopts.Loop.Actions.MaxRecommands = f.recommand, f.maxRecommands
+	if f.recommand == 0 || f.maxRecommands == 0 {
+		sopts.Loop.Actions.RecommandInterval = -1 // the Loop's "never"; its 0 means its default
+	}
 	return nil
 }
 

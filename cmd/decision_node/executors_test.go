@@ -13,14 +13,15 @@ import (
 // simulated PX4, shows every outcome; verify passes with the same
 // executor supplied and fails without it or with a receipt altered; a
 // replay reproduces the recording byte for byte; and without --executor
-// nothing acts.
+// nothing acts. Re-commands are off: the default script's cycle gives the
+// flight's actions every outcome as it is (TestSimRecommand covers them).
 func TestSimExecutorPX4(t *testing.T) {
 	dir := t.TempDir()
 	flight := filepath.Join(dir, "flight.mcap")
-	if code, _, stderr := cli(t, "sim", "--out", flight, "--rate", "20", "--quiet", "--policy-file", px4Policy, "--executor", "px4"); code != exitOK {
+	if code, _, stderr := cli(t, "sim", "--out", flight, "--rate", "20", "--quiet", "--policy-file", px4Policy, "--executor", "px4", "--recommand-interval", "0"); code != exitOK {
 		t.Fatalf("sim exit %d: %s", code, stderr)
 	}
-	actions := verifiedActions(t, flight, "--policy-file", px4Policy, "--executor", "px4")
+	actions := verifiedActions(t, flight, "--policy-file", px4Policy, "--executor", "px4", "--recommand-interval", "0")
 	for _, ev := range []string{"sent", "retried", "evidence_accepted", "evidence_rejected", "accepted", "reached",
 		"failed_not_applicable", "failed_blocked_by_policy", "failed_transport", "failed_executor"} {
 		if actions[ev] == 0 {
@@ -30,12 +31,12 @@ func TestSimExecutorPX4(t *testing.T) {
 	if code, _, _ := cli(t, "verify", flight, "--quiet", "--policy-file", px4Policy); code != exitFindings {
 		t.Errorf("verify without the executor: exit %d, want %d", code, exitFindings)
 	}
-	if code, _, _ := cli(t, "verify", flight, "--quiet", "--policy-file", px4Policy, "--executor", "px4", "--enable-kill"); code != exitFindings {
+	if code, _, _ := cli(t, "verify", flight, "--quiet", "--policy-file", px4Policy, "--executor", "px4", "--recommand-interval", "0", "--enable-kill"); code != exitFindings {
 		t.Errorf("verify with another enable: exit %d, want %d", code, exitFindings)
 	}
 
 	replayed := filepath.Join(dir, "replayed.mcap")
-	if code, _, stderr := cli(t, "replay", "--in", flight, "--out", replayed, "--quiet", "--policy-file", px4Policy, "--executor", "px4"); code != exitOK {
+	if code, _, stderr := cli(t, "replay", "--in", flight, "--out", replayed, "--quiet", "--policy-file", px4Policy, "--executor", "px4", "--recommand-interval", "0"); code != exitOK {
 		t.Fatalf("replay exit %d: %s", code, stderr)
 	}
 	a, _ := os.ReadFile(flight)

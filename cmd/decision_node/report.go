@@ -285,6 +285,9 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	if !*quiet {
 		fmt.Fprintf(stdout, "report %s: %d decisions in %d episodes, audit %s\n", *out, flight.Counts.Decisions,
 			uint64(len(flight.Episodes))+flight.EpisodesOmitted, aud.Verdict)
+		if s := report.UnfollowedSummary(flight); s != "" {
+			fmt.Fprintf(stdout, "decided X, vehicle in Y: %s\n", s)
+		}
 		for _, h := range aud.Hints {
 			fmt.Fprintf(stdout, "to fix: %s\n", h)
 		}

@@ -175,6 +175,11 @@ type ActionState struct {
 	Outcome ActionOutcome
 	// Attempts is how many times its command was sent.
 	Attempts uint8
+	// Commands is how many commands of the kind its latest episode (the
+	// streak of decisions of the kind, the current one while the kind is
+	// decided) sent: 1 for its first, one more for each re-command,
+	// counted when it is sent; 0 when none was sent.
+	Commands uint8
 	// SinceStampSimNs is the belief stamp of the first context that saw
 	// Outcome: the clock of a rule's `for`, so a condition on the outcome
 	// that every context evaluates holds since exactly this stamp. -1 with

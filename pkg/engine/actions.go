@@ -14,6 +14,12 @@ const (
 	DefaultAckTimeout   = 1 * time.Second
 	DefaultMaxRetries   = 2
 	DefaultReachTimeout = 5 * time.Second
+	// DefaultRecommandInterval is the shortest time between two commands
+	// of one decided kind while the vehicle does not follow it.
+	DefaultRecommandInterval = 5 * time.Second
+	// DefaultMaxRecommands bounds the re-commands of one episode (a streak
+	// of decisions of one kind).
+	DefaultMaxRecommands = 5
 	// MaxEvidenceItems bounds one evidence batch; a longer one is rejected.
 	MaxEvidenceItems = 16
 )
@@ -35,6 +41,16 @@ type ActionOptions struct {
 	// for the vehicle state it commands before it fails as executor.
 	// Default DefaultReachTimeout.
 	ReachTimeout time.Duration
+	// RecommandInterval is how long, in arrival time, after the previous
+	// command of an episode (a streak of decisions of one kind) the Loop
+	// waits before it commands the kind again, when the vehicle refused
+	// the command, did not reach or left the commanded mode and the
+	// policy still decides the kind. 0 means DefaultRecommandInterval,
+	// negative means never (see loop_actions.go for the rules).
+	RecommandInterval time.Duration
+	// MaxRecommands bounds the re-commands of one episode; 0 means
+	// DefaultMaxRecommands, negative means never.
+	MaxRecommands int
 }
 
 // ActionRoute is the route of one decision kind.

@@ -15,9 +15,11 @@ import (
 // when the operator did not enable the kind, not_applicable when the
 // decision's own context shows the command cannot or need not act (the
 // vehicle is disarmed; its flight mode already is the commanded one),
-// otherwise an execute command. A repeated kind starts nothing: a failed
-// action is not re-sent because the policy keeps deciding the same (a
-// policy escalates instead: it sees the failure, below). One exception:
+// otherwise an execute command. A repeated kind starts nothing but a
+// re-command (loop_recommand.go: the vehicle refused, did not reach or
+// left the commanded mode, at most one per interval and a bounded number
+// per streak; a policy can escalate meanwhile: it sees the failure,
+// below). One more exception:
 // when the streak's last action ended not_applicable because the vehicle
 // was disarmed, the first later decision of the streak whose context makes
 // the kind applicable (armed, not already in the commanded mode) starts it
@@ -69,6 +71,12 @@ type actionState struct {
 	// awaitArm: the streak's last action was not applicable because the
 	// vehicle was disarmed, so arming may start it again.
 	awaitArm bool
+	// The streak's (episode's) commands (loop_recommand.go): how many were
+	// sent, the arrival time of the newest, and whether a context of the
+	// streak showed the vehicle in the kind's mode.
+	epSends    uint8
+	epLastSend int64
+	inMode     bool
 }
 
 // kindTrack is what became of one kind's last action.
@@ -77,24 +85,35 @@ type kindTrack struct {
 	stamp    int64
 	outcome  decisions.ActionOutcome
 	attempts uint8
+	commands uint8
 	// seen: a context saw outcome, first at since.
 	seen  bool
 	since int64
 }
 
-// track records outcome o for the kind of the outstanding action.
+// track records outcome o for the kind of the outstanding action. A
+// re-command that ends as the command before it keeps that outcome's
+// since: the failure has lasted since then.
 func (a *actionState) track(o decisions.ActionOutcome) {
 	c := &a.cur
-	a.kinds[c.kind] = kindTrack{id: c.id, stamp: c.stamp, outcome: o, attempts: c.attempt}
+	t := kindTrack{id: c.id, stamp: c.stamp, outcome: o, attempts: c.attempt, commands: c.commands}
+	if prev := &a.kinds[c.kind]; c.recommand && prev.outcome == o {
+		t.seen, t.since = prev.seen, prev.since
+	}
+	a.kinds[c.kind] = t
 }
 
 type activeAction struct {
-	valid      bool
-	id         uint64
-	stamp      int64
-	kind       decisions.Kind
-	executor   string
-	attempt    uint8
+	valid    bool
+	id       uint64
+	stamp    int64
+	kind     decisions.Kind
+	executor string
+	attempt  uint8
+	// commands: this action's command is the episode's commands-th (0
+	// when nothing is sent); recommand: it is not the first.
+	commands   uint8
+	recommand  bool
 	sentAt     int64
 	accepted   bool
 	acceptedAt int64
@@ -111,6 +130,10 @@ type actionConfig struct {
 	ackTimeout uint64
 	maxRetries int
 	reach      uint64
+	// recommand is the re-command interval, 0 when re-commanding is off;
+	// maxRecommands bounds the re-commands of one episode.
+	recommand     uint64
+	maxRecommands int
 }
 
 func newActionConfig(o ActionOptions) (actionConfig, error) {
@@ -142,6 +165,27 @@ func newActionConfig(o ActionOptions) (actionConfig, error) {
 		return c, fmt.Errorf("%w: Actions.MaxRetries = %d: must be at most 250", ErrOptions, o.MaxRetries)
 	default:
 		c.maxRetries = o.MaxRetries
+	}
+	switch {
+	case o.RecommandInterval < 0:
+		c.recommand = 0
+	case o.RecommandInterval == 0:
+		c.recommand = uint64(DefaultRecommandInterval)
+	default:
+		c.recommand = uint64(o.RecommandInterval)
+	}
+	switch {
+	case o.MaxRecommands == 0:
+		c.maxRecommands = DefaultMaxRecommands
+	case o.MaxRecommands < 0:
+		c.maxRecommands = 0
+	case o.MaxRecommands > 250:
+		return c, fmt.Errorf("%w: Actions.MaxRecommands = %d: must be at most 250", ErrOptions, o.MaxRecommands)
+	default:
+		c.maxRecommands = o.MaxRecommands
+	}
+	if c.maxRecommands == 0 {
+		c.recommand = 0
 	}
 	for k, r := range o.Routes {
 		if r.Executor == "" {
@@ -189,7 +233,9 @@ func (l *Loop) settleActions(a *actionState, now int64, evidence []Evidence, out
 			if int(c.attempt) <= cfg.maxRetries {
 				c.attempt++
 				c.sentAt = now
-				a.kinds[c.kind].attempts = c.attempt
+				if !c.recommand {
+					a.kinds[c.kind].attempts = c.attempt
+				}
 				out.Actions = append(out.Actions, l.actionCmd(c, ActionRetry, fmt.Sprintf(
 					"no acknowledgement %s after send %d", time.Duration(cfg.ackTimeout), c.attempt-1)))
 			} else {
@@ -222,7 +268,7 @@ func (l *Loop) actionStates(a *actionState, stamp int64, out *Output) *decisions
 			t.seen, t.since = true, stamp
 		}
 		s[k] = decisions.ActionState{Routed: r.Executor != "", Enabled: r.Executor != "" && r.Enabled,
-			ID: t.id, DecisionStampSimNs: t.stamp, Outcome: t.outcome, Attempts: t.attempts, SinceStampSimNs: -1}
+			ID: t.id, DecisionStampSimNs: t.stamp, Outcome: t.outcome, Attempts: t.attempts, Commands: t.commands, SinceStampSimNs: -1}
 		if t.outcome != decisions.ActionNone {
 			s[k].SinceStampSimNs = t.since
 		}
@@ -241,6 +287,7 @@ func (l *Loop) startActions(a *actionState, now int64, out *Output) {
 		k := cmd.Decision.Kind
 		repeat := a.decided && k == a.lastKind
 		if repeat && !(a.kinds[k].outcome == decisions.ActionNotApplicable && !a.cur.valid && a.awaitArm) {
+			l.recommand(a, now, cmd, out)
 			continue
 		}
 		route := cfg.routes[k]
@@ -249,6 +296,9 @@ func (l *Loop) startActions(a *actionState, now int64, out *Output) {
 			continue // still nothing to act on
 		}
 		a.decided, a.lastKind = true, k
+		if !repeat {
+			a.epSends, a.inMode = 0, false
+		}
 		if a.cur.valid {
 			l.conclude(a, OutcomeSuperseded, FailNone, decisions.ActionSuperseded, nil, fmt.Sprintf(
 				"decision %d (%s) superseded it", cmd.Decision.DecisionStampSimNs, k), out)
@@ -269,6 +319,8 @@ func (l *Loop) startActions(a *actionState, now int64, out *Output) {
 			l.conclude(a, OutcomeFailed, FailNotApplicable, decisions.ActionNotApplicable, nil, why, out)
 		default:
 			start.attempt, start.sentAt = 1, now
+			a.epSends, a.epLastSend = a.epSends+1, now
+			start.commands = a.epSends
 			a.cur = start
 			a.track(decisions.ActionSent)
 			detail := fmt.Sprintf("the decided kind changed to %s", k)
@@ -323,6 +375,9 @@ func (l *Loop) applyEvidence(a *actionState, now int64, ev []Evidence, out *Outp
 // conclude ends the outstanding action with outcome o (f when it failed),
 // which the policy sees as seen.
 func (l *Loop) conclude(a *actionState, o Outcome, f FailureClass, seen decisions.ActionOutcome, ev []Evidence, detail string, out *Output) {
+	if f == FailExecutor || f == FailTransport {
+		detail += l.recommandPlan(a, seen)
+	}
 	cmd := l.actionCmd(&a.cur, ActionConclude, detail, ev...)
 	cmd.Outcome, cmd.Failure = o, f
 	out.Actions = append(out.Actions, cmd)

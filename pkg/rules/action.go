@@ -12,6 +12,11 @@ import (
 //
 //	{action: {kind: engage_land, outcome: {in: [refused, not_reached]}}}
 //	{action: {kind: engage_kill, enabled: true}}
+//	{action: {kind: engage_rtl, outcome: refused, commands: {ge: 3}}}
+//
+// commands is how many commands of the kind the current streak of its
+// decisions sent (the first and the re-commands, decisions.ActionState
+// Commands), so a policy can escalate after a number of refused commands.
 //
 // They are never unknown: a kind no executor serves, and every kind of a
 // context without action state (an advisory session), reads as not enabled
@@ -69,10 +74,10 @@ var outcomeWords = func() []string {
 	return w
 }()
 
-// action compiles {action: {kind: K, outcome: O, enabled: B}}: one leaf,
-// or the conjunction of both tests.
+// action compiles {action: {kind: K, outcome: O, enabled: B, commands: N}}:
+// one leaf, or the conjunction of the tests.
 func (b *builder) action(y *yaml.Node, what string) (int32, error) {
-	f, err := b.r.fields(y, what, []string{"kind", "outcome", "enabled"}, []string{"kind"})
+	f, err := b.r.fields(y, what, []string{"kind", "outcome", "enabled", "commands"}, []string{"kind"})
 	if err != nil {
 		return 0, err
 	}
@@ -99,9 +104,21 @@ func (b *builder) action(y *yaml.Node, what string) (int32, error) {
 		}
 		leaves = append(leaves, b.add(node{op: opActEnabled, arg: uint8(k), mask: mask}))
 	}
+	if e, ok := f["commands"]; ok {
+		ck, w := &condKinds[opActCommands], what+".commands"
+		bf, err := b.r.fields(e.val, w, ck.ops, nil)
+		if err != nil {
+			return 0, err
+		}
+		iv, err := b.bounds(e.val, bf, w, ck, 0)
+		if err != nil {
+			return 0, err
+		}
+		leaves = append(leaves, b.add(node{op: opActCommands, arg: uint8(k), iv: iv}))
+	}
 	switch len(leaves) {
 	case 0:
-		return 0, b.r.errf(y, "%s: want outcome, enabled or both besides kind", what)
+		return 0, b.r.errf(y, "%s: want outcome, enabled or commands besides kind", what)
 	case 1:
 		return leaves[0], nil
 	}

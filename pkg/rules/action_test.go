@@ -26,6 +26,11 @@ func acted(k decisions.Kind, o decisions.ActionOutcome, enabled bool) ctxOpt {
 	}
 }
 
+// commanded sets the commands of kind k's current episode (after acted).
+func commanded(k decisions.Kind, n uint8) ctxOpt {
+	return func(c *decisions.Context) { c.Actions[k].Commands = n }
+}
+
 // Action conditions: outcome names, groups and lists, enables, both tests
 // at once; never unknown, even without action state.
 func TestActionConditions(t *testing.T) {
@@ -64,6 +69,10 @@ func TestActionConditions(t *testing.T) {
 		{"not of an action test", "{not: {action: {kind: engage_land, outcome: any_failure}}}", nil, T},
 		{"with an unknown part", "{any: [{action: {kind: hold, outcome: sent}}, {perception_mode: nominal}]}", nil, "missing_perception"},
 		{"true beats an unknown part", "{any: [{action: {kind: hold, outcome: sent}}, {perception_mode: nominal}]}", []ctxOpt{acted(hold, decisions.ActionSent, true)}, T},
+		{"commands reached", "{action: {kind: engage_land, outcome: refused, commands: {ge: 3}}}", []ctxOpt{acted(land, decisions.ActionDenied, true), commanded(land, 3)}, T},
+		{"commands not yet", "{action: {kind: engage_land, outcome: refused, commands: {ge: 3}}}", []ctxOpt{acted(land, decisions.ActionDenied, true), commanded(land, 2)}, F},
+		{"commands of another kind", "{action: {kind: engage_land, commands: {ge: 1}}}", []ctxOpt{acted(hold, decisions.ActionDenied, true), commanded(hold, 4)}, F},
+		{"no commands without action state", "{action: {kind: engage_land, commands: {lt: 1}}}", nil, T},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -87,7 +96,7 @@ func TestActionConditionErrors(t *testing.T) {
 	tests := []struct{ cond, want string }{
 		{"{action: {kind: descend, outcome: denied}}", `kind = "descend"`},
 		{"{action: {outcome: denied}}", `missing key "kind"`},
-		{"{action: {kind: hold}}", "want outcome, enabled or both"},
+		{"{action: {kind: hold}}", "want outcome, enabled or commands"},
 		{"{action: {kind: hold, outcome: lost}}", `outcome = "lost"`},
 		{"{action: {kind: hold, outcome: {in: []}}}", "at least one outcome"},
 		{"{action: {kind: hold, outcome: {in: [denied, denied]}}}", `"denied" listed twice`},
@@ -95,6 +104,8 @@ func TestActionConditionErrors(t *testing.T) {
 		{"{action: {kind: hold, enabled: maybe}}", "want true or false"},
 		{"{action: {kind: hold, outcome: denied, since: 1s}}", `unknown key "since"`},
 		{"{action: hold}", "want a mapping"},
+		{"{action: {kind: hold, commands: {ge: -1}}}", "commands"},
+		{"{action: {kind: hold, commands: {at_least: 2}}}", `unknown key "at_least"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
@@ -149,6 +160,8 @@ func TestActionIdentity(t *testing.T) {
 		with("{action: {kind: hold, outcome: {in: [denied, unsupported]}}}", ""),
 		with("{action: {kind: hold, enabled: true}}", ""),
 		with("{action: {kind: hold, enabled: false}}", ""),
+		with("{action: {kind: hold, commands: {ge: 2}}}", ""),
+		with("{action: {kind: hold, outcome: denied, commands: {ge: 2}}}", ""),
 		with("{action: {kind: hold, outcome: denied}}", "    clear: on_mode_change\n"),
 		with("{action: {kind: hold, outcome: denied}}", "    unless: {armed: false}\n"),
 	} {

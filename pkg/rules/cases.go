@@ -403,9 +403,11 @@ func parseAssessment(r *reader, n *yaml.Node, what string) (*decisions.SelfAsses
 
 // parseActions applies a step's `actions` to the context c (already at the
 // step's stamp): a mapping of kinds to an outcome name or to {outcome: O,
-// enabled: B}. A kind it names is routed, and enabled unless it says
+// enabled: B, commands: N}. A kind it names is routed, and enabled unless it says
 // enabled: false; an outcome that differs from the previous step's is a
-// new command, seen from this step on. Kinds it does not name keep the
+// new command, seen from this step on; commands sets the count of the
+// episode's commands (0 to 255), which otherwise is 1 for a command that
+// was sent. Kinds it does not name keep the
 // previous step's state; before the first `actions`, no kind is routed.
 func parseActions(r *reader, n *yaml.Node, what string, c *decisions.Context) error {
 	f, err := r.fields(n, what, kindNames, nil)
@@ -427,7 +429,7 @@ func parseActions(r *reader, n *yaml.Node, what string, c *decisions.Context) er
 		}
 		w := what + "." + name
 		a := &s[k]
-		out, enabled := a.Outcome, true
+		out, enabled, commands := a.Outcome, true, -1
 		if e.val.Kind == yaml.ScalarNode {
 			o, err := r.name(e.val, w, outcomeNames)
 			if err != nil {
@@ -435,7 +437,7 @@ func parseActions(r *reader, n *yaml.Node, what string, c *decisions.Context) er
 			}
 			out = decisions.ActionOutcome(o)
 		} else {
-			af, err := r.fields(e.val, w, []string{"outcome", "enabled"}, nil)
+			af, err := r.fields(e.val, w, []string{"outcome", "enabled", "commands"}, nil)
 			if err != nil {
 				return err
 			}
@@ -451,17 +453,30 @@ func parseActions(r *reader, n *yaml.Node, what string, c *decisions.Context) er
 					return err
 				}
 			}
+			if ce, ok := af["commands"]; ok {
+				n, err := strconv.Atoi(ce.val.Value)
+				if err != nil || ce.val.Kind != yaml.ScalarNode || n < 0 || n > 255 {
+					return r.errf(ce.val, "%s.commands = %s: want a count from 0 to 255", w, quote(ce.val.Value))
+				}
+				commands = n
+			}
 		}
 		a.Routed, a.Enabled = true, enabled
 		if out == a.Outcome {
+			if commands >= 0 {
+				a.Commands = uint8(commands)
+			}
 			continue
 		}
 		*a = decisions.ActionState{Routed: true, Enabled: enabled, Outcome: out, SinceStampSimNs: -1}
 		if out != decisions.ActionNone {
 			a.ID, a.DecisionStampSimNs, a.SinceStampSimNs = uint64(c.BeliefStampSimNs)+1, c.BeliefStampSimNs, c.BeliefStampSimNs
 			if out != decisions.ActionNotApplicable && out != decisions.ActionBlockedByPolicy {
-				a.Attempts = 1
+				a.Attempts, a.Commands = 1, 1
 			}
+		}
+		if commands >= 0 {
+			a.Commands = uint8(commands)
 		}
 	}
 	c.Actions = &s

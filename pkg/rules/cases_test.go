@@ -103,6 +103,34 @@ func TestRunCasesErrors(t *testing.T) {
 	}
 }
 
+// A step's actions set the count of an episode's commands; a rule on it
+// fires from the step that reaches the bound.
+func TestRunCasesCommands(t *testing.T) {
+	p, err := Parse("p.yaml", []byte(policyWith(`  - name: rtl_refused_thrice
+    when: {action: {kind: engage_rtl, outcome: refused, commands: {ge: 3}}}
+    action: engage_land
+    reason: rtl_refused
+`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := RunCases(p, "c.yaml", []byte(`cases:
+  - name: refused_three_times
+    steps:
+      - {at: 0s, actions: {engage_rtl: denied}, expect: {action: proceed}}
+      - {at: 5s, actions: {engage_rtl: {commands: 2}}, expect: {action: proceed}}
+      - {at: 10s, actions: {engage_rtl: {outcome: denied, commands: 3}}, expect: {action: engage_land, reason: rtl_refused}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		if !r.Pass {
+			t.Error(r)
+		}
+	}
+}
+
 // A step's actions set kinds' outcomes and enables; later steps inherit
 // them, and an outcome that changes is seen from its step on (for).
 func TestRunCasesActions(t *testing.T) {
@@ -147,6 +175,8 @@ func TestRunCasesActions(t *testing.T) {
 		}
 	}
 	for _, tt := range []struct{ src, want string }{
+		{"cases:\n  - {name: a, steps: [{at: 0s, actions: {hold: {commands: 256}}, expect: {action: hold}}]}\n", "count from 0 to 255"},
+		{"cases:\n  - {name: a, steps: [{at: 0s, actions: {hold: {commands: two}}, expect: {action: hold}}]}\n", "count from 0 to 255"},
 		{"cases:\n  - {name: a, steps: [{at: 0s, actions: {descend: sent}, expect: {action: hold}}]}\n", `unknown key "descend"`},
 		{"cases:\n  - {name: a, steps: [{at: 0s, actions: {hold: lost}, expect: {action: hold}}]}\n", `hold = "lost"`},
 		{"cases:\n  - {name: a, steps: [{at: 0s, actions: {hold: any_failure}, expect: {action: hold}}]}\n", `hold = "any_failure"`},

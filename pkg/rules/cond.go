@@ -44,6 +44,7 @@ const (
 	opGNSSSats    // interval
 	opEstimator   // arg: decisions.EstimatorFlag; mask bit 0: clear matches, bit 1: set matches
 	opFailsafe    // arg: decisions.FailsafeFlag; mask bit 1: raised matches
+	opActCommands // arg: kind; interval over the episode's commands
 	opCount
 )
 
@@ -163,6 +164,8 @@ type facts struct {
 	// the context carries no action state).
 	actOutcome [decisions.NumKinds]uint8
 	actEnabled [decisions.NumKinds]uint8
+	// actCommands is per kind the commands of its current episode.
+	actCommands [decisions.NumKinds]float64
 	// health is the belief's GNSS, estimator and failsafe health; gnss its
 	// fix as an index of gnssFixNames, sats its satellites.
 	health decisions.Health
@@ -213,6 +216,7 @@ func (f *facts) load(c *decisions.Context) {
 	if a := c.Actions; a != nil {
 		for k := range a {
 			f.actOutcome[k] = uint8(a[k].Outcome)
+			f.actCommands[k] = float64(a[k].Commands)
 			if a[k].Enabled {
 				f.actEnabled[k] = 1
 			}

@@ -129,6 +129,9 @@ func init() {
 		// mask bit 0: not enabled matches, bit 1: enabled matches.
 		opActEnabled: {args: kindNames, field: numFields,
 			value: func(f *facts, arg uint8) uint8 { return f.actEnabled[arg%uint8(len(f.actEnabled))] }, canon: canonEnabled},
+		opActCommands: {args: kindNames, ops: numOps, field: numFields,
+			number: func(f *facts, arg uint8) float64 { return f.actCommands[arg%uint8(len(f.actCommands))] }, domain: interval{lo: 0, hi: 255},
+			about: about("action.commands is how many commands of the kind the current streak of its decisions sent, a count from 0 to 255"), canon: canonCommands},
 		opGNSSFix: {key: "gnss", parse: parseGNSS, ops: levelOps, names: gnssFixNames, groups: gnssFixGroups, field: fieldGNSS,
 			numbers: "PX4's fix_type reads as these names: 0 and 1 no_fix, 2 2d, 3 3d, 4 dgps, 5 rtk_float, 6 rtk_fixed, 8 extrapolated (PX4 never uses 7)",
 			value:   func(f *facts, _ uint8) uint8 { return f.gnss }, canon: canonGNSSFix},
@@ -364,6 +367,12 @@ func canonMissing(b []byte, _ []node, n *node) []byte {
 func canonOutcome(b []byte, _ []node, n *node) []byte {
 	b = append(b, `{"action":{"kind":"`+kindNames[n.arg]+`","outcome":{"in":`...)
 	return append(appendOutcomes(b, n.mask), "}}}"...)
+}
+
+func canonCommands(b []byte, _ []node, n *node) []byte {
+	b = append(b, `{"action":{"commands":{`...)
+	b = appendInterval(b, n.iv, true)
+	return append(b, `},"kind":"`+kindNames[n.arg]+`"}}`...)
 }
 
 func canonEnabled(b []byte, _ []node, n *node) []byte {

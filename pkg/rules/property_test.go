@@ -34,6 +34,7 @@ var actionLeafPool = []string{
 	"{action: {kind: engage_land, outcome: {in: [denied, not_reached]}}}",
 	"{action: {kind: hold, outcome: pending}}",
 	"{action: {kind: engage_kill, enabled: true}}",
+	"{action: {kind: engage_rtl, outcome: refused, commands: {ge: 3}}}",
 }
 
 // healthLeafPool are the leaves over the belief's health.

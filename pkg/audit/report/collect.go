@@ -258,6 +258,10 @@ type Collector struct {
 	// mark, so a late assessment can say why
 	pending map[int64]int
 
+	// the running span of "decided X, vehicle in Y" (unfollowed.go)
+	unfollowedCur  Unfollowed
+	unfollowedOpen bool
+
 	maxAssessment int64 // newest assessment stamp so far
 	hasAssessment bool
 	lastSkew      int64 // stamp minus log time of the latest decoded message
@@ -267,6 +271,7 @@ type Collector struct {
 type seenBelief struct {
 	logNs int64
 	fp    uint64
+	seen  modeSeen
 }
 
 const recentBeliefs = 4096
@@ -406,7 +411,7 @@ func (c *Collector) Belief(logNs int64, b *decisions.Belief) {
 		}
 		return
 	}
-	c.remember(b.StampSimNs, seenBelief{logNs: logNs, fp: fp})
+	c.remember(b.StampSimNs, seenBelief{logNs: logNs, fp: fp, seen: modeSeen{fs.Mode, fs.Armed}})
 	if err := b.Validate(); err != nil {
 		c.reject(bk, b.StampSimNs, logNs, "invalid belief: "+err.Error())
 	}
@@ -507,6 +512,8 @@ func (c *Collector) Decision(logNs int64, r *decisions.Rationale) {
 	e.LastNs, e.EndNs = stamp, stamp
 	e.Decisions++
 	e.addReason(r.Decision.Reason)
+	seen, ok := c.recent[stamp]
+	c.follow(stamp, kind, seen.seen, ok)
 
 	if r.SelfAssessmentSHA256 != "" {
 		return
@@ -618,6 +625,7 @@ func (c *Collector) Finish() *Flight {
 		c.note(fmt.Sprintf("%d actions after the first %d are counted, not drawn", a.Omitted, len(a.Trail)))
 	}
 	c.f.Actions.Escalations = escalations(&c.f)
+	c.finishUnfollowed()
 	c.actionIndex = nil
 	f := c.f
 	return &f

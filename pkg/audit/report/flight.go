@@ -48,6 +48,11 @@ type Flight struct {
 	// Actions is the action trail: the receipts of every action the
 	// decisions started, and the escalations derived from them.
 	Actions Actions
+	// Unfollowed are the spans of "decided X, vehicle in Y", in recording
+	// order (unfollowed.go); UnfollowedOmitted counts those beyond the
+	// bound.
+	Unfollowed        []Unfollowed
+	UnfollowedOmitted uint64
 	// Notes are things the reader of the report must know about the input
 	// (unusable channels, a truncated recording), one line each.
 	Notes []string

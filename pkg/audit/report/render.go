@@ -71,6 +71,7 @@ func Render(w io.Writer, f *Flight, a Audit) error {
 	p.legend()
 	p.episodes(f, t)
 	p.actions(f, a, t)
+	p.unfollowed(f, t)
 	p.marks(f, a, t)
 	p.s(`<p class="muted">Time is the belief stamp, in seconds from the first stamp of the recording. `,
 		`Each figure shows the worst value seen in each time slice (`, esc(fmtDur(f.BucketNs)), `), so short events stay visible; `,
@@ -178,6 +179,9 @@ func (p *printer) header(f *Flight, a Audit, t timeAxis) {
 	p.row("actions", esc(actionsSummary(f, a)))
 	if f.HasStamps {
 		p.row("mode vs decision", esc(modeSummary(f)))
+		if s := UnfollowedSummary(f); s != "" {
+			p.row("decided X, vehicle in Y", esc(s))
+		}
 	}
 	for _, n := range f.Notes {
 		p.row("note", `<span class="note">`+esc(n)+`</span>`)

@@ -57,11 +57,21 @@ type Executors struct {
 	// state it commands (parameter executors.reach_timeout_s, default 5 s;
 	// engine.ActionOptions.ReachTimeout).
 	ReachTimeout time.Duration
+	// RecommandInterval is the shortest time between two commands of a
+	// decided kind the vehicle refused, did not reach or left, while the
+	// policy still decides it (parameter executors.recommand_interval_s,
+	// default 5 s; 0 never re-commands; engine.ActionOptions.RecommandInterval).
+	RecommandInterval time.Duration
+	// MaxRecommands bounds the re-commands of one streak of a decided kind
+	// (parameter executors.max_recommands, default 5; 0 never
+	// re-commands; engine.ActionOptions.MaxRecommands).
+	MaxRecommands int
 }
 
 func defaultExecutors() Executors {
 	return Executors{Enable: DefaultEnable, TargetVehicle: 1, AckTimeout: engine.DefaultAckTimeout,
-		MaxRetries: engine.DefaultMaxRetries, ReachTimeout: engine.DefaultReachTimeout}
+		MaxRetries: engine.DefaultMaxRetries, ReachTimeout: engine.DefaultReachTimeout,
+		RecommandInterval: engine.DefaultRecommandInterval, MaxRecommands: engine.DefaultMaxRecommands}
 }
 
 // EnabledKinds parses Enable and adds engage_kill when EnableKill is set.
@@ -135,6 +145,10 @@ func (e Executors) apply(so *session.SessionOptions) error {
 	if e.MaxRetries == 0 {
 		so.Loop.Actions.MaxRetries = -1 // the Loop's "never"; its 0 means its default
 	}
+	so.Loop.Actions.RecommandInterval, so.Loop.Actions.MaxRecommands = e.RecommandInterval, e.MaxRecommands
+	if e.RecommandInterval == 0 || e.MaxRecommands == 0 {
+		so.Loop.Actions.RecommandInterval = -1 // the Loop's "never", as above
+	}
 	return nil
 }
 
@@ -163,5 +177,34 @@ func executorParams() []param {
 			func(c *Config) *int { return &c.Executors.MaxRetries }, 0, 250),
 		durationParam("executors.reach_timeout_s", "seconds an accepted command waits for the vehicle state it commands before it fails as executor",
 			func(c *Config) *time.Duration { return &c.Executors.ReachTimeout }),
+		offDurationParam("executors.recommand_interval_s", "seconds between two commands of a decided kind the vehicle refused, did not reach or left, "+
+			"while the policy still decides it; 0 never re-commands",
+			func(c *Config) *time.Duration { return &c.Executors.RecommandInterval }),
+		intParam("executors.max_recommands", "re-commands per streak of one decided kind; 0 never re-commands",
+			func(c *Config) *int { return &c.Executors.MaxRecommands }, 0, 250),
 	}
+}
+
+// offDurationParam is durationParam where 0 is allowed: it turns the
+// setting off.
+func offDurationParam(name, doc string, field func(*Config) *time.Duration) param {
+	p := durationParam(name, doc, field)
+	set := p.set
+	p.set = func(c *Config, v value) error {
+		if v.d == 0 {
+			*field(c) = 0
+			return nil
+		}
+		if err := set(c, v); err != nil {
+			return fmt.Errorf("want 0 (off) or %w", err)
+		}
+		return nil
+	}
+	p.check = func(c *Config) error {
+		if *field(c) < 0 {
+			return errors.New("must be >= 0 (0 is off)")
+		}
+		return nil
+	}
+	return p
 }

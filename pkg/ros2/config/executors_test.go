@@ -104,3 +104,37 @@ func TestExecutorsRejected(t *testing.T) {
 		t.Fatalf("Validate: %v", err)
 	}
 }
+
+// The re-command settings reach the Loop as plain values: the defaults,
+// other values, and 0 for either as the Loop's "never".
+func TestExecutorsRecommand(t *testing.T) {
+	tests := []struct {
+		args     []string
+		interval time.Duration
+		max      int
+	}{
+		{nil, 5 * time.Second, 5},
+		{[]string{"-p", "executors.recommand_interval_s:=2.5", "-p", "executors.max_recommands:=9"}, 2500 * time.Millisecond, 9},
+		{[]string{"-p", "executors.recommand_interval_s:=0.0"}, -1, 5},
+		{[]string{"-p", "executors.max_recommands:=0"}, -1, 0},
+	}
+	for _, tc := range tests {
+		cfg, _, err := FromArgs(append([]string{"--ros-args", "-p", "executors.executor:=px4"}, tc.args...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		so, err := cfg.SessionOptions()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a := so.Loop.Actions; a.RecommandInterval != tc.interval || a.MaxRecommands != tc.max {
+			t.Errorf("%q: interval %s, max %d; want %s, %d", tc.args, a.RecommandInterval, a.MaxRecommands, tc.interval, tc.max)
+		}
+	}
+	for _, arg := range []string{"executors.recommand_interval_s:=-1.0", "executors.max_recommands:=-1", "executors.max_recommands:=251"} {
+		_, _, err := FromArgs([]string{"--ros-args", "-p", "executors.executor:=px4", "-p", arg})
+		if !errors.Is(err, ErrInvalidValue) || !strings.Contains(err.Error(), strings.Split(arg, ":=")[0]) {
+			t.Errorf("%s: err = %v", arg, err)
+		}
+	}
+}
