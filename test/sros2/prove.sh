@@ -90,6 +90,34 @@ LAUNCH="$repo/launch/decision.launch.py"
 # governance and permissions name the domain in force when they are made.
 export ROS_LOCALHOST_ONLY=1 RCUTILS_COLORIZED_OUTPUT=0
 export ROS_DOMAIN_ID="${SROS2_DOMAIN_ID:-73}"
+transport=""
+if [ "$RMW" = rmw_fastrtps_cpp ]; then
+	# Fast DDS carries data between processes of one host through shared
+	# memory (ROS_LOCALHOST_ONLY keeps that transport), where no packet
+	# capture can look. Here every participant uses one UDPv4 transport bound
+	# to loopback instead, so traffic stays on this host and (d) sees every
+	# byte the participants exchange.
+	cat >"$out/fastdds-loopback-udp.xml" <<'XML'
+<?xml version="1.0" encoding="UTF-8"?>
+<profiles xmlns="http://www.eprosima.com/XMLSchemas/fastRTPS_Profiles">
+  <transport_descriptors>
+    <transport_descriptor>
+      <transport_id>loopback_udp</transport_id>
+      <type>UDPv4</type>
+      <interfaceWhiteList><address>127.0.0.1</address></interfaceWhiteList>
+    </transport_descriptor>
+  </transport_descriptors>
+  <participant profile_name="loopback_udp_only" is_default_profile="true">
+    <rtps>
+      <userTransports><transport_id>loopback_udp</transport_id></userTransports>
+      <useBuiltinTransports>false</useBuiltinTransports>
+    </rtps>
+  </participant>
+</profiles>
+XML
+	export FASTRTPS_DEFAULT_PROFILES_FILE="$out/fastdds-loopback-udp.xml" ROS_LOCALHOST_ONLY=0
+	transport="UDPv4 on loopback only, no shared memory ($FASTRTPS_DEFAULT_PROFILES_FILE)"
+fi
 unset ROS_SECURITY_ENABLE ROS_SECURITY_STRATEGY ROS_SECURITY_KEYSTORE ROS_SECURITY_ENCLAVE_OVERRIDE
 KS="$out/keystore"
 # Command prefixes (external commands, so that a PID taken with $! is the
@@ -130,7 +158,7 @@ wait_for() { # wait_for LOG PATTERN PID SECONDS: PATTERN in LOG while PID lives
 
 fails=0
 : >results.txt
-echo "middleware: $RMW" >>results.txt
+echo "middleware: $RMW${transport:+, $transport}" | tee -a results.txt
 check() { # check NAME DETAIL CONDITION...
 	local name="$1" detail="$2"
 	shift 2
