@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/ghost-robotics/ghost/pkg/audit"
@@ -45,6 +46,12 @@ func recordingAt(path string) (rec recording, ok bool) {
 // recordings below it, in lexical order: bag directories, and .mcap files
 // outside them. Files named explicitly are kept whatever their name.
 func expandRecordings(args []string) ([]recording, error) {
+	return expandWith(args, []string{".mcap"}, "no .mcap recordings or rosbag2 bags in this directory")
+}
+
+// expandWith is expandRecordings for files whose extension is one of exts
+// (compared without case); none says what a directory without any lacks.
+func expandWith(args, exts []string, none string) ([]recording, error) {
 	var recs []recording
 	for _, a := range args {
 		if rec, ok := recordingAt(a); ok {
@@ -63,7 +70,7 @@ func expandRecordings(args []string) ([]recording, error) {
 				}
 				return nil
 			}
-			if strings.EqualFold(filepath.Ext(p), ".mcap") {
+			if slices.ContainsFunc(exts, func(e string) bool { return strings.EqualFold(filepath.Ext(p), e) }) {
 				recs = append(recs, recording{name: p, files: []string{p}})
 			}
 			return nil
@@ -72,7 +79,7 @@ func expandRecordings(args []string) ([]recording, error) {
 			return nil, fail(exitIO, "%s: %w", a, err)
 		}
 		if len(recs) == n {
-			return nil, fail(exitIO, "%s: no .mcap recordings or rosbag2 bags in this directory", a)
+			return nil, fail(exitIO, "%s: %s", a, none)
 		}
 	}
 	return recs, nil

@@ -350,7 +350,6 @@ func isULogName(path string) bool { return strings.EqualFold(filepath.Ext(path),
 // searched for PX4 logs (*.ulg), every directory in lexical order, and the
 // recordings are sorted by path, each once.
 func expandFlights(args []string) ([]recording, error) {
-	var recs []recording
 	for _, a := range args {
 		// What the command line names is a recording, a bag or a folder of
 		// them: anything else is refused before any flight is compared (a
@@ -358,33 +357,10 @@ func expandFlights(args []string) ([]recording, error) {
 		if st, err := os.Stat(a); err == nil && !st.IsDir() && !st.Mode().IsRegular() {
 			return nil, fail(exitIO, "%s is %s, not a recording or a folder of them: refused (name a file or a folder)", a, limitedfile.Kind(st.Mode()))
 		}
-		if rec, ok := recordingAt(a); ok {
-			recs = append(recs, rec)
-			continue
-		}
-		n := len(recs)
-		err := filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() {
-				if rec, ok := recordingAt(p); ok {
-					recs = append(recs, rec)
-					return fs.SkipDir
-				}
-				return nil
-			}
-			if ext := filepath.Ext(p); strings.EqualFold(ext, ".mcap") || strings.EqualFold(ext, ".ulg") {
-				recs = append(recs, recording{name: p, files: []string{p}})
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, fail(exitIO, "%s: %w", a, err)
-		}
-		if len(recs) == n {
-			return nil, fail(exitIO, "%s: no .mcap recordings, rosbag2 bags or .ulg logs in this directory", a)
-		}
+	}
+	recs, err := expandWith(args, []string{".mcap", ".ulg"}, "no .mcap recordings, rosbag2 bags or .ulg logs in this directory")
+	if err != nil {
+		return nil, err
 	}
 	slices.SortStableFunc(recs, func(a, b recording) int { return strings.Compare(a.name, b.name) })
 	return slices.CompactFunc(recs, func(a, b recording) bool { return a.name == b.name }), nil
