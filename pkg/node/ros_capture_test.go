@@ -199,3 +199,61 @@ func writeCaptured(t *testing.T, path, rmw, prefix string, tr *capturing) {
 	}
 	t.Logf("%d records to %s", len(tr.recs), path)
 }
+
+// TestPX4BytesOverROS2 keeps what the middleware delivers of PX4's own
+// topics, through the XRCE-DDS agent, to a node with input.source px4: run
+// it beside a PX4 SITL and its agent (GHOST_PX4_LIVE=1 says they are up).
+// With GHOST_CAPTURE_DIR it writes <dir>/<RMW_IMPLEMENTATION>.px4.jsonl,
+// which TestCapturedPX4Bytes replays without ROS 2.
+func TestPX4BytesOverROS2(t *testing.T) {
+	if os.Getenv("AMENT_PREFIX_PATH") == "" || os.Getenv("GHOST_PX4_LIVE") == "" {
+		t.Skip("needs a sourced ROS 2 with px4_msgs and a PX4 SITL with its agent running (GHOST_PX4_LIVE=1)")
+	}
+	rmw := os.Getenv("RMW_IMPLEMENTATION")
+	if rmw == "" {
+		t.Skip("RMW_IMPLEMENTATION is not set: the captured bytes must name their middleware")
+	}
+	cfg := config.Default()
+	cfg.NodeName = fmt.Sprintf("ghost_px4_capture_%d", os.Getpid())
+	cfg.Input.Source = config.SourcePX4
+	cfg.Input.PX4Release = "1.15"
+	for k, v := range cfg.Topics {
+		// The ghost topics apart from other graphs; PX4's stay where the agent has them.
+		if strings.HasPrefix(v, "/") && !strings.HasPrefix(v, "/fmu/") {
+			cfg.Topics[k] = "/" + cfg.NodeName + v
+		}
+	}
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	rcl, err := transport.NewRCLTransport(nil, cfg.NodeName, "", logger)
+	if err != nil {
+		t.Skipf("no ROS 2 context: %v", err)
+	}
+	defer rcl.Close()
+	tr := &capturing{Transport: rcl}
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
+	defer cancel()
+	if err := Run(ctx, cfg, tr, logger); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	tr.mu.Lock()
+	var px4 []capturedRecord
+	seen := map[string]int{}
+	for _, r := range tr.recs {
+		// A few samples of each PX4 topic are enough to check a decoder.
+		if strings.HasPrefix(r.Name, "/fmu/") && seen[r.Name] < 5 {
+			seen[r.Name]++
+			px4 = append(px4, r)
+		}
+	}
+	tr.recs = px4
+	tr.mu.Unlock()
+	t.Logf("middleware %s: PX4 topics heard: %v", rmw, seen)
+	for _, topic := range []string{"/fmu/out/vehicle_odometry", "/fmu/out/vehicle_status", "/fmu/out/vehicle_gps_position", "/fmu/out/failsafe_flags"} {
+		if seen[topic] == 0 {
+			t.Errorf("nothing heard on %s", topic)
+		}
+	}
+	if dir := os.Getenv("GHOST_CAPTURE_DIR"); dir != "" {
+		writeCaptured(t, filepath.Join(dir, rmw+".px4.jsonl"), rmw, "", tr)
+	}
+}
