@@ -129,7 +129,9 @@ sleep "$HOVER_S"
 
 loss=$(now_ns)
 say "GPS off for ${LOSS_S} s"
-px4cmd sensor_gps_sim stop
+# Under load PX4 can answer "timeout, forcing stop" with a failing status;
+# the simulated GPS is stopped all the same.
+px4cmd sensor_gps_sim stop || true
 sleep "$LOSS_S"
 back=$(now_ns)
 say "GPS on again"
