@@ -156,15 +156,9 @@ func newActionConfig(o ActionOptions) (actionConfig, error) {
 			*d.dst = uint64(d.v)
 		}
 	}
-	switch {
-	case o.MaxRetries == 0:
-		c.maxRetries = DefaultMaxRetries
-	case o.MaxRetries < 0:
-		c.maxRetries = 0
-	case o.MaxRetries > 250:
-		return c, fmt.Errorf("%w: Actions.MaxRetries = %d: must be at most 250", ErrOptions, o.MaxRetries)
-	default:
-		c.maxRetries = o.MaxRetries
+	var err error
+	if c.maxRetries, err = countOption("Actions.MaxRetries", o.MaxRetries, DefaultMaxRetries); err != nil {
+		return c, err
 	}
 	switch {
 	case o.RecommandInterval < 0:
@@ -174,15 +168,8 @@ func newActionConfig(o ActionOptions) (actionConfig, error) {
 	default:
 		c.recommand = uint64(o.RecommandInterval)
 	}
-	switch {
-	case o.MaxRecommands == 0:
-		c.maxRecommands = DefaultMaxRecommands
-	case o.MaxRecommands < 0:
-		c.maxRecommands = 0
-	case o.MaxRecommands > 250:
-		return c, fmt.Errorf("%w: Actions.MaxRecommands = %d: must be at most 250", ErrOptions, o.MaxRecommands)
-	default:
-		c.maxRecommands = o.MaxRecommands
+	if c.maxRecommands, err = countOption("Actions.MaxRecommands", o.MaxRecommands, DefaultMaxRecommands); err != nil {
+		return c, err
 	}
 	if c.maxRecommands == 0 {
 		c.recommand = 0
@@ -411,6 +398,20 @@ func refusal(result decisions.AckResult) decisions.ActionOutcome {
 		return decisions.ActionCancelled
 	}
 	return decisions.ActionUnknownResult
+}
+
+// countOption resolves a bounded count of ActionOptions: 0 is its default
+// def, a negative value none, and more than 250 an error.
+func countOption(name string, v, def int) (int, error) {
+	switch {
+	case v == 0:
+		return def, nil
+	case v < 0:
+		return 0, nil
+	case v > 250:
+		return 0, fmt.Errorf("%w: %s = %d: must be at most 250", ErrOptions, name, v)
+	}
+	return v, nil
 }
 
 func (l *Loop) actionCmd(c *activeAction, op ActionOp, detail string, ev ...Evidence) ActionCommand {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -281,9 +282,14 @@ func TestRecommandPolicyView(t *testing.T) {
 }
 
 func TestRecommandOptions(t *testing.T) {
-	for _, o := range []ActionOptions{{MaxRecommands: 251}} {
-		if _, err := NewLoop(LoopOptions{Actions: o}); err == nil {
-			t.Errorf("%+v: no error", o)
+	for _, o := range []ActionOptions{{MaxRecommands: 251}, {MaxRetries: 251}} {
+		if _, err := NewLoop(LoopOptions{Actions: o}); !errors.Is(err, ErrOptions) {
+			t.Errorf("%+v: error %v, want ErrOptions", o, err)
+		}
+	}
+	for _, o := range []ActionOptions{{MaxRecommands: 250}, {MaxRetries: 250}, {MaxRecommands: -1}, {MaxRetries: -1}} {
+		if _, err := NewLoop(LoopOptions{Actions: o}); err != nil {
+			t.Errorf("%+v: %v", o, err)
 		}
 	}
 }
