@@ -72,6 +72,14 @@ func FuzzMCAPReader(f *testing.F) {
 			_ = r.Problems()
 			_ = r.Close()
 		}
+		// The first message of a topic, through the index where there is
+		// one: at most one message, never a panic.
+		if r, err := NewReader(bytes.NewReader(data), ReaderOptions{Topics: []string{"/a"}, MaxChunkSize: fuzzMaxChunk, MaxBuffered: 4 * fuzzMaxChunk}); err == nil {
+			if m, ok, err := r.first(); ok && (err != nil || m.Topic != "/a") {
+				t.Fatalf("first: %s, %v", m.Topic, err)
+			}
+			_ = r.Close()
+		}
 		runtime.ReadMemStats(&after)
 		if d := after.TotalAlloc - before.TotalAlloc; d > fuzzAllocLimit {
 			t.Fatalf("allocated %d bytes for a %d-byte input", d, len(data))

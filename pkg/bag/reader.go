@@ -765,6 +765,9 @@ func canonicalType(s string) string {
 // chunkRef is what an indexed read keeps of a chunk index record.
 type chunkRef struct {
 	start, offset, length, size uint64 // message start time, chunk offset, record length, uncompressed size
+	// read: the chunk may hold a message the Reader returns (its message
+	// indexes name a channel that is read, or it has none).
+	read bool
 }
 
 // tryIndex switches to indexed reading when the summary holds chunk indexes
@@ -790,6 +793,7 @@ func (r *Reader) tryIndex(ra io.ReaderAt, size int64) {
 	}
 	sum := recordReader{br: bufio.NewReader(io.NewSectionReader(ra, start, footerAt-start)), pos: start, max: r.opts.MaxChunkSize}
 	var chunks []chunkRef
+	var chunkChannels [][]uint16 // of chunks: the channels their message indexes name
 	var stats *mcap.Statistics
 	for err == nil && sum.pos < footerAt {
 		var op mcap.OpCode
@@ -805,7 +809,8 @@ func (r *Reader) tryIndex(ra io.ReaderAt, size int64) {
 				err = errors.New("chunk index out of range")
 			}
 			if err == nil {
-				chunks = append(chunks, chunkRef{ci.MessageStartTime, ci.ChunkStartOffset, ci.ChunkLength, ci.UncompressedSize})
+				chunks = append(chunks, chunkRef{start: ci.MessageStartTime, offset: ci.ChunkStartOffset, length: ci.ChunkLength, size: ci.UncompressedSize})
+				chunkChannels = append(chunkChannels, slices.Collect(maps.Keys(ci.MessageIndexOffsets)))
 			}
 		case mcap.OpStatistics:
 			stats, err = mcap.ParseStatistics(body)
@@ -822,10 +827,25 @@ func (r *Reader) tryIndex(ra io.ReaderAt, size int64) {
 		r.declBytes = 0
 		return
 	}
+	// Every channel of the summary is declared by now, whatever the order
+	// of its records.
+	for i := range chunks {
+		chunks[i].read = len(chunkChannels[i]) == 0 || slices.ContainsFunc(chunkChannels[i], r.mayReturn)
+	}
 	slices.SortStableFunc(chunks, func(a, b chunkRef) int {
 		return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.offset, b.offset))
 	})
 	r.ra, r.stats, r.chunkIdx = ra, stats, chunks
+}
+
+// mayReturn reports whether the messages of channel id may be returned:
+// it is read without a problem, or it is not declared yet.
+func (r *Reader) mayReturn(id uint16) bool {
+	if cs := r.channel(id); cs != nil {
+		return cs.problem == nil
+	}
+	_, ignored := r.ignored[id]
+	return !ignored
 }
 
 // loadIndexed reads and loads the chunk ci points at.
