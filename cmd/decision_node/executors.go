@@ -1,13 +1,16 @@
 package main
 
 import (
+	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/ghost-robotics/ghost/pkg/audit"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/engine"
 	"github.com/ghost-robotics/ghost/pkg/session"
@@ -21,7 +24,7 @@ type executorFlags struct {
 	executor   string
 	enable     string
 	enableKill bool
-	vehicle    uint
+	vehicle    vehicleFlag
 	// recommand and maxRecommands: the re-command interval and bound
 	// (0 turns re-commanding off).
 	recommand     time.Duration
@@ -36,7 +39,9 @@ func (f *executorFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.enable, "enable", "", "comma-separated decision `kinds` the executor may act on, or none (default with --executor: hold,yield_to_pilot,engage_rtl,engage_land); "+
 		"a kind it serves that is not enabled fails as blocked_by_policy")
 	fs.BoolVar(&f.enableKill, "enable-kill", false, "also enable engage_kill (a forced disarm): it is never enabled otherwise")
-	fs.UintVar(&f.vehicle, "target-vehicle", 1, "the vehicle's system `id` (PX4 MAV_SYS_ID); evidence from any other is rejected")
+	fs.Var(&f.vehicle, "target-vehicle", "the vehicle's system `id` (PX4 MAV_SYS_ID), 1 to 255; evidence from any other is rejected. "+
+		"Default: replay, verify, report and whatif take the vehicle the recording's first action receipt names; "+
+		"without a receipt, and in sim, the --config file's executors.target_vehicle (1)")
 	fs.DurationVar(&f.recommand, "recommand-interval", engine.DefaultRecommandInterval,
 		"with --executor: shortest `time` between two commands of a decided kind the vehicle refused, did not reach or left; 0 never re-commands")
 	fs.IntVar(&f.maxRecommands, "max-recommands", engine.DefaultMaxRecommands,
@@ -55,8 +60,8 @@ func (f *executorFlags) verifyArgs() []string {
 	if f.enableKill {
 		args = append(args, "--enable-kill")
 	}
-	if f.vehicle != 1 {
-		args = append(args, "--target-vehicle", strconv.FormatUint(uint64(f.vehicle), 10))
+	if f.vehicle.set && f.vehicle.id != audit.DefaultTargetVehicle {
+		args = append(args, "--target-vehicle", f.vehicle.String())
 	}
 	if f.recommand != engine.DefaultRecommandInterval {
 		args = append(args, "--recommand-interval", f.recommand.String())
@@ -72,7 +77,13 @@ func (f *executorFlags) verifyArgs() []string {
 // recording's evidence is re-checked (replay, verify). logTo receives the
 // log executor's lines.
 func (f *executorFlags) apply(sopts *session.SessionOptions, simulated bool, logTo io.Writer) error {
+	if f.vehicle.set && (f.vehicle.id == 0 || f.vehicle.id > audit.MaxTargetVehicle) {
+		return fail(exitUsage, "--target-vehicle %d: a PX4 system id is 1 to 255", f.vehicle.id)
+	}
 	if f.executor == "" {
+		if f.vehicle.set {
+			sopts.TargetVehicle = uint32(f.vehicle.id) // over the --config file's
+		}
 		if f.enable != "" || f.enableKill {
 			return fail(exitUsage, "--enable and --enable-kill need --executor")
 		}
@@ -83,9 +94,6 @@ func (f *executorFlags) apply(sopts *session.SessionOptions, simulated bool, log
 			simulateExecutors(sopts, f.simPX4, logTo) // executors.* of a --config file
 		}
 		return nil
-	}
-	if f.vehicle == 0 || f.vehicle > 255 {
-		return fail(exitUsage, "--target-vehicle %d: a PX4 system id is 1 to 255", f.vehicle)
 	}
 	if f.recommand < 0 {
 		return fail(exitUsage, "--recommand-interval %s: want 0 (never) or more", f.recommand)
@@ -99,7 +107,7 @@ func (f *executorFlags) apply(sopts *session.SessionOptions, simulated bool, log
 		opts := executor.PX4Options{}
 		if simulated {
 			so := f.simPX4
-			so.SystemID = uint8(f.vehicle)
+			so.SystemID = uint8(f.targetVehicle())
 			opts.Transport = px4sim.New(so)
 		}
 		ex = executor.NewPX4(opts)
@@ -135,11 +143,90 @@ func (f *executorFlags) apply(sopts *session.SessionOptions, simulated bool, log
 	}
 	sopts.Executors = []session.Executor{ex}
 	sopts.Enable = enable
-	sopts.TargetVehicle = uint32(f.vehicle)
+	sopts.TargetVehicle = f.targetVehicle()
 	sopts.Loop.Actions.RecommandInterval, sopts.Loop.Actions.MaxRecommands = f.recommand, f.maxRecommands
 	if f.recommand == 0 || f.maxRecommands == 0 {
 		sopts.Loop.Actions.RecommandInterval = -1 // the Loop's "never"; its 0 means its default
 	}
+	return nil
+}
+
+// targetVehicle is the vehicle --executor commands: --target-vehicle, or
+// the default.
+func (f *executorFlags) targetVehicle() uint32 {
+	if f.vehicle.set {
+		return uint32(f.vehicle.id)
+	}
+	return audit.DefaultTargetVehicle
+}
+
+// targetChoice is how an audit of a recording picks its target vehicle
+// (audit.ChooseTarget): --target-vehicle when given, else the vehicle the
+// recording's first receipt names, else the one sopts, as apply left it,
+// holds: the --config file's (configFile, when the executors are its) or
+// the default.
+func (f *executorFlags) targetChoice(sopts session.SessionOptions, configFile string) targetChoice {
+	c := targetChoice{fallback: audit.Target{Vehicle: sopts.TargetVehicle, From: audit.TargetDefault}}
+	if f.vehicle.set {
+		c.given = uint32(f.vehicle.id)
+	}
+	if configFile != "" && f.executor == "" {
+		c.fallback.From = audit.TargetFromConfig
+	}
+	return c
+}
+
+// targetChoice is what picks an audit's target vehicle: given (0: not
+// given), else the recording's, else fallback.
+type targetChoice struct {
+	given    uint32
+	fallback audit.Target
+}
+
+// of picks the target vehicle of an audit of rec's files, whose receipts
+// are on actionsTopic.
+func (c targetChoice) of(rec recording, actionsTopic string) (audit.Target, error) {
+	t, err := audit.ChooseTarget(c.given, rec.files, actionsTopic, c.fallback)
+	if err != nil {
+		return t, fail(exitIO, "%s: the target vehicle: %w; --target-vehicle names it", rec.name, err)
+	}
+	return t, nil
+}
+
+// targetText says which vehicle an audit checked the action trail
+// against, and where that came from.
+func targetText(t audit.Target) string {
+	from := map[audit.TargetSource]string{
+		audit.TargetGiven:        "--target-vehicle",
+		audit.TargetFromReceipts: "from the recording's receipts",
+		audit.TargetFromConfig:   "the --config file's executors.target_vehicle; the recording has no receipt",
+		audit.TargetDefault:      "default; the recording has no receipt",
+	}[t.From]
+	if from == "" {
+		return strconv.FormatUint(uint64(t.Vehicle), 10)
+	}
+	return fmt.Sprintf("%d (%s)", t.Vehicle, from)
+}
+
+// vehicleFlag is --target-vehicle: a system id, and whether it was given.
+type vehicleFlag struct {
+	id  uint
+	set bool
+}
+
+func (v *vehicleFlag) String() string {
+	if v == nil || !v.set {
+		return ""
+	}
+	return strconv.FormatUint(uint64(v.id), 10)
+}
+
+func (v *vehicleFlag) Set(s string) error {
+	n, err := strconv.ParseUint(s, 10, 0)
+	if err != nil {
+		return errors.New("want a system id, 1 to 255")
+	}
+	v.id, v.set = uint(n), true
 	return nil
 }
 

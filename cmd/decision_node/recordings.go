@@ -158,8 +158,9 @@ type openedAudit struct {
 
 // openAuditOf opens rec for verify, its files as one stream (see
 // openedFiles.source); the first file says what the recording is (the
-// inputs, the calibrated channel, the recorder).
-func openAuditOf(rec recording, cfg config.Config, sopts session.SessionOptions, stderr io.Writer) (*openedAudit, error) {
+// inputs, the calibrated channel, the recorder). The action trail of a
+// ghost recording is checked against the vehicle target picks for it.
+func openAuditOf(rec recording, cfg config.Config, sopts session.SessionOptions, target targetChoice, stderr io.Writer) (*openedAudit, error) {
 	if rec.err != nil {
 		return nil, fail(exitIO, "%w", rec.err)
 	}
@@ -167,9 +168,11 @@ func openAuditOf(rec recording, cfg config.Config, sopts session.SessionOptions,
 	if err != nil {
 		return nil, err
 	}
-	if len(rec.files) > 1 && strings.HasPrefix(format, formatReference) {
-		first.Close()
-		return nil, fail(exitIO, "%s: a %s split into %d files: audit its files one by one", rec.name, formatReference, len(rec.files))
+	if strings.HasPrefix(format, formatReference) {
+		if len(rec.files) > 1 {
+			first.Close()
+			return nil, fail(exitIO, "%s: a %s split into %d files: audit its files one by one", rec.name, formatReference, len(rec.files))
+		}
 	}
 	files, err := openFiles(rec, first, func(f string) (*bag.Reader, error) {
 		var extra []string
@@ -183,6 +186,16 @@ func openAuditOf(rec recording, cfg config.Config, sopts session.SessionOptions,
 	}
 	if len(rec.files) > 1 {
 		format += fmt.Sprintf(", a rosbag2 bag of %d files read as one", len(rec.files))
+	}
+	if len(vopts.Session.Executors) > 0 {
+		// Without an executor no receipt can be traced: the vehicle is
+		// not looked for.
+		t, err := target.of(rec, vopts.ActionsTopic)
+		if err != nil {
+			files.Close()
+			return nil, err
+		}
+		vopts.Session.TargetVehicle, vopts.TargetFrom = t.Vehicle, t.From
 	}
 	o := &openedAudit{openedFiles: files, vopts: vopts, format: format}
 	o.src, o.reportOrder = files.source(stderr)

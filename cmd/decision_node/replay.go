@@ -95,6 +95,17 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer files.Close()
+	if len(sopts.Executors) > 0 {
+		// The replayed node commands the vehicle the recording's did.
+		target, err := ef.targetChoice(sopts, df.config).of(rec, actionsTopic(cfg))
+		if err != nil {
+			return err
+		}
+		sopts.TargetVehicle = target.Vehicle
+		if !df.quiet {
+			fmt.Fprintf(stderr, "target vehicle: %s\n", targetText(target))
+		}
+	}
 	src, reportOrder := files.source(stderr)
 	defer reportOrder()
 	_, err = df.decideInto("replay", src, files.total, *in, *out, cfg, sopts, stderr)

@@ -58,8 +58,8 @@ const reportExample = `  decision_node sim --out flight.mcap
 // cerr is damage met after some of the recording was read (the report
 // shows what was read). ok is false when the audit could not start, aerr
 // then saying why; nothing was read.
-func auditFlight(rec recording, path string, cfg config.Config, sopts session.SessionOptions, policies []decisions.Policy, hints auditHints) (f *report.Flight, cerr error, a report.Audit, aerr error, ok bool) {
-	in, err := openAuditOf(rec, cfg, sopts, io.Discard)
+func auditFlight(rec recording, path string, cfg config.Config, sopts session.SessionOptions, target targetChoice, policies []decisions.Policy, hints auditHints) (f *report.Flight, cerr error, a report.Audit, aerr error, ok bool) {
+	in, err := openAuditOf(rec, cfg, sopts, target, io.Discard)
 	if err != nil {
 		return nil, nil, a, err, false
 	}
@@ -128,6 +128,9 @@ func reportTruthHint(rec recording) string {
 // reportAudit is what the report shows of rep.
 func reportAudit(rep *audit.AuditReport, format string) report.Audit {
 	a := report.Audit{Verdict: rep.Verdict, Reasons: rep.Reasons, ProblemsOmitted: rep.ProblemsOmitted, Source: format}
+	if rep.Target != nil {
+		a.Target = targetText(*rep.Target)
+	}
 	for s := audit.ChainStatus(0); s < audit.NumChainStatuses; s++ {
 		a.Chain = append(a.Chain, report.Count{Name: s.String(), N: rep.ChainCount(s)})
 	}
@@ -262,7 +265,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	if cfg.PolicyFile != "" {
 		policyFiles = append(policyFiles, cfg.PolicyFile)
 	}
-	flight, cerr, aud, aerr, audited := auditFlight(rec, path, cfg, sopts, policies, auditHints{rulePolicies: rulePolicyFiles(policyFiles)})
+	flight, cerr, aud, aerr, audited := auditFlight(rec, path, cfg, sopts, ef.targetChoice(sopts, *config), policies, auditHints{rulePolicies: rulePolicyFiles(policyFiles)})
 	if !audited {
 		// Without an audit the flight is still drawn, from a read of its own.
 		if flight, cerr, err = collectFlight(rec, path, cfg, sopts.Inputs, stderr); err != nil {
@@ -285,6 +288,9 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	if !*quiet {
 		fmt.Fprintf(stdout, "report %s: %d decisions in %d episodes, audit %s\n", *out, flight.Counts.Decisions,
 			uint64(len(flight.Episodes))+flight.EpisodesOmitted, aud.Verdict)
+		if aud.Target != "" {
+			fmt.Fprintf(stdout, "target vehicle: %s\n", aud.Target)
+		}
 		if s := report.UnfollowedSummary(flight); s != "" {
 			fmt.Fprintf(stdout, "decided X, vehicle in Y: %s\n", s)
 		}

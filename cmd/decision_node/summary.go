@@ -232,9 +232,20 @@ func causeText(c audit.Cause, path string, r *audit.AuditReport, hints auditHint
 			"but this host re-derived the commands executor %s would have sent (%s). Verify it without --executor",
 			printable(c.Subject), findingCounts(c, findings)), 1, true
 	case audit.CauseExecutorNotSupplied:
-		return fmt.Sprintf("the recording holds actions by executor %s, which was not supplied: pass %s "+
-			"(and --target-vehicle if its host used one) (%s)",
+		return fmt.Sprintf("the recording holds actions by executor %s, which was not supplied: pass %s (%s)",
 			printable(c.Subject), executorFix(c.Subject, r.ActedOn()), findingCounts(c, findings)), 1, true
+	case audit.CauseVehicleNotTarget:
+		if r.Target != nil && r.Target.From == audit.TargetGiven {
+			return fmt.Sprintf("the recording's receipts name vehicle %s, not the target vehicle %d this host gave: "+
+				"verify without --target-vehicle (the recording's receipts name the vehicle) or pass --target-vehicle %s (%s)",
+				printable(c.Subject), r.Target.Vehicle, printable(c.Subject), findingCounts(c, findings)), 1, true
+		}
+		target := "the target vehicle"
+		if r.Target != nil {
+			target += " " + targetText(*r.Target)
+		}
+		return fmt.Sprintf("receipts name vehicle %s, not %s: one recording commanding two vehicles (%s)",
+			printable(c.Subject), target, findingCounts(c, findings)), audit.MaxCauseExamples, false
 	case audit.CauseRecordingStartedLate:
 		return fmt.Sprintf("the recording started after the node: %d decisions are older than its first belief or self-assessment, "+
 			"so their inputs were never recorded (%s). Start the recorder before the node's inputs flow",

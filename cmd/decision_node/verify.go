@@ -119,6 +119,7 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	if err := ef.apply(&sopts, false, nil); err != nil {
 		return err
 	}
+	target := ef.targetChoice(sopts, *config)
 	if *format != "ghost" && *format != "reference" {
 		return fail(exitUsage, "--format %q: want ghost or reference", *format)
 	}
@@ -131,9 +132,10 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		return verifyMany(recs, verifySetup{cfg: cfg, sopts: sopts, policies: policies, allow: allow, trust: trust, inputs: ins, policyFiles: policyFiles}, *jsonOut, stdout, stderr)
+		return verifyMany(recs, verifySetup{cfg: cfg, sopts: sopts, target: target, policies: policies, allow: allow, trust: trust, inputs: ins, policyFiles: policyFiles},
+			*jsonOut, stdout, stderr)
 	}
-	return verifySingle(rec, path, verifySetup{cfg: cfg, sopts: sopts, policies: policies, allow: allow, trust: trust, inputs: ins, policyFiles: policyFiles},
+	return verifySingle(rec, path, verifySetup{cfg: cfg, sopts: sopts, target: target, policies: policies, allow: allow, trust: trust, inputs: ins, policyFiles: policyFiles},
 		*format, *jsonOut, *quiet, stdout, stderr)
 }
 
@@ -150,7 +152,7 @@ func verifySingle(rec recording, path string, setup verifySetup, format, jsonOut
 			return err
 		}
 	}
-	in, err := openAuditOf(rec, setup.cfg, setup.sopts, stderr)
+	in, err := openAuditOf(rec, setup.cfg, setup.sopts, setup.target, stderr)
 	if err != nil {
 		return err
 	}
@@ -177,6 +179,9 @@ func verifySingle(rec recording, path string, setup verifySetup, format, jsonOut
 		return fail(exitIO, "%s: %w", path, verr)
 	}
 	fmt.Fprintf(stdout, "format\t%s\n", in.format)
+	if report.Target != nil {
+		fmt.Fprintf(stdout, "target vehicle\t%s\n", targetText(*report.Target))
+	}
 	printAuditSummary(stdout, path, report, auditHints{rulePolicies: rulePolicyFiles(setup.policyFiles)})
 	if jsonOut != "" {
 		var err error

@@ -52,8 +52,10 @@ type manyTotal struct {
 
 // verifySetup is what every file of a verify is audited with.
 type verifySetup struct {
-	cfg      config.Config
-	sopts    session.SessionOptions
+	cfg   config.Config
+	sopts session.SessionOptions
+	// target picks each recording's target vehicle.
+	target   targetChoice
 	policies []decisions.Policy
 	allow    []audit.Finding
 	trust    []ed25519.PublicKey // --trust-key
@@ -138,7 +140,7 @@ func verifyMany(recs []recording, setup verifySetup, jsonOut string, stdout, std
 // verifyOne audits one recording of a many-file verify, without progress.
 func verifyOne(rec recording, setup verifySetup, stderr io.Writer) fileAudit {
 	res := fileAudit{Path: rec.name}
-	in, err := openAuditOf(rec, setup.cfg, setup.sopts, stderr)
+	in, err := openAuditOf(rec, setup.cfg, setup.sopts, setup.target, stderr)
 	if err != nil {
 		res.ExitStatus, res.Error = exitIO, capText(err.Error(), 300)
 		return res

@@ -113,7 +113,9 @@ type whatifSetup struct {
 	// without --baseline.
 	logBaseline decisions.Policy
 	ef          executorFlags
-	position    string
+	// target picks each recording's target vehicle.
+	target   targetChoice
+	position string
 }
 
 // whatifOutputs are where and how the comparison is written.
@@ -143,7 +145,7 @@ func whatifSettings(configFile, candidateFile, baselineArg string, ef *executorF
 	if err != nil {
 		return whatifSetup{}, fail(exitIO, "--policy-file: %w", err)
 	}
-	s := whatifSetup{cfg: cfg, candidate: cand, ef: *ef, logBaseline: sopts.Loop.Policy}
+	s := whatifSetup{cfg: cfg, candidate: cand, ef: *ef, target: ef.targetChoice(sopts, configFile), logBaseline: sopts.Loop.Policy}
 	if baselineArg != "" {
 		if s.baseline, err = baselinePolicy(baselineArg); err != nil {
 			return whatifSetup{}, err
@@ -298,7 +300,7 @@ func openFlight(rec recording, setup whatifSetup, stderr io.Writer) (*whatif.Inp
 	if rec.err == nil && len(rec.files) == 1 && isULogName(rec.files[0]) {
 		return openULogFlight(rec.files[0], setup, so)
 	}
-	in, err := openAuditOf(rec, setup.cfg, so, stderr)
+	in, err := openAuditOf(rec, setup.cfg, so, setup.target, stderr)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/ghost-robotics/ghost/internal/timediff"
@@ -241,7 +242,11 @@ func (v *verifier) compareReceipts(end bool) {
 			if c, ok := enablesDiffer(&r, &d); ok && a.enables.cause == "" {
 				a.enables = c
 			}
-			v.actionProblem(FindingActionDiverged, &r, "recorded %q at %d, but the recording's inputs and evidence give %q at %d", r.String(), r.TimeNs, d.String(), d.TimeNs)
+			vehicles := ""
+			if r.Vehicle != d.Vehicle {
+				vehicles = fmt.Sprintf(" (recorded for vehicle %d, re-derived for vehicle %d)", r.Vehicle, d.Vehicle)
+			}
+			v.actionProblem(FindingActionDiverged, &r, "recorded %q at %d, but the recording's inputs and evidence give %q at %d%s", r.String(), r.TimeNs, d.String(), d.TimeNs, vehicles)
 			continue
 		}
 		if dt > 0 {
@@ -337,6 +342,8 @@ func (v *verifier) actionProblem(f Finding, rc *session.ActionReceipt, format st
 		// Nothing was re-run: no receipt traces to a verified decision,
 		// and none was re-derived.
 		cause, subject = CausePolicyNotSupplied, capText(v.firstPolicy, 80)
+	case rc.Executor != "" && rc.Vehicle != v.opts.Session.TargetVehicle:
+		cause, subject = CauseVehicleNotTarget, strconv.FormatUint(uint64(rc.Vehicle), 10)
 	case v.acts.enables.cause != "" && f == FindingActionDiverged:
 		cause, subject = v.acts.enables.cause, v.acts.enables.subject
 	}

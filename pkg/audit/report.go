@@ -257,6 +257,10 @@ type AuditReport struct {
 	// Seals is the seal check (VerifyOptions.Seals): absent when the
 	// recording holds no seal and no key was trusted.
 	Seals *seal.Report `json:"seals,omitempty"`
+	// Target is the vehicle the action trail was checked against and
+	// where it came from (VerifyOptions.TargetFrom): absent when the host
+	// supplied no executor (the receipts cannot be traced to one).
+	Target *Target `json:"target_vehicle,omitempty"`
 
 	kinds    [decisions.NumKinds]uint64
 	acted    [decisions.NumKinds]bool
@@ -299,6 +303,12 @@ const (
 	// made without one (advisory), and the trail re-derived with it is
 	// not in the recording.
 	CauseExecutorNotUsed = "executor_not_used"
+	// CauseVehicleNotTarget: receipts name a vehicle (Cause.Subject, its
+	// system id) other than the target this audit checks the trail
+	// against (AuditReport.Target), so their evidence breaks provenance
+	// and the re-derived trail, which refuses that vehicle's evidence,
+	// differs.
+	CauseVehicleNotTarget = "vehicle_not_target"
 )
 
 // MaxCauseExamples bounds the examples a Cause keeps.

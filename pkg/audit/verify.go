@@ -425,6 +425,9 @@ func (v *verifier) end(src Source) {
 	v.resolve(true)
 	v.compareReceipts(true)
 	v.traceWaiting(true)
+	if len(v.acts.execs) > 0 {
+		v.report.Target = &Target{Vehicle: v.opts.Session.TargetVehicle, From: v.opts.TargetFrom}
+	}
 	if c := v.primary(); c != nil {
 		for c.decided.len() > 0 {
 			rd := c.decided.pop()

@@ -62,6 +62,9 @@ type VerifyOptions struct {
 	// ActionsTopic is the topic of the recorded action receipts (default
 	// "/decisions/actions").
 	ActionsTopic string
+	// TargetFrom says where Session.TargetVehicle came from (ChooseTarget);
+	// the report names both (AuditReport.Target).
+	TargetFrom TargetSource
 	// ReceiptTimeSkew is the largest difference accepted between a
 	// recorded receipt's time and the time re-derived from the log times.
 	// Zero (exact) suits a recording the node wrote itself, whose log

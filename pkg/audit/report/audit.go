@@ -27,6 +27,9 @@ type Audit struct {
 	// Source says where the decided inputs came from (the simulator, a PX4
 	// log, a live vehicle); empty when unknown.
 	Source string
+	// Target says which vehicle the action trail was checked against and
+	// where that came from; "" shows nothing (no trail was checked).
+	Target string
 	// Problems are the audit's findings with their place on the time axis.
 	Problems []Problem
 	// ProblemsOmitted counts findings the audit did not list.

@@ -165,6 +165,9 @@ func (p *printer) header(f *Flight, a Audit, t timeAxis) {
 		src = esc(a.Source)
 	}
 	p.row("input source", src)
+	if a.Target != "" {
+		p.row("target vehicle", esc(a.Target))
+	}
 	var kinds []string
 	for _, k := range kindOrder {
 		kinds = append(kinds, fmt.Sprintf(`<span class="sw" style="background:%s"></span>%s %d`, kindColor[k], esc(k.String()), f.Counts.ByKind[k]))
