@@ -5,13 +5,16 @@
     ros2 launch ghost decision.launch.py config_file:=/path/to/my.yaml \\
         state_topic:=/fmu/out/vehicle_state log_level:=debug
     ros2 launch ghost decision.launch.py executor:=px4    # act on PX4
+    ros2 launch ghost decision.launch.py input_source:=px4 executor:=px4 \\
+        px4_namespace:=/px4_1 target_vehicle:=2    # PX4 SITL instance 1
     ros2 launch ghost decision.launch.py recording_path:=/tmp/node.mcap
     ros2 launch ghost decision.launch.py seal_key_file:=/etc/ghost/node.key
     ros2 launch ghost decision.launch.py enclave:=/ghost/decision_node
     ros2 launch ghost decision.launch.py respawn:=true respawn_delay:=1.0
 
 Parameters come from config_file (the installed config/decision.yaml
-documents every one with its default); use_sim_time, and policy when given,
+documents every one with its default); use_sim_time, and the arguments that
+name a parameter when given (policy, executor, target_vehicle, ...),
 override it. Topic arguments remap the node's default topic names, so they
 work unless the config file renames a topic itself.
 """
@@ -45,6 +48,25 @@ TOPICS = [
 ]
 
 
+def target_vehicle(text):
+    """The executors.target_vehicle a target_vehicle argument gives: 1..255."""
+    try:
+        vehicle = int(text.strip())
+    except ValueError:
+        vehicle = None
+    if vehicle is None or not 1 <= vehicle <= 255:
+        raise ValueError(f'target_vehicle must be a PX4 system id, 1 to 255, not {text!r}')
+    return vehicle
+
+
+def px4_namespace(text):
+    """The px4.namespace a px4_namespace argument gives: absolute, no trailing slash."""
+    if not text.startswith('/') or text.endswith('/'):
+        raise ValueError(
+            f'px4_namespace must be absolute without a trailing slash, e.g. /px4_1, not {text!r}')
+    return text
+
+
 def _node(context):
     def value(name):
         return LaunchConfiguration(name).perform(context)
@@ -57,10 +79,16 @@ def _node(context):
         overrides['policy_file'] = LaunchConfiguration('policy_file')
     if value('input_source'):
         overrides['input.source'] = LaunchConfiguration('input_source')
-    # Acting stays off unless asked for: the enabled kinds, the kill switch
-    # and the target vehicle come from config_file.
+    # Acting stays off unless asked for: the enabled kinds and the kill
+    # switch come from config_file.
     if value('executor'):
         overrides['executors.executor'] = LaunchConfiguration('executor')
+    # PX4 instance N of a multi-vehicle SITL: MAV_SYS_ID N+1, its topics
+    # under /px4_N (docs/px4-sitl.md).
+    if value('target_vehicle'):
+        overrides['executors.target_vehicle'] = target_vehicle(value('target_vehicle'))
+    if value('px4_namespace'):
+        overrides['px4.namespace'] = px4_namespace(value('px4_namespace'))
     if value('recording_path'):
         overrides['recording.path'] = LaunchConfiguration('recording_path')
     # Sealing stays off unless a key is given (docs/seals.md).
@@ -139,6 +167,14 @@ def generate_launch_description():
             'executor', default_value='',
             description='executor decisions act through: px4 or log; empty keeps '
                         'the config file value (by default none: every decision is advisory)'),
+        DeclareLaunchArgument(
+            'target_vehicle', default_value='',
+            description='system id (PX4 MAV_SYS_ID, 1 to 255) of the vehicle the executor '
+                        'commands; PX4 SITL instance N has N+1; empty keeps the config file value'),
+        DeclareLaunchArgument(
+            'px4_namespace', default_value='',
+            description='namespace of the PX4 topics, e.g. /px4_1 for PX4 SITL instance 1; '
+                        'empty keeps the config file value'),
         DeclareLaunchArgument(
             'seal_key_file', default_value='',
             description='PEM file of the Ed25519 key that seals what the node takes and '

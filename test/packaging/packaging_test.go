@@ -304,6 +304,8 @@ func TestLaunchFile(t *testing.T) {
 		"policy_file":    "",
 		"input_source":   "",
 		"executor":       "",
+		"target_vehicle": "",
+		"px4_namespace":  "",
 		"recording_path": "",
 		"seal_key_file":  "",
 		"enclave":        "",
@@ -329,6 +331,8 @@ func TestLaunchFile(t *testing.T) {
 		"output='screen'",
 		"respawn=respawn == 'true'",
 		"respawn_delay=delay",
+		"overrides['executors.target_vehicle'] = target_vehicle(value('target_vehicle'))",
+		"overrides['px4.namespace'] = px4_namespace(value('px4_namespace'))",
 	} {
 		if !strings.Contains(src, want) {
 			t.Errorf("launch/decision.launch.py lacks %q", want)
@@ -394,6 +398,74 @@ func TestDockerignoreKeepsSources(t *testing.T) {
 				if ok, _ := filepath.Match(pat, dir); ok {
 					t.Errorf(".dockerignore pattern %q excludes %s", line, n)
 				}
+			}
+		}
+	}
+}
+
+// runLaunchCheck runs the launch file's argument check fn (a function of
+// the file, taking the argument's text) on each text, by Python's own
+// interpreter: the value it gives the node, or the error it raises.
+const runLaunchCheck = `
+import ast, json, sys
+tree = ast.parse(open(sys.argv[1]).read())
+defs = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == sys.argv[2]]
+scope = {}
+exec(compile(ast.Module(body=defs, type_ignores=[]), sys.argv[1], 'exec'), scope)
+out = []
+for text in json.loads(sys.argv[3]):
+    try:
+        out.append({'value': scope[sys.argv[2]](text)})
+    except ValueError as e:
+        out.append({'error': str(e)})
+print(json.dumps(out))
+`
+
+// The launch arguments that set a parameter accept what the node accepts
+// and give it the same value; what the node would refuse, the launch file
+// refuses first, naming the argument and the value.
+func TestLaunchArgumentChecks(t *testing.T) {
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 not installed: the launch file's checks are not run")
+	}
+	file := filepath.Join(root, "launch", "decision.launch.py")
+	tests := []struct {
+		fn, arg, param string
+		texts          []string
+		value          func(config.Config) any
+	}{
+		{"target_vehicle", "target_vehicle", "executors.target_vehicle",
+			[]string{"1", "2", "255", "0", "256", "-1", "two", "2.5"},
+			func(c config.Config) any { return float64(c.Executors.TargetVehicle) }},
+		{"px4_namespace", "px4_namespace", "px4.namespace",
+			[]string{"/px4_1", "/uav_1", "/a/b", "px4_1", "/px4_1/", "/"},
+			func(c config.Config) any { return c.Input.PX4Namespace }},
+	}
+	for _, tc := range tests {
+		texts, _ := json.Marshal(tc.texts)
+		out, err := exec.Command(python, "-c", runLaunchCheck, file, tc.fn, string(texts)).Output()
+		if err != nil {
+			t.Fatalf("%s: %v", tc.fn, err)
+		}
+		var got []struct {
+			Value any     `json:"value"`
+			Error *string `json:"error"`
+		}
+		if err := json.Unmarshal(out, &got); err != nil || len(got) != len(tc.texts) {
+			t.Fatalf("%s: %s: %v", tc.fn, out, err)
+		}
+		for i, text := range tc.texts {
+			cfg, _, nodeErr := config.FromArgs([]string{"--ros-args", "-p", tc.param + ":=" + text})
+			switch {
+			case nodeErr == nil && got[i].Error != nil:
+				t.Errorf("%s:=%s: the node takes it, the launch file refuses it: %s", tc.arg, text, *got[i].Error)
+			case nodeErr != nil && got[i].Error == nil:
+				t.Errorf("%s:=%s: the node refuses it (%v), the launch file gives it %v", tc.arg, text, nodeErr, got[i].Value)
+			case nodeErr != nil && (!strings.Contains(*got[i].Error, tc.arg) || !strings.Contains(*got[i].Error, "'"+text+"'")):
+				t.Errorf("%s:=%s: the launch file's error %q does not name the argument and the value", tc.arg, text, *got[i].Error)
+			case nodeErr == nil && !reflect.DeepEqual(got[i].Value, tc.value(cfg)):
+				t.Errorf("%s:=%s: the launch file gives %v (%T), the node reads %v", tc.arg, text, got[i].Value, got[i].Value, tc.value(cfg))
 			}
 		}
 	}
