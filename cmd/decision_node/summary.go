@@ -237,7 +237,7 @@ func causeText(c audit.Cause, path string, r *audit.AuditReport, hints auditHint
 	case audit.CauseVehicleNotTarget:
 		if r.Target != nil && r.Target.From == audit.TargetGiven {
 			return fmt.Sprintf("the recording's receipts name vehicle %s, not the target vehicle %d this host gave: "+
-				"verify without --target-vehicle (the recording's receipts name the vehicle) or pass --target-vehicle %s (%s)",
+				"drop --target-vehicle (the recording's receipts name the vehicle) or pass --target-vehicle %s (%s)",
 				printable(c.Subject), r.Target.Vehicle, printable(c.Subject), findingCounts(c, findings)), 1, true
 		}
 		target := "the target vehicle"

@@ -60,7 +60,7 @@ func TestTargetVehicleFromTheRecording(t *testing.T) {
 	}{
 		{"receipts for vehicle 2", append([]string{flight}, px4...), exitOK, "2 (from the recording's receipts)", nil, ""},
 		{"--target-vehicle 1 wins", append([]string{flight, "--target-vehicle", "1"}, px4...), exitFindings, "1 (--target-vehicle)",
-			[]string{"action_diverged", "action_evidence"}, "the recording's receipts name vehicle 2, not the target vehicle 1 this host gave: verify without --target-vehicle"},
+			[]string{"action_diverged", "action_evidence"}, "the recording's receipts name vehicle 2, not the target vehicle 1 this host gave: drop --target-vehicle"},
 		{"--target-vehicle 2", append([]string{flight, "--target-vehicle", "2"}, px4...), exitOK, "2 (--target-vehicle)", nil, ""},
 		{"unclosed", append([]string{unclosed}, px4...), exitFindings, "2 (from the recording's receipts)", []string{"read_incomplete"}, ""},
 		{"a bag", append([]string{bagDir}, px4...), exitOK, "2 (from the recording's receipts)", nil, ""},

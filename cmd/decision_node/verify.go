@@ -30,11 +30,13 @@ after the last are reported: a recorder that started early or stopped late),
 every channel on the decisions topic was readable, the read reached the end
 of the file, and the action trail on /decisions/actions holds: every receipt
 traces to a verified decision of its kind and to an executor this host
-supplies (--executor, --enable, --enable-kill, --target-vehicle, as the
-recording host ran) that serves the kind, every command is that executor's
-documented mapping, all accepted evidence satisfies provenance, and the
-trail equals the one the Loop and Runner derive from the recorded inputs
-and evidence. Anything else is a finding with its own count. --allow FINDING
+supplies (--executor, --enable, --enable-kill, as the recording host ran)
+that serves the kind, every command is that executor's documented mapping,
+all accepted evidence satisfies provenance, and the trail equals the one
+the Loop and Runner derive from the recorded inputs and evidence. The
+trail is checked against one vehicle: --target-vehicle when given, else
+the one the recording's first receipt names, else the --config file's
+(1); the summary says which and where from. Anything else is a finding with its own count. --allow FINDING
 (repeatable) reports a finding without failing on it; the report says which.
 Findings: read_incomplete, no_decisions, unreadable_decisions_channel,
 undecodable_decision, chain_broken, assessment_missing, diverged, no_context,
