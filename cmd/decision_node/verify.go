@@ -36,8 +36,9 @@ all accepted evidence satisfies provenance, and the trail equals the one
 the Loop and Runner derive from the recorded inputs and evidence. The
 trail is checked against one vehicle: --target-vehicle when given, else
 the one the recording's first receipt names, else the --config file's
-(1); the summary says which and where from. Anything else is a finding with its own count. --allow FINDING
-(repeatable) reports a finding without failing on it; the report says which.
+(1); the summary says which and where from. Anything else is a finding
+with its own count. --allow FINDING (repeatable) reports a finding without
+failing on it; the report says which.
 Findings: read_incomplete, no_decisions, unreadable_decisions_channel,
 undecodable_decision, chain_broken, assessment_missing, diverged, no_context,
 unknown_policy, missing_decision, stamp_problem, undecodable_receipt,
