@@ -196,13 +196,17 @@ func (c targetChoice) of(rec recording, actionsTopic string) (audit.Target, erro
 // targetText says which vehicle an audit checked the action trail
 // against, and where that came from.
 func targetText(t audit.Target) string {
-	from := map[audit.TargetSource]string{
-		audit.TargetGiven:        "--target-vehicle",
-		audit.TargetFromReceipts: "from the recording's receipts",
-		audit.TargetFromConfig:   "the --config file's executors.target_vehicle; the recording has no receipt",
-		audit.TargetDefault:      "default; the recording has no receipt",
-	}[t.From]
-	if from == "" {
+	var from string
+	switch t.From {
+	case audit.TargetGiven:
+		from = "--target-vehicle"
+	case audit.TargetFromReceipts:
+		from = "from the recording's receipts"
+	case audit.TargetFromConfig:
+		from = "the --config file's executors.target_vehicle; the recording has no receipt"
+	case audit.TargetDefault:
+		from = "default; the recording has no receipt"
+	default:
 		return strconv.FormatUint(uint64(t.Vehicle), 10)
 	}
 	return fmt.Sprintf("%d (%s)", t.Vehicle, from)
