@@ -258,8 +258,10 @@ func (c Config) LoadPolicy() (decisions.Policy, error) {
 
 // SessionOptions maps the configuration onto the decision session's
 // options: the inputs on their resolved topics, the policy, the timeout and
-// the buffer bounds. It is the one path from configuration to session, for
-// the node and for replay and verify alike.
+// the buffer bounds, and, with input.source px4, action deadlines counted in
+// PX4's time (engine.DeadlinesVehicle: PX4's clock slows with a simulator
+// slower than real time, and its answers with it). It is the one path from
+// configuration to session, for the node and for replay and verify alike.
 func (c Config) SessionOptions() (session.SessionOptions, error) {
 	policy, err := c.LoadPolicy()
 	if err != nil {
@@ -280,6 +282,9 @@ func (c Config) SessionOptions() (session.SessionOptions, error) {
 			Node:                  c.FullyQualifiedName(),
 		},
 		Lifecycle: c.Lifecycle,
+	}
+	if c.Input.Source == SourcePX4 {
+		so.Loop.Actions.Deadlines = engine.DeadlinesVehicle
 	}
 	// The executor re-checks recorded evidence; the live node swaps in one
 	// that sends (Executors.NewExecutor).
