@@ -266,3 +266,39 @@ func TestDeadlinesWhenTheVehicleStops(t *testing.T) {
 		}
 	}
 }
+
+// FuzzVehicleClock: whatever the arrivals and stamps, the clock never runs
+// backwards and counts no more than the stamps advanced plus the arrival
+// time elapsed.
+func FuzzVehicleClock(f *testing.F) {
+	f.Add([]byte{20, 10, 1, 20, 10, 1, 200, 0, 0, 250, 250, 1})
+	f.Add([]byte{255, 255, 1, 0, 0, 1, 1, 255, 1})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var v vehicleClock
+		var now, stamp, first, newest int64
+		seen := false
+		for ; len(data) >= 3; data = data[3:] {
+			now += int64(data[0]) * 37 * ms
+			has := data[2]&1 != 0
+			s := stamp + (int64(data[1])-64)*11*ms
+			if data[2]&2 != 0 {
+				s = math.MaxInt64 - int64(data[1])
+			}
+			if has && s >= 0 {
+				stamp = s
+				if !seen {
+					first, newest, seen = s, s, true
+				}
+				newest = max(newest, s)
+			}
+			before := v.at
+			v = v.step(now, s, has && s >= 0, uint64(DefaultMaxStampLead))
+			if v.at < before || v.at < 0 {
+				t.Fatalf("clock went from %d to %d", before, v.at)
+			}
+			if bound := addClock(addClock(0, uint64(newest-first)), uint64(now)); v.at > bound {
+				t.Fatalf("clock %d beyond the stamps' advance %d plus the arrival time %d", v.at, newest-first, now)
+			}
+		}
+	})
+}
