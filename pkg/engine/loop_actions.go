@@ -194,7 +194,7 @@ func newActionConfig(o ActionOptions) (actionConfig, error) {
 }
 
 // clockWords names the deadlines' time in a receipt's detail: nothing for
-// arrival time, as before there was a choice.
+// arrival time, the default.
 func (c *actionConfig) clockWords() string {
 	if c.deadlines == DeadlinesVehicle {
 		return " of vehicle time"
