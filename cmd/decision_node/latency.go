@@ -18,9 +18,12 @@ self-assessment, whichever came later) to the decision on it, and to the
 first send of the command that decision started: p50, p99 and max.
 
 The node records each input's wall-clock receive time and each output's
-wall-clock record time as the messages' publish times. Recordings without
-them (sim, replay, ros2 bag record of another process) have nothing to
-measure: exit status 1.`
+wall-clock record time as the messages' publish times. The figures are the
+node's own processing time on the host's wall clock: they do not slow with
+a simulator slower than real time (nor with PX4's clock in lockstep with
+it) and compare with nothing the vehicle does. Recordings without them
+(sim, replay, ros2 bag record of another process) have nothing to measure:
+exit status 1.`
 
 const latencyExample = `  ros2 launch ghost decision.launch.py input_source:=px4 executor:=px4 ...
   decision_node latency node.mcap --json latency.json`
@@ -120,6 +123,7 @@ func measureLatency(path string, topics latency.Topics, stderr io.Writer) (recor
 func printLatency(w io.Writer, name string, r latency.Report) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "recording\t%s\n", name)
+	fmt.Fprintf(tw, "clock\twall: the node's own processing time, not the vehicle's\n")
 	fmt.Fprintf(tw, "\tpairs\tp50\tp99\tmax\n")
 	row := func(label string, s latency.Stats) {
 		if s.N == 0 {

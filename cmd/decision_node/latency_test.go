@@ -69,6 +69,9 @@ func TestLatency(t *testing.T) {
 	if !strings.Contains(stdout, "last input -> decision") || !strings.Contains(stdout, "250.0 us") {
 		t.Errorf("table lacks the decision row at 250 us:\n%s", stdout)
 	}
+	if !strings.Contains(stdout, "wall: the node's own processing time") {
+		t.Errorf("table does not say which clock it measured:\n%s", stdout)
+	}
 	var r latency.Report
 	data, err := os.ReadFile(jsonOut)
 	if err != nil {

@@ -68,6 +68,7 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	}
 	if *source != "" {
 		cfg.Input.Source = *source
+		sopts.Loop.Actions.Deadlines = cfg.Deadlines()
 	}
 	rec, ok := recordingAt(*in)
 	switch {

@@ -30,18 +30,18 @@ type ActionOptions struct {
 	// Routes say, per decision kind, which executor serves it and whether
 	// the operator enabled it. A kind without an executor is advisory.
 	Routes [decisions.NumKinds]ActionRoute
-	// AckTimeout is how long, in arrival time, a sent command waits for its
+	// AckTimeout is how long, in Deadlines' time, a sent command waits for its
 	// acknowledgement before the Loop retries it (or, after the last retry,
 	// fails it as transport). Default DefaultAckTimeout.
 	AckTimeout time.Duration
 	// MaxRetries is how many times a command is re-sent; 0 means
 	// DefaultMaxRetries, negative means never.
 	MaxRetries int
-	// ReachTimeout is how long, in arrival time, an accepted command waits
+	// ReachTimeout is how long, in Deadlines' time, an accepted command waits
 	// for the vehicle state it commands before it fails as executor.
 	// Default DefaultReachTimeout.
 	ReachTimeout time.Duration
-	// RecommandInterval is how long, in arrival time, after the previous
+	// RecommandInterval is how long, in Deadlines' time, after the previous
 	// command of an episode (a streak of decisions of one kind) the Loop
 	// waits before it commands the kind again, when the vehicle refused
 	// the command, did not reach or left the commanded mode and the
@@ -51,6 +51,11 @@ type ActionOptions struct {
 	// MaxRecommands bounds the re-commands of one episode; 0 means
 	// DefaultMaxRecommands, negative means never.
 	MaxRecommands int
+	// Deadlines is the time AckTimeout, ReachTimeout and RecommandInterval
+	// count in: arrival time (DeadlinesArrival, the zero value) or the
+	// vehicle's own, as its belief stamps tell it (DeadlinesVehicle; see
+	// vehicle_clock.go).
+	Deadlines DeadlineClock
 }
 
 // ActionRoute is the route of one decision kind.

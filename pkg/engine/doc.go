@@ -12,8 +12,10 @@
 // the perception history, a memory of recent decisions, the outstanding
 // action) and nothing else: it reads no clock, performs no I/O, starts no
 // goroutines and never lets map order reach its output. Time advances only
-// through the arrival times the events carry, so the same events give the
-// same Output, byte for byte, live, in replay and in the simulator. Every
+// through the arrival times the events carry (and, for action deadlines
+// counted in the vehicle's time, through the belief stamps:
+// vehicle_clock.go), so the same events give the same Output, byte for
+// byte, live, in replay and in the simulator. Every
 // buffer is bounded by its LoopOptions field; a failed Step leaves the
 // state as it was. Its action routes are given at construction
 // (LoopOptions.Actions) and change only through recorded parameter events.

@@ -127,8 +127,10 @@ type Loop struct {
 	history        ordered[perceptionEntry] // as-of join candidates
 	pastPerception ordered[perceptionEntry] // pruned from history, for repeats
 	decided        ordered[decidedRecord]
-	// act is the action trail's state (loop_actions.go).
-	act actionState
+	// act is the action trail's state (loop_actions.go); vclock the
+	// deadline clock of DeadlinesVehicle (vehicle_clock.go).
+	act    actionState
+	vclock vehicleClock
 
 	scratchA, scratchB []byte
 
@@ -361,13 +363,19 @@ func (l *Loop) Step(ev Event, out *Output) error {
 		l.stateful.Checkpoint()
 	}
 	// The action state the policy sees is the one after this step's
-	// evidence and deadlines (loop_actions.go).
+	// evidence and deadlines (loop_actions.go), which count in dnow.
 	acts := l.act
 	var evidence []Evidence
 	if e, ok := ev.(EvidenceEvent); ok {
 		evidence = e.Items
 	}
-	l.settleActions(&acts, now, evidence, out)
+	vclock, dnow := l.vclock, now
+	if l.actions.deadlines == DeadlinesVehicle {
+		s, ok := c.stamp()
+		vclock = vclock.step(now, s, ok && c.kind == InputBelief && s <= anchor.keepUpTo, l.maxLead)
+		dnow = vclock.at
+	}
+	l.settleActions(&acts, dnow, evidence, out)
 	n, err := l.plan(now, &c, anchor, end, &acts, out)
 	if err != nil {
 		if l.stateful != nil {
@@ -380,9 +388,9 @@ func (l *Loop) Step(ev Event, out *Output) error {
 		out.Reset()
 		return err
 	}
-	l.startActions(&acts, now, out)
+	l.startActions(&acts, dnow, out)
 	l.commit(now, &c, anchor, n, out)
-	l.act = acts
+	l.act, l.vclock = acts, vclock
 	return nil
 }
 

@@ -37,7 +37,8 @@ import (
 // route's expectation, once accepted, makes it reached. A repeated
 // acknowledgement changes nothing.
 //
-// Deadlines, in arrival time: no acknowledgement AckTimeout after the last
+// Deadlines, in arrival time or, with DeadlinesVehicle, in the vehicle's
+// time (vehicle_clock.go): no acknowledgement AckTimeout after the last
 // send gives a retry, up to MaxRetries, then a transport failure; no
 // expected state ReachTimeout after acceptance gives an executor failure.
 //
@@ -134,10 +135,15 @@ type actionConfig struct {
 	// maxRecommands bounds the re-commands of one episode.
 	recommand     uint64
 	maxRecommands int
+	// deadlines is the time the deadlines above count in.
+	deadlines DeadlineClock
 }
 
 func newActionConfig(o ActionOptions) (actionConfig, error) {
-	c := actionConfig{routes: o.Routes}
+	c := actionConfig{routes: o.Routes, deadlines: o.Deadlines}
+	if o.Deadlines >= numDeadlineClocks {
+		return c, fmt.Errorf("%w: Actions.Deadlines = %d: want DeadlinesArrival (0) or DeadlinesVehicle (1)", ErrOptions, uint8(o.Deadlines))
+	}
 	for _, d := range []struct {
 		name string
 		v    time.Duration
@@ -187,6 +193,15 @@ func newActionConfig(o ActionOptions) (actionConfig, error) {
 	return c, nil
 }
 
+// clockWords names the deadlines' time in a receipt's detail: nothing for
+// arrival time, the default.
+func (c *actionConfig) clockWords() string {
+	if c.deadlines == DeadlinesVehicle {
+		return " of vehicle time"
+	}
+	return ""
+}
+
 // ValidExecutorID reports whether s is a valid executor id: it matches
 // ^[a-z][a-z0-9_]*$ and has 1 to 64 characters.
 func ValidExecutorID(s string) bool { return len(s) <= 64 && validID(s) }
@@ -224,14 +239,14 @@ func (l *Loop) settleActions(a *actionState, now int64, evidence []Evidence, out
 					a.kinds[c.kind].attempts = c.attempt
 				}
 				out.Actions = append(out.Actions, l.actionCmd(c, ActionRetry, fmt.Sprintf(
-					"no acknowledgement %s after send %d", time.Duration(cfg.ackTimeout), c.attempt-1)))
+					"no acknowledgement %s%s after send %d", time.Duration(cfg.ackTimeout), cfg.clockWords(), c.attempt-1)))
 			} else {
 				l.conclude(a, OutcomeFailed, FailTransport, decisions.ActionTransport, nil, fmt.Sprintf(
-					"no acknowledgement %s after the last of %d sends", time.Duration(cfg.ackTimeout), c.attempt), out)
+					"no acknowledgement %s%s after the last of %d sends", time.Duration(cfg.ackTimeout), cfg.clockWords(), c.attempt), out)
 			}
 		case c.accepted && waited(now, c.acceptedAt) >= cfg.reach:
 			l.conclude(a, OutcomeFailed, FailExecutor, decisions.ActionNotReached, nil, fmt.Sprintf(
-				"accepted, but the vehicle was not observed in %s within %s", cfg.routes[c.kind].Expect, time.Duration(cfg.reach)), out)
+				"accepted, but the vehicle was not observed in %s within %s%s", cfg.routes[c.kind].Expect, time.Duration(cfg.reach), cfg.clockWords()), out)
 		}
 	}
 }

@@ -20,8 +20,9 @@ import (
 //     flight mode, and this one shows it armed in another (it left);
 //   - the decision's context shows the vehicle armed and not already in
 //     the kind's flight mode (notApplicable: nothing to act on otherwise);
-//   - at least the re-command interval has passed, in arrival time, since
-//     the episode's previous command was first sent;
+//   - at least the re-command interval has passed, in the deadlines' time
+//     (arrival time, or the vehicle's: vehicle_clock.go), since the
+//     episode's previous command was first sent;
 //   - the episode has sent fewer than 1 + the re-command bound commands;
 //   - the kind is not engage_kill: a forced disarm is sent once per
 //     episode, again only when the policy decides it anew.
@@ -29,9 +30,9 @@ import (
 // Where a failure is not followed by a re-command for a reason the Loop
 // knows when it concludes (re-commanding off, the bound reached, kill,
 // UNSUPPORTED), the failure's conclusion says why in its detail; where it
-// is, the detail says when. Everything is decided from arrival times and
-// the recorded inputs and evidence, so replay and verify derive every
-// re-command again.
+// is, the detail says when. Everything is decided from arrival times,
+// belief stamps and the recorded inputs and evidence, so replay and verify
+// derive every re-command again.
 //
 // What the policy sees: while a re-command is under way (sent, no
 // acknowledgement yet) the kind's state stays the previous command's
@@ -122,6 +123,6 @@ func (l *Loop) recommandPlan(a *actionState, seen decisions.ActionOutcome) strin
 		return fmt.Sprintf("; not re-commanded: the episode sent %d commands, the first and %d re-commands (the bound)",
 			a.epSends, cfg.maxRecommands)
 	}
-	return fmt.Sprintf("; re-command %d of %d due %s after this command's first send while %s is decided and the vehicle is armed and not in its mode",
-		a.epSends, cfg.maxRecommands, time.Duration(cfg.recommand), k)
+	return fmt.Sprintf("; re-command %d of %d due %s%s after this command's first send while %s is decided and the vehicle is armed and not in its mode",
+		a.epSends, cfg.maxRecommands, time.Duration(cfg.recommand), cfg.clockWords(), k)
 }

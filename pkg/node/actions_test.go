@@ -425,5 +425,9 @@ func TestActingNodeDoesNotTick(t *testing.T) {
 		if err := h.shutdown(); err != nil {
 			t.Fatal(err)
 		}
+		// The ready line says which time the action deadlines count in.
+		if said := strings.Contains(h.logs.String(), "action_deadlines=arrival"); said != (executor != config.ExecutorNone) {
+			t.Errorf("executor %q: the ready line names the deadlines' time: %v", executor, said)
+		}
 	}
 }

@@ -455,6 +455,10 @@ func (n *node) logReady(policyID string, inputs []session.InputSpec, resolved se
 		recPath = n.rec.path
 	}
 	attrs = append(attrs, "decisions", resolved.Decisions(), "recording", recPath, "use_sim_time", n.cfg.UseSimTime)
+	if n.act != nil {
+		// The time the ack, reach and re-command deadlines count in.
+		attrs = append(attrs, "action_deadlines", n.cfg.Deadlines().String())
+	}
 	if n.seal != nil {
 		attrs = append(attrs, "seal", resolved.Seal(), "seal_key_id", n.seal.s.KeyID())
 	}

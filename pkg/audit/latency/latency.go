@@ -8,8 +8,12 @@
 // was recorded, while log times stay on the node's clock so that replay and
 // verify re-derive the same joins. A recording without such publish times
 // (a replay, a simulation, a recorder of another process) has nothing to
-// measure, and Report says so. The package does not judge decisions: that
-// is verify's job.
+// measure, and Report says so. The figures are the node's own processing
+// time on the host's wall clock, whatever clock its log times follow (the
+// arrival clock, or /clock on sim time): a simulator slower than real time
+// slows neither them nor what they measure, and none of them compares with
+// an event of the vehicle, whose time may run slow. The package does not
+// judge decisions: that is verify's job.
 package latency
 
 import (

@@ -256,10 +256,22 @@ func (c Config) LoadPolicy() (decisions.Policy, error) {
 	return p, nil
 }
 
+// Deadlines is the time the action deadlines count in: PX4's own, as the
+// belief stamps tell it, with input.source px4 (PX4's clock slows with a
+// simulator slower than real time, and its answers with it); arrival time
+// otherwise.
+func (c Config) Deadlines() engine.DeadlineClock {
+	if c.Input.Source == SourcePX4 {
+		return engine.DeadlinesVehicle
+	}
+	return engine.DeadlinesArrival
+}
+
 // SessionOptions maps the configuration onto the decision session's
 // options: the inputs on their resolved topics, the policy, the timeout and
-// the buffer bounds. It is the one path from configuration to session, for
-// the node and for replay and verify alike.
+// the buffer bounds, the time the action deadlines count in (Deadlines).
+// It is the one path from configuration to session, for the node and for
+// replay and verify alike.
 func (c Config) SessionOptions() (session.SessionOptions, error) {
 	policy, err := c.LoadPolicy()
 	if err != nil {
@@ -281,6 +293,7 @@ func (c Config) SessionOptions() (session.SessionOptions, error) {
 		},
 		Lifecycle: c.Lifecycle,
 	}
+	so.Loop.Actions.Deadlines = c.Deadlines()
 	// The executor re-checks recorded evidence; the live node swaps in one
 	// that sends (Executors.NewExecutor).
 	if err := c.Executors.apply(&so); err != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/engine"
 )
 
 // With the defaults nothing acts: no executor, no enabled kind, no route.
@@ -135,6 +136,26 @@ func TestExecutorsRecommand(t *testing.T) {
 		_, _, err := FromArgs([]string{"--ros-args", "-p", "executors.executor:=px4", "-p", arg})
 		if !errors.Is(err, ErrInvalidValue) || !strings.Contains(err.Error(), strings.Split(arg, ":=")[0]) {
 			t.Errorf("%s: err = %v", arg, err)
+		}
+	}
+}
+
+// With input.source px4 the action deadlines count in PX4's time (its
+// belief stamps); with the other sources in arrival time.
+func TestDeadlinesFollowTheInputSource(t *testing.T) {
+	for source, want := range map[string]engine.DeadlineClock{
+		SourceGhost: engine.DeadlinesArrival, SourcePX4: engine.DeadlinesVehicle, SourceOdometry: engine.DeadlinesArrival,
+	} {
+		cfg, _, err := FromArgs([]string{"--ros-args", "-p", "input.source:=" + source, "-p", "executors.executor:=px4"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		so, err := cfg.SessionOptions()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if so.Loop.Actions.Deadlines != want {
+			t.Errorf("input.source %s: deadlines in %s time, want %s", source, so.Loop.Actions.Deadlines, want)
 		}
 	}
 }
