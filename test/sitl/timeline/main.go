@@ -6,8 +6,13 @@
 //
 //	timeline --event-ns 1764633600000000000 node.mcap
 //
-// Times are log times: on a live node's own recording and on a rosbag2
-// recording of the same graph they are receive times on the host's clock.
+// Two clocks: log times (on a live node's own recording and on a rosbag2
+// recording of the same graph, receive times on the host's clock) and the
+// vehicle's time, the belief stamps (PX4's clock with input.source px4). A
+// row's vehicle time is the newest belief stamp recorded up to it, and the
+// event's the newest at or before the event. They differ when the simulator runs
+// slower than real time: PX4 follows the simulator in lockstep, and its
+// deadlines and failsafe delays count in its own time, as ghost's do.
 package main
 
 import (
@@ -33,8 +38,9 @@ func main() {
 
 // row is one line of the timeline.
 type row struct {
-	at   uint64
-	what string
+	at      uint64
+	vehicle int64 // the newest belief stamp up to the row, ns
+	what    string
 }
 
 // Timeline follows one recording from an event on.
@@ -46,6 +52,11 @@ type Timeline struct {
 	mode      decisions.FlightMode
 	armed     bool
 	haveState bool
+	// stamp is the newest belief stamp; eventStamp the newest at or before
+	// the event (so within one belief period of it), once a message after
+	// it was read.
+	stamp, eventStamp int64
+	eventSeen         bool
 
 	vs ros2msg.VehicleState
 	dr ros2msg.DecisionRationale
@@ -60,14 +71,18 @@ var failures = map[uint8]string{1: "not_applicable", 2: "blocked_by_policy", 3: 
 // state only.
 func (t *Timeline) Add(m bag.Message) error {
 	after := m.LogTime >= t.event
+	if m.LogTime > t.event && !t.eventSeen {
+		t.eventSeen, t.eventStamp = true, t.stamp
+	}
 	switch m.Topic {
 	case "/state/nav":
 		if err := t.vs.UnmarshalCDR(m.Data); err != nil {
 			return fmt.Errorf("/state/nav at %d: %w", m.LogTime, err)
 		}
 		mode, armed := decisions.FlightMode(t.vs.Flight.FlightMode), t.vs.Flight.Armed
+		t.stamp = max(t.stamp, t.vs.StampSimNs)
 		if after && t.haveState && (mode != t.mode || armed != t.armed) {
-			t.rows = append(t.rows, row{m.LogTime, fmt.Sprintf("vehicle: %s, armed %v (was %s, armed %v)", mode, armed, t.mode, t.armed)})
+			t.rows = append(t.rows, row{m.LogTime, t.stamp, fmt.Sprintf("vehicle: %s, armed %v (was %s, armed %v)", mode, armed, t.mode, t.armed)})
 		}
 		t.mode, t.armed, t.haveState = mode, armed, true
 	case "/decisions":
@@ -77,7 +92,7 @@ func (t *Timeline) Add(m bag.Message) error {
 		k := decisions.Kind(t.dr.Decision.Kind)
 		if after && !t.decided && k != decisions.KindProceed {
 			t.decided = true
-			t.rows = append(t.rows, row{m.LogTime, fmt.Sprintf("first decision other than proceed: %s (%s)", k, t.dr.Decision.Reason)})
+			t.rows = append(t.rows, row{m.LogTime, t.stamp, fmt.Sprintf("first decision other than proceed: %s (%s)", k, t.dr.Decision.Reason)})
 		}
 	case "/decisions/actions":
 		if err := t.ar.UnmarshalCDR(m.Data); err != nil {
@@ -100,7 +115,7 @@ func (t *Timeline) Add(m bag.Message) error {
 		if t.ar.Detail != "" {
 			what += ": " + t.ar.Detail
 		}
-		t.rows = append(t.rows, row{m.LogTime, what})
+		t.rows = append(t.rows, row{m.LogTime, t.stamp, what})
 	}
 	return nil
 }
@@ -108,9 +123,10 @@ func (t *Timeline) Add(m bag.Message) error {
 // Print writes the rows with their delay after the event.
 func (t *Timeline) Print(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "after event\twhat\n")
+	fmt.Fprintf(tw, "after event\tvehicle time\twhat\n")
 	for _, r := range t.rows {
-		fmt.Fprintf(tw, "%.3f s\t%s\n", time.Duration(r.at-t.event).Seconds(), r.what)
+		fmt.Fprintf(tw, "%.3f s\t%.3f s\t%s\n", time.Duration(r.at-t.event).Seconds(),
+			time.Duration(r.vehicle-t.eventStamp).Seconds(), r.what)
 	}
 	return tw.Flush()
 }

@@ -6,6 +6,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/ghost-robotics/ghost/pkg/bag"
+	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
 // On a simulated flight with the px4 executor, the timeline after the GPS
@@ -34,5 +39,63 @@ func TestTimelineOfASimulatedFlight(t *testing.T) {
 	mode := strings.Index(text, "vehicle: ")
 	if first < 0 || sent < first || accepted < sent || mode < 0 {
 		t.Errorf("want a decision, then a command sent, then one accepted, and a mode change; got\n%s", text)
+	}
+}
+
+// The vehicle-time column follows the belief stamps, whatever the log times
+// do: at half real time a mode change 2 s of log time after the event is
+// 1 s of the vehicle's time after it.
+func TestTimelineVehicleTime(t *testing.T) {
+	const s = uint64(time.Second)
+	state := func(logS float64, stampS float64, mode decisions.FlightMode) bag.Message {
+		m := ros2msg.NewVehicleState()
+		m.StampSimNs = int64(stampS * float64(s))
+		m.Flight.FlightMode = uint8(mode)
+		m.Flight.Armed = true
+		data, err := m.MarshalCDR()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return bag.Message{Topic: "/state/nav", LogTime: uint64(logS * float64(s)), Data: data}
+	}
+	tests := []struct {
+		name    string
+		rtf     float64
+		wantLog string
+		wantVeh string
+	}{
+		{"real time", 1, "2.000 s", "2.000 s"},
+		{"half real time", 0.5, "2.000 s", "1.000 s"},
+		{"quarter real time", 0.25, "2.000 s", "0.500 s"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tl := &Timeline{event: 10 * s, sent: map[uint64]bool{}}
+			// Beliefs every 0.5 s of log time from 9 s; the mode changes at 12 s.
+			for logS := 9.0; logS <= 13; logS += 0.5 {
+				mode := decisions.FlightModeOffboard
+				if logS >= 12 {
+					mode = decisions.FlightModeLand
+				}
+				if err := tl.Add(state(logS, 100+logS*tt.rtf, mode)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var out bytes.Buffer
+			if err := tl.Print(&out); err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+			if len(lines) != 2 {
+				t.Fatalf("want a header and one mode change, got\n%s", out.String())
+			}
+			f := strings.Fields(lines[1])
+			if got := f[0] + " " + f[1]; got != tt.wantLog {
+				t.Errorf("after event = %s, want %s", got, tt.wantLog)
+			}
+			if got := f[2] + " " + f[3]; got != tt.wantVeh {
+				t.Errorf("vehicle time = %s, want %s\n%s", got, tt.wantVeh, out.String())
+			}
+		})
 	}
 }
