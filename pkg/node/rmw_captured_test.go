@@ -23,7 +23,8 @@ import (
 
 // capturedRecord is one payload a middleware handed the node on a real ROS
 // 2 graph: a service request, or a message on one of its subscriptions.
-// TestRMWBytesOverROS2 writes them.
+// TestRMWBytesOverROS2, TestPX4BytesOverROS2 and TestCaptureFromBag write
+// them.
 type capturedRecord struct {
 	RMW  string `json:"rmw,omitempty"`
 	Kind string `json:"kind"` // "service" or "topic"
