@@ -23,8 +23,8 @@ type ULogTruthCounts struct {
 	// vehicle_local_position_groundtruth and vehicle_attitude_groundtruth:
 	// in the log (ScanULogTruth), or written (ULogSource.Truth).
 	Position, Attitude uint64
-	// Velocity counts the velocities written (a sample whose velocity the
-	// simulator marks invalid has none).
+	// Velocity counts the velocities written (a sample whose velocity is
+	// not finite has none).
 	Velocity uint64
 	// Rejected counts the samples left out as unusable; LastRejected says
 	// why the last one was.

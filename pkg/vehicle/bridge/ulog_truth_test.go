@@ -200,3 +200,25 @@ func TestPX4TopicsTruth(t *testing.T) {
 		t.Errorf("samples %v, resets %d", n, resets)
 	}
 }
+
+// TestULogTruthValidityFlags: Gazebo's bridge logs its ground-truth
+// position with xy_valid and z_valid (and the velocity flags) false; the
+// values are the model's pose all the same, and are written.
+func TestULogTruthValidityFlags(t *testing.T) {
+	for _, flag := range []float64{0, 1} {
+		w := ulogtest.New().Topic("vehicle_attitude", ulogtest.FormatAttitude).
+			Topic("vehicle_local_position_groundtruth", ulogtest.FormatLocalPosition).
+			Topic("vehicle_attitude_groundtruth", ulogtest.FormatAttitudeTruth)
+		for i := range samplePeriods {
+			ts := float64(ulogtest.FirstStampUs + ulogtest.PeriodUs*i)
+			w.Sample("vehicle_attitude", map[string]float64{"timestamp": ts, "timestamp_sample": ts, "q[0]": 1})
+			w.Sample("vehicle_local_position_groundtruth", map[string]float64{"timestamp": ts, "timestamp_sample": ts,
+				"xy_valid": flag, "z_valid": flag, "v_xy_valid": flag, "v_z_valid": flag, "x": 1, "y": 2, "z": -3, "vx": 0.5})
+			w.Sample("vehicle_attitude_groundtruth", map[string]float64{"timestamp": ts, "q[0]": 1})
+		}
+		src, _ := drainULog(t, w.Bytes(), true)
+		if c := src.Truth; c.Position != samplePeriods || c.Velocity != samplePeriods || c.Rejected != 0 {
+			t.Errorf("flags %v: counts %+v", flag, c)
+		}
+	}
+}

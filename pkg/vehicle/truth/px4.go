@@ -52,12 +52,6 @@ func vec3(topic string, f px4.Fields, names [3]string) ([3]float32, error) {
 	return v, nil
 }
 
-// valid reads a validity flag; a release or log without it counts as valid.
-func valid(f px4.Fields, name string) bool {
-	v, ok := f.Bool(name)
-	return v || !ok
-}
-
 const (
 	logPositionTruth = "vehicle_local_position_groundtruth"
 	logAttitudeTruth = "vehicle_attitude_groundtruth"
@@ -66,9 +60,15 @@ const (
 
 // PX4PositionTruth reads one vehicle_local_position_groundtruth sample:
 // its position and velocity, mapped to ENU. The position is an error when
-// it is missing, not finite or marked invalid (xy_valid, z_valid); the
-// velocity is left out (velOK false, velErr saying why) on the same
-// grounds with v_xy_valid and v_z_valid.
+// it is missing or not finite; the velocity is left out (velErr saying
+// why) on the same grounds.
+//
+// The validity flags (xy_valid, z_valid, v_xy_valid, v_z_valid) are not
+// read: on a ground-truth topic they say nothing about the values, which
+// are the simulator's own state. SIH sets them true; Gazebo's bridge
+// (gz_bridge, PX4 1.15) leaves them false on every sample although its
+// values are the model's pose. Taking the flags at their word would drop
+// a Gazebo flight's whole position truth.
 func PX4PositionTruth(f px4.Fields) (pos, vel Sample, velErr error, err error) {
 	stamp, err := px4Stamp(logPositionTruth, f)
 	if err != nil {
@@ -78,15 +78,9 @@ func PX4PositionTruth(f px4.Fields) (pos, vel Sample, velErr error, err error) {
 	if err != nil {
 		return pos, vel, nil, err
 	}
-	if !valid(f, "xy_valid") || !valid(f, "z_valid") {
-		return pos, vel, nil, sampleErr(logPositionTruth, "xy_valid/z_valid", false, "the simulator marks its position invalid")
-	}
 	pos = Sample{Stream: StreamPosition, StampNs: stamp, Value: mapping.NEDToENU(p)}
 	vel = Sample{Stream: StreamVelocity, StampNs: stamp}
 	v, velErr := vec3(logPositionTruth, f, [3]string{"vx", "vy", "vz"})
-	if velErr == nil && (!valid(f, "v_xy_valid") || !valid(f, "v_z_valid")) {
-		velErr = sampleErr(logPositionTruth, "v_xy_valid/v_z_valid", false, "the simulator marks its velocity invalid")
-	}
 	if velErr == nil {
 		vel.Value = mapping.NEDToENU(v)
 	}

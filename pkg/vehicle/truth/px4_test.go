@@ -146,21 +146,55 @@ func TestPX4PositionTruthRejects(t *testing.T) {
 			return px4Payload(t, d, px4.MsgVehicleLocalPosition, f)
 		}()},
 		{"NaN x", over("x", math.NaN())},
-		{"invalid xy", over("xy_valid", false)},
 		{"short", over("x", 1.0)[:20]},
 	} {
 		if _, err := dec.Decode(PX4TopicLocalPositionTruth, tc.data, &out); err == nil {
 			t.Errorf("%s: decoded %+v", tc.name, out)
 		}
 	}
-	// An invalid velocity leaves the position.
-	ok, err := dec.Decode(PX4TopicLocalPositionTruth, over("v_z_valid", false), &out)
+	// A velocity that is not finite leaves the position.
+	ok, err := dec.Decode(PX4TopicLocalPositionTruth, over("vz", math.Inf(1)), &out)
 	if !ok || err != nil || out.N != 1 || out.Partial == nil || out.Samples[0].Stream != StreamPosition {
-		t.Errorf("invalid velocity: %v %v %+v", ok, err, out)
+		t.Errorf("infinite velocity: %v %v %+v", ok, err, out)
 	}
 	att := map[string]any{"timestamp": 2000, "q[0]": math.NaN()}
 	if _, err := dec.Decode(PX4TopicAttitudeTruth, px4Payload(t, d, px4.MsgVehicleAttitude, att), &out); !errors.Is(err, ErrSample) {
 		t.Errorf("NaN attitude: %v", err)
+	}
+}
+
+// TestPX4TruthValidityFlags: the validity flags of a ground-truth topic
+// are not read. Gazebo's bridge leaves all four false on every sample of
+// its pose; SIH sets them true; either way a finite sample is the truth.
+func TestPX4TruthValidityFlags(t *testing.T) {
+	d := defs(t, px4.Release115)
+	chans := px4Recording(t, d, "")
+	rec, err := Find(chans, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, err := NewDecoder(rec, chans)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		flags bool
+	}{{"flags set (SIH)", true}, {"flags clear (Gazebo's bridge)", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := lpTruth(1000, 1, 2, -3, 0.5, -0.25, 1)
+			for _, k := range []string{"xy_valid", "z_valid", "v_xy_valid", "v_z_valid"} {
+				f[k] = tc.flags
+			}
+			var out Decoded
+			ok, err := dec.Decode(PX4TopicLocalPositionTruth, px4Payload(t, d, px4.MsgVehicleLocalPosition, f), &out)
+			if !ok || err != nil || out.N != 2 || out.Partial != nil {
+				t.Fatalf("%v %v %+v", ok, err, out)
+			}
+			if p, v := out.Samples[0], out.Samples[1]; p.Value != [3]float64{2, 1, 3} || v.Value != [3]float64{-0.25, 0.5, -1} {
+				t.Errorf("position %+v, velocity %+v", p, v)
+			}
+		})
 	}
 }
 

@@ -191,8 +191,8 @@ type Decoded struct {
 	// Reset is the estimator reset it records, when HasReset.
 	Reset    Reset
 	HasReset bool
-	// Partial says why a part of the message was left out (a velocity the
-	// simulator marks invalid), nil when nothing was.
+	// Partial says why a part of the message was left out (a velocity that
+	// is not finite), nil when nothing was.
 	Partial error
 }
 
