@@ -160,3 +160,46 @@ func (t *ResetTracker) Step(f px4.Fields) (Reset, bool, error) {
 	}
 	return Reset{StampNs: stamp, Delta: mapping.NEDToENU(d)}, true, nil
 }
+
+// OriginTracker follows the origin PX4's estimator declares for its local
+// frame, in its vehicle_local_position samples: ref_lat and ref_lon when
+// xy_global is set, ref_alt when z_global is. The zero value is ready; it
+// is not safe for concurrent use.
+type OriginTracker struct {
+	last Origin
+	seen bool
+}
+
+// Step reads one of the estimator's vehicle_local_position samples. It
+// returns the origin when the sample declares one other than the previous
+// sample's (the first sample that declares any), stamped with the
+// sample's time. A release or log without the reference fields declares
+// none; the values of a declared half must be a latitude, a longitude or
+// an altitude.
+func (t *OriginTracker) Step(f px4.Fields) (Origin, bool, error) {
+	stamp, err := px4Stamp(logLocalPosition, f)
+	if err != nil {
+		return Origin{}, false, err
+	}
+	o := Origin{StampNs: stamp, Lat: math.NaN(), Lon: math.NaN(), Alt: math.NaN()}
+	if xy, ok := f.Bool("xy_global"); ok && xy {
+		lat, okLat := f.Float("ref_lat")
+		lon, okLon := f.Float("ref_lon")
+		if okLat && okLon {
+			o.Lat, o.Lon = lat, lon
+		}
+	}
+	if z, ok := f.Bool("z_global"); ok && z {
+		if alt, ok := f.Float("ref_alt"); ok {
+			o.Alt = alt
+		}
+	}
+	if err := o.check(); err != nil {
+		return Origin{}, false, err
+	}
+	if t.seen && o.Same(t.last) || !t.seen && !o.HasXY() && !o.HasZ() {
+		return Origin{}, false, nil
+	}
+	t.last, t.seen = o, true
+	return o, true, nil
+}
