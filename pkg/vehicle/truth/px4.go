@@ -54,6 +54,7 @@ func vec3(topic string, f px4.Fields, names [3]string) ([3]float32, error) {
 
 const (
 	logPositionTruth = "vehicle_local_position_groundtruth"
+	logGlobalTruth   = "vehicle_global_position_groundtruth"
 	logAttitudeTruth = "vehicle_attitude_groundtruth"
 	logLocalPosition = "vehicle_local_position"
 )
@@ -85,6 +86,26 @@ func PX4PositionTruth(f px4.Fields) (pos, vel Sample, velErr error, err error) {
 		vel.Value = mapping.NEDToENU(v)
 	}
 	return pos, vel, velErr, nil
+}
+
+// PX4GlobalTruth reads one vehicle_global_position_groundtruth sample:
+// latitude, longitude (degrees) and altitude (m above mean sea level), as
+// the simulator gives them. Like the local truth's, its validity flags, if
+// any, are not read.
+func PX4GlobalTruth(f px4.Fields) (Sample, error) {
+	stamp, err := px4Stamp(logGlobalTruth, f)
+	if err != nil {
+		return Sample{}, err
+	}
+	s := Sample{Stream: StreamGlobal, StampNs: stamp}
+	for i, name := range [3]string{"lat", "lon", "alt"} {
+		x, ok := f.Float(name)
+		if !ok {
+			return Sample{}, sampleErr(logGlobalTruth, name, "missing", "a number is needed")
+		}
+		s.Value[i] = x
+	}
+	return s.Check()
 }
 
 // PX4AttitudeTruth reads one vehicle_attitude_groundtruth sample, mapped to
