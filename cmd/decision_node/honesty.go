@@ -61,6 +61,7 @@ func runHonesty(args []string, stdout, stderr io.Writer) error {
 	config := fs.String("config", "", "ROS 2 parameters `file` naming the topics (as config/decision.yaml); default: the built-in topic names")
 	ns := fs.String("px4-namespace", "", `namespace of PX4's ground-truth topics ("/uav_1"); default: the only one the recording has`)
 	maxGap := fs.Duration("max-gap", 50*time.Millisecond, "farthest a truth sample may be from a belief stamp, on either side")
+	align := fs.String("align", "auto", "how to align the position: auto (in the estimator's frame when the recording holds the global position and the estimator's origin, else by offset) or offset")
 	maxGlobalGap := fs.Duration("max-global-gap", 150*time.Millisecond, "farthest a global-position truth sample may be from a belief stamp, on either side (PX4 logs it at 10 Hz)")
 	quiet := fs.Bool("quiet", false, "print no table")
 	if err := fs.parse(args); err != nil {
@@ -76,6 +77,9 @@ func runHonesty(args []string, stdout, stderr io.Writer) error {
 	if *maxGlobalGap <= 0 {
 		return fail(exitUsage, "--max-global-gap %v: must be > 0", *maxGlobalGap)
 	}
+	if *align != "auto" && *align != "offset" {
+		return fail(exitUsage, "--align %q: want auto or offset", *align)
+	}
 	cfg, err := (&decisionFlags{config: *config}).settings()
 	if err != nil {
 		return err
@@ -88,7 +92,7 @@ func runHonesty(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	opts.MaxGlobalGap = *maxGlobalGap
+	opts.MaxGlobalGap, opts.OffsetOnly = *maxGlobalGap, *align == "offset"
 	res, rerr := auditHonesty(path, opts, stderr)
 	if res == nil {
 		return rerr

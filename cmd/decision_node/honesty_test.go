@@ -290,6 +290,7 @@ func TestHonestyExitStatus(t *testing.T) {
 		{[]string{"honesty", plain, plain}, exitUsage, "takes one recording"},
 		{[]string{"honesty", plain, "--max-gap", "0s"}, exitUsage, "--max-gap"},
 		{[]string{"honesty", plain, "--max-global-gap", "-1s"}, exitUsage, "--max-global-gap"},
+		{[]string{"honesty", plain, "--align", "first"}, exitUsage, `--align "first": want auto or offset`},
 		{[]string{"honesty", "--nope", plain}, exitUsage, "unknown flag --nope"},
 		{[]string{"honesty", filepath.Join(dir, "missing.mcap")}, exitIO, "no such file"},
 		{[]string{"honesty", notMCAP}, exitIO, "not an MCAP"},
@@ -416,6 +417,17 @@ func TestHonestyInTheGlobalFrame(t *testing.T) {
 	}
 	if !strings.Contains(table, "verdict: honest: every KNOWN claim had a true error within the known threshold (position aligned: position_x, position_y and position_z in the global frame") {
 		t.Errorf("the verdict does not name the alignment:\n%s", table)
+	}
+	// By offset, on request: the reset that corrected the drift is taken
+	// for a move of the frame, so the drift no longer shows.
+	_, table, r = honestyOf(t, rec, "--align", "offset")
+	for name := range drift {
+		if al, a := r.Alignment.Axes[name], r.Axes[name]; al.Method != honesty.MethodOffset || a.MaxAbsError == nil || *a.MaxAbsError > 1e-3 {
+			t.Errorf("--align offset: %s: %+v, max error %v", name, al, a.MaxAbsError)
+		}
+	}
+	if !strings.Contains(table, "by an offset") {
+		t.Errorf("--align offset: the verdict does not say so:\n%s", lastLines(table, 2))
 	}
 }
 

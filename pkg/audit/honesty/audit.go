@@ -35,6 +35,10 @@ type Options struct {
 	// median is its offset run, for an axis aligned by offset (default
 	// 60 s; see align.go).
 	OffsetWindow time.Duration
+	// OffsetOnly aligns every position axis by its offset even when the
+	// recording holds the global position and the estimator's origin: to
+	// set the two alignments side by side.
+	OffsetOnly bool
 	// Horizon is how long, in log time, a belief waits for its
 	// assessment, its decision and the truth after its stamp before it is
 	// judged (default 2 s); what comes later counts as late.
@@ -211,7 +215,7 @@ type auditor struct {
 func newAuditor(opts Options, rec truth.Recorded, dec *truth.Decoder, res *Result) *auditor {
 	a := &auditor{opts: opts, rec: rec, dec: dec, res: res, byStamp: map[int64]*entry{},
 		orphanA: map[int64]decisions.SelfAssessment{}, orphanD: map[int64]decisions.Kind{}}
-	a.cmp = newComparer(res, opts, rec.Topics[truth.StreamGlobal] != "" && rec.OriginTopic != "")
+	a.cmp = newComparer(res, opts, rec.Topics[truth.StreamGlobal] != "" && rec.OriginTopic != "" && !opts.OffsetOnly)
 	return a
 }
 
