@@ -197,7 +197,7 @@ func (g geoFlight) global(p [3]float64) [3]float64 {
 	return [3]float64{g.ref[0] + p[1]/truth.EarthRadiusM*deg, g.ref[1] + p[0]/(truth.EarthRadiusM*math.Cos(lat0))*deg, g.ref[2] + p[2] + g.altShift}
 }
 
-func (g geoFlight) record(t *testing.T) *recording {
+func (g geoFlight) record(t testing.TB) *recording {
 	r := newRecordingWith(t, true, !g.noGlobal, truth.FramePX4)
 	truePos := func(x float64) [3]float64 { return [3]float64{20 * x, -10 * x, 10 + x} }
 	for stamp := int64(0); stamp <= 4100*ms; stamp += 100 * ms {
