@@ -312,15 +312,15 @@ func (a *auditor) truthMessage(m *bag.Message) {
 	if a.td.HasOrigin {
 		a.origins = insertByStamp(a.origins, a.td.Origin, func(o truth.Origin) int64 { return o.StampNs })
 	}
+	if a.td.OriginErr != nil {
+		a.res.Alignment.Origin.Rejected++
+	}
 	if err != nil {
 		switch m.Topic {
-		case a.rec.ResetTopic, a.rec.OriginTopic:
-			if m.Topic == a.rec.OriginTopic && !a.td.HasOrigin {
-				a.res.Alignment.Origin.Rejected++
-			}
-			if m.Topic == a.rec.ResetTopic && !a.td.HasReset {
-				a.res.Alignment.Resets.Rejected++
-			}
+		case a.rec.ResetTopic:
+			a.res.Alignment.Resets.Rejected++
+		case a.rec.OriginTopic:
+			a.res.Alignment.Origin.Rejected++
 		default:
 			t.Rejected++
 			t.LastRejected = err.Error()

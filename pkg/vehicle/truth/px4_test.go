@@ -332,10 +332,11 @@ func TestGlobalDecoders(t *testing.T) {
 			"ref_lat": lat, "ref_lon": lon, "ref_alt": alt, "xy_global": xy, "z_global": z})
 	}
 	type msg struct {
-		topic  string
-		data   []byte
-		global *[3]float64
-		origin *Origin
+		topic     string
+		data      []byte
+		global    *[3]float64
+		origin    *Origin
+		originErr bool
 	}
 	forms := []struct {
 		name  string
@@ -344,16 +345,19 @@ func TestGlobalDecoders(t *testing.T) {
 		frame string
 	}{
 		{"ghost", append(ghostChannels(t, true), ghostGlobalChannels(t, 10)...), []msg{
-			{TopicEstimatorOrigin, ghostOrigin(Origin{StampNs: 1000, Lat: nan, Lon: nan, Alt: 30.5}), nil, &Origin{StampNs: 1000, Lat: nan, Lon: nan, Alt: 30.5}},
-			{TopicGlobalPosition, ghostMsg(Sample{Stream: StreamGlobal, StampNs: 2000, Value: [3]float64{45.5, -73.7, 31}}), &[3]float64{45.5, -73.7, 31}, nil},
-			{TopicPosition, ghostMsg(Sample{Stream: StreamPosition, StampNs: 3000}), nil, nil},
+			{TopicEstimatorOrigin, ghostOrigin(Origin{StampNs: 1000, Lat: nan, Lon: nan, Alt: 30.5}), nil, &Origin{StampNs: 1000, Lat: nan, Lon: nan, Alt: 30.5}, false},
+			{TopicGlobalPosition, ghostMsg(Sample{Stream: StreamGlobal, StampNs: 2000, Value: [3]float64{45.5, -73.7, 31}}), &[3]float64{45.5, -73.7, 31}, nil, false},
+			{TopicPosition, ghostMsg(Sample{Stream: StreamPosition, StampNs: 3000}), nil, nil, false},
 		}, FramePX4},
 		{"px4", append(px4Recording(t, d, ""), px4GlobalChannel(t, 9, PX4TopicGlobalTruth)), []msg{
-			{PX4TopicLocalPosition, lp(1, nan, nan, nan, false, false), nil, nil},
-			{PX4TopicLocalPosition, lp(2, 0, 0, 30.5, false, true), nil, &Origin{StampNs: 2000, Lat: nan, Lon: nan, Alt: 30.5}},
-			{PX4TopicGlobalTruth, px4GlobalPayload(t, map[string]float64{"timestamp": 3, "lat": 45.5, "lon": -73.7, "alt": 31}), &[3]float64{45.5, -73.7, 31}, nil},
-			{PX4TopicLocalPosition, lp(4, 45.4, -73.6, 30.5, true, true), nil, &Origin{StampNs: 4000, Lat: 45.4, Lon: -73.6, Alt: 30.5}},
-			{PX4TopicLocalPosition, lp(5, 45.4, -73.6, 30.5, true, true), nil, nil},
+			{PX4TopicLocalPosition, lp(1, nan, nan, nan, false, false), nil, nil, false},
+			{PX4TopicLocalPosition, lp(2, 0, 0, 30.5, false, true), nil, &Origin{StampNs: 2000, Lat: nan, Lon: nan, Alt: 30.5}, false},
+			{PX4TopicGlobalTruth, px4GlobalPayload(t, map[string]float64{"timestamp": 3, "lat": 45.5, "lon": -73.7, "alt": 31}), &[3]float64{45.5, -73.7, 31}, nil, false},
+			{PX4TopicLocalPosition, lp(4, 45.4, -73.6, 30.5, true, true), nil, &Origin{StampNs: 4000, Lat: 45.4, Lon: -73.6, Alt: 30.5}, false},
+			{PX4TopicLocalPosition, lp(5, 45.4, -73.6, 30.5, true, true), nil, nil, false},
+			// An origin beyond the pole is refused; the sample's resets
+			// are read all the same.
+			{PX4TopicLocalPosition, lp(6, 95, -73.6, 30.5, true, true), nil, nil, true},
 		}, ""},
 	}
 	for _, form := range forms {
@@ -377,6 +381,9 @@ func TestGlobalDecoders(t *testing.T) {
 				}
 				if out.HasOrigin != (m.origin != nil) || m.origin != nil && (out.Origin.StampNs != m.origin.StampNs || !out.Origin.Same(*m.origin)) {
 					t.Errorf("message %d: origin %v %+v, want %+v", i, out.HasOrigin, out.Origin, m.origin)
+				}
+				if (out.OriginErr != nil) != m.originErr {
+					t.Errorf("message %d: origin error %v", i, out.OriginErr)
 				}
 			}
 			if dec.Frame() != form.frame {

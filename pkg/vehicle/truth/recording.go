@@ -221,9 +221,12 @@ type Decoded struct {
 	Reset    Reset
 	HasReset bool
 	// Origin is the estimator's origin it declares, when HasOrigin: a
-	// first or a changed one.
+	// first or a changed one. OriginErr says why PX4's local position
+	// gave none when its origin could not be read (the error Decode
+	// returns is then the resets').
 	Origin    Origin
 	HasOrigin bool
+	OriginErr error
 	// Partial says why a part of the message was left out (a velocity that
 	// is not finite), nil when nothing was.
 	Partial error
@@ -277,9 +280,9 @@ func (d *Decoder) LostResets() uint64 { return d.resets.Lost }
 
 // Decode decodes a message of topic into out. It reports false for a topic
 // that is neither a truth topic, the reset topic nor the origin topic; an
-// error rejects the message, or the part of it the error names (PX4's
-// local position carries the resets and the origin: one can be read
-// without the other).
+// error rejects the message. PX4's local position carries the resets and
+// the origin, and one can be read without the other: the error is the
+// resets', out.OriginErr the origin's.
 func (d *Decoder) Decode(topic string, data []byte, out *Decoded) (bool, error) {
 	*out = Decoded{}
 	r := &d.rec
@@ -298,15 +301,18 @@ func (d *Decoder) Decode(topic string, data []byte, out *Decoded) (bool, error) 
 		return true, err
 	case topic == r.ResetTopic:
 		if err := d.decodePX4(topic, data); err != nil {
+			if topic == r.OriginTopic {
+				out.OriginErr = err
+			}
 			return true, err
 		}
 		f := px4.FieldsOf(&d.msg)
-		var err, oerr error
-		out.Reset, out.HasReset, err = d.resets.Step(f)
 		if topic == r.OriginTopic {
-			out.Origin, out.HasOrigin, oerr = d.origins.Step(f)
+			out.Origin, out.HasOrigin, out.OriginErr = d.origins.Step(f)
 		}
-		return true, errors.Join(err, oerr)
+		var err error
+		out.Reset, out.HasReset, err = d.resets.Step(f)
+		return true, err
 	}
 	if r.Form == FormPX4 {
 		return d.px4Sample(topic, data, out)
