@@ -239,7 +239,10 @@ func (a *aligner) report(res *Result, cum [3]float64) {
 				out.CheckM, out.CheckStampNs = num(ax.checkDiff), ax.checkAt
 			}
 			where := "the axis' first claim within the known threshold"
-			if !out.Settled {
+			switch {
+			case !out.Settled && ax.settled:
+				where = "the first belief with truth (no claim within the known threshold had truth)"
+			case !out.Settled:
 				where = "the first belief with truth (the axis never claimed within the known threshold)"
 			}
 			out.How = fmt.Sprintf("offset: median of estimate minus truth over %.1f s from %.3f s, %s (%d samples): %.3f m",

@@ -27,8 +27,10 @@
 // threshold, moved by the estimator's resets. Velocities and attitude need
 // no alignment.
 //
-// The package reads a recording and judges nothing but the beliefs
-// against the truth. It must not decide, re-run policies or take the
-// estimator's own output for truth: with no simulator truth (or only one
-// of its two halves) it gives no verdict.
+// The estimator's declared origin is a statement of its frame, not of the
+// vehicle's state: expressing the truth in it takes nothing of the
+// estimate for truth. The package reads a recording and judges nothing
+// but the beliefs against the truth. It must not decide, re-run policies
+// or take the estimator's own output for truth: with no simulator truth
+// (or only one of its two halves) it gives no verdict.
 package honesty
