@@ -21,7 +21,12 @@ recording (an MCAP file, or a rosbag2 bag directory) with the simulator's
 ground truth the recording holds, and follows the claims into the
 decisions. The truth is ghost's /ground_truth/* (sim --truth, or ulog of a
 SITL log) or PX4's /fmu/out/vehicle_local_position_groundtruth with
-/fmu/out/vehicle_attitude_groundtruth (a SITL vehicle exporting them).
+/fmu/out/vehicle_attitude_groundtruth (a SITL vehicle exporting them), and
+where recorded the simulator's global position with the origin the
+estimator declares (/ground_truth/global_position and
+/ground_truth/estimator_origin, or PX4's
+/fmu/out/vehicle_global_position_groundtruth with
+/fmu/out/vehicle_local_position).
 
 Per axis (position_x ... orientation_z): the KNOWN claims whose true error
 exceeded the known threshold (overconfident), the UNCERTAIN or UNKNOWN
@@ -30,9 +35,13 @@ and the RMS of the error over the claimed standard deviation (1 when the
 claims are honest); per block the NEES with its chi-square bounds; the
 decisions taken on overconfident beliefs, and the needless holds and
 abstentions. The truth is interpolated to each belief stamp from the
-samples on either side, within --max-gap; the position offset between the
-estimator's origin and the simulator's is taken at the first belief with
-truth and follows the estimator's resets (docs/honesty.md).
+samples on either side, within --max-gap (--max-global-gap for the global
+position). Each position axis is compared in the estimator's own frame when
+the recording holds the global position and the estimator's origin (the
+truth projected into that origin); otherwise the offset between the frames
+is the median of estimate minus truth over a window from the axis' first
+claim within the known threshold, following the estimator's resets. The
+output says which, per axis (docs/honesty.md).
 
 The verdict is honest (every KNOWN claim had a true error within the known
 threshold), overconfident (some had not: how many, how long, on which
@@ -52,6 +61,8 @@ func runHonesty(args []string, stdout, stderr io.Writer) error {
 	config := fs.String("config", "", "ROS 2 parameters `file` naming the topics (as config/decision.yaml); default: the built-in topic names")
 	ns := fs.String("px4-namespace", "", `namespace of PX4's ground-truth topics ("/uav_1"); default: the only one the recording has`)
 	maxGap := fs.Duration("max-gap", 50*time.Millisecond, "farthest a truth sample may be from a belief stamp, on either side")
+	align := fs.String("align", "auto", "how to align the position: auto (in the estimator's frame when the recording holds the global position and the estimator's origin, else by offset) or offset")
+	maxGlobalGap := fs.Duration("max-global-gap", 150*time.Millisecond, "farthest a global-position truth sample may be from a belief stamp, on either side (PX4 logs it at 10 Hz)")
 	quiet := fs.Bool("quiet", false, "print no table")
 	if err := fs.parse(args); err != nil {
 		return err
@@ -62,6 +73,12 @@ func runHonesty(args []string, stdout, stderr io.Writer) error {
 	}
 	if *maxGap <= 0 {
 		return fail(exitUsage, "--max-gap %v: must be > 0", *maxGap)
+	}
+	if *maxGlobalGap <= 0 {
+		return fail(exitUsage, "--max-global-gap %v: must be > 0", *maxGlobalGap)
+	}
+	if *align != "auto" && *align != "offset" {
+		return fail(exitUsage, "--align %q: want auto or offset", *align)
 	}
 	cfg, err := (&decisionFlags{config: *config}).settings()
 	if err != nil {
@@ -75,6 +92,7 @@ func runHonesty(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	opts.MaxGlobalGap, opts.OffsetOnly = *maxGlobalGap, *align == "offset"
 	res, rerr := auditHonesty(path, opts, stderr)
 	if res == nil {
 		return rerr
@@ -229,7 +247,18 @@ func addTruth(f *report.Flight, path string, cfg config.Config, stderr io.Writer
 	if res.Truth.Frame != "" {
 		source += ", frame " + res.Truth.Frame
 	}
-	f.Truth = c.Finish(source, res.Verdict, res.Reason, rows, res.Notes)
+	// The report says how each position axis was aligned, first among
+	// the notes.
+	notes := []string{res.PositionAlignment}
+	for _, name := range honesty.AxisNames[:3] {
+		if al := res.Alignment.Axes[name]; al != nil {
+			notes = append(notes, name+": "+al.How)
+			if al.Note != "" {
+				notes = append(notes, name+": "+al.Note)
+			}
+		}
+	}
+	f.Truth = c.Finish(source, res.Verdict, res.Reason, rows, append(notes, res.Notes...))
 	switch {
 	case aerr != nil:
 		return fail(exitFindings, "%s: truth: %w", path, aerr)

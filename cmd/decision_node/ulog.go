@@ -94,7 +94,7 @@ func runULog(args []string, stdout, stderr io.Writer) error {
 	if *emit != "decisions" {
 		return fail(exitUsage, "--emit %q: want decisions or px4", *emit)
 	}
-	src, b, err := ulogSource(r, *position, cfg, inLog.Both())
+	src, b, err := ulogSource(r, *position, cfg, inLog)
 	if err != nil {
 		return err
 	}
@@ -175,9 +175,10 @@ func nothingDecided(src *bridge.ULogSource, c mapping.Counters, position string)
 }
 
 // ulogSource maps the log's estimator samples to beliefs with the
-// configuration's topics and thresholds, and passes its ground truth on
-// when withTruth.
-func ulogSource(r *ulog.Reader, position string, cfg config.Config, withTruth bool) (*bridge.ULogSource, *bridge.Bridge, error) {
+// configuration's topics and thresholds, and passes on the ground truth
+// that inLog counts in the log when it holds a simulator's (both halves),
+// with the global position and the estimator's origin when it has those.
+func ulogSource(r *ulog.Reader, position string, cfg config.Config, inLog bridge.ULogTruthCounts) (*bridge.ULogSource, *bridge.Bridge, error) {
 	resolved, err := cfg.ResolvedTopics()
 	if err != nil {
 		return nil, nil, fail(exitUsage, "%w", err)
@@ -192,8 +193,13 @@ func ulogSource(r *ulog.Reader, position string, cfg config.Config, withTruth bo
 	if err != nil {
 		return nil, nil, fail(exitUsage, "--position: %w", err)
 	}
-	if withTruth {
+	if inLog.Both() {
 		if err := src.WithTruth(); err != nil {
+			return nil, nil, fail(exitIO, "%w", err)
+		}
+	}
+	if inLog.Both() && inLog.Global > 0 {
+		if err := src.WithGlobalTruth(); err != nil {
 			return nil, nil, fail(exitIO, "%w", err)
 		}
 	}
@@ -300,6 +306,10 @@ func printULogTruth(w io.Writer, inLog bridge.ULogTruthCounts, out *bridge.ULogT
 		fmt.Fprintf(w, " (and %d whose steps the log does not tell)", out.LostResets)
 	}
 	fmt.Fprintln(w)
+	if inLog.Global > 0 {
+		fmt.Fprintf(w, "global position written: %d; origins the estimator declared: %d (with them the audit puts the truth in the estimator's frame)\n",
+			out.Global, out.Origins)
+	}
 	if out.Rejected > 0 {
 		fmt.Fprintf(w, "ground truth left out as unusable: %d (last: %v)\n", out.Rejected, out.LastRejected)
 	}

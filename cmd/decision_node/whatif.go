@@ -327,7 +327,7 @@ func openULogFlight(path string, setup whatifSetup, so session.SessionOptions) (
 		}
 		return nil, err
 	}
-	src, _, err := ulogSource(r, setup.position, setup.cfg, false)
+	src, _, err := ulogSource(r, setup.position, setup.cfg, bridge.ULogTruthCounts{})
 	if err != nil {
 		f.Close()
 		return nil, err

@@ -29,9 +29,9 @@ type Publisher struct {
 	chans  []bag.Channel
 	// pending[next:] are the truth messages of one sample not yet
 	// returned.
-	pending [truth.NumStreams]bag.Message
+	pending [truthStreams]bag.Message
 	next    int
-	bufs    [truth.NumStreams][]byte
+	bufs    [truthStreams][]byte
 }
 
 // NewPublisher publishes v's events on the topics of inputs: beliefs on
@@ -125,13 +125,17 @@ var sensors = []ros2msg.SensorHealth{
 	{SensorID: "cam0", Health: ros2msg.SensorHealthHealthOK},
 }
 
+// truthStreams are the truth streams the simulator writes: position,
+// velocity and attitude in its world frame (it has no global position).
+const truthStreams = 3
+
 // truthMessages returns the first of a truth sample's three messages and
 // keeps the others for the next calls.
 func (p *Publisher) truthMessages(m bag.Message, tr *Truth) (bag.Message, error) {
-	if p.truth == nil || len(p.chans) != int(truth.NumStreams) {
+	if p.truth == nil || len(p.chans) != truthStreams {
 		return bag.Message{}, fmt.Errorf("sim: truth at %d: no truth encoder", tr.StampNs)
 	}
-	samples := [truth.NumStreams]truth.Sample{
+	samples := [truthStreams]truth.Sample{
 		{Stream: truth.StreamPosition, StampNs: tr.StampNs, Value: tr.PositionENU},
 		{Stream: truth.StreamVelocity, StampNs: tr.StampNs, Value: tr.VelocityENU},
 		{Stream: truth.StreamAttitude, StampNs: tr.StampNs, Q: tr.Q},

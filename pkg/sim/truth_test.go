@@ -140,7 +140,7 @@ func TestPublisherTruth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var counts [truth.NumStreams]int64
+	var counts [truthStreams]int64
 	var total uint64
 	byID := map[uint16]string{}
 	for _, c := range chans {

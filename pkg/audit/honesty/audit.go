@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -27,6 +28,17 @@ type Options struct {
 	// MaxGap is the farthest a truth sample may be from a belief stamp
 	// for the belief to get a verdict (default 50 ms).
 	MaxGap time.Duration
+	// MaxGlobalGap is the same for the global position, which PX4 logs at
+	// 10 Hz (default 150 ms).
+	MaxGlobalGap time.Duration
+	// OffsetWindow is how long after an axis settles the beliefs whose
+	// median is its offset run, for an axis aligned by offset (default
+	// 60 s; see align.go).
+	OffsetWindow time.Duration
+	// OffsetOnly aligns every position axis by its offset even when the
+	// recording holds the global position and the estimator's origin: to
+	// set the two alignments side by side.
+	OffsetOnly bool
 	// Horizon is how long, in log time, a belief waits for its
 	// assessment, its decision and the truth after its stamp before it is
 	// judged (default 2 s); what comes later counts as late.
@@ -38,6 +50,10 @@ type Options struct {
 	MaxEpisodes int
 	// OnSample, if set, receives every compared belief in stamp order.
 	OnSample func(*Sample)
+
+	// maxHeld overrides the bound on the verdicts held for the
+	// alignment (tests).
+	maxHeld int
 }
 
 func (o Options) withDefaults() Options {
@@ -52,6 +68,12 @@ func (o Options) withDefaults() Options {
 	if o.MaxGap <= 0 {
 		o.MaxGap = 50 * time.Millisecond
 	}
+	if o.MaxGlobalGap <= 0 {
+		o.MaxGlobalGap = defaultMaxGlobalGap
+	}
+	if o.OffsetWindow <= 0 {
+		o.OffsetWindow = defaultOffsetWindow
+	}
 	if o.Horizon <= 0 {
 		o.Horizon = 2 * time.Second
 	}
@@ -60,6 +82,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxEpisodes <= 0 {
 		o.MaxEpisodes = 1000
+	}
+	if o.maxHeld <= 0 {
+		o.maxHeld = maxHeld
 	}
 	return o
 }
@@ -81,7 +106,7 @@ type Source interface {
 func Audit(src Source, channels []bag.Channel, opts Options) (*Result, error) {
 	opts = opts.withDefaults()
 	res := newResult()
-	res.Truth.MaxGapNs = int64(opts.MaxGap)
+	res.Truth.MaxGapNs, res.Truth.MaxGlobalGapNs = int64(opts.MaxGap), int64(opts.MaxGlobalGap)
 	rec, err := truth.Find(channels, opts.PX4Namespace)
 	if err != nil {
 		return nil, err
@@ -142,7 +167,8 @@ func describeTruth(res *Result, rec truth.Recorded) {
 		}
 	}
 	t.ResetTopic = rec.ResetTopic
-	res.Offsets.Resets.Source = rec.ResetTopic
+	res.Alignment.Resets.Source = rec.ResetTopic
+	res.Alignment.Origin.Source = rec.OriginTopic
 	t.Origin = truth.Source(rec.Form, "")
 }
 
@@ -169,7 +195,8 @@ type auditor struct {
 	dec     *truth.Decoder
 	res     *Result
 	streams [truth.NumStreams]stream
-	resets  []truth.Reset // not yet applied, in stamp order
+	resets  []truth.Reset  // not yet applied, in stamp order
+	origins []truth.Origin // not yet in force, in stamp order
 
 	pending   []*entry
 	byStamp   map[int64]*entry
@@ -188,7 +215,7 @@ type auditor struct {
 func newAuditor(opts Options, rec truth.Recorded, dec *truth.Decoder, res *Result) *auditor {
 	a := &auditor{opts: opts, rec: rec, dec: dec, res: res, byStamp: map[int64]*entry{},
 		orphanA: map[int64]decisions.SelfAssessment{}, orphanD: map[int64]decisions.Kind{}}
-	a.cmp = newComparer(res, opts)
+	a.cmp = newComparer(res, opts, rec.Topics[truth.StreamGlobal] != "" && rec.OriginTopic != "" && !opts.OffsetOnly)
 	return a
 }
 
@@ -277,10 +304,24 @@ func (a *auditor) truthMessage(m *bag.Message) {
 		return
 	}
 	t := &a.res.Truth
+	// PX4's local position carries the resets and the origin: what of
+	// them decoded is taken even when the other part failed.
+	if a.td.HasReset {
+		a.resets = insertByStamp(a.resets, a.td.Reset, func(r truth.Reset) int64 { return r.StampNs })
+	}
+	if a.td.HasOrigin {
+		a.origins = insertByStamp(a.origins, a.td.Origin, func(o truth.Origin) int64 { return o.StampNs })
+	}
+	if a.td.OriginErr != nil {
+		a.res.Alignment.Origin.Rejected++
+	}
 	if err != nil {
-		if m.Topic == a.rec.ResetTopic {
-			a.res.Offsets.Resets.Rejected++
-		} else {
+		switch m.Topic {
+		case a.rec.ResetTopic:
+			a.res.Alignment.Resets.Rejected++
+		case a.rec.OriginTopic:
+			a.res.Alignment.Origin.Rejected++
+		default:
 			t.Rejected++
 			t.LastRejected = err.Error()
 		}
@@ -294,16 +335,16 @@ func (a *auditor) truthMessage(m *bag.Message) {
 		a.streams[s.Stream].add(s)
 		t.Samples[s.Stream.String()]++
 	}
-	if a.td.HasReset {
-		r := a.td.Reset
-		i := len(a.resets)
-		for i > 0 && a.resets[i-1].StampNs > r.StampNs {
-			i--
-		}
-		a.resets = append(a.resets, truth.Reset{})
-		copy(a.resets[i+1:], a.resets[i:])
-		a.resets[i] = r
+}
+
+// insertByStamp inserts x into xs, kept in stamp order (after those of
+// the same stamp).
+func insertByStamp[T any](xs []T, x T, stamp func(T) int64) []T {
+	i := len(xs)
+	for i > 0 && stamp(xs[i-1]) > stamp(x) {
+		i--
 	}
+	return slices.Insert(xs, i, x)
 }
 
 // judgeUpTo judges the pending beliefs that arrived at or before logTime,
@@ -326,10 +367,14 @@ func (a *auditor) judge(e *entry) {
 	}
 	a.applyResets(e.stamp)
 	v := a.cmp.verdictOf(e, a.truthAt(e.stamp))
-	a.cmp.add(&v)
+	a.cmp.judged(&v)
 	maxGap := int64(a.opts.MaxGap)
 	for i := range a.streams {
-		a.streams[i].prune(e.stamp, maxGap)
+		g := maxGap
+		if truth.Stream(i) == truth.StreamGlobal {
+			g = int64(a.opts.MaxGlobalGap)
+		}
+		a.streams[i].prune(e.stamp, g)
 	}
 }
 
@@ -339,7 +384,11 @@ func (a *auditor) truthAt(stamp int64) (out [truth.NumStreams]*truth.Sample) {
 		if a.rec.Topics[s] == "" {
 			continue
 		}
-		v, gap := a.streams[s].at(stamp, int64(a.opts.MaxGap))
+		maxGap := a.opts.MaxGap
+		if s == truth.StreamGlobal {
+			maxGap = a.opts.MaxGlobalGap
+		}
+		v, gap := a.streams[s].at(stamp, int64(maxGap))
 		if gap != GapNone {
 			a.res.Gaps[s.String()][gap.String()]++
 			continue
@@ -349,7 +398,7 @@ func (a *auditor) truthAt(stamp int64) (out [truth.NumStreams]*truth.Sample) {
 	return out
 }
 
-// applyResets moves the offsets by the resets up to stamp.
+// applyResets takes the resets and the origins up to stamp.
 func (a *auditor) applyResets(stamp int64) {
 	n := 0
 	for n < len(a.resets) && a.resets[n].StampNs <= stamp {
@@ -358,6 +407,14 @@ func (a *auditor) applyResets(stamp int64) {
 	}
 	if n > 0 {
 		a.resets = append(a.resets[:0], a.resets[n:]...)
+	}
+	n = 0
+	for n < len(a.origins) && a.origins[n].StampNs <= stamp {
+		a.cmp.declare(a.origins[n])
+		n++
+	}
+	if n > 0 {
+		a.origins = append(a.origins[:0], a.origins[n:]...)
 	}
 }
 
@@ -368,7 +425,7 @@ func (a *auditor) finish() {
 	res := a.res
 	res.Truth.Frame = a.dec.Frame()
 	res.Truth.Origin = truth.Source(a.rec.Form, res.Truth.Frame)
-	res.Offsets.Resets.Lost = a.dec.LostResets()
+	res.Alignment.Resets.Lost = a.dec.LostResets()
 	for s := range a.streams {
 		if d := a.streams[s].dropped; d > 0 {
 			res.Notes = append(res.Notes, fmt.Sprintf("%d %s truth samples were dropped unread: the buffer was full", d, truth.Stream(s)))

@@ -22,45 +22,58 @@ type verdict struct {
 	err         [9]float64 // estimate minus truth; NaN without a verdict
 	nees        [3]float64 // NaN without one
 	neesSkipped [3]bool    // truth on the whole block, but no usable covariance
+	// The position's error waits for the alignment (align.go): diff is
+	// the estimate minus the simulator's local truth, less the resets
+	// cumulated up to the belief (cum); global is the estimate minus the
+	// truth projected into the estimator's origin. NaN where missing.
+	diff, cum, global [3]float64
+	posCov            [3][3]float64
+	hasPosCov         bool
 }
 
 // comparer turns beliefs and truth into verdicts and adds them up.
 type comparer struct {
 	res  *Result
 	opts Options
-	// offset is the estimate minus the truth at each position axis'
-	// anchor belief, moved by the resets since.
-	offset         [3]float64
-	anchored       [3]bool
-	anchorAt       [3]int64
+	// cum sums the estimator's reset steps read so far, per axis.
+	cum    [3]float64
+	origin truth.Origin // the estimator's origin in force; none declared at first
+	align  aligner
+	// held are the verdicts judged while an axis' alignment is open.
+	held           []verdict
 	prev           verdict
 	hasPrev        bool
 	thresholdNoted [9]bool
 }
 
-func newComparer(res *Result, opts Options) comparer { return comparer{res: res, opts: opts} }
+func newComparer(res *Result, opts Options, hasGlobal bool) comparer {
+	nan := math.NaN()
+	return comparer{res: res, opts: opts, origin: truth.Origin{Lat: nan, Lon: nan, Alt: nan},
+		align: aligner{hasGlobal: hasGlobal, windowNs: int64(opts.OffsetWindow)}}
+}
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
-// reset moves the offsets by an estimator reset: the estimate jumped by
-// its step, so the same truth now lies that much further from it. A reset
-// before an axis' anchor is already in the anchor's offset.
+// reset takes an estimator reset: the estimate jumped by its step, which
+// the axes aligned by offset take for a move of the estimator's frame.
 func (c *comparer) reset(r truth.Reset) {
-	rc := &c.res.Offsets.Resets
-	applied := false
+	rc := &c.res.Alignment.Resets
 	for i, d := range r.Delta {
-		if c.anchored[i] && r.StampNs > c.anchorAt[i] {
-			c.offset[i] += d
-			applied = true
-		}
+		c.cum[i] += d
 	}
-	if !applied {
-		rc.BeforeAnchor++
-		return
-	}
-	rc.Applied++
+	rc.Read++
 	if len(rc.First) < 20 {
 		rc.First = append(rc.First, Reset{StampNs: r.StampNs, DeltaM: [3]Number{Number(r.Delta[0]), Number(r.Delta[1]), Number(r.Delta[2])}})
+	}
+}
+
+// declare takes an origin the estimator declared, in force from its stamp.
+func (c *comparer) declare(o truth.Origin) {
+	oc := &c.res.Alignment.Origin
+	c.origin = o
+	oc.Declared++
+	if len(oc.First) < 20 {
+		oc.First = append(oc.First, originOf(o))
 	}
 }
 
@@ -68,12 +81,14 @@ func (c *comparer) reset(r truth.Reset) {
 // (nil for a stream without truth there).
 func (c *comparer) verdictOf(e *entry, tr [truth.NumStreams]*truth.Sample) verdict {
 	v := verdict{stamp: e.stamp, hasClaim: e.hasAssessment, hasDecision: e.hasDecision, kind: e.kind}
+	nan := math.NaN()
 	for i := range v.err {
-		v.err[i], v.std[i] = math.NaN(), math.NaN()
+		v.err[i], v.std[i] = nan, nan
 	}
 	for i := range v.nees {
-		v.nees[i] = math.NaN()
+		v.nees[i] = nan
 	}
+	v.diff, v.global, v.cum = [3]float64{nan, nan, nan}, [3]float64{nan, nan, nan}, c.cum
 	if e.hasAssessment {
 		a := &e.assessment
 		v.level, v.std, v.overall = a.AxisLevel, a.Std, a.OverallLevel
@@ -82,7 +97,19 @@ func (c *comparer) verdictOf(e *entry, tr [truth.NumStreams]*truth.Sample) verdi
 		}
 	}
 	if p := tr[truth.StreamPosition]; p != nil {
-		c.position(&v, e, p)
+		for i := range 3 {
+			if finite(e.pos[i]) {
+				v.diff[i] = e.pos[i] - p.Value[i] - c.cum[i]
+			}
+		}
+	}
+	if g := tr[truth.StreamGlobal]; g != nil {
+		p := c.origin.ENU(g.Value[0], g.Value[1], g.Value[2])
+		for i := range 3 {
+			if finite(e.pos[i]) && finite(p[i]) {
+				v.global[i] = e.pos[i] - p[i]
+			}
+		}
 	}
 	if t := tr[truth.StreamVelocity]; t != nil {
 		for i := range 3 {
@@ -97,36 +124,70 @@ func (c *comparer) verdictOf(e *entry, tr [truth.NumStreams]*truth.Sample) verdi
 			copy(v.err[6:], rv[:])
 		}
 	}
-	for b := range 3 {
-		ex := [3]float64{v.err[3*b], v.err[3*b+1], v.err[3*b+2]}
-		if !finite(ex[0]) || !finite(ex[1]) || !finite(ex[2]) {
-			continue
-		}
-		if n, ok := nees(e.cov, b, ex); ok {
-			v.nees[b] = n
-		} else {
-			v.neesSkipped[b] = true
-		}
+	v.posCov, v.hasPosCov = covBlock(e.cov, 0)
+	for b := 1; b < 3; b++ {
+		v.nees[b], v.neesSkipped[b] = blockNEES(e.cov, b, [3]float64{v.err[3*b], v.err[3*b+1], v.err[3*b+2]})
 	}
 	return v
 }
 
-// position sets the position errors, taking each axis' offset at the first
-// belief with truth there (that belief gets no position verdict: its error
-// is zero by construction).
-func (c *comparer) position(v *verdict, e *entry, p *truth.Sample) {
-	for i := range 3 {
-		est := e.pos[i]
-		if !finite(est) {
-			continue
-		}
-		if !c.anchored[i] {
-			c.offset[i], c.anchored[i], c.anchorAt[i] = est-p.Value[i], true, e.stamp
-			c.res.Offsets.Axes[AxisNames[i]] = Offset{ValueM: Number(c.offset[i]), StampNs: e.stamp}
-			continue
-		}
-		v.err[i] = est - p.Value[i] - c.offset[i]
+// blockNEES returns block b's NEES for error ex, NaN without truth on the
+// whole block, and whether the covariance was what was missing.
+func blockNEES(cov []float64, b int, ex [3]float64) (float64, bool) {
+	if !finite(ex[0]) || !finite(ex[1]) || !finite(ex[2]) {
+		return math.NaN(), false
 	}
+	p, ok := covBlock(cov, b)
+	if !ok {
+		return math.NaN(), true
+	}
+	if n, ok := nees(p, ex); ok {
+		return n, false
+	}
+	return math.NaN(), true
+}
+
+// judged takes a verdict in stamp order: held while a position axis'
+// alignment is open, then added with its position errors.
+func (c *comparer) judged(v *verdict) {
+	if !c.align.open() {
+		c.release(v)
+		return
+	}
+	c.align.observe(v)
+	c.held = append(c.held, *v)
+	if c.align.open() && len(c.held) >= c.opts.maxHeld {
+		c.align.finish()
+		c.res.Notes = append(c.res.Notes, fmt.Sprintf("%d beliefs waited for the position's alignment: it was settled with what they gave", len(c.held)))
+	}
+	if !c.align.open() {
+		c.flush()
+	}
+}
+
+// flush releases the verdicts held.
+func (c *comparer) flush() {
+	for i := range c.held {
+		c.release(&c.held[i])
+	}
+	c.held = c.held[:0]
+}
+
+// release completes a verdict's position errors and NEES and adds it.
+func (c *comparer) release(v *verdict) {
+	for i := range 3 {
+		v.err[i] = c.align.errorOf(v, i)
+	}
+	if ex := [3]float64{v.err[0], v.err[1], v.err[2]}; finite(ex[0]) && finite(ex[1]) && finite(ex[2]) {
+		n, ok := nees(v.posCov, ex)
+		switch {
+		case ok && v.hasPosCov:
+			v.nees[0] = n
+		default:
+			v.neesSkipped[0] = true
+		}
+	}
+	c.add(v)
 }
 
 // add takes a verdict; its time (to the next belief, at most MaxHold) is
@@ -230,9 +291,12 @@ func (c *comparer) axis(v *verdict, i int, dt int64) {
 	ax.maxAbs = max(ax.maxAbs, math.Abs(e))
 }
 
-// finish adds the last verdict (it held no time: no belief followed) and
-// completes the figures.
+// finish aligns what is still open, adds the verdicts held and the last
+// one (it held no time: no belief followed) and completes the figures.
 func (c *comparer) finish() {
+	c.align.finish()
+	c.flush()
+	c.align.report(c.res, c.cum)
 	if c.hasPrev {
 		c.accumulate(&c.prev, 0)
 		c.hasPrev = false
@@ -263,11 +327,6 @@ func (c *comparer) finish() {
 		n.MeanLower = num(ChiSquareQuantile(0.025, dof) / float64(dof/n.DOF))
 		n.MeanUpper = num(ChiSquareQuantile(0.975, dof) / float64(dof/n.DOF))
 	}
-	for i := range 3 {
-		if c.anchored[i] {
-			r.Offsets.Final[AxisNames[i]] = Number(c.offset[i])
-		}
-	}
 }
 
 // unit returns q normalized, if it is a usable quaternion.
@@ -279,22 +338,27 @@ func unit(q [4]float64) ([4]float64, bool) {
 	return [4]float64{q[0] / n, q[1] / n, q[2] / n, q[3] / n}, true
 }
 
-// nees returns e' P^-1 e for block b's 3x3 covariance P of a 15x15
-// row-major covariance, through its Cholesky factor; false when P is
-// absent, not finite or not positive definite.
-func nees(cov []float64, b int, e [3]float64) (float64, bool) {
-	if len(cov) != decisions.CovarianceLen {
-		return 0, false
-	}
+// covBlock returns block b's 3x3 covariance of a 15x15 row-major
+// covariance; false when it is absent or not finite.
+func covBlock(cov []float64, b int) ([3][3]float64, bool) {
 	var p [3][3]float64
+	if len(cov) != decisions.CovarianceLen {
+		return p, false
+	}
 	for i := range 3 {
 		for j := range 3 {
 			p[i][j] = cov[(3*b+i)*decisions.CovarianceDim+3*b+j]
 			if !finite(p[i][j]) {
-				return 0, false
+				return p, false
 			}
 		}
 	}
+	return p, true
+}
+
+// nees returns e' P^-1 e through P's Cholesky factor; false when P is not
+// positive definite.
+func nees(p [3][3]float64, e [3]float64) (float64, bool) {
 	var l [3][3]float64
 	for i := range 3 {
 		for j := 0; j <= i; j++ {

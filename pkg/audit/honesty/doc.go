@@ -19,12 +19,18 @@
 // interpolated linearly to each belief stamp from the samples on either
 // side, and gives no verdict when either is more than MaxGap away or
 // missing (counted as gaps); the truth is mapped to ghost's frames as the
-// estimates are (package truth); the offset between the estimator's origin
-// and the simulator's is taken per axis at the first belief with truth and
-// moved by each estimator reset; velocities and attitude need none.
+// estimates are (package truth). Each position axis is aligned once per
+// recording (align.go): in the global frame, the simulator's global
+// position projected into the origin the estimator declares, when the
+// recording holds both; otherwise by an offset, the median of estimate
+// minus truth over a window from the axis' first claim within the known
+// threshold, moved by the estimator's resets. Velocities and attitude need
+// no alignment.
 //
-// The package reads a recording and judges nothing but the beliefs
-// against the truth. It must not decide, re-run policies or take the
-// estimator's own output for truth: with no simulator truth (or only one
-// of its two halves) it gives no verdict.
+// The estimator's declared origin is a statement of its frame, not of the
+// vehicle's state: expressing the truth in it takes nothing of the
+// estimate for truth. The package reads a recording and judges nothing
+// but the beliefs against the truth. It must not decide, re-run policies
+// or take the estimator's own output for truth: with no simulator truth
+// (or only one of its two halves) it gives no verdict.
 package honesty

@@ -14,9 +14,11 @@ import (
 // nor give numbers that do not serialize (NaN in the JSON).
 func FuzzAudit(f *testing.F) {
 	topics := []string{"/state/nav", "/self_assessment", "/decisions", truth.TopicPosition, truth.TopicVelocity,
-		truth.TopicAttitude, truth.TopicEstimatorReset}
-	base := newRecording(f, true, truth.FrameSim)
+		truth.TopicAttitude, truth.TopicEstimatorReset, truth.TopicGlobalPosition, truth.TopicEstimatorOrigin}
+	base := newRecordingWith(f, true, true, truth.FrameSim)
+	base.origin(truth.Origin{StampNs: 30 * ms, Lat: 45.5, Lon: -73.7, Alt: 30})
 	for stamp := int64(0); stamp <= 200*ms; stamp += 10 * ms {
+		base.truth(truth.Sample{Stream: truth.StreamGlobal, StampNs: stamp, Value: [3]float64{45.5, -73.7, 31}})
 		base.truth(truth.Sample{Stream: truth.StreamPosition, StampNs: stamp, Value: [3]float64{1, 2, 3}})
 		base.truth(truth.Sample{Stream: truth.StreamVelocity, StampNs: stamp})
 		base.truth(truth.Sample{Stream: truth.StreamAttitude, StampNs: stamp, Q: yaw(1)})

@@ -30,6 +30,12 @@ type recording struct {
 }
 
 func newRecording(t testing.TB, truthChannels bool, frame string) *recording {
+	return newRecordingWith(t, truthChannels, false, frame)
+}
+
+// newRecordingWith also has the channels of the global position and the
+// estimator's origin when global is set.
+func newRecordingWith(t testing.TB, truthChannels, global bool, frame string) *recording {
 	r := &recording{t: t}
 	for _, c := range []struct{ topic, typ string }{
 		{"/state/nav", "ghost/msg/VehicleState"}, {"/self_assessment", "ghost/msg/BeliefSelfAssessment"}, {"/decisions", "ghost/msg/DecisionRationale"},
@@ -40,6 +46,13 @@ func newRecording(t testing.TB, truthChannels bool, frame string) *recording {
 		cs, err := truth.GhostChannels(true)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if global {
+			g, err := truth.GhostGlobalChannels()
+			if err != nil {
+				t.Fatal(err)
+			}
+			cs = append(cs, g...)
 		}
 		for _, c := range cs {
 			r.chans = append(r.chans, bag.Channel{ID: uint16(len(r.chans) + 1), Topic: c.Topic, SchemaName: c.SchemaName, SchemaText: c.SchemaText})
@@ -115,6 +128,14 @@ func (r *recording) reset(x truth.Reset) {
 	r.add(topic, x.StampNs, data)
 }
 
+func (r *recording) origin(o truth.Origin) {
+	topic, data, err := r.enc.EncodeOrigin(o)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.add(topic, o.StampNs, data)
+}
+
 // source returns the messages in log-time order (stable).
 func (r *recording) source() *sliceSource {
 	msgs := slices.Clone(r.msgs)
@@ -152,3 +173,8 @@ func uniform(p, v, o float64) [9]float64 {
 }
 
 func near[F ~float64](a F, b, tol float64) bool { return math.Abs(float64(a)-b) <= tol }
+
+// deleteTopic returns chans without topic's channel.
+func deleteTopic(chans []bag.Channel, topic string) []bag.Channel {
+	return slices.DeleteFunc(slices.Clone(chans), func(c bag.Channel) bool { return c.Topic == topic })
+}

@@ -3,106 +3,16 @@ package honesty
 import (
 	"encoding/json"
 	"math"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ghost-robotics/ghost/internal/quat"
-	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/truth"
 )
 
 const ms = int64(time.Millisecond)
-
-// TestOffsetAndReset pins the frames rule: a known offset between the
-// estimator's origin and the truth's is removed at the first belief with
-// truth, and an estimator reset moves it by its step, so neither counts
-// as error; without the reset record the step is error.
-func TestOffsetAndReset(t *testing.T) {
-	offset := [3]float64{12.5, -30, 2}
-	step := [3]float64{0.8, -0.6, 0.3}
-	early := [3]float64{5, -5, 1} // a reset before the offsets are taken
-	const resetAt = 500 * ms
-	build := func(withReset bool) *recording {
-		r := newRecording(t, true, truth.FrameSim)
-		// Truth every 10 ms from 5 ms, beliefs every 20 ms from 0: the
-		// first belief has no truth before it.
-		for stamp := 5 * ms; stamp <= 1005*ms; stamp += 10 * ms {
-			x := float64(stamp) / 1e9
-			r.truth(truth.Sample{Stream: truth.StreamPosition, StampNs: stamp, Value: [3]float64{2 * x, -x, 10}})
-			r.truth(truth.Sample{Stream: truth.StreamVelocity, StampNs: stamp, Value: [3]float64{2, -1, 0}})
-			r.truth(truth.Sample{Stream: truth.StreamAttitude, StampNs: stamp, Q: yaw(x)})
-		}
-		for stamp := int64(0); stamp <= 1000*ms; stamp += 20 * ms {
-			x := float64(stamp) / 1e9
-			pos := [3]float64{2*x + offset[0] + early[0], -x + offset[1] + early[1], 10 + offset[2] + early[2]}
-			if stamp >= resetAt {
-				for i := range pos {
-					pos[i] += step[i]
-				}
-			}
-			r.belief(stamp, pos, [3]float64{2, -1, 0}, yaw(x), uniform(0.2, 0.1, 0.01), decisions.KindProceed)
-		}
-		if withReset {
-			r.reset(truth.Reset{StampNs: 10 * ms, Delta: early})         // already in the first estimates
-			r.reset(truth.Reset{StampNs: 100 * ms, Delta: [3]float64{}}) // moves nothing
-			r.reset(truth.Reset{StampNs: resetAt, Delta: step})
-		} else {
-			r.chans = slices.DeleteFunc(r.chans, func(c bag.Channel) bool { return c.Topic == truth.TopicEstimatorReset })
-		}
-		return r
-	}
-	res := build(true).audit(Options{})
-	if !res.Given() {
-		t.Fatalf("verdict %s: %s", res.Verdict, res.Reason)
-	}
-	for i, name := range AxisNames[:3] {
-		o, ok := res.Offsets.Axes[name]
-		if want := offset[i] + early[i]; !ok || !near(o.ValueM, want, 1e-9) || o.StampNs != 20*ms {
-			t.Errorf("%s offset %+v, want %v at 20 ms (the first belief with truth on both sides)", name, o, want)
-		}
-		if got, want := res.Offsets.Final[name], offset[i]+early[i]+step[i]; !near(got, want, 1e-9) {
-			t.Errorf("%s final offset %v, want %v", name, got, want)
-		}
-	}
-	if rc := res.Offsets.Resets; rc.Applied != 2 || rc.BeforeAnchor != 1 || len(rc.First) != 2 || rc.First[1].DeltaM != [3]Number{Number(step[0]), Number(step[1]), Number(step[2])} {
-		t.Errorf("resets %+v", rc)
-	}
-	for _, name := range AxisNames {
-		a := res.Axes[name]
-		if a.MaxAbsError == nil || *a.MaxAbsError > 1e-9 || a.KnownViolations != 0 {
-			t.Errorf("%s: max error %v, %d violations: the offset or the reset was counted as error", name, a.MaxAbsError, a.KnownViolations)
-		}
-	}
-	// 51 beliefs: the first has no truth before it; the second anchors
-	// the position (no position verdict).
-	if g := res.Gaps["position"]["no_sample_before"]; g != 1 {
-		t.Errorf("gaps %v", res.Gaps)
-	}
-	if n := res.Axes["position_x"].Samples; n != 49 {
-		t.Errorf("position_x samples %d, want 49", n)
-	}
-	if n := res.Axes["velocity_x"].Samples; n != 50 {
-		t.Errorf("velocity_x samples %d, want 50", n)
-	}
-
-	// Without the reset record, the step is error from the reset on.
-	res = build(false).audit(Options{})
-	if res.Offsets.Resets.Source != "" {
-		t.Fatalf("reset source %q", res.Offsets.Resets.Source)
-	}
-	for i, name := range AxisNames[:3] {
-		a := res.Axes[name]
-		if a.MaxAbsError == nil || !near(*a.MaxAbsError, math.Abs(step[i]), 1e-9) {
-			t.Errorf("%s without resets: max error %v, want the step %v", name, a.MaxAbsError, step[i])
-		}
-	}
-	if v := res.Axes["position_x"].KnownViolations; v != 26 {
-		t.Errorf("position_x violations %d, want 26 (the beliefs from 500 ms)", v)
-	}
-}
 
 func TestInterpolation(t *testing.T) {
 	var b stream
@@ -207,16 +117,21 @@ func TestNEES(t *testing.T) {
 	// P = [[.25 .1 0] [.1 .25 0] [0 0 .25]]: by hand, e'P^-1e.
 	det := 0.25*0.25 - 0.01
 	want := (0.25*0.25+0.25*0.25+2*0.1*0.25)/det + 4
-	got, ok := nees(cov, 0, e)
-	if !ok || !near(got, want, 1e-9) {
-		t.Errorf("nees = %v %v, want %v", got, ok, want)
+	p, ok := covBlock(cov, 0)
+	got, ok2 := nees(p, e)
+	if !ok || !ok2 || !near(got, want, 1e-9) {
+		t.Errorf("nees = %v %v %v, want %v", got, ok, ok2, want)
 	}
 	cov[2*15+2] = -1
-	if _, ok := nees(cov, 0, e); ok {
+	if p, _ := covBlock(cov, 0); func() bool { _, ok := nees(p, e); return ok }() {
 		t.Error("a block that is not positive definite gave a NEES")
 	}
-	if _, ok := nees(nil, 1, e); ok {
-		t.Error("no covariance gave a NEES")
+	if _, ok := covBlock(nil, 1); ok {
+		t.Error("no covariance gave a block")
+	}
+	cov[1*15+1] = math.NaN()
+	if _, ok := covBlock(cov, 0); ok {
+		t.Error("a block that is not finite was taken")
 	}
 }
 

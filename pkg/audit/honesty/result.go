@@ -46,9 +46,11 @@ type Result struct {
 	// cover what was read before it.
 	Truncated bool      `json:"truncated,omitempty"`
 	Truth     TruthInfo `json:"truth"`
-	// Offsets are the estimator-to-truth position offsets removed.
-	Offsets Offsets     `json:"offsets"`
-	Beliefs BeliefCount `json:"beliefs"`
+	// PositionAlignment names the alignment of the position axes in one
+	// line (the verdict's qualifier); Alignment gives the detail.
+	PositionAlignment string      `json:"position_alignment"`
+	Alignment         Alignment   `json:"alignment"`
+	Beliefs           BeliefCount `json:"beliefs"`
 	// Gaps counts, per truth stream, the beliefs it gave no truth, by why.
 	Gaps map[string]map[string]uint64 `json:"gaps"`
 	// Axes holds the per-axis figures, by axis name.
@@ -79,45 +81,107 @@ type TruthInfo struct {
 	// Rejected counts the truth messages left out as unusable.
 	Rejected     uint64 `json:"rejected"`
 	LastRejected string `json:"last_rejected,omitempty"`
-	// MaxGapNs is the farthest a truth sample may be from a belief stamp.
-	MaxGapNs int64 `json:"max_gap_ns"`
+	// MaxGapNs is the farthest a truth sample may be from a belief stamp;
+	// MaxGlobalGapNs the same for the global position.
+	MaxGapNs       int64 `json:"max_gap_ns"`
+	MaxGlobalGapNs int64 `json:"max_global_gap_ns"`
 }
 
-// Offsets are the position offsets between the estimator's origin and the
-// truth's, removed before comparing.
-type Offsets struct {
-	// Axes holds, for position_x, _y and _z, the offset (estimate minus
-	// truth, m) taken at the first belief with truth, and that belief's
-	// stamp; absent for an axis never compared.
-	Axes map[string]Offset `json:"axes"`
-	// Final is the offset at the end, after the resets (m).
-	Final map[string]Number `json:"final"`
+// Alignment says how each position axis' truth was put in the estimator's
+// frame before comparing (docs/honesty.md): in the estimator's own frame,
+// or by an offset measured between the two frames.
+type Alignment struct {
+	// Axes holds position_x, _y and _z.
+	Axes map[string]*AxisAlignment `json:"axes"`
+	// Origin counts the origins the estimator declared.
+	Origin OriginCount `json:"origin"`
 	// Resets are the estimator's position resets.
 	Resets ResetCount `json:"resets"`
 }
 
-// Offset is one axis' offset at its anchor belief.
-type Offset struct {
-	ValueM  Number `json:"value_m"`
-	StampNs int64  `json:"at_stamp_ns"`
+// The alignment methods.
+const (
+	// MethodGlobal: the simulator's global position projected into the
+	// origin the estimator declares (PX4's projection); no offset is
+	// estimated and no reset is followed.
+	MethodGlobal = "global_frame"
+	// MethodOffset: the median of estimate minus truth over a window after
+	// the axis settled, moved by the estimator's resets.
+	MethodOffset = "offset"
+	// MethodNone: no belief had a truth to align.
+	MethodNone = "none"
+)
+
+// AxisAlignment is how one position axis was aligned.
+type AxisAlignment struct {
+	// Method is global_frame, offset or none; How says it for people.
+	Method string `json:"method"`
+	How    string `json:"how"`
+	// WithoutFrame counts, for global_frame, the beliefs with no verdict
+	// on the axis because the global frame did not reach them: before
+	// the estimator declared its origin for the axis, or without the
+	// global position around their stamp.
+	WithoutFrame uint64 `json:"without_frame"`
+	// CheckM is, for global_frame, the estimate minus the projected truth
+	// at the belief that chose it (the axis' first claim within the known
+	// threshold with the global frame); for an axis where the check ruled
+	// the global frame out, the disagreement found.
+	CheckM       *Number `json:"check_m"`
+	CheckStampNs int64   `json:"check_stamp_ns,omitempty"`
+	// OffsetM is, for offset, the offset removed (estimate minus truth,
+	// m) at WindowStartNs; FinalOffsetM the same after the resets since.
+	OffsetM      *Number `json:"offset_m"`
+	FinalOffsetM *Number `json:"final_offset_m"`
+	// WindowStartNs and WindowEndNs bound the beliefs whose median is the
+	// offset, WindowSamples of them. Settled says the window starts at the
+	// axis' first claim within the known threshold (it holds only such
+	// claims); false: the axis never claimed that, and the window holds
+	// the first beliefs with truth.
+	WindowStartNs int64  `json:"window_start_ns"`
+	WindowEndNs   int64  `json:"window_end_ns"`
+	WindowSamples uint64 `json:"window_samples"`
+	Settled       bool   `json:"settled"`
+	// Note says why the global frame was not used when the recording
+	// holds it ("" otherwise).
+	Note string `json:"note,omitempty"`
+}
+
+// OriginCount counts the origins the estimator declared.
+type OriginCount struct {
+	// Source is where they came from ("" when the recording holds no
+	// global position and origin: then only the offset aligns).
+	Source   string `json:"source"`
+	Declared uint64 `json:"declared"`
+	Rejected uint64 `json:"rejected"`
+	// First are the first 20 declared.
+	First []Origin `json:"first"`
+}
+
+// Origin is one declared origin: latitude and longitude (degrees) and
+// altitude (m above mean sea level), null for a half not declared.
+type Origin struct {
+	StampNs int64   `json:"stamp_ns"`
+	Lat     *Number `json:"lat"`
+	Lon     *Number `json:"lon"`
+	AltM    *Number `json:"alt_m"`
 }
 
 // ResetCount counts the estimator's position resets.
 type ResetCount struct {
 	// Source is where they came from ("" when the recording holds none:
-	// then a reset cannot be told from an error).
+	// then a reset cannot be told from an error on the axes aligned by
+	// offset).
 	Source string `json:"source"`
-	// Applied moved the offsets; BeforeAnchor came before the offsets
-	// were taken and needed none; Lost are resets whose steps the
-	// recording does not tell.
-	Applied      uint64  `json:"applied"`
-	BeforeAnchor uint64  `json:"before_anchor"`
-	Lost         uint64  `json:"lost"`
-	Rejected     uint64  `json:"rejected"`
-	First        []Reset `json:"first"`
+	// Read moved the offsets of the axes aligned by offset (from the
+	// window on, and back to the window before it); the global frame
+	// needs none. Lost are resets whose steps the recording does not tell.
+	Read     uint64  `json:"read"`
+	Lost     uint64  `json:"lost"`
+	Rejected uint64  `json:"rejected"`
+	First    []Reset `json:"first"`
 }
 
-// Reset is one applied reset.
+// Reset is one reset read.
 type Reset struct {
 	StampNs int64     `json:"stamp_ns"`
 	DeltaM  [3]Number `json:"delta_enu_m"`
@@ -276,16 +340,19 @@ type Sample struct {
 
 func newResult() *Result {
 	r := &Result{
-		Verdict: VerdictNone,
-		Truth:   TruthInfo{Source: "none", Topics: map[string]string{}, Samples: map[string]uint64{}},
-		Offsets: Offsets{Axes: map[string]Offset{}, Final: map[string]Number{}, Resets: ResetCount{First: []Reset{}}},
-		Gaps:    map[string]map[string]uint64{},
-		Axes:    map[string]*Axis{},
-		NEES:    map[string]*NEES{},
+		Verdict:   VerdictNone,
+		Truth:     TruthInfo{Source: "none", Topics: map[string]string{}, Samples: map[string]uint64{}},
+		Alignment: Alignment{Axes: map[string]*AxisAlignment{}, Origin: OriginCount{First: []Origin{}}, Resets: ResetCount{First: []Reset{}}},
+		Gaps:      map[string]map[string]uint64{},
+		Axes:      map[string]*Axis{},
+		NEES:      map[string]*NEES{},
 		Consequences: Consequences{
 			Overconfident: newGroup(), NeedlessHolds: newGroup(), NeedlessAbstentions: newGroup(),
 		},
 		Notes: []string{},
+	}
+	for _, name := range AxisNames[:3] {
+		r.Alignment.Axes[name] = &AxisAlignment{Method: MethodNone, How: "none: no belief had a position truth"}
 	}
 	for i, name := range AxisNames {
 		r.Axes[name] = &Axis{Unit: axisUnits[i/3], ByLevel: map[string]*Level{

@@ -3,6 +3,7 @@ package honesty
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"text/tabwriter"
 
@@ -27,7 +28,7 @@ func WriteTable(w io.Writer, r *Result) error {
 		if t.Rejected > 0 {
 			p("truth left out\t%d (last: %s)\n", t.Rejected, t.LastRejected)
 		}
-		writeOffsets(p, r)
+		writeAlignment(p, r)
 		p("beliefs\t%d read, %d compared with the truth, %d without assessment, %d without decision",
 			r.Beliefs.Read, r.Beliefs.Compared, r.Beliefs.WithoutAssessment, r.Beliefs.WithoutDecision)
 		if n := r.Beliefs.Unusable + r.Beliefs.Duplicate + r.Beliefs.Late; n > 0 {
@@ -54,9 +55,9 @@ func WriteTable(w io.Writer, r *Result) error {
 	var err error
 	switch r.Verdict {
 	case VerdictHonest:
-		_, err = fmt.Fprintln(w, "verdict: honest: every KNOWN claim had a true error within the known threshold")
+		_, err = fmt.Fprintf(w, "verdict: honest: every KNOWN claim had a true error within the known threshold (%s)\n", r.PositionAlignment)
 	case VerdictOverconfident:
-		_, err = fmt.Fprintf(w, "verdict: overconfident: %s\n", r.Reason)
+		_, err = fmt.Fprintf(w, "verdict: overconfident: %s (%s)\n", r.Reason, r.PositionAlignment)
 	default:
 		_, err = fmt.Fprintf(w, "verdict: none: %s\n", r.Reason)
 	}
@@ -76,24 +77,53 @@ func streamCounts(samples map[string]uint64, topics map[string]string) string {
 	return strings.Join(parts, ", ")
 }
 
-func writeOffsets(p func(string, ...any), r *Result) {
-	var parts []string
-	for _, a := range AxisNames[:3] {
-		if o, ok := r.Offsets.Axes[a]; ok {
-			parts = append(parts, fmt.Sprintf("%s %.3f m at %.3f s", a, o.ValueM, float64(o.StampNs)/1e9))
+func writeAlignment(p func(string, ...any), r *Result) {
+	label := "alignment"
+	for _, name := range AxisNames[:3] {
+		al := r.Alignment.Axes[name]
+		p("%s\t%s: %s", label, name, al.How)
+		switch {
+		case al.Method == MethodGlobal:
+			p(" (checked at %.3f s: estimate minus truth %.3f m", float64(al.CheckStampNs)/1e9, optNumber(al.CheckM))
+			if al.WithoutFrame > 0 {
+				p("; %d beliefs outside it have no verdict on the axis", al.WithoutFrame)
+			}
+			p(")")
+		case al.Method == MethodOffset && al.FinalOffsetM != nil && al.OffsetM != nil && *al.FinalOffsetM != *al.OffsetM:
+			p("; %.3f m at the end, after the resets", float64(*al.FinalOffsetM))
 		}
+		p("\n")
+		if al.Note != "" {
+			p("\t  (%s)\n", al.Note)
+		}
+		label = ""
 	}
-	if len(parts) == 0 {
-		parts = append(parts, "none taken (no belief had position truth)")
+	oc := &r.Alignment.Origin
+	if oc.Source != "" {
+		p("estimator origins\t%d declared", oc.Declared)
+		if len(oc.First) > 0 {
+			o := oc.First[0]
+			p(", the first at %.3f s: lat/lon %s, %s; alt %s", float64(o.StampNs)/1e9, optFloat(o.Lat, "%.7f"), optFloat(o.Lon, "%.7f"), optFloat(o.AltM, "%.3f m"))
+		}
+		if oc.Rejected > 0 {
+			p(", %d unusable", oc.Rejected)
+		}
+		p(" (from %s)\n", oc.Source)
 	}
-	p("offsets\t%s (estimate minus truth)\n", strings.Join(parts, ", "))
-	rc := &r.Offsets.Resets
+	rc := &r.Alignment.Resets
 	if rc.Source == "" {
-		p("estimator resets\tnone recorded: a reset would count as error\n")
+		p("estimator resets\tnone recorded: on an axis aligned by offset a reset would count as error\n")
 		return
 	}
-	p("estimator resets\t%d applied, %d before the offsets were taken, %d whose steps are unknown, %d unusable (from %s)\n",
-		rc.Applied, rc.BeforeAnchor, rc.Lost, rc.Rejected, rc.Source)
+	p("estimator resets\t%d read, %d whose steps are unknown, %d unusable (from %s): they move the offsets of the axes aligned by offset; the global frame needs none\n",
+		rc.Read, rc.Lost, rc.Rejected, rc.Source)
+}
+
+func optNumber(x *Number) float64 {
+	if x == nil {
+		return math.NaN()
+	}
+	return float64(*x)
 }
 
 func writeGaps(p func(string, ...any), r *Result) {
@@ -108,7 +138,11 @@ func writeGaps(p func(string, ...any), r *Result) {
 	if len(parts) == 0 {
 		parts = append(parts, "none")
 	}
-	p("beliefs without truth\t%s (truth must lie within %.0f ms on both sides)\n", strings.Join(parts, "; "), float64(r.Truth.MaxGapNs)/1e6)
+	p("beliefs without truth\t%s (truth must lie within %.0f ms on both sides", strings.Join(parts, "; "), float64(r.Truth.MaxGapNs)/1e6)
+	if r.Truth.Topics[truth.StreamGlobal.String()] != "" {
+		p(", the global position within %.0f ms", float64(r.Truth.MaxGlobalGapNs)/1e6)
+	}
+	p(")\n")
 }
 
 func pct(n, of uint64) string {

@@ -15,6 +15,7 @@ import (
 const (
 	ULogPositionTruth = "vehicle_local_position_groundtruth"
 	ULogAttitudeTruth = "vehicle_attitude_groundtruth"
+	ULogGlobalTruth   = "vehicle_global_position_groundtruth"
 )
 
 // ULogTruthCounts counts a flight log's ground truth.
@@ -23,8 +24,8 @@ type ULogTruthCounts struct {
 	// vehicle_local_position_groundtruth and vehicle_attitude_groundtruth:
 	// in the log (ScanULogTruth), or written (ULogSource.Truth).
 	Position, Attitude uint64
-	// Velocity counts the velocities written (a sample whose velocity the
-	// simulator marks invalid has none).
+	// Velocity counts the velocities written (a sample whose velocity is
+	// not finite has none).
 	Velocity uint64
 	// Rejected counts the samples left out as unusable; LastRejected says
 	// why the last one was.
@@ -33,6 +34,10 @@ type ULogTruthCounts struct {
 	// Resets counts the estimator's position resets written; LostResets
 	// those whose steps the log does not tell (see truth.ResetTracker).
 	Resets, LostResets uint64
+	// Global counts the samples of vehicle_global_position_groundtruth:
+	// in the log, or written. Origins counts the estimator's declared
+	// origins written (the first, and each change).
+	Global, Origins uint64
 }
 
 // Both reports whether the log holds both ground-truth topics: only then is
@@ -65,16 +70,20 @@ func ScanULogTruth(rd io.Reader) (ULogTruthCounts, error) {
 			c.Position++
 		case ULogAttitudeTruth:
 			c.Attitude++
+		case ULogGlobalTruth:
+			c.Global++
 		}
 	}
 }
 
 // ulogTruth writes the ground truth of a log.
 type ulogTruth struct {
-	enc    *truth.Encoder
-	resets truth.ResetTracker
-	chans  []bag.Channel
-	ids    map[string]uint16
+	enc     *truth.Encoder
+	resets  truth.ResetTracker
+	origins truth.OriginTracker
+	global  bool
+	chans   []bag.Channel
+	ids     map[string]uint16
 }
 
 // WithTruth makes s write the log's ground truth, and the estimator's
@@ -91,14 +100,35 @@ func (s *ULogSource) WithTruth() error {
 		return fmt.Errorf("bridge: %w", err)
 	}
 	t := &ulogTruth{enc: enc, ids: map[string]uint16{}}
-	for i, c := range chans {
-		id := uint16(i + 1)
+	t.add(chans)
+	s.truthOut, s.Truth = t, &ULogTruthCounts{}
+	return nil
+}
+
+// WithGlobalTruth makes s also write the log's global ground truth and the
+// origin the estimator declares in vehicle_local_position, with which an
+// audit expresses the truth in the estimator's own frame. Call it after
+// WithTruth, for a log whose ScanULogTruth counts Global samples.
+func (s *ULogSource) WithGlobalTruth() error {
+	if s.truthOut == nil {
+		return errors.New("bridge: the global ground truth goes with the ground truth: call WithTruth first")
+	}
+	chans, err := truth.GhostGlobalChannels()
+	if err != nil {
+		return fmt.Errorf("bridge: %w", err)
+	}
+	s.truthOut.add(chans)
+	s.truthOut.global = true
+	return nil
+}
+
+func (t *ulogTruth) add(chans []truth.Channel) {
+	for _, c := range chans {
+		id := uint16(len(t.chans) + 1)
 		t.chans = append(t.chans, bag.Channel{ID: id, Topic: c.Topic, SchemaName: c.SchemaName, SchemaText: c.SchemaText,
 			QoS: []qos.Profile{qos.DefaultInput()}})
 		t.ids[c.Topic] = id
 	}
-	s.truthOut, s.Truth = t, &ULogTruthCounts{}
-	return nil
 }
 
 // Channels returns the channels of the truth topics with their schemas
@@ -111,8 +141,9 @@ func (s *ULogSource) Channels() []bag.Channel {
 }
 
 // truthSample queues what one log sample gives of the truth: a position
-// and velocity, an attitude, or an estimator reset. An unusable sample is
-// counted and left out; only an encoding failure is an error.
+// and velocity, an attitude, a global position, or the estimator's reset
+// and origin. An unusable sample is counted and left out; only an encoding
+// failure is an error.
 func (s *ULogSource) truthSample(name string, d *ulog.Data) error {
 	c := s.Truth
 	var samples [2]truth.Sample
@@ -131,19 +162,14 @@ func (s *ULogSource) truthSample(name string, d *ulog.Data) error {
 	case ULogAttitudeTruth:
 		samples[0], err = truth.PX4AttitudeTruth(d)
 		n = 1
+	case ULogGlobalTruth:
+		if !s.truthOut.global {
+			return nil
+		}
+		samples[0], err = truth.PX4GlobalTruth(d)
+		n = 1
 	case "vehicle_local_position":
-		r, ok, err := s.truthOut.resets.Step(d)
-		c.LostResets = s.truthOut.resets.Lost
-		if err != nil || !ok {
-			return nil // the belief's mapping counts what is wrong with the sample
-		}
-		topic, data, err := s.truthOut.enc.EncodeReset(r)
-		if err != nil {
-			return fmt.Errorf("bridge: %w", err)
-		}
-		c.Resets++
-		s.queueTruth(topic, r.StampNs, data)
-		return nil
+		return s.estimatorFrame(d)
 	default:
 		return nil
 	}
@@ -162,11 +188,44 @@ func (s *ULogSource) truthSample(name string, d *ulog.Data) error {
 			c.Position++
 		case truth.StreamVelocity:
 			c.Velocity++
+		case truth.StreamGlobal:
+			c.Global++
 		default:
 			c.Attitude++
 		}
 		s.queueTruth(topic, sample.StampNs, data)
 	}
+	return nil
+}
+
+// estimatorFrame queues the estimator's reset and its declared origin
+// (with the global truth) that one of its samples records. What is wrong
+// with the sample is the belief's mapping's to count.
+func (s *ULogSource) estimatorFrame(d *ulog.Data) error {
+	t, c := s.truthOut, s.Truth
+	r, ok, err := t.resets.Step(d)
+	c.LostResets = t.resets.Lost
+	if err == nil && ok {
+		topic, data, err := t.enc.EncodeReset(r)
+		if err != nil {
+			return fmt.Errorf("bridge: %w", err)
+		}
+		c.Resets++
+		s.queueTruth(topic, r.StampNs, data)
+	}
+	if !t.global {
+		return nil
+	}
+	o, ok, err := t.origins.Step(d)
+	if err != nil || !ok {
+		return nil
+	}
+	topic, data, err := t.enc.EncodeOrigin(o)
+	if err != nil {
+		return fmt.Errorf("bridge: %w", err)
+	}
+	c.Origins++
+	s.queueTruth(topic, o.StampNs, data)
 	return nil
 }
 

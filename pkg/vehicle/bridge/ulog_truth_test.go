@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 	"strings"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/truth"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/ulog"
+	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
 const samplePeriods = 4
@@ -198,5 +200,120 @@ func TestPX4TopicsTruth(t *testing.T) {
 	}
 	if n != [truth.NumStreams]int{samplePeriods, samplePeriods, samplePeriods} || resets != 1 {
 		t.Errorf("samples %v, resets %d", n, resets)
+	}
+}
+
+// TestULogTruthValidityFlags: Gazebo's bridge logs its ground-truth
+// position with xy_valid and z_valid (and the velocity flags) false; the
+// values are the model's pose all the same, and are written.
+func TestULogTruthValidityFlags(t *testing.T) {
+	for _, flag := range []float64{0, 1} {
+		w := ulogtest.New().Topic("vehicle_attitude", ulogtest.FormatAttitude).
+			Topic("vehicle_local_position_groundtruth", ulogtest.FormatLocalPosition).
+			Topic("vehicle_attitude_groundtruth", ulogtest.FormatAttitudeTruth)
+		for i := range samplePeriods {
+			ts := float64(ulogtest.FirstStampUs + ulogtest.PeriodUs*i)
+			w.Sample("vehicle_attitude", map[string]float64{"timestamp": ts, "timestamp_sample": ts, "q[0]": 1})
+			w.Sample("vehicle_local_position_groundtruth", map[string]float64{"timestamp": ts, "timestamp_sample": ts,
+				"xy_valid": flag, "z_valid": flag, "v_xy_valid": flag, "v_z_valid": flag, "x": 1, "y": 2, "z": -3, "vx": 0.5})
+			w.Sample("vehicle_attitude_groundtruth", map[string]float64{"timestamp": ts, "q[0]": 1})
+		}
+		src, _ := drainULog(t, w.Bytes(), true)
+		if c := src.Truth; c.Position != samplePeriods || c.Velocity != samplePeriods || c.Rejected != 0 {
+			t.Errorf("flags %v: counts %+v", flag, c)
+		}
+	}
+}
+
+// TestULogSourceGlobalTruth: a log with the simulator's global position
+// also gives it, and the origin the estimator declares, in ghost's form;
+// the truth projected into that origin is the estimate, once the
+// estimator has reset its drift away.
+func TestULogSourceGlobalTruth(t *testing.T) {
+	const n = 12
+	log := ulogtest.GlobalFlight(n)
+	scan, err := ScanULogTruth(bytes.NewReader(log))
+	if err != nil || scan.Global != n || !scan.Both() {
+		t.Fatalf("scan %+v, %v", scan, err)
+	}
+	r, err := ulog.NewReader(bytes.NewReader(log), ulog.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := NewULogSource(r, newBridge(t), PositionLocalPosition)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := src.WithGlobalTruth(); err == nil {
+		t.Error("the global truth went without the truth")
+	}
+	if err := src.WithTruth(); err != nil {
+		t.Fatal(err)
+	}
+	if err := src.WithGlobalTruth(); err != nil {
+		t.Fatal(err)
+	}
+	chans := src.Channels()
+	rec, err := truth.Find(chans, "")
+	if err != nil || rec.Topics[truth.StreamGlobal] != truth.TopicGlobalPosition || rec.OriginTopic != truth.TopicEstimatorOrigin {
+		t.Fatalf("Find(Channels()) = %+v, %v", rec, err)
+	}
+	dec, err := truth.NewDecoder(rec, chans)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var origins []truth.Origin
+	var global []truth.Sample
+	estimates := map[int64][3]float64{} // ENU, by stamp
+	for {
+		m, err := src.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Topic == "/state/nav" {
+			var vs ros2msg.VehicleState
+			if err := vs.UnmarshalCDR(m.Data); err != nil {
+				t.Fatal(err)
+			}
+			estimates[vs.StampSimNs] = vs.Nav.PositionEnuM
+			continue
+		}
+		var d truth.Decoded
+		if ok, err := dec.Decode(m.Topic, m.Data, &d); ok && err != nil {
+			t.Fatalf("%s: %v", m.Topic, err)
+		}
+		if d.HasOrigin {
+			origins = append(origins, d.Origin)
+		}
+		for _, s := range d.Samples[:d.N] {
+			if s.Stream == truth.StreamGlobal {
+				global = append(global, s)
+			}
+		}
+	}
+	if c := src.Truth; c.Global != n || c.Origins != 1 || len(global) != n || len(origins) != 1 {
+		t.Fatalf("counts %+v; decoded %d global, %d origins", c, len(global), len(origins))
+	}
+	if o := origins[0]; o.StampNs != (ulogtest.FirstStampUs+ulogtest.PeriodUs)*1000 || !o.HasXY() || !o.HasZ() {
+		t.Errorf("origin %+v", o)
+	}
+	// The truth 5 ms after each estimate, moving 1 m per 20 ms north:
+	// back 0.25 m to the estimate's stamp.
+	for i, g := range global[ulogtest.GlobalResetSample:] {
+		stamp := g.StampNs - 5_000_000
+		est, ok := estimates[stamp]
+		if !ok {
+			t.Fatalf("no estimate at %d", stamp)
+		}
+		p := origins[0].ENU(g.Value[0], g.Value[1], g.Value[2])
+		p[1] -= 0.25
+		for k := range p {
+			if math.Abs(p[k]-est[k]) > 1e-3 {
+				t.Fatalf("sample %d: the truth in the estimator's origin %v, the estimate %v", i+ulogtest.GlobalResetSample, p, est)
+			}
+		}
 	}
 }

@@ -14,7 +14,11 @@
 //     QuaternionStamped on /ground_truth/attitude, ENU, header.frame_id
 //     naming the truth's frame (FrameSim, FramePX4); the estimator's
 //     position resets, when known, as Vector3Stamped steps (ENU) on
-//     /ground_truth/estimator_reset.
+//     /ground_truth/estimator_reset; and, for a log that has them, the
+//     simulator's global position and the origin the estimator declares
+//     for its local frame, as PointStamped latitude, longitude and
+//     altitude (FrameGeodetic) on /ground_truth/global_position and
+//     /ground_truth/estimator_origin.
 //   - PX4's form, as a SITL vehicle exports it over uXRCE-DDS when its
 //     topic list names them: px4_msgs VehicleLocalPosition on
 //     /fmu/out/vehicle_local_position_groundtruth and VehicleAttitude on
@@ -22,7 +26,14 @@
 //     through package vehicle's transforms, the very ones the estimates
 //     take; the resets come from the estimator's own
 //     /fmu/out/vehicle_local_position (xy_reset_counter, delta_xy,
-//     z_reset_counter, delta_z).
+//     z_reset_counter, delta_z), and from the same topic its declared
+//     origin (ref_lat, ref_lon, ref_alt with xy_global, z_global); the
+//     global position on /fmu/out/vehicle_global_position_groundtruth
+//     when recorded.
+//
+// With the global position and the estimator's origin, the truth can be
+// put in the estimator's own frame (Origin.ENU, PX4's projection), so that
+// an audit need not guess the offset between the two frames.
 //
 // The truth counts as a simulator's only when both position and attitude
 // are recorded (ADR-0037's rule for PX4's two ground-truth topics); the

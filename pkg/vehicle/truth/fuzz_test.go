@@ -28,6 +28,11 @@ func checkDecoded(t *testing.T, out *Decoded) {
 			}
 		}
 	}
+	if out.HasOrigin {
+		if err := out.Origin.check(); err != nil {
+			t.Fatalf("decoded an unusable origin %+v: %v", out.Origin, err)
+		}
+	}
 }
 
 func FuzzDecodeGhost(f *testing.F) {
@@ -41,7 +46,9 @@ func FuzzDecodeGhost(f *testing.F) {
 	}
 	_, data, _ := enc.EncodeReset(Reset{StampNs: 3, Delta: [3]float64{1, 2, 3}})
 	f.Add(uint8(NumStreams), append([]byte(nil), data...))
-	chans := ghostChannels(f, true)
+	_, data, _ = enc.EncodeOrigin(Origin{StampNs: 4, Lat: 45.5, Lon: -73.7, Alt: math.NaN()})
+	f.Add(uint8(NumStreams+1), append([]byte(nil), data...))
+	chans := append(ghostChannels(f, true), ghostGlobalChannels(f, 10)...)
 	rec, err := Find(chans, "")
 	if err != nil {
 		f.Fatal(err)
@@ -52,8 +59,11 @@ func FuzzDecodeGhost(f *testing.F) {
 			t.Fatal(err)
 		}
 		topic := TopicEstimatorReset
-		if s := Stream(stream % uint8(NumStreams+1)); s < NumStreams {
+		switch s := Stream(stream % uint8(NumStreams+2)); {
+		case s < NumStreams:
 			topic = rec.Topics[s]
+		case s == NumStreams+1:
+			topic = TopicEstimatorOrigin
 		}
 		var out Decoded
 		ok, err := dec.Decode(topic, data, &out)
@@ -61,7 +71,7 @@ func FuzzDecodeGhost(f *testing.F) {
 			t.Fatalf("%s not taken for truth", topic)
 		}
 		if err != nil {
-			if out.N != 0 || out.HasReset {
+			if out.N != 0 || out.HasReset || out.HasOrigin {
 				t.Fatalf("an error with output %+v: %v", out, err)
 			}
 			return
@@ -74,13 +84,15 @@ func FuzzDecodePX4(f *testing.F) {
 	d := defs(f, px4.Release115)
 	f.Add(uint8(0), px4Payload(f, d, px4.MsgVehicleLocalPosition, lpTruth(1000, 1, 2, 3, 4, 5, 6)))
 	f.Add(uint8(1), px4Payload(f, d, px4.MsgVehicleAttitude, map[string]any{"timestamp": 9, "q[0]": 1.0}))
-	f.Add(uint8(2), px4Payload(f, d, px4.MsgVehicleLocalPosition, map[string]any{"timestamp": 9, "xy_reset_counter": 3}))
-	chans := px4Recording(f, d, "")
+	f.Add(uint8(2), px4Payload(f, d, px4.MsgVehicleLocalPosition, map[string]any{"timestamp": 9, "xy_reset_counter": 3,
+		"ref_lat": 45.5, "ref_lon": -73.7, "ref_alt": 30.0, "xy_global": true, "z_global": true}))
+	f.Add(uint8(3), px4GlobalPayload(f, map[string]float64{"timestamp": 9, "lat": 45.5, "lon": -73.7, "alt": 30}))
+	chans := append(px4Recording(f, d, ""), px4GlobalChannel(f, 9, PX4TopicGlobalTruth))
 	rec, err := Find(chans, "")
 	if err != nil {
 		f.Fatal(err)
 	}
-	topics := []string{rec.Topics[StreamPosition], rec.Topics[StreamAttitude], rec.ResetTopic}
+	topics := []string{rec.Topics[StreamPosition], rec.Topics[StreamAttitude], rec.ResetTopic, rec.Topics[StreamGlobal]}
 	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
 		dec, err := NewDecoder(rec, chans)
 		if err != nil {

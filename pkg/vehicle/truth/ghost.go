@@ -25,6 +25,20 @@ func GhostChannels(resets bool) ([]Channel, error) {
 	if resets {
 		chans = append(chans, Channel{Topic: TopicEstimatorReset, SchemaName: TypeVector3Stamped})
 	}
+	return withSchemas(chans)
+}
+
+// GhostGlobalChannels returns the channels of the global position and of
+// the estimator's declared origin in ghost's form: with both, an audit
+// puts the truth in the estimator's own frame.
+func GhostGlobalChannels() ([]Channel, error) {
+	return withSchemas([]Channel{
+		{Topic: TopicGlobalPosition, SchemaName: TypePointStamped},
+		{Topic: TopicEstimatorOrigin, SchemaName: TypePointStamped},
+	})
+}
+
+func withSchemas(chans []Channel) ([]Channel, error) {
 	for i := range chans {
 		text, err := stdmsgs.SchemaText(chans[i].SchemaName)
 		if err != nil {
@@ -46,9 +60,9 @@ type Encoder struct {
 }
 
 // NewEncoder returns an Encoder whose samples say frame (FrameSim,
-// FramePX4) in header.frame_id.
+// FramePX4) in header.frame_id; the global position says FrameGeodetic.
 func NewEncoder(frame string) (*Encoder, error) {
-	if frame == "" || frame == FrameEstimator {
+	if frame == "" || frame == FrameEstimator || frame == FrameGeodetic {
 		return nil, fmt.Errorf("truth: frame %q: a truth frame must be named, and is not the estimator's", frame)
 	}
 	return &Encoder{frame: frame}, nil
@@ -81,6 +95,11 @@ func (e *Encoder) Encode(s Sample) (topic string, data []byte, err error) {
 		e.pos = ros2msg.PointStamped{Header: h, Point: ros2msg.GeometryPoint{X: v[0], Y: v[1], Z: v[2]}}
 		topic = TopicPosition
 		e.buf, err = e.pos.AppendCDR(e.buf[:0])
+	case StreamGlobal:
+		h.FrameID = FrameGeodetic
+		e.pos = ros2msg.PointStamped{Header: h, Point: ros2msg.GeometryPoint{X: v[0], Y: v[1], Z: v[2]}}
+		topic = TopicGlobalPosition
+		e.buf, err = e.pos.AppendCDR(e.buf[:0])
 	case StreamVelocity:
 		e.vec = ros2msg.Vector3Stamped{Header: h, Vector: ros2msg.GeometryVector3{X: v[0], Y: v[1], Z: v[2]}}
 		topic = TopicVelocity
@@ -111,6 +130,23 @@ func (e *Encoder) EncodeReset(r Reset) (topic string, data []byte, err error) {
 		return "", nil, fmt.Errorf("truth: encode reset at %d: %w", r.StampNs, err)
 	}
 	return TopicEstimatorReset, e.buf, nil
+}
+
+// EncodeOrigin returns the topic and bytes of the estimator's declared
+// origin: latitude, longitude and altitude in FrameGeodetic, NaN for a
+// half not declared.
+func (e *Encoder) EncodeOrigin(o Origin) (topic string, data []byte, err error) {
+	if err := o.check(); err != nil {
+		return "", nil, err
+	}
+	if o.StampNs > maxStampNs {
+		return "", nil, sampleErr("estimator origin", "stamp", o.StampNs, "beyond builtin_interfaces/Time")
+	}
+	e.pos = ros2msg.PointStamped{Header: header(o.StampNs, FrameGeodetic), Point: ros2msg.GeometryPoint{X: o.Lat, Y: o.Lon, Z: o.Alt}}
+	if e.buf, err = e.pos.AppendCDR(e.buf[:0]); err != nil {
+		return "", nil, fmt.Errorf("truth: encode origin at %d: %w", o.StampNs, err)
+	}
+	return TopicEstimatorOrigin, e.buf, nil
 }
 
 func (r Reset) check() error {
@@ -157,9 +193,13 @@ func (d *ghostDecoder) sample(s Stream, data []byte) (Sample, string, error) {
 	where := "truth " + s.String()
 	var h *ros2msg.RosHeader
 	switch s {
-	case StreamPosition:
+	case StreamPosition, StreamGlobal:
+		topic := TopicPosition
+		if s == StreamGlobal {
+			topic = TopicGlobalPosition
+		}
 		if err := d.pos.UnmarshalCDR(data); err != nil {
-			return out, "", fmt.Errorf("truth: %s: %w", TopicPosition, err)
+			return out, "", fmt.Errorf("truth: %s: %w", topic, err)
 		}
 		h, out.Value = &d.pos.Header, [3]float64{d.pos.Point.X, d.pos.Point.Y, d.pos.Point.Z}
 	case StreamVelocity:
@@ -183,7 +223,31 @@ func (d *ghostDecoder) sample(s Stream, data []byte) (Sample, string, error) {
 	if out, err = out.Check(); err != nil {
 		return out, "", err
 	}
+	if s == StreamGlobal && h.FrameID != FrameGeodetic {
+		return out, "", sampleErr(where, "header.frame_id", fmt.Sprintf("%q", h.FrameID), "want "+FrameGeodetic)
+	}
 	return out, h.FrameID, nil
+}
+
+// DecodeGhostOrigin decodes one estimator origin of ghost's form.
+func DecodeGhostOrigin(data []byte) (Origin, error) {
+	var d ghostDecoder
+	return d.origin(data)
+}
+
+func (d *ghostDecoder) origin(data []byte) (Origin, error) {
+	if err := d.pos.UnmarshalCDR(data); err != nil {
+		return Origin{}, fmt.Errorf("truth: %s: %w", TopicEstimatorOrigin, err)
+	}
+	if d.pos.Header.FrameID != FrameGeodetic {
+		return Origin{}, sampleErr("estimator origin", "header.frame_id", fmt.Sprintf("%q", d.pos.Header.FrameID), "want "+FrameGeodetic)
+	}
+	stamp, err := stampOf("estimator origin", &d.pos.Header)
+	if err != nil {
+		return Origin{}, err
+	}
+	o := Origin{StampNs: stamp, Lat: d.pos.Point.X, Lon: d.pos.Point.Y, Alt: d.pos.Point.Z}
+	return o, o.check()
 }
 
 // DecodeGhostReset decodes one estimator reset of ghost's form.

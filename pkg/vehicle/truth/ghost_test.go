@@ -25,6 +25,8 @@ var ghostCases = []struct {
 			n := math.Sqrt(3*0.25 + 0.505*0.505)
 			return [4]float64{0.5 / n, 0.5 / n, 0.5 / n, 0.505 / n}
 		}()}, TopicAttitude},
+	{"global position", Sample{Stream: StreamGlobal, StampNs: 7, Value: [3]float64{45.467116, -73.757837, 32.34}},
+		Sample{Stream: StreamGlobal, StampNs: 7, Value: [3]float64{45.467116, -73.757837, 32.34}}, TopicGlobalPosition},
 }
 
 func TestGhostRoundTrip(t *testing.T) {
@@ -45,8 +47,12 @@ func TestGhostRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if frame != FrameSim {
-				t.Errorf("frame %q, want %q", frame, FrameSim)
+			want := FrameSim
+			if tc.in.Stream == StreamGlobal {
+				want = FrameGeodetic
+			}
+			if frame != want {
+				t.Errorf("frame %q, want %q", frame, want)
 			}
 			if got.Stream != tc.want.Stream || got.StampNs != tc.want.StampNs || got.Value != tc.want.Value {
 				t.Errorf("decoded %+v, want %+v", got, tc.want)
@@ -104,12 +110,16 @@ func TestGhostRejects(t *testing.T) {
 		{Stream: StreamAttitude, Q: [4]float64{math.NaN(), 0, 0, 1}},
 		{Stream: NumStreams},
 		{Stream: StreamPosition, StampNs: maxStampNs + 1},
+		{Stream: StreamGlobal, Value: [3]float64{90.5, 0, 0}},
+		{Stream: StreamGlobal, Value: [3]float64{0, -180.5, 0}},
+		{Stream: StreamGlobal, Value: [3]float64{0, 0, math.NaN()}},
+		{Stream: StreamGlobal, Value: [3]float64{math.NaN(), math.NaN(), 0}},
 	} {
 		if _, _, err := enc.Encode(s); !errors.Is(err, ErrSample) {
 			t.Errorf("Encode(%+v) = %v, want ErrSample", s, err)
 		}
 	}
-	for _, f := range []string{"", FrameEstimator} {
+	for _, f := range []string{"", FrameEstimator, FrameGeodetic} {
 		if _, err := NewEncoder(f); err == nil {
 			t.Errorf("NewEncoder(%q) accepted", f)
 		}
@@ -161,5 +171,44 @@ func TestGhostReset(t *testing.T) {
 	}
 	if _, _, err := enc.EncodeReset(Reset{StampNs: 1, Delta: [3]float64{math.NaN(), 0, 0}}); !errors.Is(err, ErrSample) {
 		t.Errorf("a NaN reset encoded: %v", err)
+	}
+}
+
+// TestGhostOrigin: the estimator's origin goes out and comes back with its
+// undeclared halves NaN; a message in another frame is not an origin.
+func TestGhostOrigin(t *testing.T) {
+	enc, err := NewEncoder(FramePX4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nan := math.NaN()
+	for _, o := range []Origin{
+		{StampNs: 824_000_000, Lat: 45.4671187, Lon: -73.7578382, Alt: 33.759},
+		{StampNs: 1, Lat: nan, Lon: nan, Alt: 488},
+		{StampNs: 2, Lat: 47.39, Lon: 8.54, Alt: nan},
+	} {
+		topic, data, err := enc.EncodeOrigin(o)
+		if err != nil || topic != TopicEstimatorOrigin {
+			t.Fatalf("EncodeOrigin(%+v) = %s, %v", o, topic, err)
+		}
+		got, err := DecodeGhostOrigin(data)
+		if err != nil || got.StampNs != o.StampNs || !got.Same(o) {
+			t.Errorf("decoded %+v, %v; want %+v", got, err, o)
+		}
+	}
+	for _, o := range []Origin{{StampNs: -1}, {Lat: 95, Lon: 0, Alt: 0}, {Lat: 1, Lon: nan, Alt: 0}, {Lat: 1, Lon: 2, Alt: math.Inf(1)}} {
+		if _, _, err := enc.EncodeOrigin(o); !errors.Is(err, ErrSample) {
+			t.Errorf("EncodeOrigin(%+v) = %v, want ErrSample", o, err)
+		}
+	}
+	_, data, err := enc.Encode(Sample{Stream: StreamPosition, StampNs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := DecodeGhostOrigin(data); !errors.Is(err, ErrSample) {
+		t.Errorf("a position decoded as an origin: %v", err)
+	}
+	if _, _, err := DecodeGhost(StreamGlobal, data); !errors.Is(err, ErrSample) {
+		t.Errorf("a position in %s decoded as a global position: %v", FramePX4, err)
 	}
 }

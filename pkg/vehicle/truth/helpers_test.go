@@ -2,11 +2,14 @@ package truth
 
 import (
 	"math"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/ghost-robotics/ghost/internal/px4fixture"
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/px4"
+	"github.com/ghost-robotics/ghost/pkg/wire/dynamic"
 )
 
 // defs returns the px4_msgs fixture definitions of a release.
@@ -87,4 +90,60 @@ func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
 func sameRotation(a, b [4]float64, tol float64) bool {
 	d := a[0]*b[0] + a[1]*b[1] + a[2]*b[2] + a[3]*b[3]
 	return near(math.Abs(d), 1, tol)
+}
+
+// ghostGlobalChannels are the channels of ghost's global position and
+// estimator origin, numbered from id.
+func ghostGlobalChannels(t testing.TB, id uint16) []bag.Channel {
+	t.Helper()
+	cs, err := GhostGlobalChannels()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []bag.Channel
+	for i, c := range cs {
+		out = append(out, bag.Channel{ID: id + uint16(i), Topic: c.Topic, SchemaName: c.SchemaName, SchemaText: c.SchemaText})
+	}
+	return out
+}
+
+// globalText is px4_msgs' VehicleGlobalPosition of release 1.15, which
+// the project's px4 package does not know: a recording carries its schema.
+func globalText(t testing.TB) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(px4fixture.Dir(t, "1.15"), "VehicleGlobalPosition.msg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// px4GlobalChannel is a recording's channel of VehicleGlobalPosition.
+func px4GlobalChannel(t testing.TB, id uint16, topic string) bag.Channel {
+	return bag.Channel{ID: id, Topic: topic, SchemaName: px4.Package + "/msg/VehicleGlobalPosition", SchemaText: globalText(t)}
+}
+
+// px4GlobalPayload encodes a VehicleGlobalPosition with the given fields.
+func px4GlobalPayload(t testing.TB, fields map[string]float64) []byte {
+	t.Helper()
+	p, err := dynamic.CompileSchema(px4.Package+"/msg/VehicleGlobalPosition", globalText(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := p.NewWriter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range fields {
+		var err error
+		if k == "timestamp" || k == "timestamp_sample" {
+			err = w.SetUint(k, uint64(v))
+		} else {
+			err = w.SetFloat(k, v)
+		}
+		if err != nil {
+			t.Fatalf("VehicleGlobalPosition.%s: %v", k, err)
+		}
+	}
+	return w.Bytes()
 }

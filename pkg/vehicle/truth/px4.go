@@ -52,23 +52,24 @@ func vec3(topic string, f px4.Fields, names [3]string) ([3]float32, error) {
 	return v, nil
 }
 
-// valid reads a validity flag; a release or log without it counts as valid.
-func valid(f px4.Fields, name string) bool {
-	v, ok := f.Bool(name)
-	return v || !ok
-}
-
 const (
 	logPositionTruth = "vehicle_local_position_groundtruth"
+	logGlobalTruth   = "vehicle_global_position_groundtruth"
 	logAttitudeTruth = "vehicle_attitude_groundtruth"
 	logLocalPosition = "vehicle_local_position"
 )
 
 // PX4PositionTruth reads one vehicle_local_position_groundtruth sample:
 // its position and velocity, mapped to ENU. The position is an error when
-// it is missing, not finite or marked invalid (xy_valid, z_valid); the
-// velocity is left out (velOK false, velErr saying why) on the same
-// grounds with v_xy_valid and v_z_valid.
+// it is missing or not finite; the velocity is left out (velErr saying
+// why) on the same grounds.
+//
+// The validity flags (xy_valid, z_valid, v_xy_valid, v_z_valid) are not
+// read: on a ground-truth topic they say nothing about the values, which
+// are the simulator's own state. SIH sets them true; Gazebo's bridge
+// (gz_bridge, PX4 1.15) leaves them false on every sample although its
+// values are the model's pose. Taking the flags at their word would drop
+// a Gazebo flight's whole position truth.
 func PX4PositionTruth(f px4.Fields) (pos, vel Sample, velErr error, err error) {
 	stamp, err := px4Stamp(logPositionTruth, f)
 	if err != nil {
@@ -78,19 +79,33 @@ func PX4PositionTruth(f px4.Fields) (pos, vel Sample, velErr error, err error) {
 	if err != nil {
 		return pos, vel, nil, err
 	}
-	if !valid(f, "xy_valid") || !valid(f, "z_valid") {
-		return pos, vel, nil, sampleErr(logPositionTruth, "xy_valid/z_valid", false, "the simulator marks its position invalid")
-	}
 	pos = Sample{Stream: StreamPosition, StampNs: stamp, Value: mapping.NEDToENU(p)}
 	vel = Sample{Stream: StreamVelocity, StampNs: stamp}
 	v, velErr := vec3(logPositionTruth, f, [3]string{"vx", "vy", "vz"})
-	if velErr == nil && (!valid(f, "v_xy_valid") || !valid(f, "v_z_valid")) {
-		velErr = sampleErr(logPositionTruth, "v_xy_valid/v_z_valid", false, "the simulator marks its velocity invalid")
-	}
 	if velErr == nil {
 		vel.Value = mapping.NEDToENU(v)
 	}
 	return pos, vel, velErr, nil
+}
+
+// PX4GlobalTruth reads one vehicle_global_position_groundtruth sample:
+// latitude, longitude (degrees) and altitude (m above mean sea level), as
+// the simulator gives them. Like the local truth's, its validity flags, if
+// any, are not read.
+func PX4GlobalTruth(f px4.Fields) (Sample, error) {
+	stamp, err := px4Stamp(logGlobalTruth, f)
+	if err != nil {
+		return Sample{}, err
+	}
+	s := Sample{Stream: StreamGlobal, StampNs: stamp}
+	for i, name := range [3]string{"lat", "lon", "alt"} {
+		x, ok := f.Float(name)
+		if !ok {
+			return Sample{}, sampleErr(logGlobalTruth, name, "missing", "a number is needed")
+		}
+		s.Value[i] = x
+	}
+	return s.Check()
 }
 
 // PX4AttitudeTruth reads one vehicle_attitude_groundtruth sample, mapped to
@@ -165,4 +180,47 @@ func (t *ResetTracker) Step(f px4.Fields) (Reset, bool, error) {
 		d[2] = v[0]
 	}
 	return Reset{StampNs: stamp, Delta: mapping.NEDToENU(d)}, true, nil
+}
+
+// OriginTracker follows the origin PX4's estimator declares for its local
+// frame, in its vehicle_local_position samples: ref_lat and ref_lon when
+// xy_global is set, ref_alt when z_global is. The zero value is ready; it
+// is not safe for concurrent use.
+type OriginTracker struct {
+	last Origin
+	seen bool
+}
+
+// Step reads one of the estimator's vehicle_local_position samples. It
+// returns the origin when the sample declares one other than the previous
+// sample's (the first sample that declares any), stamped with the
+// sample's time. A release or log without the reference fields declares
+// none; the values of a declared half must be a latitude, a longitude or
+// an altitude.
+func (t *OriginTracker) Step(f px4.Fields) (Origin, bool, error) {
+	stamp, err := px4Stamp(logLocalPosition, f)
+	if err != nil {
+		return Origin{}, false, err
+	}
+	o := Origin{StampNs: stamp, Lat: math.NaN(), Lon: math.NaN(), Alt: math.NaN()}
+	if xy, ok := f.Bool("xy_global"); ok && xy {
+		lat, okLat := f.Float("ref_lat")
+		lon, okLon := f.Float("ref_lon")
+		if okLat && okLon {
+			o.Lat, o.Lon = lat, lon
+		}
+	}
+	if z, ok := f.Bool("z_global"); ok && z {
+		if alt, ok := f.Float("ref_alt"); ok {
+			o.Alt = alt
+		}
+	}
+	if err := o.check(); err != nil {
+		return Origin{}, false, err
+	}
+	if t.seen && o.Same(t.last) || !t.seen && !o.HasXY() && !o.HasZ() {
+		return Origin{}, false, nil
+	}
+	t.last, t.seen = o, true
+	return o, true, nil
 }

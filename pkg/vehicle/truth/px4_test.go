@@ -146,21 +146,55 @@ func TestPX4PositionTruthRejects(t *testing.T) {
 			return px4Payload(t, d, px4.MsgVehicleLocalPosition, f)
 		}()},
 		{"NaN x", over("x", math.NaN())},
-		{"invalid xy", over("xy_valid", false)},
 		{"short", over("x", 1.0)[:20]},
 	} {
 		if _, err := dec.Decode(PX4TopicLocalPositionTruth, tc.data, &out); err == nil {
 			t.Errorf("%s: decoded %+v", tc.name, out)
 		}
 	}
-	// An invalid velocity leaves the position.
-	ok, err := dec.Decode(PX4TopicLocalPositionTruth, over("v_z_valid", false), &out)
+	// A velocity that is not finite leaves the position.
+	ok, err := dec.Decode(PX4TopicLocalPositionTruth, over("vz", math.Inf(1)), &out)
 	if !ok || err != nil || out.N != 1 || out.Partial == nil || out.Samples[0].Stream != StreamPosition {
-		t.Errorf("invalid velocity: %v %v %+v", ok, err, out)
+		t.Errorf("infinite velocity: %v %v %+v", ok, err, out)
 	}
 	att := map[string]any{"timestamp": 2000, "q[0]": math.NaN()}
 	if _, err := dec.Decode(PX4TopicAttitudeTruth, px4Payload(t, d, px4.MsgVehicleAttitude, att), &out); !errors.Is(err, ErrSample) {
 		t.Errorf("NaN attitude: %v", err)
+	}
+}
+
+// TestPX4TruthValidityFlags: the validity flags of a ground-truth topic
+// are not read. Gazebo's bridge leaves all four false on every sample of
+// its pose; SIH sets them true; either way a finite sample is the truth.
+func TestPX4TruthValidityFlags(t *testing.T) {
+	d := defs(t, px4.Release115)
+	chans := px4Recording(t, d, "")
+	rec, err := Find(chans, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, err := NewDecoder(rec, chans)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		flags bool
+	}{{"flags set (SIH)", true}, {"flags clear (Gazebo's bridge)", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := lpTruth(1000, 1, 2, -3, 0.5, -0.25, 1)
+			for _, k := range []string{"xy_valid", "z_valid", "v_xy_valid", "v_z_valid"} {
+				f[k] = tc.flags
+			}
+			var out Decoded
+			ok, err := dec.Decode(PX4TopicLocalPositionTruth, px4Payload(t, d, px4.MsgVehicleLocalPosition, f), &out)
+			if !ok || err != nil || out.N != 2 || out.Partial != nil {
+				t.Fatalf("%v %v %+v", ok, err, out)
+			}
+			if p, v := out.Samples[0], out.Samples[1]; p.Value != [3]float64{2, 1, 3} || v.Value != [3]float64{-0.25, 0.5, -1} {
+				t.Errorf("position %+v, velocity %+v", p, v)
+			}
+		})
 	}
 }
 
@@ -178,6 +212,8 @@ func TestFind(t *testing.T) {
 		return out
 	}
 	other := []bag.Channel{{Topic: "/state/nav", SchemaName: "ghost/msg/VehicleState"}}
+	global := ghostGlobalChannels(t, 10)
+	pxGlobal := append(append([]bag.Channel{}, px...), px4GlobalChannel(t, 9, PX4TopicGlobalTruth))
 	tests := []struct {
 		name      string
 		chans     []bag.Channel
@@ -186,31 +222,38 @@ func TestFind(t *testing.T) {
 		why       bool
 		resets    bool
 		errRecord bool
+		global    bool
 	}{
-		{"no truth", other, "", FormNone, false, false, false},
-		{"ghost", append(append([]bag.Channel{}, other...), ghost...), "", FormGhost, false, true, false},
-		{"ghost without resets", without(ghost, TopicEstimatorReset), "", FormGhost, false, false, false},
-		{"ghost without velocity", without(ghost, TopicVelocity), "", FormGhost, false, true, false},
-		{"ghost position alone", without(ghost, TopicAttitude), "", FormNone, true, false, false},
-		{"ghost attitude alone", without(ghost, TopicPosition), "", FormNone, true, false, false},
-		{"px4", px, "", FormPX4, false, true, false},
-		{"px4 without the estimator", without(px, PX4TopicLocalPosition), "", FormPX4, false, false, false},
-		{"px4 attitude alone", without(px, PX4TopicLocalPositionTruth), "", FormNone, true, false, false},
-		{"px4 position alone", without(px, PX4TopicAttitudeTruth), "", FormNone, true, false, false},
-		{"px4 in another namespace", px, "/uav_2", FormNone, false, false, false},
+		{"ghost with the global position and the origin", append(append([]bag.Channel{}, ghost...), global...), "", FormGhost, false, true, false, true},
+		{"ghost global position without the origin", append(append([]bag.Channel{}, ghost...), global[0]), "", FormGhost, false, true, false, false},
+		{"ghost origin without the global position", append(append([]bag.Channel{}, ghost...), global[1]), "", FormGhost, false, true, false, false},
+		{"ghost global position of another type", append(append([]bag.Channel{}, ghost...), bag.Channel{Topic: TopicGlobalPosition, SchemaName: TypeVector3Stamped}), "", FormNone, false, false, true, false},
+		{"px4 with the global position", pxGlobal, "", FormPX4, false, true, false, true},
+		{"px4 global position without the estimator", without(pxGlobal, PX4TopicLocalPosition), "", FormPX4, false, false, false, false},
+		{"no truth", other, "", FormNone, false, false, false, false},
+		{"ghost", append(append([]bag.Channel{}, other...), ghost...), "", FormGhost, false, true, false, false},
+		{"ghost without resets", without(ghost, TopicEstimatorReset), "", FormGhost, false, false, false, false},
+		{"ghost without velocity", without(ghost, TopicVelocity), "", FormGhost, false, true, false, false},
+		{"ghost position alone", without(ghost, TopicAttitude), "", FormNone, true, false, false, false},
+		{"ghost attitude alone", without(ghost, TopicPosition), "", FormNone, true, false, false, false},
+		{"px4", px, "", FormPX4, false, true, false, false},
+		{"px4 without the estimator", without(px, PX4TopicLocalPosition), "", FormPX4, false, false, false, false},
+		{"px4 attitude alone", without(px, PX4TopicLocalPositionTruth), "", FormNone, true, false, false, false},
+		{"px4 position alone", without(px, PX4TopicAttitudeTruth), "", FormNone, true, false, false, false},
+		{"px4 in another namespace", px, "/uav_2", FormNone, false, false, false, false},
 		{"px4 1.17, versioned topics", []bag.Channel{
 			px4Channel(t, d, 1, PX4TopicLocalPositionTruth+"_v1", px4.MsgVehicleLocalPosition),
 			px4Channel(t, d, 2, PX4TopicAttitudeTruth, px4.MsgVehicleAttitude),
 			px4Channel(t, d, 3, PX4TopicLocalPosition+"_v1", px4.MsgVehicleLocalPosition),
-		}, "", FormPX4, false, true, false},
+		}, "", FormPX4, false, true, false, false},
 		{"not a version suffix", []bag.Channel{
 			px4Channel(t, d, 1, PX4TopicLocalPositionTruth+"_vx", px4.MsgVehicleLocalPosition),
 			px4Channel(t, d, 2, PX4TopicAttitudeTruth, px4.MsgVehicleAttitude),
-		}, "", FormNone, true, false, false},
-		{"two vehicles", append(px4Recording(t, d, "/uav_1"), px4Recording(t, d, "/uav_2")...), "", FormNone, false, false, true},
-		{"one of two vehicles", append(px4Recording(t, d, "/uav_1"), px4Recording(t, d, "/uav_2")...), "/uav_2", FormPX4, false, true, false},
-		{"both forms", append(append([]bag.Channel{}, ghost...), px...), "", FormNone, false, false, true},
-		{"truth topic of another type", []bag.Channel{{Topic: TopicPosition, SchemaName: "nav_msgs/msg/Odometry"}}, "", FormNone, false, false, true},
+		}, "", FormNone, true, false, false, false},
+		{"two vehicles", append(px4Recording(t, d, "/uav_1"), px4Recording(t, d, "/uav_2")...), "", FormNone, false, false, true, false},
+		{"one of two vehicles", append(px4Recording(t, d, "/uav_1"), px4Recording(t, d, "/uav_2")...), "/uav_2", FormPX4, false, true, false, false},
+		{"both forms", append(append([]bag.Channel{}, ghost...), px...), "", FormNone, false, false, true, false},
+		{"truth topic of another type", []bag.Channel{{Topic: TopicPosition, SchemaName: "nav_msgs/msg/Odometry"}}, "", FormNone, false, false, true, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -224,8 +267,9 @@ func TestFind(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r.Form != tc.form || (r.Why != "") != tc.why || (r.ResetTopic != "") != tc.resets {
-				t.Errorf("Find = %+v; want form %v, why %v, resets %v", r, tc.form, tc.why, tc.resets)
+			if r.Form != tc.form || (r.Why != "") != tc.why || (r.ResetTopic != "") != tc.resets ||
+				(r.Topics[StreamGlobal] != "") != tc.global || (r.OriginTopic != "") != tc.global {
+				t.Errorf("Find = %+v; want form %v, why %v, resets %v, global %v", r, tc.form, tc.why, tc.resets, tc.global)
 			}
 		})
 	}
@@ -255,5 +299,96 @@ func TestGhostDecoderFrames(t *testing.T) {
 	topic, data, _ = sim.EncodeReset(Reset{StampNs: 7, Delta: [3]float64{0, 0, 1}})
 	if ok, err := dec.Decode(topic, data, &out); !ok || err != nil || !out.HasReset || out.Reset.Delta[2] != 1 {
 		t.Errorf("reset: %v %v %+v", ok, err, out)
+	}
+}
+
+// TestGlobalDecoders: in both forms the global position comes out as
+// latitude, longitude and altitude, and the estimator's origin when it is
+// first declared and when it changes; the global position's frame does
+// not count as the truth's frame.
+func TestGlobalDecoders(t *testing.T) {
+	d := defs(t, px4.Release115)
+	nan := math.NaN()
+	enc, err := NewEncoder(FramePX4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ghostMsg := func(s Sample) []byte {
+		_, data, err := enc.Encode(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return append([]byte(nil), data...)
+	}
+	ghostOrigin := func(o Origin) []byte {
+		_, data, err := enc.EncodeOrigin(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return append([]byte(nil), data...)
+	}
+	lp := func(us int, lat, lon, alt float64, xy, z bool) []byte {
+		return px4Payload(t, d, px4.MsgVehicleLocalPosition, map[string]any{"timestamp": us, "timestamp_sample": us,
+			"ref_lat": lat, "ref_lon": lon, "ref_alt": alt, "xy_global": xy, "z_global": z})
+	}
+	type msg struct {
+		topic     string
+		data      []byte
+		global    *[3]float64
+		origin    *Origin
+		originErr bool
+	}
+	forms := []struct {
+		name  string
+		chans []bag.Channel
+		msgs  []msg
+		frame string
+	}{
+		{"ghost", append(ghostChannels(t, true), ghostGlobalChannels(t, 10)...), []msg{
+			{TopicEstimatorOrigin, ghostOrigin(Origin{StampNs: 1000, Lat: nan, Lon: nan, Alt: 30.5}), nil, &Origin{StampNs: 1000, Lat: nan, Lon: nan, Alt: 30.5}, false},
+			{TopicGlobalPosition, ghostMsg(Sample{Stream: StreamGlobal, StampNs: 2000, Value: [3]float64{45.5, -73.7, 31}}), &[3]float64{45.5, -73.7, 31}, nil, false},
+			{TopicPosition, ghostMsg(Sample{Stream: StreamPosition, StampNs: 3000}), nil, nil, false},
+		}, FramePX4},
+		{"px4", append(px4Recording(t, d, ""), px4GlobalChannel(t, 9, PX4TopicGlobalTruth)), []msg{
+			{PX4TopicLocalPosition, lp(1, nan, nan, nan, false, false), nil, nil, false},
+			{PX4TopicLocalPosition, lp(2, 0, 0, 30.5, false, true), nil, &Origin{StampNs: 2000, Lat: nan, Lon: nan, Alt: 30.5}, false},
+			{PX4TopicGlobalTruth, px4GlobalPayload(t, map[string]float64{"timestamp": 3, "lat": 45.5, "lon": -73.7, "alt": 31}), &[3]float64{45.5, -73.7, 31}, nil, false},
+			{PX4TopicLocalPosition, lp(4, 45.4, -73.6, 30.5, true, true), nil, &Origin{StampNs: 4000, Lat: 45.4, Lon: -73.6, Alt: 30.5}, false},
+			{PX4TopicLocalPosition, lp(5, 45.4, -73.6, 30.5, true, true), nil, nil, false},
+			// An origin beyond the pole is refused; the sample's resets
+			// are read all the same.
+			{PX4TopicLocalPosition, lp(6, 95, -73.6, 30.5, true, true), nil, nil, true},
+		}, ""},
+	}
+	for _, form := range forms {
+		t.Run(form.name, func(t *testing.T) {
+			rec, err := Find(form.chans, "")
+			if err != nil || rec.Topics[StreamGlobal] == "" || rec.OriginTopic == "" {
+				t.Fatalf("Find = %+v, %v", rec, err)
+			}
+			dec, err := NewDecoder(rec, form.chans)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, m := range form.msgs {
+				var out Decoded
+				ok, err := dec.Decode(m.topic, m.data, &out)
+				if !ok || err != nil {
+					t.Fatalf("message %d: %v %v", i, ok, err)
+				}
+				if m.global != nil && (out.N != 1 || out.Samples[0].Stream != StreamGlobal || out.Samples[0].Value != *m.global) {
+					t.Errorf("message %d: %+v, want the global position %v", i, out, *m.global)
+				}
+				if out.HasOrigin != (m.origin != nil) || m.origin != nil && (out.Origin.StampNs != m.origin.StampNs || !out.Origin.Same(*m.origin)) {
+					t.Errorf("message %d: origin %v %+v, want %+v", i, out.HasOrigin, out.Origin, m.origin)
+				}
+				if (out.OriginErr != nil) != m.originErr {
+					t.Errorf("message %d: origin error %v", i, out.OriginErr)
+				}
+			}
+			if dec.Frame() != form.frame {
+				t.Errorf("frame %q, want %q", dec.Frame(), form.frame)
+			}
+		})
 	}
 }

@@ -25,6 +25,11 @@ type Recorded struct {
 	// ResetTopic carries the estimator's resets, "" when the recording has
 	// none (then an estimator reset cannot be told from an error).
 	ResetTopic string
+	// OriginTopic carries the origin the estimator declares for its local
+	// frame (PX4's form: the reset topic). Topics[StreamGlobal] and
+	// OriginTopic are both set or both "": the global position is of use
+	// only to put the truth in that origin.
+	OriginTopic string
 	// Why says, for FormNone, what is missing.
 	Why string
 }
@@ -33,6 +38,7 @@ type Recorded struct {
 const (
 	typePX4LocalPosition = px4.Package + "/msg/" + px4.MsgVehicleLocalPosition
 	typePX4Attitude      = px4.Package + "/msg/" + px4.MsgVehicleAttitude
+	typePX4Global        = px4.Package + "/msg/VehicleGlobalPosition"
 )
 
 // Find looks for the truth among a recording's channels. PX4's topics are
@@ -100,6 +106,21 @@ func findGhost(channels []bag.Channel) (Recorded, error) {
 			return Recorded{}, err
 		}
 		r.ResetTopic = TopicEstimatorReset
+	}
+	gotG, okG := typeOf(channels, TopicGlobalPosition)
+	gotO, okO := typeOf(channels, TopicEstimatorOrigin)
+	for _, c := range []struct {
+		ok         bool
+		topic, got string
+	}{{okG, TopicGlobalPosition, gotG}, {okO, TopicEstimatorOrigin, gotO}} {
+		if c.ok {
+			if err := want(c.topic, c.got, TypePointStamped); err != nil {
+				return Recorded{}, err
+			}
+		}
+	}
+	if okG && okO {
+		r.Topics[StreamGlobal], r.OriginTopic = TopicGlobalPosition, TopicEstimatorOrigin
 	}
 	return complete(r, TopicPosition, TopicAttitude), nil
 }
@@ -179,6 +200,14 @@ func findPX4(channels []bag.Channel, ns string) (Recorded, error) {
 		bag.SameMessageType(c.SchemaName, typePX4LocalPosition) {
 		r.ResetTopic = c.Topic
 	}
+	if c, ok := px4ChannelOf(channels, ns, PX4TopicGlobalTruth); ok {
+		if err := want(c.Topic, c.SchemaName, typePX4Global); err != nil {
+			return Recorded{}, err
+		}
+		if r.ResetTopic != "" {
+			r.Topics[StreamGlobal], r.OriginTopic = c.Topic, r.ResetTopic
+		}
+	}
 	return complete(r, pos, att), nil
 }
 
@@ -191,20 +220,28 @@ type Decoded struct {
 	// Reset is the estimator reset it records, when HasReset.
 	Reset    Reset
 	HasReset bool
-	// Partial says why a part of the message was left out (a velocity the
-	// simulator marks invalid), nil when nothing was.
+	// Origin is the estimator's origin it declares, when HasOrigin: a
+	// first or a changed one. OriginErr says why PX4's local position
+	// gave none when its origin could not be read (the error Decode
+	// returns is then the resets').
+	Origin    Origin
+	HasOrigin bool
+	OriginErr error
+	// Partial says why a part of the message was left out (a velocity that
+	// is not finite), nil when nothing was.
 	Partial error
 }
 
 // Decoder decodes the truth messages of one recording. It is not safe for
 // concurrent use.
 type Decoder struct {
-	rec    Recorded
-	ghost  ghostDecoder
-	plans  map[string]*dynamic.Plan
-	msg    dynamic.Message
-	frame  string
-	resets ResetTracker
+	rec     Recorded
+	ghost   ghostDecoder
+	plans   map[string]*dynamic.Plan
+	msg     dynamic.Message
+	frame   string
+	resets  ResetTracker
+	origins OriginTracker
 }
 
 // NewDecoder returns the decoder of rec's topics, compiling PX4's messages
@@ -214,7 +251,7 @@ func NewDecoder(rec Recorded, channels []bag.Channel) (*Decoder, error) {
 	if rec.Form != FormPX4 {
 		return d, nil
 	}
-	for _, topic := range []string{rec.Topics[StreamPosition], rec.Topics[StreamAttitude], rec.ResetTopic} {
+	for _, topic := range []string{rec.Topics[StreamPosition], rec.Topics[StreamAttitude], rec.ResetTopic, rec.Topics[StreamGlobal]} {
 		if topic == "" || d.plans[topic] != nil {
 			continue
 		}
@@ -242,8 +279,10 @@ func (d *Decoder) Frame() string { return d.frame }
 func (d *Decoder) LostResets() uint64 { return d.resets.Lost }
 
 // Decode decodes a message of topic into out. It reports false for a topic
-// that is neither a truth topic nor the reset topic; an error rejects the
-// message.
+// that is neither a truth topic, the reset topic nor the origin topic; an
+// error rejects the message. PX4's local position carries the resets and
+// the origin, and one can be read without the other: the error is the
+// resets', out.OriginErr the origin's.
 func (d *Decoder) Decode(topic string, data []byte, out *Decoded) (bool, error) {
 	*out = Decoded{}
 	r := &d.rec
@@ -255,12 +294,24 @@ func (d *Decoder) Decode(topic string, data []byte, out *Decoded) (bool, error) 
 		out.Reset, err = d.ghost.reset(data)
 		out.HasReset = err == nil
 		return true, err
+	case topic == r.OriginTopic && r.Form == FormGhost:
+		var err error
+		out.Origin, err = d.ghost.origin(data)
+		out.HasOrigin = err == nil
+		return true, err
 	case topic == r.ResetTopic:
 		if err := d.decodePX4(topic, data); err != nil {
+			if topic == r.OriginTopic {
+				out.OriginErr = err
+			}
 			return true, err
 		}
+		f := px4.FieldsOf(&d.msg)
+		if topic == r.OriginTopic {
+			out.Origin, out.HasOrigin, out.OriginErr = d.origins.Step(f)
+		}
 		var err error
-		out.Reset, out.HasReset, err = d.resets.Step(px4.FieldsOf(&d.msg))
+		out.Reset, out.HasReset, err = d.resets.Step(f)
 		return true, err
 	}
 	if r.Form == FormPX4 {
@@ -273,6 +324,10 @@ func (d *Decoder) Decode(topic string, data []byte, out *Decoded) (bool, error) 
 		sample, frame, err := d.ghost.sample(s, data)
 		if err != nil {
 			return true, err
+		}
+		if s == StreamGlobal { // its own frame, checked by sample
+			out.Samples[0], out.N = sample, 1
+			return true, nil
 		}
 		if d.frame == "" {
 			d.frame = frame
@@ -317,6 +372,16 @@ func (d *Decoder) px4Sample(topic string, data []byte, out *Decoded) (bool, erro
 			return true, err
 		}
 		s, err := PX4AttitudeTruth(px4.FieldsOf(&d.msg))
+		if err != nil {
+			return true, err
+		}
+		out.Samples[0], out.N = s, 1
+		return true, nil
+	case r.Topics[StreamGlobal]:
+		if err := d.decodePX4(topic, data); err != nil {
+			return true, err
+		}
+		s, err := PX4GlobalTruth(px4.FieldsOf(&d.msg))
 		if err != nil {
 			return true, err
 		}

@@ -16,12 +16,16 @@ const (
 	StreamPosition Stream = iota // m, ENU world
 	StreamVelocity               // m/s, ENU world
 	StreamAttitude               // w, x, y, z: body FLU to ENU
+	// StreamGlobal is the position as latitude, longitude (degrees) and
+	// altitude (m above mean sea level), for expressing the truth in the
+	// estimator's declared origin (see Origin).
+	StreamGlobal
 	NumStreams
 )
 
-var streamNames = [NumStreams]string{"position", "velocity", "attitude"}
+var streamNames = [NumStreams]string{"position", "velocity", "attitude", "global_position"}
 
-// String returns "position", "velocity" or "attitude".
+// String returns "position", "velocity", "attitude" or "global_position".
 func (s Stream) String() string {
 	if s < NumStreams {
 		return streamNames[s]
@@ -35,7 +39,8 @@ type Sample struct {
 	// StampNs is the time the sample describes, in the beliefs' clock.
 	StampNs int64
 	// Value is the position (m) or the velocity (m/s), ENU, for those
-	// streams.
+	// streams; latitude, longitude (degrees) and altitude (m above mean
+	// sea level) for StreamGlobal.
 	Value [3]float64
 	// Q is the attitude (w, x, y, z, unit norm, w >= 0: body FLU to ENU)
 	// for StreamAttitude.
@@ -76,6 +81,10 @@ const (
 	TopicVelocity       = "/ground_truth/velocity"        // geometry_msgs/msg/Vector3Stamped
 	TopicAttitude       = "/ground_truth/attitude"        // geometry_msgs/msg/QuaternionStamped
 	TopicEstimatorReset = "/ground_truth/estimator_reset" // geometry_msgs/msg/Vector3Stamped
+	// The global position and the estimator's declared origin, as
+	// latitude (x), longitude (y) and altitude (z) in FrameGeodetic.
+	TopicGlobalPosition  = "/ground_truth/global_position"  // geometry_msgs/msg/PointStamped
+	TopicEstimatorOrigin = "/ground_truth/estimator_origin" // geometry_msgs/msg/PointStamped
 
 	TypePointStamped      = "geometry_msgs/msg/PointStamped"
 	TypeVector3Stamped    = "geometry_msgs/msg/Vector3Stamped"
@@ -94,14 +103,21 @@ const (
 	// FrameEstimator is the estimator's local frame, ENU: the frame of the
 	// reset steps.
 	FrameEstimator = "estimator_enu"
+	// FrameGeodetic is latitude and longitude in degrees (x, y) and
+	// altitude in metres above mean sea level (z), as PX4 gives them: the
+	// frame of the global position and of the estimator's origin. A
+	// geometry_msgs Point carries the three numbers; they are not metres
+	// of a Cartesian frame.
+	FrameGeodetic = "lat_lon_amsl"
 )
 
 // PX4's topics, below the namespace ("" for /fmu/..., "/uav_1" for
 // /uav_1/fmu/...).
 const (
-	PX4TopicLocalPositionTruth = "/fmu/out/vehicle_local_position_groundtruth" // px4_msgs/msg/VehicleLocalPosition
-	PX4TopicAttitudeTruth      = "/fmu/out/vehicle_attitude_groundtruth"       // px4_msgs/msg/VehicleAttitude
-	PX4TopicLocalPosition      = "/fmu/out/vehicle_local_position"             // the estimator's, for its resets
+	PX4TopicLocalPositionTruth = "/fmu/out/vehicle_local_position_groundtruth"  // px4_msgs/msg/VehicleLocalPosition
+	PX4TopicAttitudeTruth      = "/fmu/out/vehicle_attitude_groundtruth"        // px4_msgs/msg/VehicleAttitude
+	PX4TopicLocalPosition      = "/fmu/out/vehicle_local_position"              // the estimator's, for its resets and origin
+	PX4TopicGlobalTruth        = "/fmu/out/vehicle_global_position_groundtruth" // px4_msgs/msg/VehicleGlobalPosition
 )
 
 // ErrSample is wrapped by the errors of a truth sample that cannot be
@@ -123,6 +139,9 @@ func (s Sample) Check() (Sample, error) {
 		return s, sampleErr("truth", "stream", uint8(s.Stream), "not a truth stream")
 	case s.StampNs < 0:
 		return s, sampleErr(where, "stamp", s.StampNs, "must be >= 0 ns")
+	}
+	if s.Stream == StreamGlobal {
+		return s, checkGeodetic(where, s.Value[0], s.Value[1], s.Value[2], false)
 	}
 	if s.Stream != StreamAttitude {
 		for i, v := range s.Value {
