@@ -28,6 +28,7 @@ type RCLTransport struct {
 	// entities must not be used while or after they are finalized.
 	mu    sync.RWMutex
 	subs  []*rclgo.Subscription
+	pubs  []*rclgo.Publisher
 	srvs  []*rclgo.Service
 	types map[string]types.MessageTypeSupport // keeps the dlopen'ed libraries loaded
 	lifetime
@@ -160,7 +161,45 @@ func (t *RCLTransport) Advertise(topic, typeName string, qos qos.Profile) (Publi
 	if err != nil {
 		return nil, fmt.Errorf("advertise %s (%s): %w", topic, typeName, err)
 	}
+	t.pubs = append(t.pubs, pub)
 	return &rclPublisher{t: t, pub: pub, topic: topic}, nil
+}
+
+// Endpoint is one publisher or subscription of a transport and how many
+// peers the middleware has matched with it.
+type Endpoint struct {
+	Topic     string
+	Publisher bool
+	Matched   int
+}
+
+// Endpoints lists this transport's publishers and subscriptions with their
+// matched peers: a test waits for both sides of a topic to be matched
+// instead of sleeping through discovery. Each side matches on its own: a
+// publisher may see a subscription before the subscription sees it, and a
+// volatile sample written in between is lost.
+func (t *RCLTransport) Endpoints() ([]Endpoint, error) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	if t.closed {
+		return nil, ErrTransportClosed
+	}
+	out := make([]Endpoint, 0, len(t.pubs)+len(t.subs))
+	for _, p := range t.pubs {
+		n, err := p.GetSubscriptionCount()
+		if err != nil {
+			return nil, fmt.Errorf("matched subscriptions of %s: %w", p.TopicName, err)
+		}
+		out = append(out, Endpoint{Topic: p.TopicName, Publisher: true, Matched: n})
+	}
+	for _, s := range t.subs {
+		n, err := s.GetPublisherCount()
+		if err != nil {
+			return nil, fmt.Errorf("matched publishers of %s: %w", s.TopicName, err)
+		}
+		out = append(out, Endpoint{Topic: s.TopicName, Matched: n})
+	}
+	return out, nil
 }
 
 // Serve creates a service whose requests and responses h exchanges as
