@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # GPS loss in flight, with ghost deciding on PX4's own estimate: PX4 SITL
-# (SIH, the physics inside PX4, headless), the Micro XRCE-DDS agent, ghost
-# launched with input_source:=px4 and a rosbag2 recorder, all on loopback.
+# (SIH, the physics inside PX4, or the x500 in Gazebo Harmonic's server,
+# both headless), the Micro XRCE-DDS agent, ghost launched with
+# input_source:=px4 and a rosbag2 recorder, all on loopback.
 #
 #   test/sitl/gps_loss.sh [OUTDIR]
+#   SIM=gz test/sitl/gps_loss.sh [OUTDIR]
 #
 # OUTDIR (default: a new ghost-sitl-<date> folder under $TMPDIR or /tmp,
 # never inside the checkout) receives the recordings, logs and report.
@@ -15,6 +17,16 @@
 #   ros2        on PATH, from a sourced ROS 2 Humble with px4_msgs
 #               (release/1.15) and the ghost package (colcon build)
 # and, optionally:
+#   SIM         sih (default: PX4's own physics) or gz (Gazebo Harmonic).
+#               gz needs `gz` on PATH (Gazebo Harmonic, gz-sim 8) and a
+#               PX4_BUILD configured with it, which has gz_bridge and
+#               rootfs/gz_env.sh (the models and worlds of
+#               Tools/simulation/gz). docs/gazebo.md has the set-up.
+#   GZ_WORLD    the Gazebo world [default]
+#   GZ_RTF      the world's real-time factor, e.g. 0.5 for a simulation
+#               at half speed (PX4 follows it in lockstep) [the world's]
+#   GZ_SIM_SERVER_CONFIG_PATH  Gazebo's server systems, as Gazebo reads it
+#               [Tools/simulation/gz/server.config of the PX4 tree]
 #   EXECUTOR    px4 (default: ghost commands PX4) or "" (advisory: ghost
 #               only decides, PX4's own failsafe acts)
 #   POLICY      a policy file (default: the installed px4_failsafe_like.yaml)
@@ -50,6 +62,15 @@ share="$(ros2 pkg prefix ghost)/share/ghost"
 EXECUTOR="${EXECUTOR-px4}"
 POLICY="${POLICY:-$share/config/policies/px4_failsafe_like.yaml}"
 HOVER_S="${HOVER_S:-20}" LOSS_S="${LOSS_S:-30}" BACK_S="${BACK_S:-20}"
+SIM="${SIM:-sih}"
+case "$SIM" in
+sih | gz) ;;
+*) echo "SIM must be sih or gz, not '$SIM'" >&2; exit 2 ;;
+esac
+if [ "$SIM" = gz ]; then
+	command -v gz >/dev/null || { echo "SIM=gz: gz is not on PATH: source Gazebo Harmonic's environment" >&2; exit 2; }
+	[ -f "$PX4_BUILD/rootfs/gz_env.sh" ] || { echo "SIM=gz: $PX4_BUILD has no rootfs/gz_env.sh: PX4 was built without Gazebo (configure it with gz-transport13 found)" >&2; exit 2; }
+fi
 dn() { if [ -n "${DN:-}" ]; then "$DN" "$@"; else (cd "$repo" && go run ./cmd/decision_node "$@"); fi; }
 
 # Everything stays on this host: ROS 2 on loopback, and PX4 asks the agent
@@ -78,11 +99,38 @@ now_ns() { date +%s%N; }
 px4cmd() { "$PX4_BUILD/bin/px4-$1" "${@:2}"; }
 say() { printf '%s  %s\n' "$(date +%T)" "$*"; }
 
-say "agent and PX4 SIH (logs in $out), load average $(cut -d" " -f1-3 /proc/loadavg)"
+say "agent and PX4 ($SIM; logs in $out), load average $(cut -d" " -f1-3 /proc/loadavg)"
 "$XRCE_AGENT" udp4 -p 8888 >"$out/agent.log" 2>&1 &
 pids+=($!)
 mkdir -p "$out/px4"
-(cd "$out/px4" && PX4_SIM_MODEL=sihsim_quadx PX4_SIMULATOR=sihsim exec "$PX4_BUILD/bin/px4" -d -w "$out/px4" "$PX4_BUILD/etc") >"$out/px4.log" 2>&1 &
+if [ "$SIM" = gz ]; then
+	# Gazebo's server runs on its own, headless, and PX4 attaches to it
+	# (PX4_GZ_STANDALONE): PX4's gz_bridge spawns the x500 in the world and
+	# steps in lockstep with Gazebo's clock. gz-transport stays on loopback.
+	# PX4's gz_env.sh appends to GZ_SIM_RESOURCE_PATH (set -u).
+	export GZ_SIM_RESOURCE_PATH="${GZ_SIM_RESOURCE_PATH:-}"
+	# shellcheck source=/dev/null
+	. "$PX4_BUILD/rootfs/gz_env.sh"
+	export GZ_IP=127.0.0.1
+	export GZ_SIM_SERVER_CONFIG_PATH="${GZ_SIM_SERVER_CONFIG_PATH:-$PX4_GZ_MODELS/../server.config}"
+	GZ_WORLD="${GZ_WORLD:-default}"
+	world="$PX4_GZ_WORLDS/$GZ_WORLD.sdf"
+	mkdir -p "$out/gz"
+	if [ -n "${GZ_RTF:-}" ]; then
+		sed "s|<real_time_factor>[^<]*</real_time_factor>|<real_time_factor>$GZ_RTF</real_time_factor>|" "$world" >"$out/gz/$GZ_WORLD.sdf"
+		grep -q "<real_time_factor>$GZ_RTF</real_time_factor>" "$out/gz/$GZ_WORLD.sdf" ||
+			{ echo "GZ_RTF: $world sets no real_time_factor to change" >&2; exit 2; }
+		world="$out/gz/$GZ_WORLD.sdf"
+	fi
+	(cd "$out/gz" && exec gz sim -s -r -v 2 "$world") >"$out/gz.log" 2>&1 &
+	pids+=($!)
+	for _ in $(seq 60); do gz topic -l 2>/dev/null | grep -q "^/world/$GZ_WORLD/clock" && break; sleep 1; done
+	gz topic -l 2>/dev/null | grep -q "^/world/$GZ_WORLD/clock" || { echo "Gazebo never served world $GZ_WORLD: $out/gz.log" >&2; exit 1; }
+	(cd "$out/px4" && PX4_GZ_STANDALONE=1 PX4_SIM_MODEL=gz_x500 PX4_GZ_WORLD="$GZ_WORLD" HEADLESS=1 \
+		exec "$PX4_BUILD/bin/px4" -d -w "$out/px4" "$PX4_BUILD/etc") >"$out/px4.log" 2>&1 &
+else
+	(cd "$out/px4" && PX4_SIM_MODEL=sihsim_quadx PX4_SIMULATOR=sihsim exec "$PX4_BUILD/bin/px4" -d -w "$out/px4" "$PX4_BUILD/etc") >"$out/px4.log" 2>&1 &
+fi
 pids+=($!)
 for _ in $(seq 120); do grep -q "Ready for takeoff" "$out/px4.log" && break; sleep 1; done
 grep -q "Ready for takeoff" "$out/px4.log" || { echo "PX4 never became ready: $out/px4.log" >&2; exit 1; }
@@ -122,6 +170,13 @@ say "PX4's topics on"
 px4cmd uxrce_dds_client start -t udp -h 127.0.0.1 -p 8888 >/dev/null
 sleep 5 # discovery between the agent's participant, ghost and the recorder
 
+if [ "$SIM" = gz ]; then
+	# Gazebo's real-time factor every 5 s: in lockstep PX4's clock runs at it.
+	(while sleep 5; do gz topic -e -t "/world/$GZ_WORLD/stats" -n 1 2>/dev/null |
+		awk -v t="$(date +%T)" '/^real_time_factor/ {print t, $2}'; done) >"$out/gz_rtf.txt" 2>&1 &
+	pids+=($!)
+fi
+
 say "arm, take off, hover ${HOVER_S} s"
 px4cmd commander arm
 px4cmd commander takeoff
@@ -159,6 +214,15 @@ v_bag=$?
 dn latency "$out/node.mcap" --json "$out/latency.json" >"$out/latency.txt" 2>&1
 dn report "$out/node.mcap" --out "$out/report.html" "${flags[@]}" --config "$share/config/px4_sitl.yaml" >"$out/report.txt" 2>&1
 (cd "$repo" && go run ./test/sitl/timeline --event-ns "$loss" "$out/node.mcap") >"$out/timeline.txt" 2>&1
+# Honesty against the simulator's own truth: PX4's ULog holds it
+# (*_groundtruth, which SIH and Gazebo's gz_bridge fill from the physics).
+ulg="$(ls -t "$out"/px4/log/*/*.ulg 2>/dev/null | head -1)"
+h=1
+if [ -n "$ulg" ]; then
+	dn ulog --in "$ulg" --out "$out/ulog.mcap" --force --policy-file "$POLICY" --config "$share/config/px4_sitl.yaml" >"$out/ulog.txt" 2>&1
+	dn honesty "$out/ulog.mcap" --json "$out/honesty.json" >"$out/honesty.txt" 2>&1
+	h=$?
+fi
 set -e
 
 echo
@@ -176,6 +240,14 @@ grep -E "verdict" "$out/verify_bag.txt" || true
 echo
 echo "== latency"
 cat "$out/latency.txt"
+echo
+echo "== honesty against the simulator's ground truth (exit $h)"
+cat "$out/honesty.txt" 2>/dev/null || echo "no PX4 flight log"
+if [ "$SIM" = gz ]; then
+	echo
+	echo "== Gazebo real-time factor (every 5 s)"
+	awk '{print $2}' "$out/gz_rtf.txt" | sort -n | awk '{a[NR]=$1} END {if (NR) printf "min %s  median %s  max %s  (%d samples)\n", a[1], a[int((NR+1)/2)], a[NR], NR; else print "no sample"}'
+fi
 echo
 echo "outputs in $out (node.mcap, bag/, report.html, px4/log/*.ulg)"
 [ "$v_node" -eq 0 ] && [ "$v_bag" -eq 0 ]
