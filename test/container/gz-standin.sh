@@ -44,7 +44,7 @@ if [ -n "${PX4_BUILD:-}" ]; then
 	mounts+=(-v "$PX4_BUILD:/px4:ro")
 	px4=/px4/bin/px4
 fi
-say "ldd of $GZ_PREFIX${px4:+ and PX4's bin/px4} in the image"
+say "ldd of $GZ_PREFIX${px4:+ and $px4} in the image"
 podman run --rm --runtime "$RUNTIME" "${mounts[@]}" -e LD_LIBRARY_PATH="$GZ_PREFIX/lib" \
 	-e PX4="$px4" -e P="$GZ_PREFIX" "$IMAGE" bash -c '
 		{ find "$P" -type f \( -name "*.so*" -o -perm -u+x \) -print0; [ -z "$PX4" ] || printf "%s\0" "$PX4"; } |
@@ -56,9 +56,10 @@ podman run --rm --runtime "$RUNTIME" "${mounts[@]}" -e LD_LIBRARY_PATH="$GZ_PREF
 size="$(podman image inspect -f '{{.Size}}' "$IMAGE")"
 base="$(podman image inspect -f '{{.Size}}' "$DEBIAN_IMAGE")"
 {
-	echo "image $IMAGE: $((size / 1000000)) MB ($(((size - base) / 1000000)) MB over $DEBIAN_IMAGE)"
+	over=$(((size - base) / 1000000))
+	echo "image $IMAGE: $((size / 1000000)) MB ($over MB over $DEBIAN_IMAGE)"
 	echo "build: ${build_s} s"
-	echo "ldd: every library resolves${px4:+, PX4's bin/px4 too}"
+	echo "ldd: every library resolves${px4:+, $px4 too}"
 	echo "gz sim --versions: $(tr '\n' ' ' <"$out/versions.txt")"
 } | tee "$out/summary.txt"
 say "PASS"
