@@ -6,8 +6,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
-	"go.yaml.in/yaml/v3"
 )
 
 // instruction is one Dockerfile instruction, continuation lines joined.
@@ -218,110 +216,5 @@ func TestParseDockerfile(t *testing.T) {
 	}
 	if !stages[1].has("CMD", `"z"`) || stages[1].has("RUN", ".") {
 		t.Errorf("stage two = %+v", stages[1].instrs)
-	}
-}
-
-type composeService struct {
-	Image       string            `yaml:"image"`
-	Build       any               `yaml:"build"`
-	NetworkMode string            `yaml:"network_mode"`
-	IPC         string            `yaml:"ipc"`
-	PullPolicy  string            `yaml:"pull_policy"`
-	StopSignal  string            `yaml:"stop_signal"`
-	Environment map[string]string `yaml:"environment"`
-	Volumes     []string          `yaml:"volumes"`
-	Entrypoint  []string          `yaml:"entrypoint"`
-	Command     any               `yaml:"command"`
-}
-
-func (s composeService) command() string {
-	switch c := s.Command.(type) {
-	case string:
-		return c
-	case []any:
-		var parts []string
-		for _, p := range c {
-			parts = append(parts, p.(string))
-		}
-		return strings.Join(parts, " ")
-	}
-	return ""
-}
-
-func TestCompose(t *testing.T) {
-	text := read(t, "compose.yaml")
-	var c struct {
-		Services map[string]composeService `yaml:"services"`
-	}
-	if err := yaml.Unmarshal([]byte(text), &c); err != nil {
-		t.Fatalf("compose.yaml: %v", err)
-	}
-	for _, name := range []string{"px4-sitl", "xrce-agent", "ghost", "recorder"} {
-		s, ok := c.Services[name]
-		if !ok {
-			t.Errorf("compose.yaml: no service %s", name)
-			continue
-		}
-		// All traffic stays on this host's loopback.
-		if s.NetworkMode != "host" {
-			t.Errorf("compose.yaml %s: network_mode %q, want host", name, s.NetworkMode)
-		}
-		if s.StopSignal != "SIGINT" {
-			t.Errorf("compose.yaml %s: stop_signal %q, want SIGINT", name, s.StopSignal)
-		}
-		if s.Build != nil {
-			t.Errorf("compose.yaml %s: builds something; every service runs an image or a mounted build", name)
-		}
-	}
-	for _, name := range []string{"ghost", "recorder"} {
-		s := c.Services[name]
-		if s.Image != "${GHOST_IMAGE:-ghost}" || s.PullPolicy != "never" {
-			t.Errorf("compose.yaml %s: image %q pull_policy %q, want the local ${GHOST_IMAGE:-ghost}, never pulled", name, s.Image, s.PullPolicy)
-		}
-		if s.Environment["ROS_LOCALHOST_ONLY"] != "1" {
-			t.Errorf("compose.yaml %s: want ROS_LOCALHOST_ONLY=1", name)
-		}
-		// The middleware is the user's, Fast DDS (Humble's default) unless
-		// they say otherwise, and the same for ghost and its recorder.
-		if s.Environment["RMW_IMPLEMENTATION"] != "${RMW_IMPLEMENTATION:-rmw_fastrtps_cpp}" {
-			t.Errorf("compose.yaml %s: RMW_IMPLEMENTATION %q, want the caller's, rmw_fastrtps_cpp by default", name, s.Environment["RMW_IMPLEMENTATION"])
-		}
-	}
-	px4 := c.Services["px4-sitl"]
-	cmd := px4.command()
-	for _, want := range []string{"px4-param\" set UXRCE_DDS_PTCFG 1", "start -t udp -h 127.0.0.1 -p 8888", "exec \"$$PX4_BIN\" -d"} {
-		if !strings.Contains(cmd, want) {
-			t.Errorf("compose.yaml px4-sitl: command lacks %q", want)
-		}
-	}
-	// Until the participant is localhost-only, the client must not reach the agent.
-	if port := px4.Environment["PX4_UXRCE_DDS_PORT"]; port == "" || port == "8888" {
-		t.Errorf("compose.yaml px4-sitl: PX4_UXRCE_DDS_PORT %q, want a port the agent does not listen on", port)
-	}
-	if !strings.Contains(c.Services["ghost"].command(), "input_source:=px4") {
-		t.Error("compose.yaml ghost: not launched with input_source:=px4")
-	}
-	// The default policy named in the image is one the package installs.
-	if m := regexp.MustCompile(`/ws/install/ghost/share/ghost/(config/\S+\.yaml)`).FindStringSubmatch(c.Services["ghost"].command()); m != nil {
-		if _, err := os.Stat(filepath.Join(root, m[1])); err != nil {
-			t.Errorf("compose.yaml ghost: %v", err)
-		}
-	}
-
-	// Every variable is documented in the header, and none is nested in
-	// another's default (podman-compose 1.0 cannot read that).
-	header, _, _ := strings.Cut(text, "\nname:")
-	seen := map[string]bool{}
-	for _, m := range regexp.MustCompile(`\$\{(\w+)(:?-[^}]*)?\}`).FindAllStringSubmatch(text, -1) {
-		if seen[m[0]] {
-			continue
-		}
-		seen[m[0]] = true
-		if !regexp.MustCompile(`(?m)^#\s+` + m[1] + `\s`).MatchString(header) {
-			t.Errorf("compose.yaml: ${%s} is not documented in the header", m[1])
-		}
-		if strings.Contains(m[2], "${") {
-			t.Errorf("compose.yaml: nested default in %s", m[0])
-		}
 	}
 }
