@@ -178,7 +178,15 @@ if [ "$SIM" = gz ]; then
 fi
 
 say "arm, take off, hover ${HOVER_S} s"
-px4cmd commander arm
+# PX4 refuses to arm until its estimator has settled, which takes longer
+# in wall time when the simulator runs slower than real time: ask again.
+armed=false
+for _ in $(seq 30); do
+	px4cmd commander arm >/dev/null 2>&1 || true
+	if grep -q "Armed by" "$out/px4.log"; then armed=true; break; fi
+	sleep 2
+done
+$armed || { echo "PX4 refused to arm for 60 s: $out/px4.log" >&2; exit 1; }
 px4cmd commander takeoff
 sleep "$HOVER_S"
 
