@@ -29,6 +29,10 @@ import (
 const (
 	px4SITLConfig = "../../config/px4_sitl.yaml"
 	px4SITLPolicy = "../../config/policies/px4_failsafe_like.yaml"
+	// px4SITLFlownPolicy is px4_failsafe_like as the recorded flights ran
+	// it, before belief_uncertain waited 1 s: the policy their decisions
+	// name, which verify and the live comparisons need.
+	px4SITLFlownPolicy = "testdata/px4_failsafe_like_df83de7f0c71.yaml"
 )
 
 // decided is one decision: the log time of the input it was decided on,
@@ -144,12 +148,13 @@ func runs(ds []decided) []string {
 // (1 m after 3.6 s, 4.3 m at the end), PX4 marks the horizontal position
 // invalid after 5 s and its own failsafe lands blind.
 //
-// With the default thresholds (made for the embedded simulator) ghost never
-// proceeded on PX4's estimate: the heading's 1-sigma alone is over the
-// 0.05 rad known bound. Under config/px4_sitl.yaml the hover proceeds, and
+// With the default thresholds (made for the embedded simulator) and the
+// policy as flown ghost never proceeded on PX4's estimate: the heading's
+// 1-sigma alone is over the 0.05 rad known bound. Under config/px4_sitl.yaml the hover proceeds, and
 // after the loss the belief turns uncertain (hold), then the position
-// UNKNOWN (land, 2 s later by the policy): exactly what the live node
-// decided.
+// UNKNOWN (land, 2 s later by the policy): with the policy as flown, exactly
+// what the live node decided. The shipped policy holds 1 s of belief stamps
+// after the flown one (belief_uncertain waits 1 s) and lands as it did.
 func TestPX4SITLThresholdsProceedOnAGoodEstimate(t *testing.T) {
 	const (
 		path   = "testdata/px4_sitl_gps_loss.mcap"
@@ -162,7 +167,9 @@ func TestPX4SITLThresholdsProceedOnAGoodEstimate(t *testing.T) {
 	live := recordedDecisionsAt(t, in)
 	in.Close()
 	cfg := loadPX4SITLConfig(t)
-	def := cfg
+	flown := cfg
+	flown.PolicyFile = px4SITLFlownPolicy
+	def := flown
 	def.Thresholds = config.Default().Thresholds
 	split := func(ds []decided) (hover, after []decided) {
 		i, _ := slices.BinarySearchFunc(ds, uint64(lossNs), func(d decided, at uint64) int { return cmp.Compare(d.logNs, at) })
@@ -174,14 +181,23 @@ func TestPX4SITLThresholdsProceedOnAGoodEstimate(t *testing.T) {
 		hover, loss []string // runs of kind/reason before and after the GPS loss
 		live        bool     // the live node ran with this configuration
 	}{
-		{"px4_sitl.yaml", cfg, []string{"proceed/nominal"},
+		{"px4_sitl.yaml, the policy as flown", flown, []string{"proceed/nominal"},
 			[]string{"proceed/nominal", "hold/belief_uncertain", "engage_land/position_unknown"}, true},
+		{"px4_sitl.yaml", cfg, []string{"proceed/nominal"},
+			[]string{"proceed/nominal", "hold/belief_uncertain", "engage_land/position_unknown"}, false},
 		{"default thresholds", def, []string{"hold/belief_uncertain"},
 			[]string{"hold/belief_uncertain", "engage_land/position_unknown"}, false},
 	}
+	firstHold, firstLand := map[string]decided{}, map[string]decided{}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got := decidePX4Recording(t, path, tc.cfg)
+			if i := slices.IndexFunc(got, func(d decided) bool { return d.kind == decisions.KindHold }); i >= 0 {
+				firstHold[tc.name] = got[i]
+			}
+			if i := slices.IndexFunc(got, func(d decided) bool { return d.kind == decisions.KindEngageLand }); i >= 0 {
+				firstLand[tc.name] = got[i]
+			}
 			hover, after := split(got)
 			if len(hover) < 100 || !slices.Equal(runs(hover), tc.hover) {
 				t.Errorf("%d decisions in the hover with GPS: %q, want only %q", len(hover), runs(hover), tc.hover)
@@ -197,6 +213,20 @@ func TestPX4SITLThresholdsProceedOnAGoodEstimate(t *testing.T) {
 			}
 		})
 	}
+	// The uncertainty that held the flown policy at once holds the shipped
+	// one 1 s later: at the first belief stamped 1 s after, or within a
+	// belief period (PX4 publishes its local position at 100 Hz here). The
+	// land, on the position unknown for 2 s, does not move.
+	was, now := firstHold[tests[0].name], firstHold[tests[1].name]
+	if d := now.stamp - was.stamp; was.stamp == 0 || now.stamp == 0 || d < 1e9 || d > 1e9+20e6 {
+		t.Errorf("first hold %s as flown, %s with the shipped policy: want it 1 s later", was, now)
+	}
+	if was, now := firstLand[tests[0].name], firstLand[tests[1].name]; was.stamp == 0 || now != was {
+		t.Errorf("first land %s as flown, %s with the shipped policy: want the same", was, now)
+	}
+	t.Logf("after the GPS stopped: first hold %.3f s as flown, %.3f s with the shipped policy; land %.3f s",
+		float64(int64(was.logNs)-lossNs)/1e9, float64(int64(now.logNs)-lossNs)/1e9,
+		float64(int64(firstLand[tests[1].name].logNs)-lossNs)/1e9)
 }
 
 func sameDecision(a, b decided) bool {
@@ -217,8 +247,8 @@ func firstDifference(a, b []decided) string {
 // on a live PX4 v1.15 SITL (SIH) flight, from its first decision to 1 s
 // after arming: /state/nav, /self_assessment, /decisions, /decisions/actions
 // and /decisions/evidence, as the node wrote them. ghost ran with
-// input.source px4, the px4 executor, the px4_failsafe_like policy and the
-// default thresholds, as on the first live run: PX4's heading 1-sigma keeps
+// input.source px4, the px4 executor, the px4_failsafe_like policy (as
+// flown, before belief_uncertain waited 1 s) and the default thresholds, as on the first live run: PX4's heading 1-sigma keeps
 // every belief UNCERTAIN, so the policy holds from the first decision, on
 // the ground and disarmed, where hold fails not_applicable. 16 s later PX4
 // is armed from its own shell (commander arm); hold is still decided, so
@@ -231,7 +261,7 @@ func TestPX4SITLHoldDecidedOnTheGroundIsSentOnArming(t *testing.T) {
 	const path = "testdata/px4_sitl_arming.mcap"
 	cfg := config.Default()
 	cfg.Input.Source, cfg.Input.PX4Position = config.SourcePX4, "local_position"
-	cfg.PolicyFile = px4SITLPolicy
+	cfg.PolicyFile = px4SITLFlownPolicy
 	cfg.Executors.Executor = config.ExecutorPX4
 	sopts, err := cfg.SessionOptions()
 	if err != nil {
@@ -343,7 +373,7 @@ func TestPX4SITLRecorderThatStartedLate(t *testing.T) {
 	const path = "testdata/px4_sitl_late_recorder.mcap"
 	cfg := config.Default()
 	cfg.Input.Source, cfg.Input.PX4Position = config.SourcePX4, "local_position"
-	cfg.PolicyFile = px4SITLPolicy
+	cfg.PolicyFile = px4SITLFlownPolicy
 	cfg.Executors.Executor = config.ExecutorPX4
 	sopts, err := cfg.SessionOptions()
 	if err != nil {

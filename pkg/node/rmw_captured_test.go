@@ -293,14 +293,18 @@ func replayCommandAcks(t *testing.T, _ string, in map[string][][]byte) {
 	}
 	cfg := actingConfig(t, config.ExecutorPX4)
 	h := startWith(t, cfg, prefix)
-	b := testBelief(1_000_000)
-	h.deliver(cfg.Topics[session.KeyState], beliefCDR(t, b), base)
-	h.deliver(cfg.Topics[session.KeySelfAssessment], assessmentCDR(t, testAssessment(t, b.StampSimNs, 1)), base.Add(ms(1)))
-	h.sync(base.Add(ms(2)))
-	cmds := h.ft.Published("/fmu/in/vehicle_command")
-	if len(cmds) != 1 {
-		t.Fatalf("%d commands sent for an uncertain belief, want one hold", len(cmds))
+	// The policy holds on an uncertain belief once it has lasted 1 s: the
+	// first belief proceeds, the one a second later holds.
+	for i, stamp := range []int64{1_000_000, 1_001_000_000} {
+		b := testBelief(stamp)
+		h.deliver(cfg.Topics[session.KeyState], beliefCDR(t, b), base.Add(ms(2*i)))
+		h.deliver(cfg.Topics[session.KeySelfAssessment], assessmentCDR(t, testAssessment(t, b.StampSimNs, 1)), base.Add(ms(2*i+1)))
+		h.sync(base.Add(ms(2*i + 2)))
+		if n, want := len(h.ft.Published("/fmu/in/vehicle_command")), i; n != want {
+			t.Fatalf("%d commands sent after %d uncertain beliefs over %d ms, want %d", n, i+1, (stamp-1_000_000)/1_000_000, want)
+		}
 	}
+	cmds := h.ft.Published("/fmu/in/vehicle_command")
 	sent, err := defs.Command(cmds[0])
 	if err != nil {
 		t.Fatal(err)
