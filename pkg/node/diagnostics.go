@@ -62,6 +62,7 @@ func (n *node) diagnostics(now time.Time) ros2msg.DiagnosticArray {
 	}
 	n.nodeValues(kv)
 	n.clockDiagnostics(kv, &status)
+	n.freshnessDiagnostics(n.now(), kv, &status)
 
 	return ros2msg.DiagnosticArray{
 		Header: ros2msg.RosHeader{Stamp: ros2msg.RosTimeOf(n.stampTime(now))},

@@ -204,6 +204,7 @@ type node struct {
 	lc     *lifecycle.Machine // nil without the lifecycle parameter
 	stats  nodeStats
 	warned map[string]time.Time // throttles repeated warnings per key
+	fresh  freshness            // arrival of belief inputs (freshness.go)
 
 	// clock is the node's time (simtime.go); sim its sim-time state.
 	clock  *clock.Clock
@@ -492,9 +493,11 @@ func (n *node) serve(ctx context.Context, transportDone <-chan error, tick, diag
 			n.dispatch(in)
 		case t := <-tick:
 			n.drain()
+			n.checkFreshness(n.now())
 			n.wallTick(t)
 		case t := <-diag:
 			n.drain()
+			n.checkFreshness(n.now())
 			n.publishDiagnostics(t)
 		case <-sealTick:
 			n.drain()
@@ -573,6 +576,8 @@ func (n *node) handle(in input) {
 	err := n.s.Feed(n.inputs[in.kind].Topic, in.recv.UnixNano(), in.data)
 	if err == nil {
 		switch n.inputs[in.kind].Kind {
+		case engine.InputBelief:
+			n.beliefArrived(n.now(), n.inputs[in.kind].Topic)
 		case engine.InputParameters:
 			n.parameterEvent(in.data)
 		case engine.InputLifecycle:
