@@ -10,24 +10,26 @@
 #   agent     the agent is killed (SIGKILL) for AGENT_DOWN_S (10) s, then
 #             started again; PX4's client reconnects and its time
 #             synchronisation starts over
-#   loss10    10 % of the packets on loopback lost for FAULT_S (20) s
+#   loss10    10 % of the packets between PX4 and the agent lost, both
+#             ways, for FAULT_S (20) s
 #   loss30    30 % lost
-#   jitter    25 ms delay with 50 ms jitter
+#   jitter    each packet delayed 25 ms +- 50 ms (uniform; packets may
+#             overtake each other)
 #   cpu       one flight per level in CPU_LEVELS (default "50 20 10",
 #             percent of one core): the node in a CPU cgroup with that
 #             quota from its start to its end
 #   diskfull  the node records onto a 16 MiB tmpfs, filled at the fault
 #             time, so its next write finds no space
 #
-# The netem phases need root (CAP_NET_ADMIN) and run in a network
-# namespace of their own that the script creates (ghostfaults-PID) and
-# deletes: netem acts on loopback, and only there. Everything of the phase
-# (PX4, agent, ghost, recorder) runs inside it. Fast DDS delivers between
-# processes on one host over shared memory, which netem does not see: the
-# loss and the jitter act on the UDP link from PX4 to the agent (the link
-# to the autopilot) and on whatever DDS sends over UDP. cpu needs a
-# writable CPU cgroup (v2 cpu.max, or v1 cpu.cfs_quota_us); diskfull
-# needs root to mount a tmpfs.
+# Loss and jitter act on the link to the autopilot: PX4's uXRCE-DDS client
+# talks to the agent through test/sitl/udplink, which loses or delays
+# packets while the fault is on. It does on that one UDP link what tc
+# netem does on an interface, and needs neither root nor a kernel with
+# sch_netem (many container and CI kernels lack it). Between the agent,
+# ghost and the recorder, Fast DDS delivers over shared memory, which no
+# network fault reaches: a lost or late PX4 sample is what ghost sees of
+# a bad link. cpu needs a writable CPU cgroup (v2 cpu.max, or v1
+# cpu.cfs_quota_us) and diskfull root to mount a tmpfs.
 #
 # Environment, as for gps_loss.sh: PX4_BUILD, XRCE_AGENT, ros2 on PATH
 # (ROS 2 Humble with px4_msgs and ghost), and optionally EXECUTOR (px4),
@@ -74,7 +76,10 @@ export ROS_LOCALHOST_ONLY=1
 export ROS_DOMAIN_ID="${ROS_DOMAIN_ID:-0}"
 
 dn() { if [ -n "${DN:-}" ]; then "$DN" "$@"; else (cd "$repo" && go run ./cmd/decision_node "$@"); fi; }
-faultsum() { (cd "$repo" && go run ./test/sitl/faultsum "$@"); }
+bin="$out/.bin"
+mkdir -p "$bin"
+(cd "$repo" && go build -o "$bin/faultsum" ./test/sitl/faultsum && go build -o "$bin/udplink" ./test/sitl/udplink)
+faultsum() { "$bin/faultsum" "$@"; }
 now_ns() { date +%s%N; }
 px4cmd() { "$PX4_BUILD/bin/px4-$1" "${@:2}"; }
 say() { printf '%s  %s\n' "$(date +%T)" "$*"; }
@@ -141,7 +146,15 @@ start() {
 	grep -m1 -o 'middleware=[a-z_]*' "$pd/ghost.log" | cut -d= -f2 >"$pd/middleware" || true
 	subscribed() { grep -q "Subscribed to topic '$1'" "$pd/bag.log"; }
 	for _ in $(seq 60); do subscribed /decisions && subscribed /state/nav && subscribed /self_assessment && subscribed /diagnostics && break; sleep 0.5; done
-	px4cmd uxrce_dds_client start -t udp -h 127.0.0.1 -p 8888 >/dev/null
+	local port=8888
+	if [ -n "${link_args:-}" ]; then
+		# shellcheck disable=SC2086 # the arguments are words
+		"$bin/udplink" -listen 127.0.0.1:8889 -to 127.0.0.1:8888 $link_args >"$pd/udplink.log" 2>&1 &
+		link=$!
+		pids+=("$link")
+		port=8889
+	fi
+	px4cmd uxrce_dds_client start -t udp -h 127.0.0.1 -p "$port" >/dev/null
 	sleep 5
 	say "arm, take off, hover ${HOVER_S} s"
 	px4cmd commander arm
@@ -198,31 +211,20 @@ phase_agent() {
 	finish "$from" "$to" "agent killed ${AGENT_DOWN_S} s"
 }
 
-# netem PHASE RULE: the phase again, inside a network namespace of its own.
-netem() {
-	local name="$1" rule="$2"
-	if [ -z "${FAULTS_NETNS:-}" ]; then
-		local ns="ghostfaults-$$"
-		ip netns add "$ns"
-		set +e
-		ip netns exec "$ns" env FAULTS_NETNS="$ns" "$0" "$out" "$name"
-		local rc=$?
-		set -e
-		ip netns del "$ns"
-		return "$rc"
-	fi
-	ip link set lo up
-	start "$out/$name"
+# linkfault PHASE ARGS: the fault on the PX4-agent link (udplink ARGS)
+# for FAULT_S seconds.
+linkfault() {
+	local name="$1"
+	link_args="$2" start "$out/$name"
 	local from to
 	from=$(now_ns)
-	say "netem on loopback: $rule, ${FAULT_S} s"
-	# shellcheck disable=SC2086 # the rule is words
-	tc qdisc add dev lo root netem $rule
+	say "link fault on: $2, ${FAULT_S} s"
+	kill -USR1 "$link"
 	sleep "$FAULT_S"
-	tc qdisc del dev lo root
+	kill -USR2 "$link"
 	to=$(now_ns)
-	say "netem off"
-	finish "$from" "$to" "netem $rule, ${FAULT_S} s"
+	say "link fault off"
+	finish "$from" "$to" "link $2, ${FAULT_S} s"
 }
 
 # cgroup_for NAME PERCENT: a CPU cgroup with that quota of one core; its
@@ -295,9 +297,9 @@ phase_diskfull() {
 run_phase() {
 	case "$1" in
 	agent) phase_agent ;;
-	loss10) netem loss10 "loss 10%" ;;
-	loss30) netem loss30 "loss 30%" ;;
-	jitter) netem jitter "delay 25ms 50ms" ;;
+	loss10) linkfault loss10 "-loss 0.1" ;;
+	loss30) linkfault loss30 "-loss 0.3" ;;
+	jitter) linkfault jitter "-delay 25ms -jitter 50ms" ;;
 	cpu) phase_cpu ;;
 	diskfull) phase_diskfull ;;
 	esac
