@@ -181,9 +181,11 @@ audit() {
 	printf '%s\n%s\n%s\n' "$from" "$to" "$fault" >"$pd/fault"
 	# ros2 launch names the node's exit: "process has finished cleanly" or
 	# "process has died [pid N, exit code C, ...]".
+	# The launch starts one process: the node (under NODE_BIN's wrapper,
+	# it carries the wrapper's name).
 	local node_exit=0
-	if grep -q "decision_node-1\]: process has died" "$pd/ghost.log"; then
-		node_exit="$(grep -m1 -o 'decision_node-1\]: process has died \[pid [0-9]*, exit code -\?[0-9]*' "$pd/ghost.log" | grep -o -- '-\?[0-9]*$')"
+	if grep -q "\]: process has died" "$pd/ghost.log"; then
+		node_exit="$(grep -m1 -o '\]: process has died \[pid [0-9]*, exit code -\?[0-9]*' "$pd/ghost.log" | grep -o -- '-\?[0-9]*$')"
 	fi
 	echo "$node_exit" >"$pd/node_exit"
 	local flags=(--policy-file "$POLICY" --config "$share/config/px4_sitl.yaml")

@@ -106,13 +106,13 @@ func (s *Summary) Add(m bag.Message, diagnostics bool) error {
 	w := s.window(m.LogTime)
 	switch m.Topic {
 	case "/decisions":
-		if diagnostics {
-			return nil
-		}
 		if err := s.dr.UnmarshalCDR(m.Data); err != nil {
 			return fmt.Errorf("/decisions at %d: %w", m.LogTime, err)
 		}
 		s.decisions[w][decisions.Kind(s.dr.Decision.Kind)]++
+		if diagnostics {
+			return nil
+		}
 		if s.lastDec != 0 && m.LogTime-s.lastDec > s.gap[1]-s.gap[0] {
 			s.gap = [2]uint64{s.lastDec, m.LogTime}
 		}
@@ -208,6 +208,11 @@ func counts(m map[string]int) string {
 func (s *Summary) Print(w io.Writer, node, diag *Summary) {
 	for i := range 3 {
 		fmt.Fprintf(w, "decisions %s: %s\n", windowNames[i], kinds(node.decisions[i]))
+	}
+	// The bag holds what the node published, also after its own
+	// recording stopped (a full disk).
+	for i := range 3 {
+		fmt.Fprintf(w, "decisions published %s (rosbag2): %s\n", windowNames[i], kinds(diag.decisions[i]))
 	}
 	if g := node.gap; g[1] > g[0] {
 		fmt.Fprintf(w, "longest gap between decisions: %.2f s, from %s to %s\n", float64(g[1]-g[0])/1e9, s.rel(g[0]), s.rel(g[1]))

@@ -53,6 +53,7 @@ func TestSummary(t *testing.T) {
 		}
 	}
 	for _, m := range []bag.Message{
+		decision(t, 12*sec, decisions.KindEngageLand),
 		diagnostic(t, 9*sec, 0, "fine", "inputs.stale_episodes", "0"),
 		diagnostic(t, 11*sec, 2, "inputs stale", "inputs.stale_episodes", "1"),
 		diagnostic(t, 21*sec, 0, "fine again", "inputs.stale_episodes", "1"),
@@ -72,6 +73,7 @@ func TestSummary(t *testing.T) {
 		"/diagnostics during: OK 0, WARN 0, ERROR 1",
 		`first /diagnostics above OK from the fault on: +1.00 s ERROR "inputs stale"`,
 		"counters changed since the fault: inputs.stale_episodes 0->1",
+		"decisions published during (rosbag2): 1 (engage_land 1)",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("summary lacks %q:\n%s", want, got)
