@@ -141,7 +141,7 @@ start() {
 		/fmu/out/vehicle_command_ack /fmu/in/vehicle_command \
 		>"$pd/bag.log" 2>&1 &
 	pids+=($!)
-	for _ in $(seq 90); do grep -q "decision node ready" "$pd/ghost.log" && break; sleep 1; done
+	for _ in $(seq 90); do grep -qs "decision node ready" "$pd/ghost.log" && break; sleep 1; done
 	grep -q "decision node ready" "$pd/ghost.log" || { echo "ghost did not start: $pd/ghost.log" >&2; return 1; }
 	grep -m1 -o 'middleware=[a-z_]*' "$pd/ghost.log" | cut -d= -f2 >"$pd/middleware" || true
 	subscribed() { grep -q "Subscribed to topic '$1'" "$pd/bag.log"; }

@@ -249,6 +249,15 @@ func (s *Summary) Print(w io.Writer, node, diag *Summary) {
 	if len(changed) > 0 {
 		fmt.Fprintf(w, "counters changed since the fault: %s\n", strings.Join(changed, ", "))
 	}
+	var end []string
+	for _, k := range []string{"input_queue.high_water", "input_queue.dropped", "inputs.stale_episodes", "inputs.longest_gap_ms", "without_assessment", "recording.failures"} {
+		if v, ok := diag.atEnd[k]; ok {
+			end = append(end, k+" "+v)
+		}
+	}
+	if len(end) > 0 {
+		fmt.Fprintf(w, "at the end: %s\n", strings.Join(end, ", "))
+	}
 	fmt.Fprintf(w, "recorded: node.mcap %d messages (decisions, actions, inputs) up to %s", node.count, s.rel(node.last))
 	if node.readError != nil {
 		fmt.Fprintf(w, ", then: %v", node.readError)

@@ -74,6 +74,7 @@ func TestSummary(t *testing.T) {
 		`first /diagnostics above OK from the fault on: +1.00 s ERROR "inputs stale"`,
 		"counters changed since the fault: inputs.stale_episodes 0->1",
 		"decisions published during (rosbag2): 1 (engage_land 1)",
+		"at the end: inputs.stale_episodes 1\n",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("summary lacks %q:\n%s", want, got)
