@@ -509,10 +509,12 @@ func (n *node) serve(ctx context.Context, transportDone <-chan error, tick, diag
 		case t := <-tick:
 			n.drain()
 			n.checkFreshness(n.now())
+			n.checkQueue()
 			n.wallTick(t)
 		case t := <-diag:
 			n.drain()
 			n.checkFreshness(n.now())
+			n.checkQueue()
 			n.publishDiagnostics(t)
 		case <-sealTick:
 			n.drain()

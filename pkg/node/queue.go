@@ -11,9 +11,10 @@ type queueStats struct {
 	dropped atomic.Uint64
 	mu      sync.Mutex
 	byTopic map[string]uint64
-	// highWater is the most messages the queue held when one was taken
-	// (node goroutine only).
+	// highWater is the most messages the queue held when one was taken,
+	// and logged the drops already logged (node goroutine only).
 	highWater int
+	logged    uint64
 }
 
 // offer queues in without waiting: when the queue is full the message is
@@ -39,4 +40,17 @@ func (q *queueStats) droppedOf(topic string) uint64 {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return q.byTopic[topic]
+}
+
+// checkQueue logs, at most once per diagnostics period, that inputs were
+// dropped since the last time it did: the count alone would show only on
+// /diagnostics.
+func (n *node) checkQueue() {
+	d := n.queue.dropped.Load()
+	if d == n.queue.logged {
+		return
+	}
+	n.warn("input_queue", "inputs dropped: the input queue was full, the node falls behind its inputs",
+		"dropped", d-n.queue.logged, "dropped_total", d, "capacity", inputQueue)
+	n.queue.logged = d
 }

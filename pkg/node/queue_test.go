@@ -1,8 +1,11 @@
 package node
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -38,7 +41,8 @@ func TestInputQueueFull(t *testing.T) {
 			ft := transport.NewFakeTransport()
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			n, err := newNode(ctx, cfg, ft, slog.New(slog.DiscardHandler), func() time.Time { return base }, "")
+			var logs bytes.Buffer
+			n, err := newNode(ctx, cfg, ft, slog.New(slog.NewTextHandler(&logs, nil)), func() time.Time { return base }, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -83,6 +87,14 @@ func TestInputQueueFull(t *testing.T) {
 			}
 			if got := n.queue.droppedOf(cfg.Topics[session.KeyState]); got != tt.wantDropped {
 				t.Errorf("dropped on %s: %d, want %d", cfg.Topics[session.KeyState], got, tt.wantDropped)
+			}
+			n.checkQueue()
+			logged := strings.Contains(logs.String(), "inputs dropped")
+			if logged != (tt.wantDropped > 0) {
+				t.Errorf("drop logged %v, want %v:\n%s", logged, tt.wantDropped > 0, logs.String())
+			}
+			if tt.wantDropped > 0 && !strings.Contains(logs.String(), fmt.Sprintf("dropped_total=%d", tt.wantDropped)) {
+				t.Errorf("log lacks the total:\n%s", logs.String())
 			}
 		})
 	}
