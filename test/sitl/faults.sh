@@ -256,6 +256,8 @@ phase_cpu() {
 	for pct in $CPU_LEVELS; do
 		local name="ghostfaults-cpu$pct-$$"
 		cgroup_for "$name" "$pct"
+		# shellcheck disable=SC2064 # $cg is fixed now
+		trap "stop_all; rmdir '$cg' 2>/dev/null || true" EXIT
 		# The node moves itself into the cgroup before it starts.
 		mkdir -p "$out/cpu$pct"
 		printf '#!/bin/sh\necho $$ >%s\nexec "$@"\n' "$cg_procs" >"$out/cpu$pct/into_cgroup.sh"
@@ -276,6 +278,8 @@ phase_diskfull() {
 	local mnt="$out/diskfull/rec"
 	mkdir -p "$mnt"
 	mount -t tmpfs -o size=16m ghostfaults "$mnt"
+	# shellcheck disable=SC2064 # $mnt is fixed now
+	trap "stop_all; umount '$mnt' 2>/dev/null || true" EXIT
 	rec_path="$mnt/node.mcap" start "$out/diskfull"
 	local from to
 	from=$(now_ns)
