@@ -38,7 +38,7 @@ func startWith(t *testing.T, cfg config.Config, ament string) *harness {
 	h.stop = stop
 	logger := slog.New(slog.NewTextHandler(&lockedWriter{w: h.logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	go func() {
-		h.done <- run(runCtx, cfg, h.ft, logger, runOptions{now: h.clock.now, tick: h.tick, diag: h.diag, ament: ament})
+		h.done <- run(runCtx, cfg, h.ft, logger, runOptions{waitWhenFull: true, now: h.clock.now, tick: h.tick, diag: h.diag, ament: ament})
 	}()
 	return h
 }
@@ -392,7 +392,7 @@ func TestNodeExecutorConfigRejected(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			err := run(ctx, cfg, transport.NewFakeTransport(), slog.New(slog.DiscardHandler), runOptions{tick: make(chan time.Time), diag: make(chan time.Time), ament: ament})
+			err := run(ctx, cfg, transport.NewFakeTransport(), slog.New(slog.DiscardHandler), runOptions{waitWhenFull: true, tick: make(chan time.Time), diag: make(chan time.Time), ament: ament})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want one naming %q", err, tc.want)
 			}

@@ -29,6 +29,7 @@ type troubleCounts struct {
 	provenance        uint64
 	stepErrors        uint64
 	recordingFailures uint64
+	queueDropped      uint64
 }
 
 func (n *node) troubleNow(c *session.Counters, st *session.SessionStats) troubleCounts {
@@ -38,6 +39,7 @@ func (n *node) troubleNow(c *session.Counters, st *session.SessionStats) trouble
 		provenance:        c.ProvenanceViolations,
 		stepErrors:        st.StepFailures,
 		recordingFailures: n.stats.recordingFailures,
+		queueDropped:      n.queue.dropped.Load(),
 	}
 	for _, v := range c.SinkFailuresByKind {
 		t.sinkFailures += v
@@ -62,6 +64,7 @@ func (n *node) diagnostics(now time.Time) ros2msg.DiagnosticArray {
 	}
 	n.nodeValues(kv)
 	n.clockDiagnostics(kv, &status)
+	n.freshnessDiagnostics(n.now(), kv, &status)
 
 	return ros2msg.DiagnosticArray{
 		Header: ros2msg.RosHeader{Stamp: ros2msg.RosTimeOf(n.stampTime(now))},
@@ -94,6 +97,7 @@ func (n *node) diagnosticsSummary(c *session.Counters, st *session.SessionStats)
 		{"provenance violations", trouble.provenance, prev.provenance},
 		{"step errors", trouble.stepErrors, prev.stepErrors},
 		{"recording failures", trouble.recordingFailures, prev.recordingFailures},
+		{"inputs dropped on a full queue", trouble.queueDropped, prev.queueDropped},
 	} {
 		if g.now > g.prev {
 			grew = append(grew, fmt.Sprintf("%d %s", g.now-g.prev, g.what))
@@ -160,6 +164,13 @@ func (n *node) nodeValues(kv func(string, uint64)) {
 		kv("vehicle.time_base_changes", c.TimeBaseChanges)
 	}
 	sizes := n.s.Loop().Sizes()
+	kv("input_queue.high_water", uint64(n.queue.highWater))
+	kv("input_queue.dropped", n.queue.dropped.Load())
+	if v := n.vehicle; v != nil {
+		for _, sub := range v.subs {
+			kv("input_queue.dropped."+sub.Topic, n.queue.droppedOf(sub.Topic))
+		}
+	}
 	kv("pending_beliefs", uint64(sizes.PendingBeliefs))
 	kv("held_assessments", uint64(sizes.HeldAssessments))
 	if n.rec != nil {

@@ -29,9 +29,11 @@ const (
 )
 
 // inputQueue bounds the messages taken from the transport but not yet
-// stepped. When it is full the transport's goroutine waits, and the
-// middleware's history depth decides what is dropped, as in any ROS node
-// whose executor falls behind.
+// stepped. When it is full a best-effort input (the vehicle's topics, a
+// sensor stream: the middleware may drop them anyway) is dropped and
+// counted, so a starved node never holds up the middleware's callbacks;
+// a reliable one (parameter and lifecycle events, the vehicle's answers)
+// waits, as in any ROS node whose executor falls behind.
 const inputQueue = 256
 
 type input struct {
@@ -67,6 +69,10 @@ type runOptions struct {
 	// create starts the recording; nil: bag.CreateRecording. Tests give
 	// one whose file fails as a full disk does.
 	create recorderFactory
+	// waitWhenFull makes every input wait for room in the queue, as
+	// reliable ones always do: tests that deliver faster than the node
+	// steps and count every message. Live, best-effort inputs are dropped.
+	waitWhenFull bool
 }
 
 // recorderFactory starts a recording in a new file.
@@ -136,6 +142,7 @@ func run(ctx context.Context, cfg config.Config, t transport.Transport, logger *
 		return err
 	}
 	n.level = opts.level
+	n.waitWhenFull = opts.waitWhenFull
 	if opts.seal == nil && n.seal != nil {
 		tk := time.NewTicker(seal.DefaultPeriod)
 		defer tk.Stop()
@@ -204,6 +211,10 @@ type node struct {
 	lc     *lifecycle.Machine // nil without the lifecycle parameter
 	stats  nodeStats
 	warned map[string]time.Time // throttles repeated warnings per key
+	fresh  freshness            // arrival of belief inputs (freshness.go)
+	queue  queueStats           // what the input queue held and dropped (queue.go)
+	// waitWhenFull is runOptions.waitWhenFull.
+	waitWhenFull bool
 
 	// clock is the node's time (simtime.go); sim its sim-time state.
 	clock  *clock.Clock
@@ -390,14 +401,19 @@ func (n *node) openRecording(resolved session.Topics, inputs []session.InputSpec
 // topics, or, with a vehicle source, the vehicle's own topics (publishing
 // the beliefs and assessments made from them on the configured ones).
 func (n *node) subscribeInputs(tctx context.Context, t transport.Transport, act *acting, inputs, configured []session.InputSpec) error {
-	subscribe := func(topic, typ string, qos qos.Profile, kind int, vehicle bool) error {
+	subscribe := func(topic, typ string, profile qos.Profile, kind int, vehicle bool) error {
 		h := func(data []byte, recv time.Time) {
+			in := input{kind: kind, vehicle: vehicle, data: data, recv: recv, wall: recv}
+			if profile.Reliability == qos.ReliabilityBestEffort && !n.waitWhenFull {
+				n.queue.offer(n.in, in, topic)
+				return
+			}
 			select {
-			case n.in <- input{kind: kind, vehicle: vehicle, data: data, recv: recv, wall: recv}:
+			case n.in <- in:
 			case <-tctx.Done():
 			}
 		}
-		return t.Subscribe(topic, typ, qos, h)
+		return t.Subscribe(topic, typ, profile, h)
 	}
 	if n.vehicle == nil {
 		for k, in := range inputs {
@@ -492,9 +508,13 @@ func (n *node) serve(ctx context.Context, transportDone <-chan error, tick, diag
 			n.dispatch(in)
 		case t := <-tick:
 			n.drain()
+			n.checkFreshness(n.now())
+			n.checkQueue()
 			n.wallTick(t)
 		case t := <-diag:
 			n.drain()
+			n.checkFreshness(n.now())
+			n.checkQueue()
 			n.publishDiagnostics(t)
 		case <-sealTick:
 			n.drain()
@@ -545,6 +565,7 @@ func (n *node) shutdown() error {
 // handle records one received message and feeds it to the session.
 // dispatch routes a message taken from the transport.
 func (n *node) dispatch(in input) {
+	n.queue.seen(len(n.in) + 1)
 	if in.clock {
 		n.handleClock(in)
 		return
@@ -573,6 +594,8 @@ func (n *node) handle(in input) {
 	err := n.s.Feed(n.inputs[in.kind].Topic, in.recv.UnixNano(), in.data)
 	if err == nil {
 		switch n.inputs[in.kind].Kind {
+		case engine.InputBelief:
+			n.beliefArrived(n.now(), n.inputs[in.kind].Topic)
 		case engine.InputParameters:
 			n.parameterEvent(in.data)
 		case engine.InputLifecycle:

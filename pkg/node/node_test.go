@@ -86,7 +86,7 @@ func startNodeWith(t *testing.T, cfg config.Config, edit func(*runOptions)) *har
 	runCtx, stop := context.WithCancel(h.ctx)
 	h.stop = stop
 	logger := slog.New(slog.NewTextHandler(&lockedWriter{w: h.logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	o := runOptions{now: h.clock.now, tick: h.tick, diag: h.diag, seal: h.seal}
+	o := runOptions{waitWhenFull: true, now: h.clock.now, tick: h.tick, diag: h.diag, seal: h.seal}
 	if edit != nil {
 		edit(&o)
 	}
@@ -572,7 +572,7 @@ func TestRunTransportFailure(t *testing.T) {
 	cfg.Recording.Path = filepath.Join(t.TempDir(), "node.mcap")
 	boom := errors.New("wait set invalid")
 	err := run(context.Background(), cfg, failingTransport{transport.NewFakeTransport(), boom}, slog.New(slog.DiscardHandler),
-		runOptions{now: func() time.Time { return base }, tick: make(chan time.Time), diag: make(chan time.Time)})
+		runOptions{waitWhenFull: true, now: func() time.Time { return base }, tick: make(chan time.Time), diag: make(chan time.Time)})
 	if !errors.Is(err, boom) || !errors.Is(err, errTransportStopped) {
 		t.Fatalf("Run = %v, want the transport's error", err)
 	}

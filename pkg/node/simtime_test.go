@@ -270,7 +270,7 @@ func TestRosout(t *testing.T) {
 			tick, diag := make(chan time.Time), make(chan time.Time)
 			done := make(chan error, 1)
 			go func() {
-				done <- run(runCtx, cfg, ft, logger, runOptions{now: func() time.Time { return base }, tick: tick, diag: diag, rosout: ro})
+				done <- run(runCtx, cfg, ft, logger, runOptions{waitWhenFull: true, now: func() time.Time { return base }, tick: tick, diag: diag, rosout: ro})
 			}()
 			deliver := func(topic string, data []byte) {
 				if err := ft.Deliver(ctx, topic, data, base); err != nil {

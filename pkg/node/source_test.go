@@ -94,7 +94,7 @@ func TestNodeDecidesPX4Topics(t *testing.T) {
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() {
-		done <- run(runCtx, cfg, ft, slog.New(slog.DiscardHandler), runOptions{now: func() time.Time { return base },
+		done <- run(runCtx, cfg, ft, slog.New(slog.DiscardHandler), runOptions{waitWhenFull: true, now: func() time.Time { return base },
 			tick: make(chan time.Time), diag: make(chan time.Time), ament: prefix})
 	}()
 	deliver := func(topic string, data []byte, at time.Duration) {
@@ -216,7 +216,7 @@ func TestNodeDecidesOdometry(t *testing.T) {
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() {
-		done <- run(runCtx, cfg, ft, slog.New(slog.DiscardHandler), runOptions{now: func() time.Time { return base },
+		done <- run(runCtx, cfg, ft, slog.New(slog.DiscardHandler), runOptions{waitWhenFull: true, now: func() time.Time { return base },
 			tick: make(chan time.Time), diag: make(chan time.Time), ament: prefix})
 	}()
 	for i, v := range []float64{1e-4, 0.01, 0} { // known, uncertain (orientation), unknown (MAVROS' zeros)

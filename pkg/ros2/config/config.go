@@ -81,6 +81,10 @@ type Config struct {
 	// DiagnosticsPeriod is the period of the /diagnostics publication
 	// (parameter diagnostics_period_s, default 1.0 s).
 	DiagnosticsPeriod time.Duration
+	// InputTimeout is how long the node waits for a belief input before it
+	// reports its inputs stale (parameter input_timeout_s, default 1.0 s):
+	// /diagnostics ERROR, an error on /rosout, inputs.* counters.
+	InputTimeout time.Duration
 	// Thresholds are the assessment thresholds used by the embedded
 	// simulator to assess its own beliefs; the node itself only consumes
 	// assessments (parameters thresholds.*).
@@ -196,6 +200,7 @@ func Default() Config {
 			ChunkSize:   786432,
 		},
 		DiagnosticsPeriod: time.Second,
+		InputTimeout:      time.Second,
 		Input:             Input{Source: SourceGhost, PX4Position: "odometry", OdometryTopic: "/odom"},
 		Executors:         defaultExecutors(),
 		Thresholds: decisions.Thresholds{

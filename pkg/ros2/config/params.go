@@ -188,6 +188,8 @@ func outputParams() []param {
 			}),
 		durationParam("diagnostics_period_s", "seconds between two /diagnostics publications",
 			func(c *Config) *time.Duration { return &c.DiagnosticsPeriod }),
+		durationParam("input_timeout_s", "seconds without a belief input after which the node reports its inputs stale",
+			func(c *Config) *time.Duration { return &c.InputTimeout }),
 		enumParam("log_level", "log level of the node: debug, info, warn, error or fatal; --log-level, when given, wins",
 			func(c *Config) string { return LevelName(c.LogLevel) },
 			func(c *Config, s string) error {
