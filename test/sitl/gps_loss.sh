@@ -21,7 +21,8 @@
 #               gz needs `gz` on PATH (Gazebo Harmonic, gz-sim 8) and a
 #               PX4_BUILD configured with it, which has gz_bridge and
 #               rootfs/gz_env.sh (the models and worlds of
-#               Tools/simulation/gz). docs/gazebo.md has the set-up.
+#               Tools/simulation/gz); without them the script exits 77,
+#               skipped. docs/gazebo.md has the set-up.
 #   GZ_WORLD    the Gazebo world [default]
 #   GZ_RTF      the world's real-time factor, e.g. 0.5 for a simulation
 #               at half speed (PX4 follows it in lockstep) [the world's]
@@ -57,20 +58,22 @@ echo "gps_loss: writing to $out"
 
 : "${PX4_BUILD:?PX4_BUILD must name a px4_sitl_default build directory}"
 : "${XRCE_AGENT:?XRCE_AGENT must name the MicroXRCEAgent binary}"
-command -v ros2 >/dev/null || { echo "ros2 is not on PATH: source ROS 2 Humble and the workspace with px4_msgs and ghost" >&2; exit 2; }
-share="$(ros2 pkg prefix ghost)/share/ghost"
-EXECUTOR="${EXECUTOR-px4}"
-POLICY="${POLICY:-$share/config/policies/px4_failsafe_like.yaml}"
-HOVER_S="${HOVER_S:-20}" LOSS_S="${LOSS_S:-30}" BACK_S="${BACK_S:-20}"
 SIM="${SIM:-sih}"
 case "$SIM" in
 sih | gz) ;;
 *) echo "SIM must be sih or gz, not '$SIM'" >&2; exit 2 ;;
 esac
+# Without Gazebo the Gazebo flight is skipped, with the conventional
+# status 77 of a skipped test, and says what is missing.
 if [ "$SIM" = gz ]; then
-	command -v gz >/dev/null || { echo "SIM=gz: gz is not on PATH: source Gazebo Harmonic's environment" >&2; exit 2; }
-	[ -f "$PX4_BUILD/rootfs/gz_env.sh" ] || { echo "SIM=gz: $PX4_BUILD has no rootfs/gz_env.sh: PX4 was built without Gazebo (configure it with gz-transport13 found)" >&2; exit 2; }
+	command -v gz >/dev/null || { echo "SIM=gz skipped: gz is not on PATH: source Gazebo Harmonic's environment" >&2; exit 77; }
+	[ -f "$PX4_BUILD/rootfs/gz_env.sh" ] || { echo "SIM=gz skipped: $PX4_BUILD has no rootfs/gz_env.sh: PX4 was built without Gazebo (configure it with gz-transport13 found)" >&2; exit 77; }
 fi
+command -v ros2 >/dev/null || { echo "ros2 is not on PATH: source ROS 2 Humble and the workspace with px4_msgs and ghost" >&2; exit 2; }
+share="$(ros2 pkg prefix ghost)/share/ghost"
+EXECUTOR="${EXECUTOR-px4}"
+POLICY="${POLICY:-$share/config/policies/px4_failsafe_like.yaml}"
+HOVER_S="${HOVER_S:-20}" LOSS_S="${LOSS_S:-30}" BACK_S="${BACK_S:-20}"
 dn() { if [ -n "${DN:-}" ]; then "$DN" "$@"; else (cd "$repo" && go run ./cmd/decision_node "$@"); fi; }
 
 # Everything stays on this host: ROS 2 on loopback, and PX4 asks the agent
