@@ -217,6 +217,11 @@ func TestPX4SITLThresholdsProceedOnAGoodEstimate(t *testing.T) {
 	// one 1 s later: at the first belief stamped 1 s after, or within a
 	// belief period (PX4 publishes its local position at 100 Hz here). The
 	// land, on the position unknown for 2 s, does not move.
+	// Without the px4_msgs definitions (a clone without the shared data)
+	// the subtests skip, and there is nothing to compare.
+	if len(firstHold) == 0 && len(firstLand) == 0 {
+		return
+	}
 	was, now := firstHold[tests[0].name], firstHold[tests[1].name]
 	if d := now.stamp - was.stamp; was.stamp == 0 || now.stamp == 0 || d < 1e9 || d > 1e9+20e6 {
 		t.Errorf("first hold %s as flown, %s with the shipped policy: want it 1 s later", was, now)
