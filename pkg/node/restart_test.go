@@ -30,6 +30,11 @@ func TestRecordingTarget(t *testing.T) {
 		{"after the newest, not in a gap", []string{"node.mcap", "node_restart003.mcap"}, "node.mcap", "node_restart004.mcap", "node_restart003.mcap", ""},
 		{"others ignored", []string{"node.mcap", "node_restart01.mcap", "node_restartxyz.mcap", "node_restart007.bag", "other_restart009.mcap"},
 			"node.mcap", "node_restart001.mcap", "node.mcap", ""},
+		{"after the first run's parts", []string{"node.mcap", "node_001.mcap", "node_002.mcap"}, "node.mcap", "node_restart001.mcap", "node_002.mcap", ""},
+		{"after a restart's parts", []string{"node.mcap", "node_001.mcap", "node_restart001.mcap", "node_restart001_001.mcap"},
+			"node.mcap", "node_restart002.mcap", "node_restart001_001.mcap", ""},
+		{"parts misnamed ignored", []string{"node.mcap", "node_01.mcap", "node_000.mcap", "node_restart001_1.mcap", "node_0010.mcap"},
+			"node.mcap", "node_restart001.mcap", "node.mcap", ""},
 		{"no extension", []string{"flight"}, "flight", "flight_restart001", "flight", ""},
 		{"all numbers used", []string{"node.mcap", "node_restart999.mcap"}, "node.mcap", "", "", "999 restart recordings"},
 	}
