@@ -11,19 +11,12 @@ import (
 	"github.com/ghost-robotics/ghost/pkg/bag"
 )
 
-// MetadataSplit is the name of the MCAP metadata record a recording's
-// continuation file starts with; its keys are "previous" (the file it
-// continues, by base name, in the same directory) and "part" (1 for
-// NAME_001.mcap, ...). verify reads such files after the one they continue,
-// as one stream.
-const MetadataSplit = "ghost_split"
-
 // maxParts is the most continuation files one run writes: the number has a
 // fixed width of three digits so the files sort in the order they were
 // written. After the last the recording stays in it.
 const maxParts = 999
 
-// splitPath is the name of part k (k >= 1) of the recording that started
+// splitPath is the name of part k (its bag.MetadataSplit record says so) (k >= 1) of the recording that started
 // in first: NAME_001.mcap for NAME.mcap. '_' sorts after '.', and digits
 // before 'r', so a run's parts sort after its first file and before the
 // next restart's (NAME_restart001.mcap, whose parts are
@@ -130,7 +123,7 @@ func (s *recording) rotateIfDue(t uint64) {
 func (s *recording) startPart(path string) (*bag.Recorder, error) {
 	sp := &s.split
 	opts := sp.opts
-	opts.Metadata = map[string]map[string]string{MetadataSplit: {
+	opts.Metadata = map[string]map[string]string{bag.MetadataSplit: {
 		"previous": filepath.Base(s.path), "part": strconv.Itoa(sp.part + 1)}}
 	rec, err := sp.create(path, opts)
 	if err != nil {

@@ -136,7 +136,7 @@ func TestRunRecordingSplitsByDuration(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, want := range []string{MetadataSplit, names[i]} {
+		for _, want := range []string{bag.MetadataSplit, names[i]} {
 			if !bytes.Contains(data, []byte(want)) {
 				t.Errorf("%s does not say %q", names[i+1], want)
 			}
