@@ -146,6 +146,8 @@ kill -INT "$pid" 2>/dev/null || true
 for _ in $(seq 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
 stop_all
 trap - EXIT
+# The daemon `ros2 topic echo` started outlives the script otherwise.
+ros2 daemon stop >/dev/null 2>&1 || true
 
 say "audit"
 flags=(--policy-file "$POLICY" --config "$CONFIG")
@@ -169,6 +171,13 @@ echo
 echo "== vehicle"
 cat "$out/events.txt"
 echo
+# The second half's RSS slope, for a run whose memory steps up early and
+# then stays (the verdict below does not use it).
+awk -F'\t' -v from="$((duration / SAMPLE_S / 2))" 'NR > 1 && $1 >= from && $7 != "" {
+	n++; x = $2 / 60; y = $3; sx += x; sy += y; sxx += x * x; sxy += x * y
+} END {
+	if (n >= 3) printf "second half: %d samples, RSS slope %.1f kB/min\n", n, (n * sxy - sx * sy) / (n * sxx - sx * sx)
+}' "$out/samples.tsv"
 # Flat: after the first tenth (start-up, discovery, take-off), the
 # least-squares slope of RSS times the window is under 5 % of the mean,
 # and goroutines and fds vary by at most 2.
