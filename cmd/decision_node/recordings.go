@@ -25,6 +25,15 @@ type recording struct {
 	err   error    // why name is not a readable recording (a bag's metadata)
 }
 
+// kind says what several files of one recording are: a rosbag2 bag
+// directory's, or the parts of a recording its recorder split (joinSplits).
+func (rec recording) kind() string {
+	if len(rec.files) > 0 && rec.name == rec.files[0] {
+		return fmt.Sprintf("a recording split into %d files", len(rec.files))
+	}
+	return fmt.Sprintf("a rosbag2 bag of %d files", len(rec.files))
+}
+
 // recordingAt is the recording at path: a rosbag2 bag directory's files,
 // or path itself. ok is false for a directory that is not a bag.
 func recordingAt(path string) (rec recording, ok bool) {
@@ -82,7 +91,39 @@ func expandWith(args, exts []string, none string) ([]recording, error) {
 			return nil, fail(exitIO, "%s: %s", a, none)
 		}
 	}
-	return recs, nil
+	return joinSplits(recs), nil
+}
+
+// joinSplits appends each file that continues a recording its recorder
+// split (the node's NAME_001.mcap after NAME.mcap: its bag.MetadataSplit
+// record names the file before and its part number) to that recording,
+// when the file it continues is the one just before it, in the same
+// directory: the files are then one stream, as a split bag's are, and a
+// decision whose inputs are in the file before is checked against them.
+// A file named alone, or out of order, stays a recording of its own.
+func joinSplits(recs []recording) []recording {
+	var out []recording
+	for _, rec := range recs {
+		if n := len(out); n > 0 && continues(rec, out[n-1]) {
+			out[n-1].files = append(out[n-1].files, rec.files[0])
+			continue
+		}
+		out = append(out, rec)
+	}
+	return out
+}
+
+// continues reports whether rec, one MCAP file, is the next part of prev,
+// MCAP files that are not a bag directory.
+func continues(rec, prev recording) bool {
+	if rec.err != nil || prev.err != nil || len(rec.files) != 1 || rec.name != rec.files[0] ||
+		len(prev.files) == 0 || prev.name != prev.files[0] || !strings.EqualFold(filepath.Ext(rec.name), ".mcap") {
+		return false
+	}
+	last := prev.files[len(prev.files)-1]
+	s, ok, err := bag.SplitOf(rec.name)
+	return err == nil && ok && s.Part == len(prev.files) && s.Previous == filepath.Base(last) &&
+		filepath.Dir(last) == filepath.Dir(rec.name)
 }
 
 // openedFiles are the files of one recording, opened for reading as one
@@ -185,7 +226,7 @@ func openAuditOf(rec recording, cfg config.Config, sopts session.SessionOptions,
 		return nil, err
 	}
 	if len(rec.files) > 1 {
-		format += fmt.Sprintf(", a rosbag2 bag of %d files read as one", len(rec.files))
+		format += ", " + rec.kind() + " read as one"
 	}
 	if len(vopts.Session.Executors) > 0 {
 		// Without an executor no receipt can be traced: the vehicle is

@@ -267,3 +267,101 @@ func TestVerifySplitBagChannelProblems(t *testing.T) {
 		}
 	}
 }
+
+// splitNode writes the messages of the recording at flight as the node's
+// recorder splits one (recording.max_duration_s): node.mcap, node_001.mcap,
+// ... in dir, each continuation starting with its bag.MetadataSplit record,
+// each cut after a belief. It returns the files in order.
+func splitNode(t *testing.T, flight, dir string, parts int) []string {
+	t.Helper()
+	in, err := bag.OpenRecording(flight, bag.ReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	recorded := map[uint16]bag.Channel{}
+	for _, c := range in.Channels() {
+		recorded[c.ID] = c
+	}
+	var msgs []bag.Message
+	for m, err := range in.Messages() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Data = append([]byte(nil), m.Data...)
+		msgs = append(msgs, m)
+	}
+	var files []string
+	start := 0
+	for p := range parts {
+		end := len(msgs)
+		if p < parts-1 {
+			end = (p + 1) * len(msgs) / parts
+			for msgs[end-1].Topic != "/state/nav" {
+				end++
+			}
+		}
+		name, opts := "node.mcap", bag.RecorderOptions{}
+		if p > 0 {
+			name = fmt.Sprintf("node_%03d.mcap", p)
+			opts.Metadata = map[string]map[string]string{bag.MetadataSplit: {"previous": filepath.Base(files[p-1]), "part": fmt.Sprint(p)}}
+		}
+		path := filepath.Join(dir, name)
+		rec, err := bag.CreateRecording(path, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		channels := map[string]bag.ChannelID{}
+		for _, m := range msgs[start:end] {
+			ch, ok := channels[m.Topic]
+			if !ok {
+				c := recorded[m.ChannelID]
+				if ch, err = rec.AddChannel(m.Topic, c.SchemaName, c.SchemaText, c.QoS...); err != nil {
+					t.Fatal(err)
+				}
+				channels[m.Topic] = ch
+			}
+			if err := rec.Write(ch, m.LogTime, m.PublishTime, m.Data); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := rec.Close(); err != nil {
+			t.Fatal(err)
+		}
+		files, start = append(files, path), end
+	}
+	return files
+}
+
+// The node's split recording is one flight: verify of its directory, or of
+// its files in order, reads them as one stream and decides as verify of
+// the unsplit recording does. Files out of order, or a part alone, are
+// recordings of their own.
+func TestVerifyNodeSplitRecording(t *testing.T) {
+	dir := t.TempDir()
+	flight := simulate(t, dir)
+	code, whole, _ := cli(t, "verify", flight, "--quiet")
+	if code != exitOK {
+		t.Fatalf("the unsplit recording: exit %d\n%s", code, whole)
+	}
+	recDir := filepath.Join(dir, "rec")
+	if err := os.Mkdir(recDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	files := splitNode(t, flight, recDir, 3)
+	for _, args := range [][]string{{recDir}, files} {
+		code, stdout, stderr := cli(t, append(append([]string{"verify"}, args...), "--quiet")...)
+		if code != exitOK || !strings.Contains(stdout, "a recording split into 3 files read as one") || !strings.Contains(stdout, "verdict: PASS") {
+			t.Fatalf("verify %v: exit %d\n%s\n%s", args, code, stdout, stderr)
+		}
+		if got, want := decisionsLine.FindStringSubmatch(stdout), decisionsLine.FindStringSubmatch(whole); got == nil || want == nil || got[1] != want[1] {
+			t.Fatalf("verify %v: decisions %v, the unsplit recording's %v", args, got, want)
+		}
+	}
+	for _, args := range [][]string{{files[1], files[0], files[2]}, {files[0], files[2]}} {
+		code, stdout, _ := cli(t, append([]string{"verify"}, args...)...)
+		if code == exitOK || strings.Contains(stdout, "(3 files)") || strings.Contains(stdout, "(2 files)") {
+			t.Fatalf("verify %v: exit %d, joined files not in order:\n%s", args, code, stdout)
+		}
+	}
+}

@@ -77,7 +77,7 @@ func auditFlight(rec recording, path string, cfg config.Config, sopts session.Se
 	}
 	read := report.Read{Name: filepath.Base(path), Library: in.readers[0].Library(), Profile: in.readers[0].Profile()}
 	if len(rec.files) > 1 {
-		read.Name += fmt.Sprintf(" (a rosbag2 bag of %d files)", len(rec.files))
+		read.Name += " (" + rec.kind() + ")"
 		read.Problems = bag.NewChain(in.readers, rec.files).Problems()
 	} else {
 		read.Path, read.Problems = rec.files[0], in.readers[0].Problems()
@@ -370,7 +370,7 @@ func collectFlight(rec recording, path string, cfg config.Config, inputs []sessi
 	} else {
 		name := filepath.Base(path)
 		if len(rec.files) > 1 {
-			name += fmt.Sprintf(" (a rosbag2 bag of %d files)", len(rec.files))
+			name += " (" + rec.kind() + ")"
 		}
 		flight, cerr = report.CollectFiles(name, rec.files, report.Options{Topics: topics})
 	}

@@ -135,6 +135,12 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
+		if len(recs) == 1 && len(recs[0].files) > 1 {
+			// The files of one split recording, named or in their
+			// directory: one flight, audited and reported as one.
+			return verifySingle(recs[0], recs[0].name, verifySetup{cfg: cfg, sopts: sopts, target: target, policies: policies, allow: allow, trust: trust, inputs: ins, policyFiles: policyFiles},
+				*format, *jsonOut, *quiet, stdout, stderr)
+		}
 		return verifyMany(recs, verifySetup{cfg: cfg, sopts: sopts, target: target, policies: policies, allow: allow, trust: trust, inputs: ins, policyFiles: policyFiles},
 			*jsonOut, stdout, stderr)
 	}

@@ -96,7 +96,7 @@ func verifyMany(recs []recording, setup verifySetup, jsonOut string, stdout, std
 	total := manyTotal{Files: len(recs), Verdict: audit.VerdictPass}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "recording\tdecisions\tverdict\treasons")
-	for _, r := range results {
+	for i, r := range results {
 		total.ExitStatus = max(total.ExitStatus, r.ExitStatus)
 		verdict, decided, reasons := "ERROR", "-", r.Error
 		switch {
@@ -115,12 +115,17 @@ func verifyMany(recs []recording, setup verifySetup, jsonOut string, stdout, std
 		if reasons == "" {
 			reasons = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Path, decided, verdict, capText(reasons, 300))
+		name := r.Path
+		if n := len(recs[i].files); n > 1 {
+			// A split bag, or the node's split recording: one stream.
+			name += fmt.Sprintf(" (%d files)", n)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", name, decided, verdict, capText(reasons, 300))
 	}
 	if total.ExitStatus != exitOK {
 		total.Verdict = audit.VerdictFail
 	}
-	fmt.Fprintf(tw, "total: %d files\t%d\t%s\t%d passed, %d failed, %d unreadable\n",
+	fmt.Fprintf(tw, "total: %d recordings\t%d\t%s\t%d passed, %d failed, %d unreadable\n",
 		total.Files, total.Decisions, total.Verdict, total.Passed, total.Failed, total.Unreadable)
 	if err := tw.Flush(); err != nil {
 		return fail(exitIO, "write summary: %w", err)

@@ -123,7 +123,9 @@ func (n *node) startActing(tctx context.Context, t transport.Transport, configur
 	}
 	sinks := []session.ActionSink{session.NewRecordingActionSink(func(_ uint64, data []byte) error { return pub.Publish(data) })}
 	if n.rec != nil {
-		if a.actCh, err = n.rec.rec.AddMessageChannel(resolved.Actions(), receiptType, n.cfg.QoS[session.KeyActions]); err != nil {
+		if a.actCh, err = n.rec.addChannel(func(r *bag.Recorder) (bag.ChannelID, error) {
+			return r.AddMessageChannel(resolved.Actions(), receiptType, n.cfg.QoS[session.KeyActions])
+		}); err != nil {
 			return fmt.Errorf("recording: %w", err)
 		}
 		// Receipts are logged at their time, as replay logs them.
@@ -191,17 +193,6 @@ func (n *node) recordEvidence(ev engine.EvidenceEvent) error {
 		}
 	}
 	return nil
-}
-
-// write records one message on ch at log time t and publish time pub,
-// unless the recording is closed.
-func (s *recording) write(ch bag.ChannelID, t, pub uint64, data []byte) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return fmt.Errorf("record in %s: %w", s.path, session.ErrSinkClosed)
-	}
-	return s.rec.Write(ch, t, pub, data)
 }
 
 // lineLogger logs each line the log executor writes.

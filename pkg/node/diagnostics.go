@@ -19,6 +19,7 @@ type diagState struct {
 	reported bool
 	trouble  troubleCounts
 	buf      []byte
+	runtime  runtimeFigures
 }
 
 // troubleCounts are the counters whose growth makes a report WARN.
@@ -108,9 +109,12 @@ func (n *node) diagnosticsSummary(c *session.Counters, st *session.SessionStats)
 		status.Message += "; since last report: " + strings.Join(grew, ", ")
 	}
 	if n.rec != nil {
-		if err := n.rec.rec.Err(); err != nil {
+		if err := n.rec.stats().err; err != nil {
 			status.Level = ros2msg.DiagnosticStatusError
 			status.Message = fmt.Sprintf("recording failed (%v); %s", err, status.Message)
+		} else if n.splitErr != nil {
+			status.Level = max(status.Level, ros2msg.DiagnosticStatusWarn)
+			status.Message = fmt.Sprintf("recording not split, it continues in %s (%v); %s", n.rec.path, n.splitErr, status.Message)
 		}
 	}
 	if n.waitingForClock() {
@@ -174,9 +178,10 @@ func (n *node) nodeValues(kv func(string, uint64)) {
 	kv("pending_beliefs", uint64(sizes.PendingBeliefs))
 	kv("held_assessments", uint64(sizes.HeldAssessments))
 	if n.rec != nil {
-		st := n.rec.rec.Stats()
-		kv("recording.messages", st.Messages)
-		kv("recording.bytes", st.Bytes)
+		st := n.rec.stats()
+		kv("recording.messages", st.messages)
+		kv("recording.bytes", st.bytes)
+		kv("recording.files", uint64(st.files))
 		kv("recording.failures", n.stats.recordingFailures)
 		restarted := uint64(0)
 		if n.restartedAfter != "" {
@@ -185,6 +190,7 @@ func (n *node) nodeValues(kv func(string, uint64)) {
 		kv("recording.restarted", restarted)
 	}
 	kv("diagnostics_errors", n.stats.diagnosticsErrors)
+	n.diag.runtime.values(kv)
 }
 
 // publishDiagnostics publishes one report; a failure is counted and logged

@@ -189,6 +189,8 @@ type node struct {
 	// recording.path (the newest one): "" on a first start.
 	restartedAfter string
 	recFailed      bool // the recording failed (logged and reported once)
+	// splitErr is why the recording could not continue in a new file.
+	splitErr error
 	// vehicle maps the vehicle's own topics (input.source px4 or
 	// odometry); nil for input.source ghost.
 	vehicle *vehicleSource
@@ -365,36 +367,61 @@ func (n *node) openRecording(resolved session.Topics, inputs []session.InputSpec
 	// loses the open chunk and any chunk not yet written (none, unless
 	// the disk stalls); a stall longer than the pipeline's four chunks
 	// holds Write until the disk catches up.
-	rec, err := create(path, bag.RecorderOptions{
+	opts := bag.RecorderOptions{
 		Compression: bag.Compression(n.cfg.Recording.Compression),
 		ChunkSize:   n.cfg.Recording.ChunkSize,
-		Metadata:    meta,
-	})
+	}
+	first := opts
+	first.Metadata = meta
+	rec, err := create(path, first)
 	if err != nil {
 		return fmt.Errorf("recording: %w", err)
 	}
-	n.rec = &recording{rec: rec, path: path}
+	n.rec = &recording{rec: rec, path: path, split: splitting{
+		create:   create,
+		opts:     opts,
+		first:    path,
+		maxBytes: uint64(n.cfg.Recording.MaxSizeMB) * 1_000_000,
+		maxSpan:  uint64(n.cfg.Recording.MaxDurationS) * 1_000_000_000,
+		onSplit:  n.recordingSplit,
+	}}
 	if err := n.run.RegisterEncoded(SinkRecording, n.rec); err != nil {
 		_ = n.rec.Close()
 		return err
 	}
 	n.rec.inputs = make([]bag.ChannelID, len(inputs))
 	for k, in := range inputs {
-		if n.rec.inputs[k], err = addInputChannel(rec, in); err != nil {
+		if n.rec.inputs[k], err = n.rec.addChannel(func(r *bag.Recorder) (bag.ChannelID, error) { return addInputChannel(r, in) }); err != nil {
 			return fmt.Errorf("recording: %w", err)
 		}
 	}
-	ch, err := rec.AddMessageChannel(resolved.Decisions(), decisionsType(), n.cfg.QoS[session.KeyDecisions])
+	ch, err := n.rec.addChannel(func(r *bag.Recorder) (bag.ChannelID, error) {
+		return r.AddMessageChannel(resolved.Decisions(), decisionsType(), n.cfg.QoS[session.KeyDecisions])
+	})
 	if err != nil {
 		return fmt.Errorf("recording: %w", err)
 	}
 	// Decisions are logged at the arrival time of the input that
 	// triggered them, as replay logs them; their publish time is the
-	// wall clock's when recorded, for latency.
+	// wall clock's when recorded, for latency. The sink is called with
+	// the recording's mutex held (PublishEncoded).
+	rc := n.rec
 	n.rec.decisions = session.NewRecordingSink(func(t uint64, data []byte) error {
-		return rec.Write(ch, t, uint64(n.now().UnixNano()), data)
+		return rc.writeLocked(ch, t, uint64(n.now().UnixNano()), data)
 	}, now)
 	return nil
+}
+
+// recordingSplit logs that the recording continues in path, or why it could
+// not (it then stays in the current file, reported on /diagnostics).
+func (n *node) recordingSplit(path string, err error) {
+	if err != nil {
+		n.splitErr = err
+		n.log.Error("cannot continue the recording in a new file: it stays in the current one, beyond recording.max_size_mb or max_duration_s",
+			"recording", n.rec.path, "next", path, "err", err)
+		return
+	}
+	n.log.Info("recording continues in a new file", "recording", path)
 }
 
 // subscribeInputs subscribes to the inputs the node reads: the configured

@@ -602,7 +602,8 @@ func TestRunRejectsBadSetup(t *testing.T) {
 			_, _ = ft.Advertise("/decisions", "ghost/msg/DecisionRationale", qos.DefaultDecisions())
 		}},
 		{"subscribe fails", func(*config.Config) {}, func(ft *transport.FakeTransport) {
-			_ = ft.Subscribe("/self_assessment", "ghost/msg/BeliefSelfAssessment", qos.DefaultInput(), func([]byte, time.Time) {})
+			// Another type on the topic: the node's subscription is refused.
+			_ = ft.Subscribe("/self_assessment", "ghost/msg/Other", qos.DefaultInput(), func([]byte, time.Time) {})
 		}},
 	}
 	if err := writeFile(existing); err != nil {

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 )
 
@@ -26,8 +25,9 @@ const (
 const MetadataRestart = "ghost_restart"
 
 // recordingTarget returns the file to record to: path when nothing is
-// there, else the next restart file after the newest one, with the newest
-// existing recording as previous. A recording is never overwritten nor
+// there, else the next restart file, with the newest existing file of the
+// recording (a restart's, or a part a split recording continued in) as
+// previous. A recording is never overwritten nor
 // appended to: the killed node's file is the evidence of what it did.
 func recordingTarget(path string) (target, previous string, err error) {
 	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
@@ -42,20 +42,18 @@ func recordingTarget(path string) (target, previous string, err error) {
 	if err != nil {
 		return "", "", fmt.Errorf("recording.path %s exists; listing its directory for restart files: %w", path, err)
 	}
+	// previous is the newest file: the last in sort order of the
+	// configured one, its parts, the restart files and their parts.
 	last, previous := 0, path
 	for _, e := range entries {
 		name := e.Name()
-		num, ok := strings.CutPrefix(name, stem+restartSuffix)
-		if !ok || !strings.HasSuffix(num, ext) {
+		k, ok := restartNumber(name, stem, ext)
+		if !ok {
 			continue
 		}
-		num = strings.TrimSuffix(num, ext)
-		k, err := strconv.Atoi(num)
-		if err != nil || len(num) != 3 || k < 1 {
-			continue
-		}
-		if k > last {
-			last, previous = k, filepath.Join(dir, name)
+		last = max(last, k)
+		if name > filepath.Base(previous) {
+			previous = filepath.Join(dir, name)
 		}
 	}
 	if last >= maxRestarts {
@@ -63,4 +61,50 @@ func recordingTarget(path string) (target, previous string, err error) {
 			path, maxRestarts)
 	}
 	return filepath.Join(dir, fmt.Sprintf("%s%s%03d%s", stem, restartSuffix, last+1, ext)), previous, nil
+}
+
+// restartNumber parses a file of the recording stem+ext: k is 0 for the
+// first run's files (stem.ext and its parts stem_001.ext, ...), the restart
+// number for a restart's (stem_restart001.ext, its parts
+// stem_restart001_001.ext, ...). ok is false for any other name.
+func restartNumber(name, stem, ext string) (k int, ok bool) {
+	rest, ok := strings.CutPrefix(name, stem)
+	if !ok || !strings.HasSuffix(rest, ext) {
+		return 0, false
+	}
+	rest = strings.TrimSuffix(rest, ext)
+	if num, ok := strings.CutPrefix(rest, restartSuffix); ok {
+		num, part, split := strings.Cut(num, "_")
+		k, ok := threeDigits(num)
+		if !ok || k < 1 || (split && !validPart(part)) {
+			return 0, false
+		}
+		return k, true
+	}
+	if rest == "" {
+		return 0, true
+	}
+	part, ok := strings.CutPrefix(rest, "_")
+	return 0, ok && validPart(part)
+}
+
+// validPart reports whether s numbers a part: 001 to 999.
+func validPart(s string) bool {
+	k, ok := threeDigits(s)
+	return ok && k >= 1
+}
+
+// threeDigits parses exactly three decimal digits.
+func threeDigits(s string) (int, bool) {
+	if len(s) != 3 {
+		return 0, false
+	}
+	k := 0
+	for _, c := range []byte(s) {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		k = 10*k + int(c-'0')
+	}
+	return k, true
 }

@@ -9,10 +9,14 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
+	"github.com/ghost-robotics/ghost/pkg/decisions"
+	"github.com/ghost-robotics/ghost/pkg/engine"
 	"github.com/ghost-robotics/ghost/pkg/ros2/config"
 	"github.com/ghost-robotics/ghost/pkg/session"
+	"github.com/ghost-robotics/ghost/pkg/vehicle/px4"
 	"github.com/ghost-robotics/ghost/pkg/wire/ros2msg"
 )
 
@@ -29,6 +33,11 @@ func TestRecordingTarget(t *testing.T) {
 		{"second restart", []string{"node.mcap", "node_restart001.mcap"}, "node.mcap", "node_restart002.mcap", "node_restart001.mcap", ""},
 		{"after the newest, not in a gap", []string{"node.mcap", "node_restart003.mcap"}, "node.mcap", "node_restart004.mcap", "node_restart003.mcap", ""},
 		{"others ignored", []string{"node.mcap", "node_restart01.mcap", "node_restartxyz.mcap", "node_restart007.bag", "other_restart009.mcap"},
+			"node.mcap", "node_restart001.mcap", "node.mcap", ""},
+		{"after the first run's parts", []string{"node.mcap", "node_001.mcap", "node_002.mcap"}, "node.mcap", "node_restart001.mcap", "node_002.mcap", ""},
+		{"after a restart's parts", []string{"node.mcap", "node_001.mcap", "node_restart001.mcap", "node_restart001_001.mcap"},
+			"node.mcap", "node_restart002.mcap", "node_restart001_001.mcap", ""},
+		{"parts misnamed ignored", []string{"node.mcap", "node_01.mcap", "node_000.mcap", "node_restart001_1.mcap", "node_0010.mcap"},
 			"node.mcap", "node_restart001.mcap", "node.mcap", ""},
 		{"no extension", []string{"flight"}, "flight", "flight_restart001", "flight", ""},
 		{"all numbers used", []string{"node.mcap", "node_restart999.mcap"}, "node.mcap", "", "", "999 restart recordings"},
@@ -226,5 +235,138 @@ func TestRunRecordingDiskFull(t *testing.T) {
 	}
 	if te == nil || decided == 0 || decided >= n {
 		t.Errorf("read %d of %d decisions before %v, want a prefix then the cause", decided, n, te)
+	}
+}
+
+// landAlways decides engage_land on every belief, armed or not: the first
+// decision of a restarted node is then a kind the px4 executor acts on.
+const landAlways = `name: land_always
+version: 1
+description: lands on every belief, whatever the vehicle's state
+default:
+  action: proceed
+  reason: nominal
+rules:
+  - name: land_always
+    when:
+      level: {block: position, is: known}
+    action: engage_land
+    reason: always_land
+`
+
+// A restarted node knows nothing of the vehicle until PX4's first
+// vehicle_status: before it, a decision the executor would act on sends
+// no command (its context shows the vehicle's state unknown: disarmed, the
+// action not_applicable). After it, the node acts on what the status says:
+// a vehicle flying in another mode is commanded, one already landing or
+// disarmed is left alone.
+func TestRestartedNodeCommandsNothingBeforeVehicleStatus(t *testing.T) {
+	prefix := px4Prefix(t)
+	defs, err := px4.LoadFromAmentIndex(prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name        string
+		armingState uint64 // of the first vehicle_status
+		navState    uint64
+		commands    int // sent after it
+	}{
+		{"flying in position mode", 2, uint64(px4.NavStatePosctl), 1},
+		{"already landing", 2, uint64(px4.NavStateAutoLand), 0},
+		{"disarmed", 1, uint64(px4.NavStatePosctl), 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			policy := filepath.Join(dir, "land_always.yaml")
+			if err := os.WriteFile(policy, []byte(landAlways), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cfg := testConfig()
+			cfg.PolicyFile = policy
+			cfg.Input.Source = config.SourcePX4
+			cfg.Input.PX4Release = "1.15"
+			cfg.Executors.Executor = config.ExecutorPX4
+			cfg.Recording.Path = filepath.Join(dir, "node.mcap")
+			// The killed predecessor's recording.
+			if err := writeFile(cfg.Recording.Path); err != nil {
+				t.Fatal(err)
+			}
+			h := startWith(t, cfg, prefix)
+			waitSubscribed(t, h, "/fmu/out/vehicle_odometry")
+			odometry := func(i int) {
+				us := uint64(1000 + 20_000*i)
+				h.deliver("/fmu/out/vehicle_odometry", px4Message(t, defs, px4.MsgVehicleOdometry,
+					map[string]float64{"q[0]": 1, "position_variance[0]": 0.01, "position_variance[1]": 0.01, "position_variance[2]": 0.01,
+						"velocity_variance[0]": 0.01, "velocity_variance[1]": 0.01, "velocity_variance[2]": 0.01,
+						"orientation_variance[0]": 1e-4, "orientation_variance[1]": 1e-4, "orientation_variance[2]": 1e-4},
+					map[string]uint64{"timestamp": us, "timestamp_sample": us, "pose_frame": 1, "velocity_frame": 1}),
+					base.Add(ms(20*i)))
+			}
+			const before = 5
+			for i := range before {
+				odometry(i)
+			}
+			d := h.sync(base.Add(ms(20 * before)))
+			if count(t, d, "recording.restarted") != 1 {
+				t.Fatalf("not a restart: %+v", d.Status[0].Values)
+			}
+			decided := h.decisionsOut()
+			if len(decided) != before {
+				t.Fatalf("%d decisions before the first vehicle_status, want %d", len(decided), before)
+			}
+			for _, r := range decided {
+				if r.Decision.Kind != decisions.KindEngageLand {
+					t.Fatalf("decided %s, want engage_land", r.Decision.Kind)
+				}
+			}
+			if cmds := h.ft.Published("/fmu/in/vehicle_command"); len(cmds) != 0 {
+				t.Fatalf("%d commands sent before the node learned the vehicle's state", len(cmds))
+			}
+			receipts := h.ft.Published("/decisions/actions")
+			if len(receipts) == 0 {
+				t.Fatal("no receipt says why nothing was sent")
+			}
+			var rc ros2msg.ActionReceipt
+			if err := rc.UnmarshalCDR(receipts[0]); err != nil {
+				t.Fatal(err)
+			}
+			if got := session.ReceiptFromWire(&rc); got.Failure != engine.FailNotApplicable || !strings.Contains(got.Detail, "disarmed") {
+				t.Fatalf("first receipt %+v, want not_applicable: disarmed", got)
+			}
+
+			h.deliver("/fmu/out/vehicle_status", px4Message(t, defs, px4.MsgVehicleStatus, nil,
+				map[string]uint64{"timestamp": uint64(1000 + 20_000*before), "arming_state": tt.armingState, "nav_state": tt.navState,
+					"system_id": 1}), base.Add(ms(20*before)))
+			for i := before; i < 2*before; i++ {
+				odometry(i + 1)
+			}
+			h.sync(base.Add(ms(20 * (2*before + 2))))
+			if err := h.shutdown(); err != nil {
+				t.Fatalf("Run = %v\n%s", err, h.logs)
+			}
+			if cmds := h.ft.Published("/fmu/in/vehicle_command"); len(cmds) != tt.commands {
+				t.Fatalf("%d commands after the vehicle_status, want %d", len(cmds), tt.commands)
+			}
+		})
+	}
+}
+
+// waitSubscribed returns once the node subscribed to topic; it fails with
+// the node's log if Run returned first.
+func waitSubscribed(t *testing.T, h *harness, topic string) {
+	t.Helper()
+	for {
+		if _, _, ok := h.ft.Subscription(topic); ok {
+			return
+		}
+		select {
+		case err := <-h.done:
+			t.Fatalf("Run returned %v before subscribing to %s\n%s", err, topic, h.logs)
+		case <-h.ctx.Done():
+			t.Fatalf("no subscription to %s", topic)
+		case <-time.After(time.Millisecond):
+		}
 	}
 }

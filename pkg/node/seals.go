@@ -65,7 +65,9 @@ func (n *node) setupSealing(t transport.Transport, resolved session.Topics) erro
 		return fmt.Errorf("advertise seal: %w", err)
 	}
 	if n.rec != nil {
-		if sl.recCh, err = n.rec.rec.AddMessageChannel(sl.topic, typ, qos); err != nil {
+		if sl.recCh, err = n.rec.addChannel(func(r *bag.Recorder) (bag.ChannelID, error) {
+			return r.AddMessageChannel(sl.topic, typ, qos)
+		}); err != nil {
 			return fmt.Errorf("recording: %w", err)
 		}
 	}

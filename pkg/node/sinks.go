@@ -1,6 +1,7 @@
 package node
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -50,15 +51,18 @@ func (s *rosSink) Close() error {
 // time = receive time on the node's clock, so a replay reproduces the live
 // joins) and every decision as published. Publish times are the wall
 // clock's: when an input was received, when an output was recorded; replay
-// and verify never read them, `decision_node latency` does.
+// and verify never read them, `decision_node latency` does. With
+// recording.max_size_mb or recording.max_duration_s it continues in a new
+// file when the current one is full (rotation.go).
 type recording struct {
-	rec       *bag.Recorder
-	path      string
+	rec       *bag.Recorder   // the current file's
+	path      string          // the current file
 	inputs    []bag.ChannelID // by index of node.inputs
 	decisions *session.RecordingSink
 
-	mu     sync.Mutex // guards closed against the node goroutine and Close
+	mu     sync.Mutex // guards everything against the node goroutine and Close
 	closed bool
+	split  splitting
 }
 
 // PublishEncoded records the decision's encoded rationale on the decisions
@@ -78,16 +82,42 @@ func (s *recording) PublishEncoded(cmd engine.Command, data []byte) error {
 // input records one received message: recv on the node's clock, wall on
 // the wall clock.
 func (s *recording) input(k int, data []byte, recv, wall time.Time) error {
+	return s.write(s.inputs[k], uint64(recv.UnixNano()), uint64(wall.UnixNano()), data)
+}
+
+// write records one message on a channel that addChannel returned.
+func (s *recording) write(ch bag.ChannelID, t, pub uint64, data []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return fmt.Errorf("record input in %s: %w", s.path, session.ErrSinkClosed)
+		return fmt.Errorf("record in %s: %w", s.path, session.ErrSinkClosed)
 	}
-	return s.rec.Write(s.inputs[k], uint64(recv.UnixNano()), uint64(wall.UnixNano()), data)
+	return s.writeLocked(ch, t, pub, data)
 }
 
-// Close finishes the recording (summary, index, sync); called once by the
-// Runner after the last decision.
+// writeLocked writes in the current file, after starting the next one when
+// the current one is full; s.mu is held.
+func (s *recording) writeLocked(ch bag.ChannelID, t, pub uint64, data []byte) error {
+	s.rotateIfDue(t)
+	return s.rec.Write(ch, t, pub, data)
+}
+
+// addChannel declares a channel with add, which the recording calls again
+// on every file it continues in, in the same order, so a channel keeps its
+// ID across files.
+func (s *recording) addChannel(add func(*bag.Recorder) (bag.ChannelID, error)) (bag.ChannelID, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id, err := add(s.rec)
+	if err != nil {
+		return 0, err
+	}
+	s.split.decls = append(s.split.decls, channelDecl{add: add, id: id})
+	return id, nil
+}
+
+// Close finishes the recording (summary, index, sync), after the files it
+// left finished closing; called once by the Runner after the last decision.
 func (s *recording) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -95,8 +125,9 @@ func (s *recording) Close() error {
 		return nil
 	}
 	s.closed = true
-	if err := s.rec.Close(); err != nil {
-		return fmt.Errorf("close recording %s: %w", s.path, err)
+	err := s.rec.Close()
+	if err != nil {
+		err = fmt.Errorf("close recording %s: %w", s.path, err)
 	}
-	return nil
+	return errors.Join(s.split.wait(), err)
 }

@@ -173,6 +173,14 @@ type Recording struct {
 	// ChunkSize is the target chunk size in bytes (recording.chunk_size,
 	// default 786432, rosbag2's).
 	ChunkSize int64
+	// MaxSizeMB starts a new file once the current one holds this many
+	// megabytes (10^6 bytes) written (recording.max_size_mb); 0 (the
+	// default) never does.
+	MaxSizeMB int64
+	// MaxDurationS starts a new file once the current one spans this many
+	// seconds of log time (recording.max_duration_s); 0 (the default)
+	// never does.
+	MaxDurationS int64
 }
 
 // Remap is one topic remapping rule, both names as written.
@@ -312,6 +320,10 @@ func (c Config) SessionOptions() (session.SessionOptions, error) {
 const (
 	maxPending   = 1 << 20
 	maxChunkSize = 1 << 30
+	// A recording split beyond these bounds is no longer split: about
+	// a terabyte and a year.
+	maxRecordingSizeMB    = 1 << 20
+	maxRecordingDurationS = 366 * 24 * 3600
 )
 
 // Validate checks every field and reports the first problem as a

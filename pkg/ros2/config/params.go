@@ -178,6 +178,10 @@ func outputParams() []param {
 			}),
 		int64Param("recording.chunk_size", "target size in bytes of a recording chunk",
 			func(c *Config) *int64 { return &c.Recording.ChunkSize }, 1, maxChunkSize),
+		int64Param("recording.max_size_mb", "megabytes (10^6 bytes) after which the recording continues in a new file (NAME_001.mcap, NAME_002.mcap, ...); 0 never splits by size",
+			func(c *Config) *int64 { return &c.Recording.MaxSizeMB }, 0, maxRecordingSizeMB),
+		int64Param("recording.max_duration_s", "seconds of log time after which the recording continues in a new file (NAME_001.mcap, NAME_002.mcap, ...); 0 never splits by time",
+			func(c *Config) *int64 { return &c.Recording.MaxDurationS }, 0, maxRecordingDurationS),
 		stringParam("seal.key_file", `PEM file of the node's Ed25519 private key (PKCS#8, openssl genpkey -algorithm ed25519); when set, the node seals every message it takes and publishes on topics.seal, once a second and at shutdown; "" publishes no seals`,
 			func(c *Config) *string { return &c.Seal.KeyFile },
 			func(c *Config) error {

@@ -15,7 +15,7 @@ import (
 // given.
 type FakeTransport struct {
 	mu         sync.Mutex
-	subs       map[string]fakeSub
+	subs       map[string][]fakeSub // in subscription order
 	pubs       map[string]*FakePublisher
 	services   map[string]fakeService
 	deliveries chan delivery
@@ -47,7 +47,7 @@ type delivery struct {
 // NewFakeTransport returns an empty FakeTransport.
 func NewFakeTransport() *FakeTransport {
 	return &FakeTransport{
-		subs:       make(map[string]fakeSub),
+		subs:       make(map[string][]fakeSub),
 		pubs:       make(map[string]*FakePublisher),
 		services:   make(map[string]fakeService),
 		deliveries: make(chan delivery),
@@ -55,7 +55,10 @@ func NewFakeTransport() *FakeTransport {
 	}
 }
 
-// Subscribe registers h for topic; one subscription per topic.
+// Subscribe registers h for topic. A topic may have several subscriptions
+// of one type, as on a ROS 2 graph (a node reading PX4's vehicle_status
+// for its belief and for its executor): each delivery reaches them all, in
+// subscription order.
 func (t *FakeTransport) Subscribe(topic, typeName string, qos qos.Profile, h Handler) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -68,10 +71,10 @@ func (t *FakeTransport) Subscribe(topic, typeName string, qos qos.Profile, h Han
 	if _, _, err := SplitTypeName(typeName); err != nil {
 		return fmt.Errorf("subscribe %s: %w", topic, err)
 	}
-	if _, dup := t.subs[topic]; dup {
-		return fmt.Errorf("subscribe %s: already subscribed", topic)
+	if subs := t.subs[topic]; len(subs) > 0 && subs[0].typeName != typeName {
+		return fmt.Errorf("subscribe %s as %s: already subscribed as %s", topic, typeName, subs[0].typeName)
 	}
-	t.subs[topic] = fakeSub{typeName: typeName, qos: qos, h: h}
+	t.subs[topic] = append(t.subs[topic], fakeSub{typeName: typeName, qos: qos, h: h})
 	return nil
 }
 
@@ -121,13 +124,15 @@ func (t *FakeTransport) Run(ctx context.Context) error {
 				continue
 			}
 			t.mu.Lock()
-			s, ok := t.subs[d.topic]
+			subs := t.subs[d.topic]
 			t.mu.Unlock()
-			if !ok {
+			if len(subs) == 0 {
 				d.done <- fmt.Errorf("deliver on %s: no subscription", d.topic)
 				continue
 			}
-			s.h(d.data, d.recv)
+			for _, s := range subs {
+				s.h(d.data, d.recv)
+			}
 			d.done <- nil
 		}
 	}
@@ -220,12 +225,16 @@ func (t *FakeTransport) CloseCount() int {
 	return t.closeCount
 }
 
-// Subscription returns the type name and QoS topic was subscribed with.
+// Subscription returns the type name and QoS topic was first subscribed
+// with.
 func (t *FakeTransport) Subscription(topic string) (typeName string, qos qos.Profile, ok bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	s, ok := t.subs[topic]
-	return s.typeName, s.qos, ok
+	subs := t.subs[topic]
+	if len(subs) == 0 {
+		return "", qos, false
+	}
+	return subs[0].typeName, subs[0].qos, true
 }
 
 // Publisher returns the publisher advertised on topic, or nil.

@@ -57,8 +57,17 @@ func TestFakeTransport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ft.Subscribe("/in", "ghost/msg/VehicleState", qos.DefaultInput(), func([]byte, time.Time) {}); err == nil {
-		t.Error("second subscription on /in succeeded")
+	// A second subscription of the type gets every message too, after the
+	// first; another type on the topic is refused.
+	if err := ft.Subscribe("/in", "ghost/msg/VehicleState", qos.DefaultInput(), func(data []byte, _ time.Time) {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, "second:"+string(data))
+	}); err != nil {
+		t.Errorf("second subscription on /in: %v", err)
+	}
+	if err := ft.Subscribe("/in", "ghost/msg/Decision", qos.DefaultInput(), func([]byte, time.Time) {}); err == nil {
+		t.Error("a subscription of another type on /in succeeded")
 	}
 	if err := ft.Subscribe("/bad", "VehicleState", qos.DefaultInput(), func([]byte, time.Time) {}); !errors.Is(err, ErrTypeName) {
 		t.Errorf("bad type name: %v", err)
@@ -86,7 +95,7 @@ func TestFakeTransport(t *testing.T) {
 		t.Errorf("Advertise while running: %v", err)
 	}
 	mu.Lock()
-	if len(got) != 1 || got[0] != "a@03:04:05" {
+	if len(got) != 2 || got[0] != "a@03:04:05" || got[1] != "second:a" {
 		t.Errorf("handler saw %q", got)
 	}
 	mu.Unlock()
