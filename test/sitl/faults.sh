@@ -75,7 +75,6 @@ CPU_LEVELS="${CPU_LEVELS:-50 20 10}"
 export ROS_LOCALHOST_ONLY=1
 export ROS_DOMAIN_ID="${ROS_DOMAIN_ID:-0}"
 
-dn() { if [ -n "${DN:-}" ]; then "$DN" "$@"; else (cd "$repo" && go run ./cmd/decision_node "$@"); fi; }
 bin="$out/.bin"
 mkdir -p "$bin"
 (cd "$repo" && go build -o "$bin/faultsum" ./test/sitl/faultsum && go build -o "$bin/udplink" ./test/sitl/udplink)
@@ -85,17 +84,8 @@ px4cmd() { "$PX4_BUILD/bin/px4-$1" "${@:2}"; }
 say() { printf '%s  %s\n' "$(date +%T)" "$*"; }
 load() { cut -d" " -f1-3 /proc/loadavg; }
 
-pids=()
-stop_all() {
-	for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
-		kill -INT -- "-${pids[i]}" 2>/dev/null || true
-	done
-	for p in "${pids[@]}"; do
-		for _ in $(seq 100); do kill -0 -- "-$p" 2>/dev/null || break; sleep 0.2; done
-		kill -KILL -- "-$p" 2>/dev/null || true
-	done
-	pids=()
-}
+# shellcheck source=processes.sh
+. "$here/processes.sh"
 
 start_agent() {
 	"$XRCE_AGENT" udp4 -p 8888 >>"$pd/agent.log" 2>&1 &

@@ -74,7 +74,6 @@ share="$(ros2 pkg prefix ghost)/share/ghost"
 EXECUTOR="${EXECUTOR-px4}"
 POLICY="${POLICY:-$share/config/policies/px4_failsafe_like.yaml}"
 HOVER_S="${HOVER_S:-20}" LOSS_S="${LOSS_S:-30}" BACK_S="${BACK_S:-20}"
-dn() { if [ -n "${DN:-}" ]; then "$DN" "$@"; else (cd "$repo" && go run ./cmd/decision_node "$@"); fi; }
 
 # Everything stays on this host: ROS 2 on loopback, and PX4 asks the agent
 # for a localhost-only participant (UXRCE_DDS_PTCFG 1). The middleware is
@@ -82,21 +81,8 @@ dn() { if [ -n "${DN:-}" ]; then "$DN" "$@"; else (cd "$repo" && go run ./cmd/de
 export ROS_LOCALHOST_ONLY=1
 export ROS_DOMAIN_ID="${ROS_DOMAIN_ID:-0}"
 
-# With job control each background job is a process group whose ID is
-# its PID: signalling the group reaches ros2 launch's children too, so a
-# launch that is slow to stop cannot leave decision_node running with its
-# recording unfinished.
-pids=()
-stop_all() {
-	for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
-		kill -INT -- "-${pids[i]}" 2>/dev/null || true
-	done
-	for p in "${pids[@]}"; do
-		for _ in $(seq 100); do kill -0 -- "-$p" 2>/dev/null || break; sleep 0.2; done
-		kill -KILL -- "-$p" 2>/dev/null || true
-	done
-	pids=()
-}
+# shellcheck source=processes.sh
+. "$here/processes.sh"
 trap stop_all EXIT
 now_ns() { date +%s%N; }
 px4cmd() { "$PX4_BUILD/bin/px4-$1" "${@:2}"; }

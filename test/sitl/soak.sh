@@ -51,20 +51,14 @@ CONFIG="${CONFIG:-$repo/config/px4_sitl.yaml}"
 POLICY="${POLICY:-$repo/config/policies/px4_failsafe_like.yaml}"
 EXECUTOR="${EXECUTOR-px4}"
 SPLIT_S="${SPLIT_S:-600}" SPLIT_MB="${SPLIT_MB:-0}" SAMPLE_S="${SAMPLE_S:-60}"
-dn() { if [ -n "${DN:-}" ]; then "$DN" "$@"; else (cd "$repo" && go run ./cmd/decision_node "$@"); fi; }
 
 export ROS_LOCALHOST_ONLY=1
 export ROS_DOMAIN_ID="${ROS_DOMAIN_ID:-0}"
 
-pids=()
-stop_all() {
-	for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
-		kill -INT -- "-${pids[i]}" 2>/dev/null || true
-		for _ in $(seq 150); do kill -0 -- "-${pids[i]}" 2>/dev/null || break; sleep 0.2; done
-		kill -KILL -- "-${pids[i]}" 2>/dev/null || true
-	done
-	pids=()
-}
+# An hour's recording may take a while to close.
+STOP_WAIT_S="${STOP_WAIT_S:-30}"
+# shellcheck source=processes.sh
+. "$here/processes.sh"
 trap stop_all EXIT
 px4cmd() { "$PX4_BUILD/bin/px4-$1" "${@:2}"; }
 say() { printf '%s  %s\n' "$(date -u +%T)" "$*"; }
