@@ -86,7 +86,9 @@ if ! have_image "$GO_IMAGE"; then
 	[ -x "${GO_ROOT:-/nonexistent}/bin/go" ] || skip "no $GO_IMAGE and no Go toolchain to copy (set GO_ROOT)"
 fi
 
-out="${1:-container-$(date +%Y%m%d-%H%M%S)}"
+# Outputs go to OUTDIR, by default a new folder under $TMPDIR (or /tmp),
+# never inside the checkout.
+out="${1:-${TMPDIR:-/tmp}/ghost-container-$(date +%Y%m%d-%H%M%S)}"
 mkdir -p "$out" && out="$(cd "$out" && pwd)"
 say "outputs in $out, DDS domain $DOMAIN"
 

@@ -59,7 +59,9 @@ IMAGE="${GHOST_IMAGE:-ghost}"
 engine=podman
 command -v podman >/dev/null || engine=docker
 
-out="${1:-sitl-compose-$(date +%Y%m%d-%H%M%S)}"
+# Outputs go to OUTDIR, by default a new folder under $TMPDIR (or /tmp),
+# never inside the checkout.
+out="${1:-${TMPDIR:-/tmp}/ghost-sitl-compose-$(date +%Y%m%d-%H%M%S)}"
 mkdir -p "$out" && out="$(cd "$out" && pwd)"
 export RECORD_DIR="$out"
 project="ghost-sitl-$$"

@@ -77,7 +77,9 @@ if [ "$RMW" = rmw_cyclonedds_cpp ] && [ -z "$plugins" ] && ! ldconfig -p 2>/dev/
 fi
 if [ -n "$plugins" ]; then export LD_LIBRARY_PATH="$plugins${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"; fi
 
-out="${1:-sros2-$(date +%Y%m%d-%H%M%S)}"
+# Outputs go to OUTDIR, by default a new folder under $TMPDIR (or /tmp),
+# never inside the checkout.
+out="${1:-${TMPDIR:-/tmp}/ghost-sros2-$(date +%Y%m%d-%H%M%S)}"
 mkdir -p "$out" && out="$(cd "$out" && pwd)"
 cd "$out"
 DN="$prefix/lib/ghost/decision_node"

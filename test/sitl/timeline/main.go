@@ -1,6 +1,6 @@
 // Command timeline prints what followed an event in a ghost recording: the
-// first decision that was not proceed, the first command sent and its
-// outcome, and every change of the vehicle's flight mode and arming as the
+// first decision that was not proceed and the first of each other kind,
+// the first command sent and its outcome, and every change of the vehicle's flight mode and arming as the
 // beliefs carry them, each with its delay after the event. The SITL
 // scenario (test/sitl/gps_loss.sh) gives it the moment it took the GPS away.
 //
@@ -47,7 +47,8 @@ type row struct {
 type Timeline struct {
 	event     uint64
 	rows      []row
-	decided   bool // the first non-proceed decision was seen
+	decided   bool                    // the first non-proceed decision was seen
+	kinds     map[decisions.Kind]bool // kinds other than proceed decided since the event
 	sent      map[uint64]bool
 	mode      decisions.FlightMode
 	armed     bool
@@ -90,9 +91,20 @@ func (t *Timeline) Add(m bag.Message) error {
 			return fmt.Errorf("/decisions at %d: %w", m.LogTime, err)
 		}
 		k := decisions.Kind(t.dr.Decision.Kind)
-		if after && !t.decided && k != decisions.KindProceed {
+		if !after || k == decisions.KindProceed || t.kinds[k] {
+			return nil
+		}
+		if t.kinds == nil {
+			t.kinds = map[decisions.Kind]bool{}
+		}
+		t.kinds[k] = true
+		// Advisory runs send nothing: the first decision of each kind is
+		// what tells when ghost would have landed.
+		if !t.decided {
 			t.decided = true
 			t.rows = append(t.rows, row{m.LogTime, t.stamp, fmt.Sprintf("first decision other than proceed: %s (%s)", k, t.dr.Decision.Reason)})
+		} else {
+			t.rows = append(t.rows, row{m.LogTime, t.stamp, fmt.Sprintf("first %s decision (%s)", k, t.dr.Decision.Reason)})
 		}
 	case "/decisions/actions":
 		if err := t.ar.UnmarshalCDR(m.Data); err != nil {

@@ -99,3 +99,51 @@ func TestTimelineVehicleTime(t *testing.T) {
 		})
 	}
 }
+
+// An advisory flight sends nothing: the timeline still names the first
+// decision of each kind after the event, once, so ghost's land shows.
+func TestTimelineFirstOfEachKind(t *testing.T) {
+	const s = uint64(time.Second)
+	decision := func(logS float64, k decisions.Kind, reason string) bag.Message {
+		m := ros2msg.NewDecisionRationale()
+		m.Decision.Kind = uint8(k)
+		m.Decision.Reason = reason
+		data, err := m.MarshalCDR()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return bag.Message{Topic: "/decisions", LogTime: uint64(logS * float64(s)), Data: data}
+	}
+	tl := &Timeline{event: 10 * s, sent: map[uint64]bool{}}
+	for _, m := range []bag.Message{
+		decision(9, decisions.KindHold, "before_the_event"),
+		decision(11, decisions.KindProceed, "nominal"),
+		decision(13, decisions.KindHold, "belief_uncertain"),
+		decision(14, decisions.KindHold, "belief_uncertain"),
+		decision(17, decisions.KindEngageLand, "position_unknown"),
+		decision(18, decisions.KindEngageLand, "position_unknown"),
+	} {
+		if err := tl.Add(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out bytes.Buffer
+	if err := tl.Print(&out); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	for _, want := range []string{
+		"3.000 s", "first decision other than proceed: hold (belief_uncertain)",
+		"7.000 s", "first engage_land decision (position_unknown)",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("timeline lacks %q:\n%s", want, text)
+		}
+	}
+	if n := strings.Count(text, "engage_land"); n != 1 {
+		t.Errorf("engage_land named %d times, want once:\n%s", n, text)
+	}
+	if strings.Contains(text, "before_the_event") {
+		t.Errorf("a decision before the event is in the timeline:\n%s", text)
+	}
+}
