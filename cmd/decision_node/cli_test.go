@@ -186,7 +186,8 @@ func TestNodeCommandLineWithoutROS(t *testing.T) {
 func TestVersion(t *testing.T) {
 	for _, args := range [][]string{{"--version"}, {"version"}} {
 		code, stdout, stderr := cli(t, args...)
-		if code != exitOK || stderr != "" || !strings.HasPrefix(stdout, "decision_node ") || strings.Count(stdout, "\n") != 1 {
+		lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+		if code != exitOK || stderr != "" || len(lines) != 2 || !strings.HasPrefix(lines[0], "decision_node ") || !strings.HasPrefix(lines[1], "ROS 2: ") {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, stdout, stderr)
 		}
 	}
@@ -209,6 +210,34 @@ func TestVersion(t *testing.T) {
 	}
 	if got := versionLine(nil, false); !strings.Contains(got, "no build information") {
 		t.Errorf("without build information: %s", got)
+	}
+}
+
+func TestROSLine(t *testing.T) {
+	tests := []struct {
+		name                               string
+		withROS                            bool
+		distro, rcl, envDistro, middleware string
+		want                               string
+	}{
+		{"no transport", false, "", "", "jazzy", "", "ROS 2: none (a build without the ROS 2 transport)"},
+		{"jazzy on fast dds", true, "jazzy", "9.2.0", "jazzy", "rmw_fastrtps_cpp",
+			"ROS 2: built for ROS 2 jazzy (rcl 9.2.0); running with ROS_DISTRO jazzy, middleware rmw_fastrtps_cpp"},
+		{"humble without ros_environment", true, "humble", "5.3.9", "", "rmw_cyclonedds_cpp",
+			"ROS 2: built for ROS 2 humble (rcl 5.3.9); running with ROS_DISTRO unset, middleware rmw_cyclonedds_cpp"},
+		{"built outside CMake", true, "", "", "humble", "rmw_fastrtps_cpp",
+			"ROS 2: built for an unrecorded ROS 2 distribution (not built by the package's CMake); running with ROS_DISTRO humble, middleware rmw_fastrtps_cpp"},
+		{"other distribution's environment", true, "humble", "5.3.9", "jazzy", "rmw_fastrtps_cpp",
+			"ROS 2: built for ROS 2 humble (rcl 5.3.9); running with ROS_DISTRO jazzy, middleware rmw_fastrtps_cpp; this build links humble's libraries: run it in a humble environment"},
+		{"no middleware", true, "jazzy", "9.2.0", "jazzy", "",
+			"ROS 2: built for ROS 2 jazzy (rcl 9.2.0); running with ROS_DISTRO jazzy, no middleware loadable (is a ROS 2 environment sourced, RMW_IMPLEMENTATION installed?)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := rosLine(tt.withROS, tt.distro, tt.rcl, tt.envDistro, tt.middleware); got != tt.want {
+				t.Errorf("got  %s\nwant %s", got, tt.want)
+			}
+		})
 	}
 }
 

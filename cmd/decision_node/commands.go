@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"runtime/debug"
 	"strings"
 )
@@ -174,7 +175,7 @@ func editDistance(a, b string) int {
 }
 
 func runVersion(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("version", "Prints the version of this build: the module version, and the version\ncontrol revision it was built from when the build recorded one.", "  decision_node version", stdout)
+	fs := newFlags("version", "Prints the version of this build: the module version, and the version\ncontrol revision it was built from when the build recorded one; then the\nROS 2 distribution it was built for, and the ROS_DISTRO and middleware\n(RMW_IMPLEMENTATION, else the default) it runs with.", "  decision_node version", stdout)
 	if err := fs.parse(args); err != nil {
 		return err
 	}
@@ -183,6 +184,7 @@ func runVersion(args []string, stdout, stderr io.Writer) error {
 	}
 	info, ok := debug.ReadBuildInfo()
 	fmt.Fprintln(stdout, versionLine(info, ok))
+	fmt.Fprintln(stdout, rosLine(rosBuild, rosDistro, rclVersion, os.Getenv("ROS_DISTRO"), rosMiddleware()))
 	return nil
 }
 

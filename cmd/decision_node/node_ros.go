@@ -22,6 +22,9 @@ import (
 // rosBuild: this build runs as a ROS 2 node when no command is given.
 const rosBuild = true
 
+// rosMiddleware is the rmw implementation this process loads.
+func rosMiddleware() string { return transport.MiddlewareName() }
+
 // runNode runs the decision node on ROS 2 until SIGINT or SIGTERM, then
 // decides what is pending, publishes it, closes every sink and returns nil
 // (exit status 0).

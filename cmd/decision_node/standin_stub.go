@@ -11,5 +11,5 @@ import (
 
 // newStandinTransport: this build has no ROS 2 transport.
 func newStandinTransport([]string, *slog.Logger) (transport.Transport, error) {
-	return nil, errors.New("this build has no ROS 2 transport: build with -tags rclgo inside a sourced ROS 2 Humble workspace (colcon build does)")
+	return nil, errors.New("this build has no ROS 2 transport: build with -tags rclgo inside a sourced ROS 2 (Humble or Jazzy) workspace (colcon build does)")
 }

@@ -20,7 +20,7 @@ import (
 
 // TestParametersOverROS2 runs the node on a real ROS 2 graph and drives its
 // parameter and lifecycle services with the ros2 command-line tools, as a
-// user would. It needs a sourced ROS 2 Humble with ros2cli and this
+// user would. It needs a sourced ROS 2 (Humble or Jazzy) with ros2cli and this
 // package's built interfaces; without them it skips.
 func TestParametersOverROS2(t *testing.T) {
 	if os.Getenv("AMENT_PREFIX_PATH") == "" {
@@ -58,7 +58,16 @@ func TestParametersOverROS2(t *testing.T) {
 		t.Helper()
 		c, stop := context.WithTimeout(context.Background(), 60*time.Second)
 		defer stop()
-		out, err := exec.CommandContext(c, ros2cli, args...).CombinedOutput()
+		var out []byte
+		var err error
+		// Each --no-daemon call discovers the graph anew; until it has,
+		// the CLI says the node is not there. Try again, within the deadline.
+		for c.Err() == nil {
+			out, err = exec.CommandContext(c, ros2cli, args...).CombinedOutput()
+			if err == nil || !strings.Contains(string(out), "Node not found") {
+				break
+			}
+		}
 		if err != nil {
 			t.Fatalf("ros2 %s: %v\n%s", strings.Join(args, " "), err, out)
 		}

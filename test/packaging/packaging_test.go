@@ -193,6 +193,40 @@ func TestCMakeCgoPackagesAreDependencies(t *testing.T) {
 	}
 }
 
+// The packages rcl's headers include only after Humble are dependencies
+// on every distribution but Humble (a REP 149 condition), and nowhere
+// unconditional, so rosdep on Humble does not look for them.
+func TestCMakeCgoPackagesAfterHumbleAreConditional(t *testing.T) {
+	var p struct {
+		Depend []struct {
+			Condition string `xml:"condition,attr"`
+			Name      string `xml:",chardata"`
+		} `xml:"depend"`
+	}
+	if err := xml.Unmarshal([]byte(read(t, "package.xml")), &p); err != nil {
+		t.Fatalf("package.xml: %v", err)
+	}
+	conditions := map[string][]string{}
+	for _, d := range p.Depend {
+		name := strings.TrimSpace(d.Name)
+		conditions[name] = append(conditions[name], d.Condition)
+	}
+	after := cmakeList(t, read(t, "CMakeLists.txt"), "ghost_cgo_packages_after_humble")
+	if len(after) == 0 {
+		t.Fatal("CMakeLists.txt: ghost_cgo_packages_after_humble is empty")
+	}
+	for _, pkg := range after {
+		if got := conditions[pkg]; len(got) != 1 || got[0] != "$ROS_DISTRO != humble" {
+			t.Errorf("package.xml <depend> on %s has conditions %q, want one: \"$ROS_DISTRO != humble\"", pkg, got)
+		}
+	}
+	for _, pkg := range cmakeList(t, read(t, "CMakeLists.txt"), "ghost_cgo_packages") {
+		if got := conditions[pkg]; len(got) != 1 || got[0] != "" {
+			t.Errorf("package.xml <depend> on %s has conditions %q, want it unconditional", pkg, got)
+		}
+	}
+}
+
 func TestColconMeta(t *testing.T) {
 	var meta struct {
 		Names map[string]struct {

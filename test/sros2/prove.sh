@@ -6,7 +6,7 @@
 #   test/sros2/prove.sh [OUTDIR]
 #
 # This script builds nothing. It needs, already built and sourced:
-#   ros2        ROS 2 Humble with sros2, rosbag2 (MCAP storage), the
+#   ros2        ROS 2 (Humble or Jazzy) with sros2, rosbag2 (MCAP storage), the
 #               middleware to prove, and the ghost package (colcon build)
 #   the middleware's security plugins: Fast DDS (rmw_fastrtps_cpp, ROS 2's
 #               default) has them inside libfastrtps when it was built
@@ -54,7 +54,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 
 skip() { echo "SKIP: $*"; exit 0; }
-command -v ros2 >/dev/null || skip "ros2 is not on PATH (source ROS 2 Humble and the workspace with ghost)"
+command -v ros2 >/dev/null || skip "ros2 is not on PATH (source ROS 2 and the workspace with ghost)"
 prefix="$(ros2 pkg prefix ghost 2>/dev/null)" || skip "the ghost package is not in the sourced environment"
 ros2 security -h >/dev/null 2>&1 || skip "sros2 (ros2 security) is not installed"
 RMW="${RMW_IMPLEMENTATION:-rmw_fastrtps_cpp}"

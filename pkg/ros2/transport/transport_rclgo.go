@@ -47,7 +47,7 @@ func NewRCLTransport(args []string, nodeName, namespace string, logger *slog.Log
 	if logger == nil {
 		logger = slog.Default()
 	}
-	rclArgs, _, err := rclgo.ParseArgs(args)
+	rclArgs, _, err := rclgo.ParseArgs(RCLArgs(args))
 	if err != nil {
 		return nil, fmt.Errorf("rcl: parse ROS arguments: %w", err)
 	}
