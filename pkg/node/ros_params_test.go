@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghost-robotics/ghost/internal/ros2cli"
 	"github.com/ghost-robotics/ghost/pkg/node"
 	"github.com/ghost-robotics/ghost/pkg/ros2/config"
 	"github.com/ghost-robotics/ghost/pkg/ros2/transport"
@@ -26,7 +27,7 @@ func TestParametersOverROS2(t *testing.T) {
 	if os.Getenv("AMENT_PREFIX_PATH") == "" {
 		t.Skip("ROS 2 is not sourced (AMENT_PREFIX_PATH is empty)")
 	}
-	ros2cli, err := exec.LookPath("ros2")
+	ros2path, err := exec.LookPath("ros2")
 	if err != nil {
 		t.Skip("ros2 command-line tools not in PATH")
 	}
@@ -58,16 +59,7 @@ func TestParametersOverROS2(t *testing.T) {
 		t.Helper()
 		c, stop := context.WithTimeout(context.Background(), 60*time.Second)
 		defer stop()
-		var out []byte
-		var err error
-		// Each --no-daemon call discovers the graph anew; until it has,
-		// the CLI says the node is not there. Try again, within the deadline.
-		for c.Err() == nil {
-			out, err = exec.CommandContext(c, ros2cli, args...).CombinedOutput()
-			if err == nil || !strings.Contains(string(out), "Node not found") {
-				break
-			}
-		}
+		out, err := ros2cli.Run(c, ros2path, args...)
 		if err != nil {
 			t.Fatalf("ros2 %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
