@@ -81,6 +81,9 @@ type RecorderOptions struct {
 	// written right after the header, in name order: what a reader should
 	// know before the first message, such as a restart.
 	Metadata map[string]map[string]string
+	// Buffers, if set, are shared with the other Recorders given them,
+	// such as the files of one split recording; nil: the Recorder's own.
+	Buffers *Buffers
 }
 
 // ChannelID identifies a channel of a Recorder. Zero is never a valid ID.
@@ -112,9 +115,9 @@ type Recorder struct {
 	closed     bool
 	closeErr   error
 
-	lanes chan *batch // to the lanes' compressors, in any order
-	queue chan *batch // batches in dispatch order, for the output goroutine
-	free  chan *batch
+	lanes chan *batch   // to the lanes' compressors, in any order
+	queue chan *batch   // batches in dispatch order, for the output goroutine
+	bufs  *Buffers      // where batches and compressors come from and go back to
 	done  chan struct{} // closed when the output goroutine ends
 
 	// the output goroutine's until done, then Close's
@@ -216,27 +219,27 @@ func newRecorder(out io.Writer, file *os.File, opts RecorderOptions) (*Recorder,
 	r.w, r.bytes = w, w.Offset()
 	r.progress = sync.NewCond(&r.progMu)
 	r.queue = make(chan *batch, 2*chunkLanes)
-	r.free = make(chan *batch, 3*chunkLanes+1)
+	r.bufs = opts.Buffers
+	if r.bufs == nil {
+		r.bufs = NewBuffers()
+	}
 	r.done = make(chan struct{})
 	r.lanes = make(chan *batch, chunkLanes)
 	for range chunkLanes {
 		go func() {
-			var c compressor
 			for b := range r.lanes {
-				b.err = r.seal(&c, b)
+				// One per chunk, not per lane: Recorders sharing the
+				// Buffers then need only as many as compress at once.
+				c := r.bufs.compressor()
+				b.err = r.seal(c, b)
+				r.bufs.putCompressor(c)
 				b.ready <- struct{}{}
 			}
 		}()
 	}
-	r.open = r.newBatch()
+	r.open = r.bufs.batch(r.chunkSize)
 	go r.output()
 	return r, nil
-}
-
-func (r *Recorder) newBatch() *batch {
-	// Reserving the chunk's size up front spares the append doublings.
-	recs := make([]byte, 0, min(r.chunkSize, maxBatchPrealloc)+msgRecordHeader+64)
-	return &batch{ready: make(chan struct{}, 1), recs: recs}
 }
 
 // AddChannel declares a topic with its ROS type ("pkg/msg/Type"), ros2msg
@@ -342,7 +345,8 @@ func (r *Recorder) Write(ch ChannelID, logTime, publishTime uint64, data []byte)
 	return nil
 }
 
-// dispatch queues the open chunk for a lane and the output; it blocks while the pipeline is full.
+// dispatch queues the open chunk for a lane and the output and, unless the
+// Recorder is closing, opens the next; it blocks while the pipeline is full.
 func (r *Recorder) dispatch() {
 	b := r.open
 	if len(b.recs) == 0 {
@@ -352,10 +356,9 @@ func (r *Recorder) dispatch() {
 	r.queue <- b
 	r.lanes <- b
 	r.seq++
-	select {
-	case r.open = <-r.free:
-	default:
-		r.open = r.newBatch()
+	r.open = nil
+	if !r.closed {
+		r.open = r.bufs.batch(r.chunkSize)
 	}
 }
 
@@ -396,10 +399,7 @@ func (r *Recorder) output() {
 			idx.Reset()
 		}
 		b.recs, b.decls, b.err, b.chunk = b.recs[:0], nil, nil, mcap.Chunk{}
-		select {
-		case r.free <- b:
-		default:
-		}
+		r.bufs.putBatch(b)
 		r.progMu.Lock()
 		r.written++
 		r.chunks, r.bytes = r.w.Statistics.ChunkCount, r.w.Offset()
@@ -522,6 +522,13 @@ func (r *Recorder) Close() error {
 	close(r.queue)
 	close(r.lanes)
 	<-r.done
+	// The chunk buffers go back for the Recorders sharing them, or with
+	// the Recorder's own set to the collector, before the summary's index
+	// entries need memory.
+	if r.open != nil {
+		r.bufs.putBatch(r.open)
+	}
+	r.open, r.bufs = nil, nil
 	err := r.failed()
 	if err == nil {
 		err = r.finish()
@@ -557,12 +564,6 @@ func (r *Recorder) finish() error {
 		if c.count > 0 {
 			st.ChannelMessageCounts[uint16(i+1)] = c.count
 		}
-	}
-	// The chunks' buffers are no longer needed: the collector may give
-	// their memory to the writer's index entries.
-	r.open = nil
-	for len(r.free) > 0 {
-		<-r.free
 	}
 	r.w.ChunkIndexes, r.index = r.index.writerIndexes(), chunkIndexes{}
 	err := r.w.Close()

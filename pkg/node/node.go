@@ -370,6 +370,9 @@ func (n *node) openRecording(resolved session.Topics, inputs []session.InputSpec
 	opts := bag.RecorderOptions{
 		Compression: bag.Compression(n.cfg.Recording.Compression),
 		ChunkSize:   n.cfg.Recording.ChunkSize,
+		// The files of a split recording draw on one set: a switch then
+		// adds no compressors while the file left drains.
+		Buffers: bag.NewBuffers(),
 	}
 	first := opts
 	first.Metadata = meta
