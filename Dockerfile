@@ -1,10 +1,13 @@
 # syntax=docker/dockerfile:1.4
 #
-# ghost decision node on ROS 2 Humble, with the px4_msgs of your PX4 release.
+# ghost decision node on ROS 2 Jazzy (or Humble), with the px4_msgs of your
+# PX4 release.
 #
 #   docker build -t ghost --build-context px4_msgs=$HOME/px4_ws/install .
 #   docker build -t ghost --build-context px4_msgs=$HOME/px4_ws/src/px4_msgs .
 #   docker build -t ghost .          # no px4_msgs: input_source:=px4 refuses to start
+#   docker build -t ghost:humble --build-arg ROS_DISTRO=humble \
+#       --build-context px4_msgs=$HOME/px4_ws_humble/install .
 #   docker run --rm -it --net=host --ipc=host ghost
 #   docker run --rm -it --net=host --ipc=host ghost \
 #       ros2 launch ghost decision.launch.py input_source:=px4
@@ -19,15 +22,17 @@
 # reach PX4's agent and the bridges running next to it; --ipc=host lets
 # Fast DDS's shared-memory transport work between containers.
 
-ARG ROS_DISTRO=humble
+# jazzy or humble: the same tree builds on both. An install-tree px4_msgs
+# context must have been built for the same distro.
+ARG ROS_DISTRO=jazzy
 # The bases. Any image with the same layout works: the ROS one needs a ROS 2
 # installation in /opt/ros/${ROS_DISTRO} with colcon and a compiler, the Go
 # one a Go toolchain in /usr/local/go.
 ARG ROS_IMAGE=ros:${ROS_DISTRO}-ros-base
 ARG GO_IMAGE=golang:1.26-bookworm
 
-# Go toolchain, copied into the ROS image below (Ubuntu 22.04's golang is
-# too old for go.mod).
+# Go toolchain, copied into the ROS image below (Ubuntu's golang is too old
+# for go.mod).
 FROM ${GO_IMAGE} AS go
 
 # px4_msgs, empty unless `--build-context px4_msgs=PATH` replaces this stage.

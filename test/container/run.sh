@@ -10,10 +10,10 @@
 #     and imported (localhost/ghost-standin/debian:bookworm);
 #   - golang:1.26-bookworm: that Debian with this host's Go toolchain
 #     copied in (localhost/ghost-standin/golang:1.26-bookworm);
-#   - ros:humble-ros-base: that Debian with the Debian packages a ROS 2
-#     Humble built on bookworm needs, the ROS 2 installation of this host
-#     copied to /opt/ros/humble and the official image's entrypoint
-#     (localhost/ghost-standin/ros:humble-ros-base).
+#   - ros:DISTRO-ros-base: that Debian with the Debian packages a ROS 2
+#     built on bookworm needs, the ROS 2 installation of this host copied
+#     to /opt/ros/DISTRO and the official image's entrypoint
+#     (localhost/ghost-standin/ros:DISTRO-ros-base).
 # It copies; it builds neither ROS 2 nor px4_msgs. Then it shows, all on
 # loopback (host network, ROS_LOCALHOST_ONLY=1):
 #   1. `podman run` starts the node (the time to "decision node ready" is
@@ -25,11 +25,14 @@
 #   3. with px4_msgs in the image, the node starts with input_source:=px4.
 #
 # Environment (all optional):
-#   ROS_INSTALL      the ROS 2 Humble installation to copy (/opt/ros/humble)
+#   ROS_DISTRO       jazzy (default) or humble: the distro of the stand-in
+#                    and the image's ROS_DISTRO build argument
+#   ROS_INSTALL      the ROS 2 installation of that distro to copy
+#                    (/opt/ros/$ROS_DISTRO)
 #   PX4_MSGS         px4_msgs for the image: a colcon install tree (or a
 #                    source tree, which the image build would compile)
 #   GO_ROOT          the Go toolchain to copy (`go env GOROOT`)
-#   GHOST_IMAGE      the tag built (localhost/ghost:latest)
+#   GHOST_IMAGE      the tag built (localhost/ghost:$ROS_DISTRO)
 #   PODMAN_RUNTIME   the OCI runtime (runc)
 #   STANDIN_CACHE    where the Debian root filesystem is made
 #                    (${XDG_CACHE_HOME:-~/.cache}/ghost-standin)
@@ -59,15 +62,17 @@ say() { printf '%s  %s\n' "$(date +%T)" "$*"; }
 die() { echo "FAIL: $*" >&2; exit 1; }
 
 command -v podman >/dev/null || skip "podman is not installed"
-ROS_INSTALL="${ROS_INSTALL:-/opt/ros/humble}"
-[ -f "$ROS_INSTALL/setup.bash" ] || skip "no ROS 2 Humble installation at $ROS_INSTALL (set ROS_INSTALL)"
+DISTRO="${ROS_DISTRO:-jazzy}"
+case "$DISTRO" in humble | jazzy) ;; *) echo "ROS_DISTRO must be humble or jazzy, not \"$DISTRO\"" >&2; exit 2 ;; esac
+ROS_INSTALL="${ROS_INSTALL:-/opt/ros/$DISTRO}"
+[ -f "$ROS_INSTALL/setup.bash" ] || skip "no ROS 2 $DISTRO installation at $ROS_INSTALL (set ROS_INSTALL)"
 export CONTAINERS_CONF="${CONTAINERS_CONF:-$here/containers.conf}"
 
 RUNTIME="${PODMAN_RUNTIME:-runc}"
-IMAGE="${GHOST_IMAGE:-localhost/ghost:latest}"
+IMAGE="${GHOST_IMAGE:-localhost/ghost:$DISTRO}"
 DEBIAN_IMAGE=localhost/ghost-standin/debian:bookworm
 GO_IMAGE=localhost/ghost-standin/golang:1.26-bookworm
-ROS_IMAGE=localhost/ghost-standin/ros:humble-ros-base
+ROS_IMAGE=localhost/ghost-standin/ros:$DISTRO-ros-base
 CACHE="${STANDIN_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ghost-standin}"
 GRACE_S="${GRACE_S:-10}"
 READY_RUNS="${READY_RUNS:-3}"
@@ -149,7 +154,7 @@ make_ros() {
 	say "stand-in $ROS_IMAGE: $ROS_INSTALL copied (log $out/standin-ros.log)"
 	local pkgs
 	pkgs="${ROS_DEBIAN_PACKAGES[*]}"
-	build -f "$here/ros.Containerfile" --build-arg BASE="$DEBIAN_IMAGE" \
+	build -f "$here/ros.Containerfile" --build-arg BASE="$DEBIAN_IMAGE" --build-arg ROS_DISTRO="$DISTRO" \
 		--build-arg PACKAGES="$pkgs" --build-context ros="$ROS_INSTALL" \
 		-t "$ROS_IMAGE" "$here" >"$out/standin-ros.log" 2>&1 ||
 		die "the ROS stand-in did not build: $out/standin-ros.log"
@@ -168,7 +173,7 @@ say "ghost image $IMAGE (log $out/build.log)"
 ctx=()
 [ -n "${PX4_MSGS:-}" ] && ctx=(--build-context px4_msgs="$PX4_MSGS")
 t0=$(date +%s%N)
-build "${ca[@]}" --build-arg ROS_IMAGE="$ROS_IMAGE" --build-arg GO_IMAGE="$GO_IMAGE" "${ctx[@]}" \
+build "${ca[@]}" --build-arg ROS_DISTRO="$DISTRO" --build-arg ROS_IMAGE="$ROS_IMAGE" --build-arg GO_IMAGE="$GO_IMAGE" "${ctx[@]}" \
 	-t "$IMAGE" "$repo" >"$out/build.log" 2>&1 || die "the image did not build: $out/build.log"
 build_s=$(( ($(date +%s%N) - t0) / 1000000 ))
 
@@ -278,6 +283,7 @@ size() { podman image inspect -f '{{.Size}}' "$1"; }
 mb() { echo "$(($1 / 1000000)) MB"; }
 middleware="$(grep -m1 -o 'middleware=[a-z_]*' "$out/node.log" | cut -d= -f2 || true)"
 {
+	echo "distro $DISTRO; decision_node version: $(podman run --rm "${net[@]}" "$IMAGE" "$dn" version | grep -m1 '^ROS 2:' || echo "no ROS 2 line")"
 	echo "middleware: ${middleware:-not reported} (RMW_IMPLEMENTATION ${RMW_IMPLEMENTATION:-unset: the image default})"
 	echo "image $IMAGE: $(mb "$(size "$IMAGE")") ($(mb $(($(size "$IMAGE") - $(size "$ROS_IMAGE")))) over $ROS_IMAGE, $(mb "$(size "$ROS_IMAGE")"))"
 	echo "build: $((build_s / 1000)) s"

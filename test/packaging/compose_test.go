@@ -383,7 +383,7 @@ func checkHeader(t *testing.T, name, text string) {
 
 // registryImages are the images a compose file may pull, the official ones
 // its header names; every other image is local (pull_policy: never).
-var registryImages = []string{"ros:humble-ros-base"}
+var registryImages = []string{"ros:jazzy-ros-base"}
 
 // checkImages checks every service's image: a variable with a default
 // (or a fixed name), never "latest", and pulled only when it is one of
@@ -539,7 +539,7 @@ func TestCompose(t *testing.T) {
 		if s.Environment["ROS_LOCALHOST_ONLY"] != "1" {
 			t.Errorf("compose.yaml %s: want ROS_LOCALHOST_ONLY=1", name)
 		}
-		// The middleware is the user's, Fast DDS (Humble's default) unless
+		// The middleware is the user's, Fast DDS (Jazzy's and Humble's default) unless
 		// they say otherwise, and the same for ghost and its recorder.
 		if s.Environment["RMW_IMPLEMENTATION"] != "${RMW_IMPLEMENTATION:-rmw_fastrtps_cpp}" {
 			t.Errorf("compose.yaml %s: RMW_IMPLEMENTATION %q, want the caller's, rmw_fastrtps_cpp by default", name, s.Environment["RMW_IMPLEMENTATION"])
@@ -754,14 +754,17 @@ func TestComposeGazebo(t *testing.T) {
 }
 
 func TestGazeboContainerfiles(t *testing.T) {
-	// The image with internet: Gazebo's Ubuntu packages on ros:humble-ros-base.
+	// The image with internet: Gazebo's Ubuntu packages on the official
+	// ROS image of the distro given, Jazzy's by default.
 	df := read(t, "docker/gz-harmonic.Containerfile")
 	globals, stages := parseDockerfile(t, df)
 	if len(stages) != 1 || stages[0].from != "${ROS_IMAGE}" {
 		t.Fatalf("gz-harmonic.Containerfile: stages %+v, want one FROM ${ROS_IMAGE}", stages)
 	}
-	if !slices.Contains(globals, instruction{"ARG", "ROS_IMAGE=ros:humble-ros-base"}) {
-		t.Errorf("gz-harmonic.Containerfile: no ARG ROS_IMAGE=ros:humble-ros-base in %v", globals)
+	for _, want := range []instruction{{"ARG", "ROS_DISTRO=jazzy"}, {"ARG", "ROS_IMAGE=ros:${ROS_DISTRO}-ros-base"}} {
+		if !slices.Contains(globals, want) {
+			t.Errorf("gz-harmonic.Containerfile: no %s %s in %v", want.cmd, want.args, globals)
+		}
 	}
 	s := stages[0]
 	for _, c := range []struct{ what, re string }{

@@ -100,7 +100,7 @@ func TestDockerfile(t *testing.T) {
 
 	// The official bases by default, each a build argument.
 	wantGlobals := map[string]string{
-		"ROS_DISTRO": "humble",
+		"ROS_DISTRO": "jazzy",
 		"ROS_IMAGE":  "ros:${ROS_DISTRO}-ros-base",
 		"GO_IMAGE":   "golang:" + goVersion[1] + "-bookworm",
 	}
