@@ -15,7 +15,8 @@
 #     to /opt/ros/DISTRO and the official image's entrypoint
 #     (localhost/ghost-standin/ros:DISTRO-ros-base).
 # It copies; it builds neither ROS 2 nor px4_msgs. Then it shows, all on
-# loopback (host network, ROS_LOCALHOST_ONLY=1):
+# loopback (host network; ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST, or on
+# Humble ROS_LOCALHOST_ONLY=1):
 #   1. `podman run` starts the node (the time to "decision node ready" is
 #      measured), and its decisions on a `sim` recording played with
 #      `ros2 bag play` verify, from the node's own recording (written to a
@@ -182,8 +183,12 @@ run_id="ghost-test-$$"
 started=()
 cleanup() { for c in "${started[@]}"; do podman rm -f -t 0 "$c" >/dev/null 2>&1 || true; done; }
 trap cleanup EXIT
+# Humble reads ROS_LOCALHOST_ONLY; later distros read the discovery range
+# and warn that the first is deprecated.
+loopback=ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST
+[ "$DISTRO" = humble ] && loopback=ROS_LOCALHOST_ONLY=1
 net=(--runtime "$RUNTIME" --network host --ipc host
-	-e ROS_LOCALHOST_ONLY=1 -e ROS_DOMAIN_ID="$DOMAIN" -v "$out:/data")
+	-e "$loopback" -e ROS_DOMAIN_ID="$DOMAIN" -v "$out:/data")
 [ -n "${RMW_IMPLEMENTATION:-}" ] && net+=(-e RMW_IMPLEMENTATION="$RMW_IMPLEMENTATION")
 dn=/ws/install/ghost/lib/ghost/decision_node
 ns_of() { date -d "$1" +%s%N; }

@@ -18,6 +18,9 @@
 #   SIM          sih (default: compose.yaml alone) or gz (compose.yaml with
 #                compose.gazebo.yaml: the Gazebo server and PX4 standalone
 #                against it, the variables that file documents)
+#   ROS_DISTRO   jazzy (default: compose.yaml's images) or humble
+#                (compose.humble.yaml after compose.yaml: Humble's images,
+#                ghost:humble unless GHOST_IMAGE says otherwise)
 #   HOVER_S, LOSS_S, BACK_S  seconds of hover, of GPS loss, after GPS is back
 #   VERIFY_ARGS  verify's flags, matching GHOST_ARGS (default: the
 #                px4_failsafe_like policy compose.yaml launches ghost with)
@@ -41,6 +44,14 @@ read -r -a compose <<<"${COMPOSE:-docker compose}"
 [ -x "${XRCE_AGENT_DIR:-/usr/local}/bin/MicroXRCEAgent" ] || skip "no bin/MicroXRCEAgent under XRCE_AGENT_DIR"
 SIM="${SIM:-sih}"
 files=(-f "$repo/compose.yaml")
+case "${ROS_DISTRO:-jazzy}" in
+jazzy) IMAGE="${GHOST_IMAGE:-ghost}" ;;
+humble)
+	files+=(-f "$repo/compose.humble.yaml")
+	IMAGE="${GHOST_IMAGE:-ghost:humble}"
+	;;
+*) echo "ROS_DISTRO must be jazzy or humble, not \"$ROS_DISTRO\"" >&2; exit 2 ;;
+esac
 case "$SIM" in
 sih) ;;
 gz)
@@ -53,7 +64,6 @@ gz)
 *) echo "SIM must be sih or gz, not \"$SIM\"" >&2; exit 2 ;;
 esac
 HOVER_S="${HOVER_S:-20}" LOSS_S="${LOSS_S:-30}" BACK_S="${BACK_S:-20}"
-IMAGE="${GHOST_IMAGE:-ghost}"
 # The container engine for the audit: podman when there is one (its Docker
 # API, under podman 4.3, loses the exit status of `docker run --rm`).
 engine=podman

@@ -2,8 +2,10 @@ package packaging
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -207,19 +209,29 @@ func loadCompose(t *testing.T, name string) (composeFile, string) {
 // override file alone.
 func gazeboCompose(t *testing.T) (merged, gz composeFile) {
 	t.Helper()
-	base, _ := loadCompose(t, "compose.yaml")
 	gz, _ = loadCompose(t, "compose.gazebo.yaml")
-	merged = composeFile{Services: map[string]composeService{}}
+	return withOverrides(t, "compose.gazebo.yaml"), gz
+}
+
+// withOverrides is compose.yaml with the override files applied in order,
+// as compose applies the -f files after the first.
+func withOverrides(t *testing.T, names ...string) composeFile {
+	t.Helper()
+	base, _ := loadCompose(t, "compose.yaml")
+	merged := composeFile{Services: map[string]composeService{}}
 	for n, s := range base.Services {
 		merged.Services[n] = s
 	}
-	for n, s := range gz.Services {
-		if b, ok := base.Services[n]; ok {
-			s = override(t, b, s)
+	for _, name := range names {
+		o, _ := loadCompose(t, name)
+		for n, s := range o.Services {
+			if b, ok := merged.Services[n]; ok {
+				s = override(t, b, s)
+			}
+			merged.Services[n] = s
 		}
-		merged.Services[n] = s
 	}
-	return merged, gz
+	return merged
 }
 
 // bagRecord reads a `ros2 bag record` command line: the topics and the QoS
@@ -383,7 +395,7 @@ func checkHeader(t *testing.T, name, text string) {
 
 // registryImages are the images a compose file may pull, the official ones
 // its header names; every other image is local (pull_policy: never).
-var registryImages = []string{"ros:jazzy-ros-base"}
+var registryImages = []string{"ros:jazzy-ros-base", "ros:humble-ros-base"}
 
 // checkImages checks every service's image: a variable with a default
 // (or a fixed name), never "latest", and pulled only when it is one of
@@ -536,8 +548,12 @@ func TestCompose(t *testing.T) {
 		if s.Image != "${GHOST_IMAGE:-ghost}" || s.PullPolicy != "never" {
 			t.Errorf("compose.yaml %s: image %q pull_policy %q, want the local ${GHOST_IMAGE:-ghost}, never pulled", name, s.Image, s.PullPolicy)
 		}
-		if s.Environment["ROS_LOCALHOST_ONLY"] != "1" {
-			t.Errorf("compose.yaml %s: want ROS_LOCALHOST_ONLY=1", name)
+		// Jazzy's way; its deprecated predecessor is compose.humble.yaml's.
+		if s.Environment["ROS_AUTOMATIC_DISCOVERY_RANGE"] != "LOCALHOST" {
+			t.Errorf("compose.yaml %s: want ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST", name)
+		}
+		if v, ok := s.Environment["ROS_LOCALHOST_ONLY"]; ok {
+			t.Errorf("compose.yaml %s: ROS_LOCALHOST_ONLY=%q, which Jazzy warns is deprecated", name, v)
 		}
 		// The middleware is the user's, Fast DDS (Jazzy's and Humble's default) unless
 		// they say otherwise, and the same for ghost and its recorder.
@@ -815,5 +831,64 @@ func TestSitlScriptSelectsTheGazeboOverride(t *testing.T) {
 	}
 	if strings.Contains(sh, `-f "$repo/compose.yaml" -p`) {
 		t.Error("sitl.sh: a compose call names compose.yaml alone, whatever SIM says")
+	}
+}
+
+// TestComposeHumble: compose.humble.yaml changes the images and the
+// loopback variable for Humble and nothing else, and Gazebo's override
+// given after it still runs PX4 in Gazebo's image.
+func TestComposeHumble(t *testing.T) {
+	base, _ := loadCompose(t, "compose.yaml")
+	humble, text := loadCompose(t, "compose.humble.yaml")
+	merged := withOverrides(t, "compose.humble.yaml")
+	wantImage := map[string]string{
+		"px4-sitl":   "${PX4_IMAGE:-ros:humble-ros-base}",
+		"xrce-agent": "${XRCE_AGENT_IMAGE:-ros:humble-ros-base}",
+		"ghost":      "${GHOST_IMAGE:-ghost:humble}",
+		"recorder":   "${GHOST_IMAGE:-ghost:humble}",
+	}
+	for name, s := range humble.Services {
+		b, ok := base.Services[name]
+		if !ok {
+			t.Errorf("compose.humble.yaml: service %s is not compose.yaml's", name)
+			continue
+		}
+		if s.Image != wantImage[name] {
+			t.Errorf("compose.humble.yaml %s: image %q, want %q", name, s.Image, wantImage[name])
+		}
+		m := merged.Services[name]
+		// Everything but the image and the loopback variable stays compose.yaml's.
+		m.Image, b.Image = "", ""
+		env := maps.Clone(m.Environment)
+		delete(env, "ROS_LOCALHOST_ONLY")
+		m.Environment = env
+		// Compose makes no difference between an empty map and none.
+		for _, svc := range []*composeService{&m, &b} {
+			if len(svc.Environment) == 0 {
+				svc.Environment = nil
+			}
+			if len(svc.DependsOn) == 0 {
+				svc.DependsOn = nil
+			}
+		}
+		if !reflect.DeepEqual(m, b) {
+			t.Errorf("compose.humble.yaml %s: changes more than the image and ROS_LOCALHOST_ONLY:\n got %+v\nwant %+v", name, m, b)
+		}
+	}
+	if len(humble.Services) != len(wantImage) {
+		t.Errorf("compose.humble.yaml: %d services, want %d", len(humble.Services), len(wantImage))
+	}
+	for _, name := range []string{"ghost", "recorder"} {
+		if v := merged.Services[name].Environment["ROS_LOCALHOST_ONLY"]; v != "1" {
+			t.Errorf("compose.yaml + compose.humble.yaml %s: ROS_LOCALHOST_ONLY %q, want 1 (Humble reads no discovery range)", name, v)
+		}
+	}
+	checkImages(t, "compose.yaml + compose.humble.yaml", merged)
+	checkHeader(t, "compose.humble.yaml", text)
+
+	gz, _ := loadCompose(t, "compose.gazebo.yaml")
+	all := withOverrides(t, "compose.humble.yaml", "compose.gazebo.yaml")
+	if got, want := all.Services["px4-sitl"].Image, gz.Services["px4-sitl"].Image; got != want {
+		t.Errorf("compose.yaml + compose.humble.yaml + compose.gazebo.yaml px4-sitl: image %q, want Gazebo's %q", got, want)
 	}
 }

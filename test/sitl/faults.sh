@@ -72,7 +72,6 @@ POLICY="${POLICY:-$share/config/policies/px4_failsafe_like.yaml}"
 HOVER_S="${HOVER_S:-15}" FAULT_S="${FAULT_S:-20}" AFTER_S="${AFTER_S:-15}"
 AGENT_DOWN_S="${AGENT_DOWN_S:-10}"
 CPU_LEVELS="${CPU_LEVELS:-50 20 10}"
-export ROS_LOCALHOST_ONLY=1
 export ROS_DOMAIN_ID="${ROS_DOMAIN_ID:-0}"
 
 bin="$out/.bin"
@@ -86,6 +85,7 @@ load() { cut -d" " -f1-3 /proc/loadavg; }
 
 # shellcheck source=processes.sh
 . "$here/processes.sh"
+ros_on_loopback
 
 start_agent() {
 	"$XRCE_AGENT" udp4 -p 8888 >>"$pd/agent.log" 2>&1 &

@@ -78,11 +78,11 @@ HOVER_S="${HOVER_S:-20}" LOSS_S="${LOSS_S:-30}" BACK_S="${BACK_S:-20}"
 # Everything stays on this host: ROS 2 on loopback, and PX4 asks the agent
 # for a localhost-only participant (UXRCE_DDS_PTCFG 1). The middleware is
 # the caller's: RMW_IMPLEMENTATION as given, or ROS 2's default.
-export ROS_LOCALHOST_ONLY=1
 export ROS_DOMAIN_ID="${ROS_DOMAIN_ID:-0}"
 
 # shellcheck source=processes.sh
 . "$here/processes.sh"
+ros_on_loopback
 trap stop_all EXIT
 now_ns() { date +%s%N; }
 px4cmd() { "$PX4_BUILD/bin/px4-$1" "${@:2}"; }

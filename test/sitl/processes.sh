@@ -26,3 +26,16 @@ stop_all() {
 # dn runs decision_node for the audit: the binary DN names, or the
 # checkout's through go run.
 dn() { if [ -n "${DN:-}" ]; then "$DN" "$@"; else (cd "$repo" && go run ./cmd/decision_node "$@"); fi; }
+
+# ros_on_loopback keeps ROS 2 discovery on this host, in the variable the
+# sourced distro reads: ROS_LOCALHOST_ONLY on Humble, and from Iron on
+# ROS_AUTOMATIC_DISCOVERY_RANGE (they warn that the first is deprecated
+# whenever it is set, even to 0).
+ros_on_loopback() {
+	if [ "${ROS_DISTRO:-}" = humble ]; then
+		export ROS_LOCALHOST_ONLY=1
+	else
+		unset ROS_LOCALHOST_ONLY
+		export ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST
+	fi
+}

@@ -52,13 +52,13 @@ POLICY="${POLICY:-$repo/config/policies/px4_failsafe_like.yaml}"
 EXECUTOR="${EXECUTOR-px4}"
 SPLIT_S="${SPLIT_S:-600}" SPLIT_MB="${SPLIT_MB:-0}" SAMPLE_S="${SAMPLE_S:-60}"
 
-export ROS_LOCALHOST_ONLY=1
 export ROS_DOMAIN_ID="${ROS_DOMAIN_ID:-0}"
 
 # An hour's recording may take a while to close.
 STOP_WAIT_S="${STOP_WAIT_S:-30}"
 # shellcheck source=processes.sh
 . "$here/processes.sh"
+ros_on_loopback
 trap stop_all EXIT
 px4cmd() { "$PX4_BUILD/bin/px4-$1" "${@:2}"; }
 say() { printf '%s  %s\n' "$(date -u +%T)" "$*"; }
