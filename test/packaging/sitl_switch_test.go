@@ -65,3 +65,39 @@ func TestGPSLossSimulatorSwitch(t *testing.T) {
 		})
 	}
 }
+
+// TestROSOnLoopback: the SITL scripts keep ROS 2 on loopback through the
+// variable the sourced distro reads, and through both where it does not
+// say which it is.
+func TestROSOnLoopback(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	lib, err := filepath.Abs(filepath.Join("..", "sitl", "processes.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		distro, want string
+	}{
+		{"humble", "localhost_only=1 range=unset"},
+		{"jazzy", "localhost_only=unset range=LOCALHOST"},
+		{"rolling", "localhost_only=unset range=LOCALHOST"},
+		{"", "localhost_only=1 range=LOCALHOST"},
+	}
+	for _, tc := range tests {
+		t.Run("distro="+tc.distro, func(t *testing.T) {
+			// A caller's ROS_LOCALHOST_ONLY=0 must not survive on Jazzy: it warns.
+			cmd := exec.Command("bash", "-c", `set -eu; repo=.; . "$1"; ros_on_loopback
+echo "localhost_only=${ROS_LOCALHOST_ONLY-unset} range=${ROS_AUTOMATIC_DISCOVERY_RANGE-unset}"`, "bash", lib)
+			cmd.Env = []string{"PATH=/usr/bin:/bin", "ROS_DISTRO=" + tc.distro, "ROS_LOCALHOST_ONLY=0"}
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("%v: %s", err, out)
+			}
+			if got := strings.TrimSpace(string(out)); got != tc.want {
+				t.Errorf("ROS_DISTRO=%q: %s, want %s", tc.distro, got, tc.want)
+			}
+		})
+	}
+}

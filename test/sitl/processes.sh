@@ -28,14 +28,17 @@ stop_all() {
 dn() { if [ -n "${DN:-}" ]; then "$DN" "$@"; else (cd "$repo" && go run ./cmd/decision_node "$@"); fi; }
 
 # ros_on_loopback keeps ROS 2 discovery on this host, in the variable the
-# sourced distro reads: ROS_LOCALHOST_ONLY on Humble, and from Iron on
-# ROS_AUTOMATIC_DISCOVERY_RANGE (they warn that the first is deprecated
-# whenever it is set, even to 0).
+# sourced distro reads: ROS_AUTOMATIC_DISCOVERY_RANGE from Iron on (which
+# warn that ROS_LOCALHOST_ONLY is deprecated whenever it is set, even to
+# 0), ROS_LOCALHOST_ONLY on Humble, and both where ROS_DISTRO does not say
+# (a ROS 2 built without ros_environment): loopback is what matters.
 ros_on_loopback() {
-	if [ "${ROS_DISTRO:-}" = humble ]; then
-		export ROS_LOCALHOST_ONLY=1
-	else
+	case "${ROS_DISTRO:-}" in
+	humble) export ROS_LOCALHOST_ONLY=1 ;;
+	"") export ROS_LOCALHOST_ONLY=1 ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST ;;
+	*)
 		unset ROS_LOCALHOST_ONLY
 		export ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST
-	fi
+		;;
+	esac
 }
