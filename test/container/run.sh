@@ -183,12 +183,14 @@ run_id="ghost-test-$$"
 started=()
 cleanup() { for c in "${started[@]}"; do podman rm -f -t 0 "$c" >/dev/null 2>&1 || true; done; }
 trap cleanup EXIT
-# Humble reads ROS_LOCALHOST_ONLY; later distros read the discovery range
-# and warn that the first is deprecated.
-loopback=ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST
-[ "$DISTRO" = humble ] && loopback=ROS_LOCALHOST_ONLY=1
+# Humble reads ROS_LOCALHOST_ONLY (which also puts Cyclone DDS on
+# loopback); later distros read the discovery range, warn that the first is
+# deprecated, and leave Cyclone on the host's first interface unless told.
+loopback=(-e ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST
+	-e 'CYCLONEDDS_URI=<CycloneDDS><Domain><General><Interfaces><NetworkInterface address="127.0.0.1"/></Interfaces></General></Domain></CycloneDDS>')
+[ "$DISTRO" = humble ] && loopback=(-e ROS_LOCALHOST_ONLY=1)
 net=(--runtime "$RUNTIME" --network host --ipc host
-	-e "$loopback" -e ROS_DOMAIN_ID="$DOMAIN" -v "$out:/data")
+	"${loopback[@]}" -e ROS_DOMAIN_ID="$DOMAIN" -v "$out:/data")
 [ -n "${RMW_IMPLEMENTATION:-}" ] && net+=(-e RMW_IMPLEMENTATION="$RMW_IMPLEMENTATION")
 dn=/ws/install/ghost/lib/ghost/decision_node
 ns_of() { date -d "$1" +%s%N; }

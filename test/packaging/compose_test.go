@@ -555,6 +555,12 @@ func TestCompose(t *testing.T) {
 		if v, ok := s.Environment["ROS_LOCALHOST_ONLY"]; ok {
 			t.Errorf("compose.yaml %s: ROS_LOCALHOST_ONLY=%q, which Jazzy warns is deprecated", name, v)
 		}
+		// The range alone leaves Cyclone DDS on the host's first interface,
+		// where the agent's localhost-only participant does not answer.
+		if uri := s.Environment["CYCLONEDDS_URI"]; !strings.HasPrefix(uri, "${CYCLONEDDS_URI:-") ||
+			!strings.Contains(uri, `<Interfaces><NetworkInterface address="127.0.0.1"/></Interfaces>`) {
+			t.Errorf("compose.yaml %s: CYCLONEDDS_URI %q, want the caller's, loopback as the one interface by default", name, uri)
+		}
 		// The middleware is the user's, Fast DDS (Jazzy's and Humble's default) unless
 		// they say otherwise, and the same for ghost and its recorder.
 		if s.Environment["RMW_IMPLEMENTATION"] != "${RMW_IMPLEMENTATION:-rmw_fastrtps_cpp}" {
@@ -857,11 +863,13 @@ func TestComposeHumble(t *testing.T) {
 			t.Errorf("compose.humble.yaml %s: image %q, want %q", name, s.Image, wantImage[name])
 		}
 		m := merged.Services[name]
-		// Everything but the image and the loopback variable stays compose.yaml's.
+		// Everything but the image and the loopback settings stays compose.yaml's.
 		m.Image, b.Image = "", ""
-		env := maps.Clone(m.Environment)
+		env, benv := maps.Clone(m.Environment), maps.Clone(b.Environment)
 		delete(env, "ROS_LOCALHOST_ONLY")
-		m.Environment = env
+		delete(env, "CYCLONEDDS_URI")
+		delete(benv, "CYCLONEDDS_URI")
+		m.Environment, b.Environment = env, benv
 		// Compose makes no difference between an empty map and none.
 		for _, svc := range []*composeService{&m, &b} {
 			if len(svc.Environment) == 0 {
@@ -879,8 +887,13 @@ func TestComposeHumble(t *testing.T) {
 		t.Errorf("compose.humble.yaml: %d services, want %d", len(humble.Services), len(wantImage))
 	}
 	for _, name := range []string{"ghost", "recorder"} {
-		if v := merged.Services[name].Environment["ROS_LOCALHOST_ONLY"]; v != "1" {
+		env := merged.Services[name].Environment
+		if v := env["ROS_LOCALHOST_ONLY"]; v != "1" {
 			t.Errorf("compose.yaml + compose.humble.yaml %s: ROS_LOCALHOST_ONLY %q, want 1 (Humble reads no discovery range)", name, v)
+		}
+		// Humble's Cyclone DDS is on loopback already and refuses it twice.
+		if v := env["CYCLONEDDS_URI"]; v != "${CYCLONEDDS_URI:-}" {
+			t.Errorf("compose.yaml + compose.humble.yaml %s: CYCLONEDDS_URI %q, want none by default", name, v)
 		}
 	}
 	checkImages(t, "compose.yaml + compose.humble.yaml", merged)

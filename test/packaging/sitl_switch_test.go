@@ -78,19 +78,23 @@ func TestROSOnLoopback(t *testing.T) {
 		t.Fatal(err)
 	}
 	tests := []struct {
-		distro, want string
+		distro, uri, want string // uri: the caller's CYCLONEDDS_URI
 	}{
-		{"humble", "localhost_only=1 range=unset"},
-		{"jazzy", "localhost_only=unset range=LOCALHOST"},
-		{"rolling", "localhost_only=unset range=LOCALHOST"},
-		{"", "localhost_only=1 range=LOCALHOST"},
+		{"jazzy", "file:///etc/cyclone.xml", "localhost_only=unset range=LOCALHOST cyclone=file:///etc/cyclone.xml"},
+		{"humble", "", "localhost_only=1 range=unset cyclone=unset"},
+		{"jazzy", "", `localhost_only=unset range=LOCALHOST cyclone=<CycloneDDS><Domain><General><Interfaces><NetworkInterface address="127.0.0.1"/></Interfaces></General></Domain></CycloneDDS>`},
+		{"rolling", "", `localhost_only=unset range=LOCALHOST cyclone=<CycloneDDS><Domain><General><Interfaces><NetworkInterface address="127.0.0.1"/></Interfaces></General></Domain></CycloneDDS>`},
+		{"", "", "localhost_only=1 range=LOCALHOST cyclone=unset"},
 	}
 	for _, tc := range tests {
-		t.Run("distro="+tc.distro, func(t *testing.T) {
+		t.Run("distro="+tc.distro+",uri="+tc.uri, func(t *testing.T) {
 			// A caller's ROS_LOCALHOST_ONLY=0 must not survive on Jazzy: it warns.
 			cmd := exec.Command("bash", "-c", `set -eu; repo=.; . "$1"; ros_on_loopback
-echo "localhost_only=${ROS_LOCALHOST_ONLY-unset} range=${ROS_AUTOMATIC_DISCOVERY_RANGE-unset}"`, "bash", lib)
+echo "localhost_only=${ROS_LOCALHOST_ONLY-unset} range=${ROS_AUTOMATIC_DISCOVERY_RANGE-unset} cyclone=${CYCLONEDDS_URI-unset}"`, "bash", lib)
 			cmd.Env = []string{"PATH=/usr/bin:/bin", "ROS_DISTRO=" + tc.distro, "ROS_LOCALHOST_ONLY=0"}
+			if tc.uri != "" {
+				cmd.Env = append(cmd.Env, "CYCLONEDDS_URI="+tc.uri)
+			}
 			out, err := cmd.CombinedOutput()
 			if err != nil {
 				t.Fatalf("%v: %s", err, out)

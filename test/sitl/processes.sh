@@ -31,7 +31,11 @@ dn() { if [ -n "${DN:-}" ]; then "$DN" "$@"; else (cd "$repo" && go run ./cmd/de
 # sourced distro reads: ROS_AUTOMATIC_DISCOVERY_RANGE from Iron on (which
 # warn that ROS_LOCALHOST_ONLY is deprecated whenever it is set, even to
 # 0), ROS_LOCALHOST_ONLY on Humble, and both where ROS_DISTRO does not say
-# (a ROS 2 built without ros_environment): loopback is what matters.
+# (a ROS 2 built without ros_environment): loopback is what matters. The
+# range alone leaves Cyclone DDS sending from the host's first network
+# interface, which the agent's localhost-only participant does not answer:
+# unless the caller configured Cyclone, loopback is its one interface
+# (Humble's ROS_LOCALHOST_ONLY does that itself, and refuses it twice).
 ros_on_loopback() {
 	case "${ROS_DISTRO:-}" in
 	humble) export ROS_LOCALHOST_ONLY=1 ;;
@@ -39,6 +43,7 @@ ros_on_loopback() {
 	*)
 		unset ROS_LOCALHOST_ONLY
 		export ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST
+		export CYCLONEDDS_URI="${CYCLONEDDS_URI:-<CycloneDDS><Domain><General><Interfaces><NetworkInterface address=\"127.0.0.1\"/></Interfaces></General></Domain></CycloneDDS>}"
 		;;
 	esac
 }
