@@ -90,12 +90,22 @@ LAUNCH="$repo/launch/decision.launch.py"
 
 # Everything stays on this host, in a domain of its own: the keystore's
 # governance and permissions name the domain in force when they are made.
-export ROS_LOCALHOST_ONLY=1 RCUTILS_COLORIZED_OUTPUT=0
+# Humble reads ROS_LOCALHOST_ONLY; later distros read the discovery range
+# (and warn about the first), whose LOCALHOST leaves Cyclone DDS on the
+# host's first interface unless its configuration names loopback.
+export RCUTILS_COLORIZED_OUTPUT=0
+if [ "${ROS_DISTRO:-humble}" = humble ]; then
+	export ROS_LOCALHOST_ONLY=1
+else
+	unset ROS_LOCALHOST_ONLY
+	export ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST
+	export CYCLONEDDS_URI="${CYCLONEDDS_URI:-<CycloneDDS><Domain><General><Interfaces><NetworkInterface address=\"127.0.0.1\"/></Interfaces></General></Domain></CycloneDDS>}"
+fi
 export ROS_DOMAIN_ID="${SROS2_DOMAIN_ID:-73}"
 transport=""
 if [ "$RMW" = rmw_fastrtps_cpp ]; then
 	# Fast DDS carries data between processes of one host through shared
-	# memory (ROS_LOCALHOST_ONLY keeps that transport), where no packet
+	# memory (the loopback settings above keep that transport), where no packet
 	# capture can look. Here every participant uses one UDPv4 transport bound
 	# to loopback instead, so traffic stays on this host and (d) sees every
 	# byte the participants exchange.
@@ -117,7 +127,16 @@ if [ "$RMW" = rmw_fastrtps_cpp ]; then
   </participant>
 </profiles>
 XML
-	export FASTRTPS_DEFAULT_PROFILES_FILE="$out/fastdds-loopback-udp.xml" ROS_LOCALHOST_ONLY=0
+	# The profile must be the participant's whole transport: Humble leaves
+	# it so with ROS_LOCALHOST_ONLY=0; from Jazzy on, the discovery range
+	# LOCALHOST replaces it with shared memory and UDP, and only
+	# SYSTEM_DEFAULT leaves Fast DDS's own configuration alone.
+	export FASTRTPS_DEFAULT_PROFILES_FILE="$out/fastdds-loopback-udp.xml"
+	if [ "${ROS_DISTRO:-humble}" = humble ]; then
+		export ROS_LOCALHOST_ONLY=0
+	else
+		export ROS_AUTOMATIC_DISCOVERY_RANGE=SYSTEM_DEFAULT
+	fi
 	transport="UDPv4 on loopback only, no shared memory ($FASTRTPS_DEFAULT_PROFILES_FILE)"
 fi
 unset ROS_SECURITY_ENABLE ROS_SECURITY_STRATEGY ROS_SECURITY_KEYSTORE ROS_SECURITY_ENCLAVE_OVERRIDE
