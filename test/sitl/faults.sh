@@ -7,6 +7,12 @@
 #   test/sitl/faults.sh OUTDIR [PHASE...]
 #
 # Phases (default: all, in this order):
+#   kill      the node is killed (SIGKILL) mid-flight and launched with
+#             respawn:=true respawn_delay:=1.0, so launch_ros starts it
+#             again: the killed node's file is audited as it was left, the
+#             restarted node's recording (node_restart001.mcap) on its
+#             own, and the time from its "ready" to its first decision is
+#             measured
 #   agent     the agent is killed (SIGKILL) for AGENT_DOWN_S (10) s, then
 #             started again; PX4's client reconnects and its time
 #             synchronisation starts over
@@ -49,15 +55,15 @@ set -m
 
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
-[ $# -ge 1 ] || { echo "usage: $0 OUTDIR [agent|loss10|loss30|jitter|cpu|diskfull ...]" >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: $0 OUTDIR [kill|agent|loss10|loss30|jitter|cpu|diskfull ...]" >&2; exit 2; }
 out="$1"
 shift
 mkdir -p "$out" && out="$(cd "$out" && pwd)"
 phases=("$@")
-[ ${#phases[@]} -gt 0 ] || phases=(agent loss10 loss30 jitter cpu diskfull)
+[ ${#phases[@]} -gt 0 ] || phases=(kill agent loss10 loss30 jitter cpu diskfull)
 for p in "${phases[@]}"; do
-	case "$p" in agent | loss10 | loss30 | jitter | cpu | diskfull) ;; *)
-		echo "unknown phase $p: want agent, loss10, loss30, jitter, cpu or diskfull" >&2
+	case "$p" in kill | agent | loss10 | loss30 | jitter | cpu | diskfull) ;; *)
+		echo "unknown phase $p: want kill, agent, loss10, loss30, jitter, cpu or diskfull" >&2
 		exit 2
 		;;
 	esac
@@ -76,7 +82,8 @@ export ROS_DOMAIN_ID="${ROS_DOMAIN_ID:-0}"
 
 bin="$out/.bin"
 mkdir -p "$bin"
-(cd "$repo" && go build -o "$bin/faultsum" ./test/sitl/faultsum && go build -o "$bin/udplink" ./test/sitl/udplink)
+(cd "$repo" && go build -o "$bin/faultsum" ./test/sitl/faultsum && go build -o "$bin/udplink" ./test/sitl/udplink &&
+	go build -o "$bin/timeline" ./test/sitl/timeline)
 faultsum() { "$bin/faultsum" "$@"; }
 now_ns() { date +%s%N; }
 px4cmd() { "$PX4_BUILD/bin/px4-$1" "${@:2}"; }
@@ -187,7 +194,40 @@ audit() {
 	echo $? >"$pd/verify_bag_exit"
 	dn latency "$pd/node.mcap" --json "$pd/latency.json" >"$pd/latency.txt" 2>&1
 	faultsum --from-ns "$from" --to-ns "$to" --node "$pd/node.mcap" --bag "$pd/bag/bag_0.mcap" >"$pd/summary.txt" 2>&1
+	# A restarted node's recordings, each audited on its own.
+	local r
+	for r in "$pd"/node_restart*.mcap; do
+		[ -e "$r" ] || continue
+		dn verify "$r" "${flags[@]}" >"${r%.mcap}.verify.txt" 2>&1
+		echo $? >"${r%.mcap}.verify_exit"
+	done
 	set -e
+}
+
+# phase_kill: SIGKILL to the node mid-flight, launch_ros respawning it.
+phase_kill() {
+	start "$out/kill" respawn:=true respawn_delay:=1.0
+	local from to pid ready
+	# launch names the process it started: under NODE_BIN, the wrapper,
+	# which execs the node in place.
+	pid="$(grep -m1 -o 'process started with pid \[[0-9]*\]' "$pd/ghost.log" | grep -o '[0-9]*')"
+	from=$(now_ns)
+	say "decision_node (pid $pid) killed with SIGKILL"
+	kill -KILL "$pid"
+	for _ in $(seq 60); do [ "$(grep -c 'decision node ready' "$pd/ghost.log")" -ge 2 ] && break; sleep 0.5; done
+	to=$(now_ns)
+	ready="$(grep 'decision node ready' "$pd/ghost.log" | sed -n 2p | grep -o 'time=[^ ]*' | cut -d= -f2)"
+	if [ -n "$ready" ]; then
+		say "respawned: ready at $ready"
+		date -d "$ready" +%s%N >"$pd/respawn_ready_ns"
+	else
+		say "not respawned within 30 s"
+	fi
+	grep -m1 -o 'decision node restarted[^"]*' "$pd/ghost.log" >"$pd/restarted.txt" || true
+	finish "$from" "$to" "node SIGKILLed, respawned by launch"
+	if [ -s "$pd/respawn_ready_ns" ] && [ -e "$pd/node_restart001.mcap" ]; then
+		"$bin/timeline" --event-ns "$(cat "$pd/respawn_ready_ns")" "$pd/node_restart001.mcap" >"$pd/restart_timeline.txt" 2>&1 || true
+	fi
 }
 
 phase_agent() {
@@ -292,6 +332,7 @@ phase_diskfull() {
 
 run_phase() {
 	case "$1" in
+	kill) phase_kill ;;
 	agent) phase_agent ;;
 	loss10) linkfault loss10 "-loss 0.1" ;;
 	loss30) linkfault loss30 "-loss 0.3" ;;
@@ -328,4 +369,12 @@ for d in "$out"/*/; do
 	echo "verify node.mcap: exit $(cat "$d/verify_node_exit"); $(grep -m1 -E 'verdict|read_incomplete|stopped' "$d/verify_node.txt" || true)"
 	echo "verify bag: exit $(cat "$d/verify_bag_exit"); $(grep -m1 -E 'verdict' "$d/verify_bag.txt" || true)"
 	echo "latency: $(grep -E 'decision' "$d/latency.txt" | head -2 | tr -s ' ' | tr '\n' ';')"
+	for v in "$d"/node_restart*.verify_exit; do
+		[ -e "$v" ] || continue
+		echo "verify $(basename "${v%.verify_exit}").mcap: exit $(cat "$v"); $(grep -m1 -E 'verdict' "${v%_exit}.txt" || true)"
+	done
+	if [ -e "$d/restarted.txt" ]; then
+		echo "restart: $(cat "$d/restarted.txt" 2>/dev/null)"
+		echo "after the restarted node's ready line: $(grep -m2 -E 'first decision:| sent: ' "$d/restart_timeline.txt" 2>/dev/null | tr -s ' ' | tr '\n' ';')"
+	fi
 done

@@ -1,5 +1,6 @@
 // Command timeline prints what followed an event in a ghost recording: the
-// first decision that was not proceed and the first of each other kind,
+// first decision, the first that was not proceed and the first of each
+// other kind,
 // the first command sent and its outcome, and every change of the vehicle's flight mode and arming as the
 // beliefs carry them, each with its delay after the event. The SITL
 // scenario (test/sitl/gps_loss.sh) gives it the moment it took the GPS away.
@@ -47,6 +48,7 @@ type row struct {
 type Timeline struct {
 	event     uint64
 	rows      []row
+	any       bool                    // a decision was seen since the event
 	decided   bool                    // the first non-proceed decision was seen
 	kinds     map[decisions.Kind]bool // kinds other than proceed decided since the event
 	sent      map[uint64]bool
@@ -91,7 +93,16 @@ func (t *Timeline) Add(m bag.Message) error {
 			return fmt.Errorf("/decisions at %d: %w", m.LogTime, err)
 		}
 		k := decisions.Kind(t.dr.Decision.Kind)
-		if !after || k == decisions.KindProceed || t.kinds[k] {
+		if !after {
+			return nil
+		}
+		// How soon ghost decides at all after the event (a restarted node
+		// after its ready line, say), whatever it decides.
+		if !t.any {
+			t.any = true
+			t.rows = append(t.rows, row{m.LogTime, t.stamp, fmt.Sprintf("first decision: %s (%s)", k, t.dr.Decision.Reason)})
+		}
+		if k == decisions.KindProceed || t.kinds[k] {
 			return nil
 		}
 		if t.kinds == nil {

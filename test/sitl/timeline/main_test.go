@@ -101,7 +101,8 @@ func TestTimelineVehicleTime(t *testing.T) {
 }
 
 // An advisory flight sends nothing: the timeline still names the first
-// decision of each kind after the event, once, so ghost's land shows.
+// decision after the event and the first of each kind, once, so ghost's
+// land shows.
 func TestTimelineFirstOfEachKind(t *testing.T) {
 	const s = uint64(time.Second)
 	decision := func(logS float64, k decisions.Kind, reason string) bag.Message {
@@ -133,6 +134,7 @@ func TestTimelineFirstOfEachKind(t *testing.T) {
 	}
 	text := out.String()
 	for _, want := range []string{
+		"1.000 s", "first decision: proceed (nominal)",
 		"3.000 s", "first decision other than proceed: hold (belief_uncertain)",
 		"7.000 s", "first engage_land decision (position_unknown)",
 	} {
