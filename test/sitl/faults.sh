@@ -216,7 +216,8 @@ phase_kill() {
 	kill -KILL "$pid"
 	for _ in $(seq 60); do [ "$(grep -c 'decision node ready' "$pd/ghost.log")" -ge 2 ] && break; sleep 0.5; done
 	to=$(now_ns)
-	ready="$(grep 'decision node ready' "$pd/ghost.log" | sed -n 2p | grep -o 'time=[^ ]*' | cut -d= -f2)"
+	# slog's own time= field (a space before it; use_sim_time= has none).
+	ready="$(grep 'decision node ready' "$pd/ghost.log" | sed -n 2p | grep -o ' time=[^ ]*' | head -n 1 | cut -d= -f2)"
 	if [ -n "$ready" ]; then
 		say "respawned: ready at $ready"
 		date -d "$ready" +%s%N >"$pd/respawn_ready_ns"
