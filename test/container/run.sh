@@ -186,8 +186,9 @@ trap cleanup EXIT
 # Humble reads ROS_LOCALHOST_ONLY (which also puts Cyclone DDS on
 # loopback); later distros read the discovery range, warn that the first is
 # deprecated, and leave Cyclone on the host's first interface unless told.
-loopback=(-e ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST
-	-e 'CYCLONEDDS_URI=<CycloneDDS><Domain><General><Interfaces><NetworkInterface address="127.0.0.1"/></Interfaces></General></Domain></CycloneDDS>')
+# shellcheck source=../loopback.sh
+. "$here/../loopback.sh"
+loopback=(-e ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST -e "CYCLONEDDS_URI=$CYCLONEDDS_LOOPBACK_URI")
 [ "$DISTRO" = humble ] && loopback=(-e ROS_LOCALHOST_ONLY=1)
 net=(--runtime "$RUNTIME" --network host --ipc host
 	"${loopback[@]}" -e ROS_DOMAIN_ID="$DOMAIN" -v "$out:/data")

@@ -73,7 +73,7 @@ func TestROSOnLoopback(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("no bash")
 	}
-	lib, err := filepath.Abs(filepath.Join("..", "sitl", "processes.sh"))
+	lib, err := filepath.Abs(filepath.Join("..", "sitl", "processes.sh")) // which sources ../loopback.sh
 	if err != nil {
 		t.Fatal(err)
 	}

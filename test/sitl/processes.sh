@@ -27,23 +27,6 @@ stop_all() {
 # checkout's through go run.
 dn() { if [ -n "${DN:-}" ]; then "$DN" "$@"; else (cd "$repo" && go run ./cmd/decision_node "$@"); fi; }
 
-# ros_on_loopback keeps ROS 2 discovery on this host, in the variable the
-# sourced distro reads: ROS_AUTOMATIC_DISCOVERY_RANGE from Iron on (which
-# warn that ROS_LOCALHOST_ONLY is deprecated whenever it is set, even to
-# 0), ROS_LOCALHOST_ONLY on Humble, and both where ROS_DISTRO does not say
-# (a ROS 2 built without ros_environment): loopback is what matters. The
-# range alone leaves Cyclone DDS sending from the host's first network
-# interface, which the agent's localhost-only participant does not answer:
-# unless the caller configured Cyclone, loopback is its one interface
-# (Humble's ROS_LOCALHOST_ONLY does that itself, and refuses it twice).
-ros_on_loopback() {
-	case "${ROS_DISTRO:-}" in
-	humble) export ROS_LOCALHOST_ONLY=1 ;;
-	"") export ROS_LOCALHOST_ONLY=1 ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST ;;
-	*)
-		unset ROS_LOCALHOST_ONLY
-		export ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST
-		export CYCLONEDDS_URI="${CYCLONEDDS_URI:-<CycloneDDS><Domain><General><Interfaces><NetworkInterface address=\"127.0.0.1\"/></Interfaces></General></Domain></CycloneDDS>}"
-		;;
-	esac
-}
+# ros_on_loopback (test/loopback.sh) keeps ROS 2 on this host's loopback.
+# shellcheck source=../loopback.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../loopback.sh"

@@ -90,17 +90,11 @@ LAUNCH="$repo/launch/decision.launch.py"
 
 # Everything stays on this host, in a domain of its own: the keystore's
 # governance and permissions name the domain in force when they are made.
-# Humble reads ROS_LOCALHOST_ONLY; later distros read the discovery range
-# (and warn about the first), whose LOCALHOST leaves Cyclone DDS on the
-# host's first interface unless its configuration names loopback.
+# Loopback the way the sourced distro reads it (test/loopback.sh).
 export RCUTILS_COLORIZED_OUTPUT=0
-if [ "${ROS_DISTRO:-humble}" = humble ]; then
-	export ROS_LOCALHOST_ONLY=1
-else
-	unset ROS_LOCALHOST_ONLY
-	export ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST
-	export CYCLONEDDS_URI="${CYCLONEDDS_URI:-<CycloneDDS><Domain><General><Interfaces><NetworkInterface address=\"127.0.0.1\"/></Interfaces></General></Domain></CycloneDDS>}"
-fi
+# shellcheck source=../loopback.sh
+. "$here/../loopback.sh"
+ros_on_loopback
 export ROS_DOMAIN_ID="${SROS2_DOMAIN_ID:-73}"
 transport=""
 if [ "$RMW" = rmw_fastrtps_cpp ]; then
