@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ghost-robotics/ghost/internal/px4fixture"
+	"github.com/ghost-robotics/ghost/internal/testpolicy"
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/engine"
@@ -31,24 +32,6 @@ import (
 // and its assessment, the session decides, the px4 executor commands a
 // PX4 that answers in its own time), record it, and check what follows
 // PX4's time and what verify and replay make of the recording.
-
-// timebaseProbe holds after 2 s of an uncertain belief, and holds on a
-// missing assessment after 1 s: neither may fire early, the second never.
-const timebaseProbe = `name: timebase_probe
-version: 1
-default: {action: proceed, reason: nominal}
-rules:
-  - name: uncertain_for_2s
-    when: {effective_level: {at_least: uncertain}}
-    for: 2s
-    action: hold
-    reason: uncertain_for_2s
-  - name: assessment_missing
-    when: {missing: assessment}
-    for: 1s
-    action: hold
-    reason: assessment_missing
-`
 
 // lockstep relates PX4's clock to the arrival clock: PX4 time advances
 // num/den as fast (a real-time factor of num/den).
@@ -244,7 +227,7 @@ func flyLockstep(t *testing.T, f lockstepFlight, px *lockstepPX4) lockstepRun {
 	if err != nil {
 		t.Fatal(err)
 	}
-	policy, err := rules.Parse("timebase_probe.yaml", []byte(timebaseProbe))
+	policy, err := rules.Parse("hold_after_uncertain_2s.yaml", []byte(testpolicy.HoldAfterUncertain2s))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,28 +6,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghost-robotics/ghost/internal/testpolicy"
 	"github.com/ghost-robotics/ghost/pkg/decisions"
 	"github.com/ghost-robotics/ghost/pkg/ros2/config"
 	"github.com/ghost-robotics/ghost/pkg/vehicle/px4"
 )
-
-// holdAfterUncertain2s holds once the belief has been uncertain for 2 s of
-// its stamps, and on a missing assessment after 1 s.
-const holdAfterUncertain2s = `name: hold_after_uncertain_2s
-version: 1
-default: {action: proceed, reason: nominal}
-rules:
-  - name: uncertain_for_2s
-    when: {effective_level: {at_least: uncertain}}
-    for: 2s
-    action: hold
-    reason: uncertain_for_2s
-  - name: assessment_missing
-    when: {missing: assessment}
-    for: 1s
-    action: hold
-    reason: assessment_missing
-`
 
 // TestNodeFollowsPX4TimeInLockstep: PX4 in lockstep with a simulator at
 // half real time, its stamps advancing 10 ms per 20 ms of receive time. The
@@ -44,7 +27,7 @@ func TestNodeFollowsPX4TimeInLockstep(t *testing.T) {
 	cfg.Input.Source = config.SourcePX4
 	cfg.Input.PX4Release = "1.15"
 	cfg.PolicyFile = filepath.Join(t.TempDir(), "policy.yaml")
-	if err := os.WriteFile(cfg.PolicyFile, []byte(holdAfterUncertain2s), 0o600); err != nil {
+	if err := os.WriteFile(cfg.PolicyFile, []byte(testpolicy.HoldAfterUncertain2s), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	cfg.Recording.Path = filepath.Join(t.TempDir(), "node.mcap")

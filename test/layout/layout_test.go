@@ -120,7 +120,7 @@ var rules = []rule{
 }
 
 // testOnly are packages only tests may import: no production package may.
-var testOnly = []string{"pkg/decisions/decisionstest"}
+var testOnly = []string{"pkg/decisions/decisionstest", "internal/testpolicy"}
 
 // match reports whether path matches pattern and how closely (the length
 // of the matched part; -1 for no match).
