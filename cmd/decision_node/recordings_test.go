@@ -27,6 +27,38 @@ func splitBag(t *testing.T, flight, dir string, parts int) (string, []string) {
 // decisionsSchema instead, when it is not "".
 func splitBagSchema(t *testing.T, flight, dir string, parts int, decisionsSchema string) (string, []string) {
 	t.Helper()
+	bagDir := filepath.Join(dir, "split")
+	if err := os.Mkdir(bagDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	files := splitParts(t, flight, parts, func(p int) (string, bag.RecorderOptions) {
+		names = append(names, fmt.Sprintf("split_%d.mcap", p))
+		return filepath.Join(bagDir, names[p]), bag.RecorderOptions{}
+	}, func(p int, rec *bag.Recorder, m bag.Message, c bag.Channel) (bag.ChannelID, error) {
+		if p == parts-1 && m.Topic == "/decisions" && decisionsSchema != "" {
+			return rec.AddChannel(m.Topic, decisionsSchema, "int32 x\n")
+		}
+		return rec.AddChannel(m.Topic, c.SchemaName, c.SchemaText, c.QoS...)
+	})
+	meta := "rosbag2_bagfile_information:\n  version: 5\n  storage_identifier: mcap\n  compression_format: \"\"\n  compression_mode: \"\"\n  relative_file_paths:\n"
+	for _, n := range names {
+		meta += "    - " + n + "\n"
+	}
+	if err := os.WriteFile(filepath.Join(bagDir, bag.BagMetadataFile), []byte(meta), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return bagDir, files
+}
+
+// splitParts writes the messages of the recording at flight into parts
+// files, each cut after a belief when the recording has beliefs (a ghost
+// recorder splits so) and anywhere otherwise. Part p goes to the path and
+// options open(p) gives, its channels declared by declare with the
+// channel they were recorded on. It returns the files in order.
+func splitParts(t *testing.T, flight string, parts int, open func(p int) (string, bag.RecorderOptions),
+	declare func(p int, rec *bag.Recorder, m bag.Message, c bag.Channel) (bag.ChannelID, error)) []string {
+	t.Helper()
 	in, err := bag.OpenRecording(flight, bag.ReaderOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -44,13 +76,8 @@ func splitBagSchema(t *testing.T, flight, dir string, parts int, decisionsSchema
 		m.Data = append([]byte(nil), m.Data...)
 		msgs = append(msgs, m)
 	}
-	// A ghost recording is split after a belief; others anywhere.
 	hasNav := slices.ContainsFunc(msgs, func(m bag.Message) bool { return m.Topic == "/state/nav" })
-	bagDir := filepath.Join(dir, "split")
-	if err := os.Mkdir(bagDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	var files, names []string
+	var files []string
 	start := 0
 	for p := range parts {
 		end := len(msgs)
@@ -60,9 +87,8 @@ func splitBagSchema(t *testing.T, flight, dir string, parts int, decisionsSchema
 				end++
 			}
 		}
-		name := fmt.Sprintf("split_%d.mcap", p)
-		path := filepath.Join(bagDir, name)
-		rec, err := bag.CreateRecording(path, bag.RecorderOptions{})
+		path, opts := open(p)
+		rec, err := bag.CreateRecording(path, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -70,13 +96,7 @@ func splitBagSchema(t *testing.T, flight, dir string, parts int, decisionsSchema
 		for _, m := range msgs[start:end] {
 			ch, ok := channels[m.Topic]
 			if !ok {
-				if p == parts-1 && m.Topic == "/decisions" && decisionsSchema != "" {
-					ch, err = rec.AddChannel(m.Topic, decisionsSchema, "int32 x\n")
-				} else {
-					c := recorded[m.ChannelID]
-					ch, err = rec.AddChannel(m.Topic, c.SchemaName, c.SchemaText, c.QoS...)
-				}
-				if err != nil {
+				if ch, err = declare(p, rec, m, recorded[m.ChannelID]); err != nil {
 					t.Fatal(err)
 				}
 				channels[m.Topic] = ch
@@ -88,16 +108,9 @@ func splitBagSchema(t *testing.T, flight, dir string, parts int, decisionsSchema
 		if err := rec.Close(); err != nil {
 			t.Fatal(err)
 		}
-		files, names, start = append(files, path), append(names, name), end
+		files, start = append(files, path), end
 	}
-	meta := "rosbag2_bagfile_information:\n  version: 5\n  storage_identifier: mcap\n  compression_format: \"\"\n  compression_mode: \"\"\n  relative_file_paths:\n"
-	for _, n := range names {
-		meta += "    - " + n + "\n"
-	}
-	if err := os.WriteFile(filepath.Join(bagDir, bag.BagMetadataFile), []byte(meta), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return bagDir, files
+	return files
 }
 
 var decisionsLine = regexp.MustCompile(`(?m)^decisions\s+(\d+)`)
@@ -274,63 +287,18 @@ func TestVerifySplitBagChannelProblems(t *testing.T) {
 // each cut after a belief. It returns the files in order.
 func splitNode(t *testing.T, flight, dir string, parts int) []string {
 	t.Helper()
-	in, err := bag.OpenRecording(flight, bag.ReaderOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	recorded := map[uint16]bag.Channel{}
-	for _, c := range in.Channels() {
-		recorded[c.ID] = c
-	}
-	var msgs []bag.Message
-	for m, err := range in.Messages() {
-		if err != nil {
-			t.Fatal(err)
-		}
-		m.Data = append([]byte(nil), m.Data...)
-		msgs = append(msgs, m)
-	}
 	var files []string
-	start := 0
-	for p := range parts {
-		end := len(msgs)
-		if p < parts-1 {
-			end = (p + 1) * len(msgs) / parts
-			for msgs[end-1].Topic != "/state/nav" {
-				end++
-			}
-		}
+	return splitParts(t, flight, parts, func(p int) (string, bag.RecorderOptions) {
 		name, opts := "node.mcap", bag.RecorderOptions{}
 		if p > 0 {
 			name = fmt.Sprintf("node_%03d.mcap", p)
 			opts.Metadata = map[string]map[string]string{bag.MetadataSplit: {"previous": filepath.Base(files[p-1]), "part": fmt.Sprint(p)}}
 		}
-		path := filepath.Join(dir, name)
-		rec, err := bag.CreateRecording(path, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		channels := map[string]bag.ChannelID{}
-		for _, m := range msgs[start:end] {
-			ch, ok := channels[m.Topic]
-			if !ok {
-				c := recorded[m.ChannelID]
-				if ch, err = rec.AddChannel(m.Topic, c.SchemaName, c.SchemaText, c.QoS...); err != nil {
-					t.Fatal(err)
-				}
-				channels[m.Topic] = ch
-			}
-			if err := rec.Write(ch, m.LogTime, m.PublishTime, m.Data); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := rec.Close(); err != nil {
-			t.Fatal(err)
-		}
-		files, start = append(files, path), end
-	}
-	return files
+		files = append(files, filepath.Join(dir, name))
+		return files[p], opts
+	}, func(_ int, rec *bag.Recorder, m bag.Message, c bag.Channel) (bag.ChannelID, error) {
+		return rec.AddChannel(m.Topic, c.SchemaName, c.SchemaText, c.QoS...)
+	})
 }
 
 // The node's split recording is one flight: verify of its directory, or of
