@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ghost-robotics/ghost/pkg/bag"
 	"github.com/ghost-robotics/ghost/pkg/ros2/config"
@@ -80,13 +81,7 @@ func TestRunRecordingSplitsByDuration(t *testing.T) {
 	cfg.Recording.MaxDurationS = 1
 	h := startNode(t, cfg)
 	const n = 35 // 3.4 s of log time: four files
-	for i := range n {
-		b := testBelief(int64(i+1) * 10_000_000)
-		at := base.Add(ms(100 * i))
-		h.deliver(cfg.Topics[session.KeyState], beliefCDR(t, b), at)
-		h.deliver(cfg.Topics[session.KeySelfAssessment], assessmentCDR(t, testAssessment(t, b.StampSimNs, 0.1)), at.Add(ms(1)))
-		h.sync(at.Add(ms(2)))
-	}
+	feedBeliefs(t, h, cfg, base, n)
 	d := h.sync(base.Add(ms(100 * n)))
 	if got := count(t, d, "recording.files"); got != 4 {
 		t.Errorf("recording.files = %d, want 4", got)
@@ -220,13 +215,7 @@ func TestRecordingSplitFailureKeepsRecording(t *testing.T) {
 	}
 	h := startNode(t, cfg)
 	const n = 25
-	for i := range n {
-		b := testBelief(int64(i+1) * 10_000_000)
-		at := base.Add(ms(100 * i))
-		h.deliver(cfg.Topics[session.KeyState], beliefCDR(t, b), at)
-		h.deliver(cfg.Topics[session.KeySelfAssessment], assessmentCDR(t, testAssessment(t, b.StampSimNs, 0.1)), at.Add(ms(1)))
-		h.sync(at.Add(ms(2)))
-	}
+	feedBeliefs(t, h, cfg, base, n)
 	d := h.sync(base.Add(ms(100 * n)))
 	if !strings.Contains(d.Status[0].Message, "recording not split") {
 		t.Errorf("diagnostics %q do not say the recording was not split", d.Status[0].Message)
@@ -240,5 +229,18 @@ func TestRecordingSplitFailureKeepsRecording(t *testing.T) {
 	}
 	if !strings.Contains(h.logs.String(), "cannot continue the recording in a new file") {
 		t.Errorf("log does not say the split failed:\n%s", h.logs)
+	}
+}
+
+// feedBeliefs delivers n beliefs, each with its assessment, one every
+// 100 ms of log time from base, and lets the node take each.
+func feedBeliefs(t *testing.T, h *harness, cfg config.Config, base time.Time, n int) {
+	t.Helper()
+	for i := range n {
+		b := testBelief(int64(i+1) * 10_000_000)
+		at := base.Add(ms(100 * i))
+		h.deliver(cfg.Topics[session.KeyState], beliefCDR(t, b), at)
+		h.deliver(cfg.Topics[session.KeySelfAssessment], assessmentCDR(t, testAssessment(t, b.StampSimNs, 0.1)), at.Add(ms(1)))
+		h.sync(at.Add(ms(2)))
 	}
 }

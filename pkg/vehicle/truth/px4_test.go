@@ -79,15 +79,7 @@ func TestPX4Form(t *testing.T) {
 
 func TestPX4Resets(t *testing.T) {
 	d := defs(t, px4.Release115)
-	chans := px4Recording(t, d, "")
-	rec, err := Find(chans, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dec, err := NewDecoder(rec, chans)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dec := px4Decoder(t, d)
 	type step struct {
 		xy, z     int
 		dxy       [2]float64
@@ -121,15 +113,7 @@ func TestPX4Resets(t *testing.T) {
 
 func TestPX4PositionTruthRejects(t *testing.T) {
 	d := defs(t, px4.Release116)
-	chans := px4Recording(t, d, "")
-	rec, err := Find(chans, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dec, err := NewDecoder(rec, chans)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dec := px4Decoder(t, d)
 	over := func(k string, v any) []byte {
 		f := lpTruth(1000, 1, 2, 3, 0, 0, 0)
 		f[k] = v
@@ -168,15 +152,7 @@ func TestPX4PositionTruthRejects(t *testing.T) {
 // its pose; SIH sets them true; either way a finite sample is the truth.
 func TestPX4TruthValidityFlags(t *testing.T) {
 	d := defs(t, px4.Release115)
-	chans := px4Recording(t, d, "")
-	rec, err := Find(chans, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dec, err := NewDecoder(rec, chans)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dec := px4Decoder(t, d)
 	for _, tc := range []struct {
 		name  string
 		flags bool
@@ -391,4 +367,20 @@ func TestGlobalDecoders(t *testing.T) {
 			}
 		})
 	}
+}
+
+// px4Decoder is the decoder of the ground truth found in a PX4 recording
+// with defs d.
+func px4Decoder(t *testing.T, d *px4.Definitions) *Decoder {
+	t.Helper()
+	chans := px4Recording(t, d, "")
+	rec, err := Find(chans, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, err := NewDecoder(rec, chans)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dec
 }
