@@ -19,9 +19,8 @@ const samplePeriods = 4
 
 func truthLog(both bool) []byte { return ulogtest.TruthFlight(samplePeriods, both) }
 
-// drainULog returns every message of a ULogSource over log, truth on or
-// off.
-func drainULog(t *testing.T, log []byte, withTruth bool) (*ULogSource, []bag.Message) {
+// openULog is a ULogSource over log, positions from vehicle_local_position.
+func openULog(t *testing.T, log []byte) *ULogSource {
 	t.Helper()
 	r, err := ulog.NewReader(bytes.NewReader(log), ulog.Options{})
 	if err != nil {
@@ -31,6 +30,14 @@ func drainULog(t *testing.T, log []byte, withTruth bool) (*ULogSource, []bag.Mes
 	if err != nil {
 		t.Fatal(err)
 	}
+	return src
+}
+
+// drainULog returns every message of a ULogSource over log, truth on or
+// off.
+func drainULog(t *testing.T, log []byte, withTruth bool) (*ULogSource, []bag.Message) {
+	t.Helper()
+	src := openULog(t, log)
 	if withTruth {
 		if err := src.WithTruth(); err != nil {
 			t.Fatal(err)
@@ -236,14 +243,7 @@ func TestULogSourceGlobalTruth(t *testing.T) {
 	if err != nil || scan.Global != n || !scan.Both() {
 		t.Fatalf("scan %+v, %v", scan, err)
 	}
-	r, err := ulog.NewReader(bytes.NewReader(log), ulog.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := NewULogSource(r, newBridge(t), PositionLocalPosition)
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := openULog(t, log)
 	if err := src.WithGlobalTruth(); err == nil {
 		t.Error("the global truth went without the truth")
 	}
