@@ -86,7 +86,6 @@ mkdir -p "$bin"
 	go build -o "$bin/timeline" ./test/sitl/timeline)
 faultsum() { "$bin/faultsum" "$@"; }
 now_ns() { date +%s%N; }
-px4cmd() { "$PX4_BUILD/bin/px4-$1" "${@:2}"; }
 say() { printf '%s  %s\n' "$(date +%T)" "$*"; }
 load() { cut -d" " -f1-3 /proc/loadavg; }
 
@@ -105,16 +104,11 @@ start_agent() {
 start() {
 	pd="$1"
 	shift
-	mkdir -p "$pd/px4"
+	mkdir -p "$pd"
 	say "$(basename "$pd"): agent and PX4 SIH, load average $(load)"
 	echo "$(load)" >"$pd/load_start"
 	start_agent
-	(cd "$pd/px4" && PX4_SIM_MODEL=sihsim_quadx PX4_SIMULATOR=sihsim exec "$PX4_BUILD/bin/px4" -d -w "$pd/px4" "$PX4_BUILD/etc") >"$pd/px4.log" 2>&1 &
-	pids+=($!)
-	for _ in $(seq 120); do grep -q "Ready for takeoff" "$pd/px4.log" && break; sleep 1; done
-	grep -q "Ready for takeoff" "$pd/px4.log" || { echo "PX4 never became ready: $pd/px4.log" >&2; return 1; }
-	px4cmd param set UXRCE_DDS_PTCFG 1 >/dev/null
-	px4cmd uxrce_dds_client stop >/dev/null || true
+	start_px4 "$pd" || return 1
 
 	local args=(input_source:=px4 config_file:="$share/config/px4_sitl.yaml" policy_file:="$POLICY")
 	[ -n "$EXECUTOR" ] && args+=(executor:="$EXECUTOR")

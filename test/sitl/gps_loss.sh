@@ -85,13 +85,11 @@ export ROS_DOMAIN_ID="${ROS_DOMAIN_ID:-0}"
 ros_on_loopback
 trap stop_all EXIT
 now_ns() { date +%s%N; }
-px4cmd() { "$PX4_BUILD/bin/px4-$1" "${@:2}"; }
 say() { printf '%s  %s\n' "$(date +%T)" "$*"; }
 
 say "agent and PX4 ($SIM; logs in $out), load average $(cut -d" " -f1-3 /proc/loadavg)"
 "$XRCE_AGENT" udp4 -p 8888 >"$out/agent.log" 2>&1 &
 pids+=($!)
-mkdir -p "$out/px4"
 if [ "$SIM" = gz ]; then
 	# Gazebo's server runs on its own, headless, and PX4 attaches to it
 	# (PX4_GZ_STANDALONE): PX4's gz_bridge spawns the x500 in the world and
@@ -115,20 +113,15 @@ if [ "$SIM" = gz ]; then
 	pids+=($!)
 	for _ in $(seq 60); do gz topic -l 2>/dev/null | grep -q "^/world/$GZ_WORLD/clock" && break; sleep 1; done
 	gz topic -l 2>/dev/null | grep -q "^/world/$GZ_WORLD/clock" || { echo "Gazebo never served world $GZ_WORLD: $out/gz.log" >&2; exit 1; }
-	(cd "$out/px4" && PX4_GZ_STANDALONE=1 PX4_SIM_MODEL=gz_x500 PX4_GZ_WORLD="$GZ_WORLD" HEADLESS=1 \
-		exec "$PX4_BUILD/bin/px4" -d -w "$out/px4" "$PX4_BUILD/etc") >"$out/px4.log" 2>&1 &
+	px4env=(PX4_GZ_STANDALONE=1 PX4_SIM_MODEL=gz_x500 PX4_GZ_WORLD="$GZ_WORLD" HEADLESS=1)
 else
-	(cd "$out/px4" && PX4_SIM_MODEL=sihsim_quadx PX4_SIMULATOR=sihsim exec "$PX4_BUILD/bin/px4" -d -w "$out/px4" "$PX4_BUILD/etc") >"$out/px4.log" 2>&1 &
+	px4env=()
 fi
-pids+=($!)
-for _ in $(seq 120); do grep -q "Ready for takeoff" "$out/px4.log" && break; sleep 1; done
-grep -q "Ready for takeoff" "$out/px4.log" || { echo "PX4 never became ready: $out/px4.log" >&2; exit 1; }
-px4cmd param set UXRCE_DDS_PTCFG 1 >/dev/null
 # PX4's topics stay off until ghost and the recorder are up: the recorder
 # must be subscribed to ghost's topics before ghost's first decision, or
 # the bag starts with decisions whose inputs it never saw (verify fails
 # them: assessment_missing).
-px4cmd uxrce_dds_client stop >/dev/null || true
+start_px4 "$out" "${px4env[@]}" || exit 1
 
 say "ghost (executor '${EXECUTOR}') and the recorder"
 # ros2 launch refuses an empty value: advisory omits the argument.

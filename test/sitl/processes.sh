@@ -27,6 +27,28 @@ stop_all() {
 # checkout's through go run.
 dn() { if [ -n "${DN:-}" ]; then "$DN" "$@"; else (cd "$repo" && go run ./cmd/decision_node "$@"); fi; }
 
+# px4cmd runs one of PX4's shell commands against the running SITL.
+px4cmd() { "$PX4_BUILD/bin/px4-$1" "${@:2}"; }
+
+# start_px4 DIR [VAR=VALUE...]: PX4 SITL from PX4_BUILD, headless, in the
+# working directory DIR/px4 with its log in DIR/px4.log, SIH unless the
+# variables say otherwise (they are PX4's environment); a process group of
+# pids. It returns once PX4 is ready for takeoff, its uXRCE-DDS client set
+# to ask for a localhost-only participant and stopped: PX4's topics stay
+# off until the caller starts the client, once ghost and its recorder
+# listen.
+start_px4() {
+	local d="$1" env=("${@:2}")
+	[ ${#env[@]} -gt 0 ] || env=(PX4_SIM_MODEL=sihsim_quadx PX4_SIMULATOR=sihsim)
+	mkdir -p "$d/px4"
+	(cd "$d/px4" && exec env "${env[@]}" "$PX4_BUILD/bin/px4" -d -w "$d/px4" "$PX4_BUILD/etc") >"$d/px4.log" 2>&1 &
+	pids+=($!)
+	for _ in $(seq 120); do grep -q "Ready for takeoff" "$d/px4.log" && break; sleep 1; done
+	grep -q "Ready for takeoff" "$d/px4.log" || { echo "PX4 never became ready: $d/px4.log" >&2; return 1; }
+	px4cmd param set UXRCE_DDS_PTCFG 1 >/dev/null
+	px4cmd uxrce_dds_client stop >/dev/null || true
+}
+
 # ros_on_loopback (test/loopback.sh) keeps ROS 2 on this host's loopback.
 # shellcheck source=../loopback.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../loopback.sh"

@@ -60,22 +60,15 @@ STOP_WAIT_S="${STOP_WAIT_S:-30}"
 . "$here/processes.sh"
 ros_on_loopback
 trap stop_all EXIT
-px4cmd() { "$PX4_BUILD/bin/px4-$1" "${@:2}"; }
 say() { printf '%s  %s\n' "$(date -u +%T)" "$*"; }
 event() { say "$*" | tee -a "$out/events.txt"; }
 
 say "soak for ${duration} s, a sample every ${SAMPLE_S} s, writing to $out; $(nproc) cores, load average $(cut -d" " -f1-3 /proc/loadavg)"
 "$XRCE_AGENT" udp4 -p 8888 >"$out/agent.log" 2>&1 &
 pids+=($!)
-mkdir -p "$out/px4"
-(cd "$out/px4" && PX4_SIM_MODEL=sihsim_quadx PX4_SIMULATOR=sihsim exec "$PX4_BUILD/bin/px4" -d -w "$out/px4" "$PX4_BUILD/etc") >"$out/px4.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 120); do grep -q "Ready for takeoff" "$out/px4.log" && break; sleep 1; done
-grep -q "Ready for takeoff" "$out/px4.log" || { echo "PX4 never became ready: $out/px4.log" >&2; exit 1; }
-px4cmd param set UXRCE_DDS_PTCFG 1 >/dev/null
 # PX4's topics stay off until the node records: the recording then holds
 # every input its decisions used.
-px4cmd uxrce_dds_client stop >/dev/null || true
+start_px4 "$out" || exit 1
 
 executor=()
 [ -n "$EXECUTOR" ] && executor=(-p "executors.executor:=$EXECUTOR")
