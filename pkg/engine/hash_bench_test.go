@@ -2,6 +2,7 @@ package engine
 
 import (
 	"crypto/sha256"
+	"encoding/hex"
 	"math"
 	"testing"
 
@@ -44,6 +45,56 @@ func BenchmarkDecideNewAssessment(b *testing.B) {
 			}
 			benchratio.Report(b, decide, raw)
 			_ = sink
+		})
+	}
+}
+
+// BenchmarkDecideNewAssessmentLeast is the least any implementation of a
+// decision with a new assessment must do besides the SHA-256, against that
+// SHA-256 (benchratio): write the standard deviations that changed from the
+// previous assessment, as Python's repr digits require (strconv's shortest
+// formatting), run the policy, and write the hash in hex. It leaves out
+// everything else the decision path does (the rest of the text, every
+// contract check, the rationale), so the ratio it reports, plus 1, bounds
+// from below what DecideNewAssessment can reach on the same inputs.
+func BenchmarkDecideNewAssessmentLeast(b *testing.B) {
+	for _, tc := range []struct {
+		name    string
+		changed int
+	}{{"estimator", 2}, {"all-new", 9}} {
+		b.Run(tc.name, func(b *testing.B) {
+			as, ctxs, texts := newAssessments(b, 256, tc.changed)
+			changed := make([][]float64, len(as))
+			for k := range as {
+				prev := as[(k+len(as)-1)%len(as)]
+				for i, s := range as[k].Std {
+					if math.Float64bits(s) != math.Float64bits(prev.Std[i]) {
+						changed[k] = append(changed[k], s)
+					}
+				}
+			}
+			p := decisions.ReferencePolicy{}
+			var buf []byte
+			var sum [32]byte
+			var hx [64]byte
+			i, j := 0, 0
+			least := func() {
+				k := i % len(as)
+				i++
+				buf = buf[:0]
+				for _, s := range changed[k] {
+					buf = decisions.AppendFloat(buf, s)
+				}
+				if _, err := p.Decide(ctxs[k]); err != nil {
+					b.Fatal(err)
+				}
+				hex.Encode(hx[:], sum[:])
+			}
+			raw := func() {
+				sum = sha256.Sum256(texts[j%len(texts)])
+				j++
+			}
+			benchratio.Report(b, least, raw)
 		})
 	}
 }
