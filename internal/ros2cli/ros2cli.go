@@ -4,6 +4,7 @@
 package ros2cli
 
 import (
+	"bytes"
 	"context"
 	"os/exec"
 	"strings"
@@ -15,17 +16,28 @@ const notFound = "Node not found"
 
 // Run runs the ros2 binary at path with args and returns its combined
 // output. Each --no-daemon call discovers the graph anew and, until it
-// has, says the node is not there: Run tries again until the call gets
-// past that or ctx ends, and returns the last output and error (ctx's
-// error when it ended before the first call).
+// has, says the node is not there; `param list` discovers it twice, the
+// node and then its services, and when the second discovery has not yet
+// seen the node's list_parameters service it prints nothing and succeeds.
+// Run tries again in both cases until the call gets past them or ctx
+// ends, and returns the last output and error (ctx's error when the last
+// call had none). Every call the live tests make prints something
+// when it has reached the node.
 func Run(ctx context.Context, path string, args ...string) ([]byte, error) {
 	var out []byte
-	err := ctx.Err()
-	for ctx.Err() == nil {
+	var err error
+	for {
+		if ctx.Err() != nil {
+			if err == nil {
+				err = ctx.Err()
+			}
+			return out, err
+		}
 		out, err = exec.CommandContext(ctx, path, args...).CombinedOutput()
-		if err == nil || !strings.Contains(string(out), notFound) {
-			break
+		undiscovered := strings.Contains(string(out), notFound) ||
+			(err == nil && len(bytes.TrimSpace(out)) == 0)
+		if !undiscovered {
+			return out, err
 		}
 	}
-	return out, err
 }

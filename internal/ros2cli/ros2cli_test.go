@@ -10,14 +10,15 @@ import (
 	"time"
 )
 
-// A stand-in ros2 that says "Node not found" (and fails) until it has been
-// called failures times, then answers.
-func standIn(t *testing.T, failures int) string {
+// A stand-in ros2 that answers as a call that has not discovered the node
+// yet (early: a shell command) until it has been called failures times,
+// then answers.
+func standIn(t *testing.T, failures int, early string) string {
 	t.Helper()
 	dir := t.TempDir()
 	script := "#!/bin/sh\nn=$(cat " + filepath.Join(dir, "n") + " 2>/dev/null || echo 0)\n" +
 		"echo $((n + 1)) > " + filepath.Join(dir, "n") + "\n" +
-		"if [ \"$n\" -lt " + strconv.Itoa(failures) + " ]; then echo 'Node not found'; exit 1; fi\n" +
+		"if [ \"$n\" -lt " + strconv.Itoa(failures) + " ]; then " + early + "; fi\n" +
 		"echo \"answer $*\"\n"
 	p := filepath.Join(dir, "ros2")
 	if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
@@ -26,22 +27,33 @@ func standIn(t *testing.T, failures int) string {
 	return p
 }
 
+// How a call answers before it has discovered the node: most verbs say
+// so and fail; ros2 param list, before it has seen the node's services,
+// prints nothing and succeeds.
+const (
+	nodeNotFound       = "echo 'Node not found'; exit 1"
+	servicesNotYetSeen = "exit 0"
+)
+
 func TestRun(t *testing.T) {
 	tests := []struct {
 		name     string
+		early    string
 		failures int
 		timeout  time.Duration
 		wantOut  string
 		wantErr  bool
 	}{
-		{"answers at once", 0, 10 * time.Second, "answer param get", false},
-		{"retries until discovered", 3, 10 * time.Second, "answer param get", false},
-		{"gives up when the context has ended", 1 << 30, 0, "", true},
-		{"gives up when the context ends while retrying", 1 << 30, 300 * time.Millisecond, "", true},
+		{"answers at once", nodeNotFound, 0, 10 * time.Second, "answer param get", false},
+		{"retries until discovered", nodeNotFound, 3, 10 * time.Second, "answer param get", false},
+		{"retries until the services are discovered", servicesNotYetSeen, 3, 10 * time.Second, "answer param get", false},
+		{"gives up when the context has ended", nodeNotFound, 1 << 30, 0, "", true},
+		{"gives up when the context ends while retrying", nodeNotFound, 1 << 30, 300 * time.Millisecond, "", true},
+		{"gives up when the context ends before the services are seen", servicesNotYetSeen, 1 << 30, 300 * time.Millisecond, "", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			path := standIn(t, tt.failures)
+			path := standIn(t, tt.failures, tt.early)
 			ctx, cancel := context.WithTimeout(context.Background(), tt.timeout)
 			defer cancel()
 			out, err := Run(ctx, path, "param", "get")
