@@ -319,7 +319,12 @@ node_case() {
 	start "$name.diagnostics.txt" "${listener[@]}" ros2 topic echo --no-daemon /diagnostics diagnostic_msgs/msg/DiagnosticArray
 	dp=$!
 	wait_for "$name.node.log" "decision node ready" "$np" 60 || true
-	sleep 8 # secured discovery: authentication handshakes take seconds here
+	# Secured discovery: the authentication handshakes take seconds, more on
+	# a loaded machine. The /diagnostics listener hearing the node says its
+	# handshake is done; the /decisions listener started beside it gets a
+	# little longer.
+	wait_for "$name.diagnostics.txt" "hardware_id" "$dp" 60 || true
+	sleep 2
 	[ "$name" != a ] || recorders_start "$np"
 	"$@" >"$name.feed.log" 2>&1 || echo "feeder exit $?" >>"$name.feed.log"
 	sleep 4 # the last decisions and a /diagnostics period
