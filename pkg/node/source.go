@@ -78,7 +78,7 @@ func (n *node) handleVehicle(in input) {
 	out, err := n.vehicle.src.Handle(sub.Topic, in.data, in.recv.UnixNano())
 	if tr.Counters().TimeBaseChanges != changes {
 		c, _ := tr.LastTimeBaseChange()
-		n.warn("vehicle_time_base", "the vehicle's clock changed its time base (time synchronisation reset?): beliefs continue from the last stamp",
+		n.warn("vehicle_time_base", "the vehicle's clock changed its time base (a reset of PX4's time synchronisation? PX4 parameter UXRCE_DDS_SYNCT 0 keeps PX4's own clock): beliefs continue from the last stamp",
 			"topic", sub.Topic, "stamp_ns", c.RawNs, "last_belief_ns", c.FromNs, "placed_at_ns", c.ToNs, "offset_ns", c.OffsetNs)
 	}
 	if err != nil {

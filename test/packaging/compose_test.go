@@ -569,7 +569,7 @@ func TestCompose(t *testing.T) {
 	}
 	px4 := c.Services["px4-sitl"]
 	cmd := px4.command()
-	for _, want := range []string{"px4-param\" set UXRCE_DDS_PTCFG 1", "start -t udp -h 127.0.0.1 -p 8888", "exec \"$$PX4_BIN\" -d"} {
+	for _, want := range []string{"px4-param\" set UXRCE_DDS_PTCFG 1", "px4-param\" set UXRCE_DDS_SYNCT 0", "start -t udp -h 127.0.0.1 -p 8888", "exec \"$$PX4_BIN\" -d"} {
 		if !strings.Contains(cmd, want) {
 			t.Errorf("compose.yaml px4-sitl: command lacks %q", want)
 		}

@@ -34,9 +34,9 @@ px4cmd() { "$PX4_BUILD/bin/px4-$1" "${@:2}"; }
 # working directory DIR/px4 with its log in DIR/px4.log, SIH unless the
 # variables say otherwise (they are PX4's environment); a process group of
 # pids. It returns once PX4 is ready for takeoff, its uXRCE-DDS client set
-# to ask for a localhost-only participant and stopped: PX4's topics stay
-# off until the caller starts the client, once ghost and its recorder
-# listen.
+# to ask for a localhost-only participant and to keep PX4's own clock in
+# its stamps, and stopped: PX4's topics stay off until the caller starts
+# the client, once ghost and its recorder listen.
 start_px4() {
 	local d="$1" env=("${@:2}")
 	[ ${#env[@]} -gt 0 ] || env=(PX4_SIM_MODEL=sihsim_quadx PX4_SIMULATOR=sihsim)
@@ -46,6 +46,7 @@ start_px4() {
 	for _ in $(seq 120); do grep -q "Ready for takeoff" "$d/px4.log" && break; sleep 1; done
 	grep -q "Ready for takeoff" "$d/px4.log" || { echo "PX4 never became ready: $d/px4.log" >&2; return 1; }
 	px4cmd param set UXRCE_DDS_PTCFG 1 >/dev/null
+	px4cmd param set UXRCE_DDS_SYNCT 0 >/dev/null
 	px4cmd uxrce_dds_client stop >/dev/null || true
 }
 
