@@ -40,6 +40,10 @@ px4cmd() { "$PX4_BUILD/bin/px4-$1" "${@:2}"; }
 start_px4() {
 	local d="$1" env=("${@:2}")
 	[ ${#env[@]} -gt 0 ] || env=(PX4_SIM_MODEL=sihsim_quadx PX4_SIMULATOR=sihsim)
+	# PX4's startup script starts the client before any parameter can be
+	# set: on 8887, where no agent listens, it never reaches the agent with
+	# PX4's default parameters.
+	env+=(PX4_UXRCE_DDS_PORT=8887)
 	mkdir -p "$d/px4"
 	(cd "$d/px4" && exec env "${env[@]}" "$PX4_BUILD/bin/px4" -d -w "$d/px4" "$PX4_BUILD/etc") >"$d/px4.log" 2>&1 &
 	pids+=($!)
