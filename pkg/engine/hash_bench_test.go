@@ -20,10 +20,7 @@ import (
 // the next (about 4 in 5 repeat in the simulated flight and in a PX4
 // log), 9 the worst case, every value new.
 func BenchmarkDecideNewAssessment(b *testing.B) {
-	for _, tc := range []struct {
-		name    string
-		changed int
-	}{{"estimator", 2}, {"all-new", 9}} {
+	for _, tc := range newAssessmentCases {
 		b.Run(tc.name, func(b *testing.B) {
 			as, ctxs, texts := newAssessments(b, 256, tc.changed)
 			var memo TextMemo
@@ -58,10 +55,7 @@ func BenchmarkDecideNewAssessment(b *testing.B) {
 // contract check, the rationale), so the ratio it reports, plus 1, bounds
 // from below what DecideNewAssessment can reach on the same inputs.
 func BenchmarkDecideNewAssessmentLeast(b *testing.B) {
-	for _, tc := range []struct {
-		name    string
-		changed int
-	}{{"estimator", 2}, {"all-new", 9}} {
+	for _, tc := range newAssessmentCases {
 		b.Run(tc.name, func(b *testing.B) {
 			as, ctxs, texts := newAssessments(b, 256, tc.changed)
 			changed := make([][]float64, len(as))
@@ -98,6 +92,13 @@ func BenchmarkDecideNewAssessmentLeast(b *testing.B) {
 		})
 	}
 }
+
+// newAssessmentCases are how many of the nine standard deviations each
+// assessment of a benchmark changes from the one before.
+var newAssessmentCases = []struct {
+	name    string
+	changed int
+}{{"estimator", 2}, {"all-new", 9}}
 
 // newAssessments returns n assessments in stamp order, each changing
 // changed standard deviations of the one before (taking turns over the
