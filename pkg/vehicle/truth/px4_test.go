@@ -252,15 +252,7 @@ func TestFind(t *testing.T) {
 }
 
 func TestGhostDecoderFrames(t *testing.T) {
-	chans := ghostChannels(t, true)
-	rec, err := Find(chans, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dec, err := NewDecoder(rec, chans)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dec := decoderOf(t, ghostChannels(t, true))
 	sim, _ := NewEncoder(FrameSim)
 	other, _ := NewEncoder(FramePX4)
 	var out Decoded
@@ -373,7 +365,12 @@ func TestGlobalDecoders(t *testing.T) {
 // with defs d.
 func px4Decoder(t *testing.T, d *px4.Definitions) *Decoder {
 	t.Helper()
-	chans := px4Recording(t, d, "")
+	return decoderOf(t, px4Recording(t, d, ""))
+}
+
+// decoderOf is the decoder of the ground truth found in chans.
+func decoderOf(t *testing.T, chans []bag.Channel) *Decoder {
+	t.Helper()
 	rec, err := Find(chans, "")
 	if err != nil {
 		t.Fatal(err)

@@ -1,9 +1,9 @@
 // Command timeline prints what followed an event in a ghost recording: the
 // first decision, the first that was not proceed and the first of each
-// other kind,
-// the first command sent and its outcome, and every change of the vehicle's flight mode and arming as the
-// beliefs carry them, each with its delay after the event. The SITL
-// scenario (test/sitl/gps_loss.sh) gives it the moment it took the GPS away.
+// other kind, the first command sent and its outcome, and every change of
+// the vehicle's flight mode and arming as the beliefs carry them, each with
+// its delay after the event. The SITL scenario (test/sitl/gps_loss.sh)
+// gives it the moment it took the GPS away.
 //
 //	timeline --event-ns 1764633600000000000 node.mcap
 //
